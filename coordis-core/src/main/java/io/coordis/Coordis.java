@@ -1,0 +1,130 @@
+package io.coordis;
+
+import io.coordis.internal.Durations;
+import io.coordis.internal.redis.RedisNode;
+import io.coordis.lock.DistributedLock;
+import io.coordis.lock.LockOptions;
+import io.coordis.lock.Locks;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A Coordis client: one connection to Redis shared by every primitive made from it. Create one per
+ * process (or per Redis deployment) and close it on shutdown; it is thread-safe.
+ *
+ * <pre>{@code
+ * try (Coordis coordis = Coordis.connect("redis://127.0.0.1:6379")) {
+ *     DistributedLock lock = coordis.lock("orders:42");
+ *     try (Lease lease = lock.acquire(Duration.ofSeconds(5)).orElseThrow()) {
+ *         // ... write to the resource, passing lease.fencingToken() along
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>URLs: {@code redis://[user:password@]host:port[/db]}, {@code rediss://...} for TLS,
+ * {@code redis-sentinel://host:port[,host:port]/db#masterName} for Sentinel.
+ */
+public final class Coordis implements AutoCloseable {
+    /** Default upper bound on one Redis round trip. */
+    public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+    private final RedisNode node;
+    private final ScheduledExecutorService scheduler;
+    private final Locks locks;
+
+    private Coordis(Builder b) {
+        this.node = RedisNode.connect(b.url, b.commandTimeout);
+        this.scheduler = newScheduler();
+        this.locks = new Locks(node, b.ticker, scheduler);
+    }
+
+    /**
+     * Connects with default settings.
+     *
+     * @throws IllegalArgumentException when the URL is malformed
+     * @throws CoordisException         when Redis is unreachable or refuses the credentials (within the
+     *                                  command timeout)
+     */
+    public static Coordis connect(String url) {
+        return builder().url(url).connect();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A lock on the resource {@code name} (the Redis key is the name itself) with default options. */
+    public DistributedLock lock(String name) {
+        return lock(name, LockOptions.defaults());
+    }
+
+    /**
+     * A lock on the resource {@code name} with the given options.
+     *
+     * @throws IllegalArgumentException when the name is blank
+     */
+    public DistributedLock lock(String name, LockOptions options) {
+        return locks.singleNode(name, options);
+    }
+
+    /** The Redis node this client talks to, as {@code host:port}. */
+    public String address() {
+        return node.address();
+    }
+
+    /** Closes the connection; leases still open stop renewing and expire by their TTL. */
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        node.close();
+    }
+
+    private static ScheduledExecutorService newScheduler() {
+        AtomicInteger n = new AtomicInteger();
+        ThreadFactory factory = r -> {
+            Thread t = new Thread(r, "coordis-timer-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, factory);
+        executor.setRemoveOnCancelPolicy(true);
+        return executor;
+    }
+
+    /** Settings for a {@link Coordis} client. Not thread-safe. */
+    public static final class Builder {
+        private String url;
+        private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+        private Ticker ticker = Ticker.system();
+
+        private Builder() {
+        }
+
+        /** The Redis URL; required. */
+        public Builder url(String url) {
+            this.url = url;
+            return this;
+        }
+
+        /** Upper bound on one round trip, also the connect timeout; default 2 s, at least 10 ms. */
+        public Builder commandTimeout(Duration timeout) {
+            this.commandTimeout = Durations.atLeast(timeout, Duration.ofMillis(10), "command timeout");
+            return this;
+        }
+
+        /** The monotonic clock for deadlines; default {@link Ticker#system()}. */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
+            return this;
+        }
+
+        public Coordis connect() {
+            return new Coordis(this);
+        }
+    }
+}

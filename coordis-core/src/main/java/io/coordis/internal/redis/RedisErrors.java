@@ -1,0 +1,125 @@
+package io.coordis.internal.redis;
+
+import io.coordis.AccessDeniedException;
+import io.coordis.CommandRejectedException;
+import io.coordis.CoordisException;
+import io.coordis.NodeUnavailableException;
+import io.coordis.WrongTypeException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Turns Lettuce's exceptions into Coordis's small family, naming the node and never a password. */
+final class RedisErrors {
+    private static final Pattern OUR_WRONGTYPE = Pattern.compile("WRONGTYPE key '(.*)' holds a (\\w+)");
+
+    private RedisErrors() {
+    }
+
+    static CoordisException translate(Throwable failure, String node) {
+        Throwable t = unwrap(failure);
+        if (t instanceof CoordisException ce) {
+            return ce;
+        }
+        String serverError = serverError(t);
+        if (serverError != null) {
+            return fromServerError(serverError, node, t);
+        }
+        if (t instanceof RedisCommandTimeoutException || t instanceof java.util.concurrent.TimeoutException) {
+            return new NodeUnavailableException(node,
+                    "Redis at " + node + " did not answer in time (" + firstLine(t.getMessage())
+                            + "); check that it is running and reachable", t);
+        }
+        if (t instanceof RedisConnectionException || t instanceof RedisException
+                || t instanceof java.io.IOException) {
+            return new NodeUnavailableException(node,
+                    "Redis at " + node + " is unavailable: " + describe(t), t);
+        }
+        return new CoordisException(node, "unexpected failure talking to Redis at " + node + ": " + describe(t), t);
+    }
+
+    private static CoordisException fromServerError(String error, String node, Throwable cause) {
+        String code = error.contains(" ") ? error.substring(0, error.indexOf(' ')) : error;
+        if (error.contains("WRONGPASS") || error.contains("NOAUTH") || error.contains("invalid password")
+                || error.contains("invalid username-password")) {
+            return new AccessDeniedException(node, "Redis at " + node + " refused the credentials ("
+                    + firstLine(error) + "); check the user and password in the URL", cause);
+        }
+        if (error.contains("NOPERM")) {
+            return new AccessDeniedException(node, "Redis at " + node + " denied a command to this ACL user ("
+                    + firstLine(error) + "); grant the user the commands and keys Coordis needs", cause);
+        }
+        if (error.contains("WRONGTYPE")) {
+            Matcher m = OUR_WRONGTYPE.matcher(error);
+            String key = m.find() ? m.group(1) : null;
+            String type = key != null ? m.group(2) : null;
+            String what = key != null ? "key '" + key + "' holds a " + type + ", not what Coordis expects"
+                    : "a key holds the wrong type of value (" + firstLine(error) + ")";
+            return new WrongTypeException(node, key, type, "Redis at " + node + ": " + what
+                    + "; another program uses this name: choose another name or remove the key", cause);
+        }
+        if (error.contains("OOM")) {
+            return new CommandRejectedException(node, "Redis at " + node + " is out of memory (" + firstLine(error)
+                    + "); raise maxmemory or free memory", cause);
+        }
+        if (error.contains("READONLY")) {
+            return new CommandRejectedException(node, "Redis at " + node + " is a read-only replica ("
+                    + firstLine(error) + "); point Coordis at the master", cause);
+        }
+        if (code.equals("LOADING") || code.equals("BUSY") || code.equals("MASTERDOWN") || code.equals("CLUSTERDOWN")
+                || code.equals("TRYAGAIN")) {
+            return new NodeUnavailableException(node, "Redis at " + node + " cannot serve now (" + firstLine(error) + ")",
+                    cause);
+        }
+        return new CommandRejectedException(node, "Redis at " + node + " refused the command: " + firstLine(error), cause);
+    }
+
+    /** The server's error text if this failure is (or wraps) a server error reply. */
+    private static String serverError(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof RedisCommandExecutionException && c.getMessage() != null) {
+                return c.getMessage();
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    static Throwable unwrap(Throwable t) {
+        Throwable cur = t;
+        while ((cur instanceof CompletionException || cur instanceof ExecutionException) && cur.getCause() != null) {
+            cur = cur.getCause();
+        }
+        return cur;
+    }
+
+    static boolean isNoScript(Throwable failure) {
+        String error = serverError(unwrap(failure));
+        return error != null && error.startsWith("NOSCRIPT");
+    }
+
+    private static String describe(Throwable t) {
+        StringBuilder sb = new StringBuilder(firstLine(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage()));
+        Throwable c = t.getCause();
+        if (c != null && c != t && c.getMessage() != null && !sb.toString().contains(firstLine(c.getMessage()))) {
+            sb.append(" (").append(firstLine(c.getMessage())).append(')');
+        }
+        return Uris.redact(sb.toString());
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}

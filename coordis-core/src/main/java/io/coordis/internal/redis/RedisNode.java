@@ -1,0 +1,198 @@
+package io.coordis.internal.redis;
+
+import io.coordis.CoordisException;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.ProtocolVersion;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * One Redis node (or one Sentinel-managed master): a multiplexed command connection, a lazily opened
+ * pub/sub connection, and the script runner. The only class family that sees Lettuce. Thread-safe.
+ *
+ * <p>Every result leaves as plain Java values: {@code Long}, {@code String}, {@code List<Object>} or
+ * {@code null}; every failure as a {@link CoordisException} naming this node.
+ */
+public final class RedisNode implements AutoCloseable {
+    private final String address;
+    private final Duration commandTimeout;
+    private final ClientResources resources;
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final RedisAsyncCommands<String, String> commands;
+    private final Subscriptions subscriptions;
+
+    private RedisNode(String address, Duration commandTimeout, ClientResources resources, RedisClient client,
+                      StatefulRedisConnection<String, String> connection) {
+        this.address = address;
+        this.commandTimeout = commandTimeout;
+        this.resources = resources;
+        this.client = client;
+        this.connection = connection;
+        this.commands = connection.async();
+        this.subscriptions = new Subscriptions(address, client, commandTimeout);
+    }
+
+    /**
+     * Connects to {@code uri}, waiting at most {@code commandTimeout} for the connection and the handshake.
+     *
+     * @throws IllegalArgumentException when the URL is malformed
+     * @throws CoordisException         when the node is down or refuses the credentials
+     */
+    public static RedisNode connect(String uri, Duration commandTimeout) {
+        RedisURI parsed = Uris.parse(uri, commandTimeout);
+        String address = Uris.address(parsed);
+        ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+        RedisClient client = RedisClient.create(resources, parsed);
+        client.setOptions(ClientOptions.builder()
+                .protocolVersion(ProtocolVersion.RESP2)
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .build());
+        try {
+            StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
+            return new RedisNode(address, commandTimeout, resources, client, connection);
+        } catch (RuntimeException e) {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+            resources.shutdown(0, 1, TimeUnit.SECONDS);
+            throw RedisErrors.translate(e, address);
+        }
+    }
+
+    /** {@code host:port} of this node, for messages. */
+    public String address() {
+        return address;
+    }
+
+    public Duration commandTimeout() {
+        return commandTimeout;
+    }
+
+    /**
+     * Runs {@code script} with EVALSHA, re-sending the source with EVAL when the server answers NOSCRIPT
+     * (after a restart or {@code SCRIPT FLUSH}). Does not block. Scripts run here return arrays
+     * (Lua tables), which arrive as {@code List<Object>}.
+     */
+    public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+        String[] k = keys.toArray(String[]::new);
+        String[] a = args.toArray(String[]::new);
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        commands.<Object>evalsha(script.sha(), ScriptOutputType.MULTI, k, a).whenComplete((value, failure) -> {
+            if (failure == null) {
+                result.complete(value);
+            } else if (RedisErrors.isNoScript(failure)) {
+                commands.<Object>eval(script.source(), ScriptOutputType.MULTI, k, a).whenComplete((v2, f2) -> {
+                    if (f2 == null) {
+                        result.complete(v2);
+                    } else {
+                        result.completeExceptionally(RedisErrors.translate(f2, address));
+                    }
+                });
+            } else {
+                result.completeExceptionally(RedisErrors.translate(failure, address));
+            }
+        });
+        return result;
+    }
+
+    /** {@code SCRIPT LOAD source}, answering the SHA the server computed. */
+    public CompletableFuture<String> scriptLoad(LuaScript script) {
+        return wrap(commands.scriptLoad(script.source()));
+    }
+
+    /** {@code PUBLISH channel message}, answering how many subscribers received it. */
+    public CompletableFuture<Long> publish(String channel, String message) {
+        return wrap(commands.publish(channel, message));
+    }
+
+    /**
+     * Subscribes {@code listener} to {@code channel} on this node's shared pub/sub connection and blocks
+     * until Redis confirmed the subscription (at most the command timeout). Messages are delivered on a
+     * Lettuce I/O thread: listeners must be quick and must not block.
+     */
+    public Subscription subscribe(String channel, Consumer<String> listener) throws InterruptedException {
+        return subscriptions.subscribe(channel, listener);
+    }
+
+    /**
+     * Waits for {@code future} at most {@code timeout}, turning a timeout or failure into a
+     * {@link CoordisException} that names this node.
+     */
+    public <T> T await(CompletionStage<T> future, Duration timeout) throws InterruptedException {
+        try {
+            return future.toCompletableFuture().get(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw RedisErrors.translate(e.getCause(), address);
+        } catch (TimeoutException e) {
+            throw RedisErrors.translate(new TimeoutException("no reply within " + timeout.toMillis() + " ms"), address);
+        }
+    }
+
+    /** Like {@link #await} but keeps waiting through interrupts, restoring the interrupt flag afterwards. */
+    public <T> T awaitUninterruptibly(CompletionStage<T> future, Duration timeout) {
+        boolean interrupted = Thread.interrupted();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (true) {
+                try {
+                    return await(future, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Translates any failure into the Coordis exception family, naming this node. */
+    public CoordisException translate(Throwable failure) {
+        return RedisErrors.translate(failure, address);
+    }
+
+    private <T> CompletableFuture<T> wrap(CompletionStage<T> stage) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        stage.whenComplete((v, f) -> {
+            if (f == null) {
+                result.complete(v);
+            } else {
+                result.completeExceptionally(RedisErrors.translate(f, address));
+            }
+        });
+        return result;
+    }
+
+    @Override
+    public void close() {
+        subscriptions.close();
+        connection.close();
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public String toString() {
+        return "RedisNode[" + address + "]";
+    }
+}

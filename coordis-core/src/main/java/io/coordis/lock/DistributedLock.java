@@ -1,0 +1,95 @@
+package io.coordis.lock;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A lock shared by processes through Redis. Ownership is a value — the {@link Lease} an acquisition
+ * returns — not the calling thread, so a lease may be released from any thread or executor.
+ *
+ * <p>Within one {@code Coordis} client, callers that want the same lock queue locally in arrival order,
+ * so only one of them competes at Redis at a time and no local waiter starves. Between processes,
+ * waiting does not poll: a release by Coordis wakes waiters through pub/sub, and waiters also wake when
+ * the holder's remaining TTL runs out (clients in other languages release without notifying).
+ *
+ * <p>Instances are thread-safe and cheap; they hold no Redis state between calls.
+ *
+ * <p>Failures of Redis itself (down, too slow, wrong credentials, a key of the wrong type) are thrown as
+ * {@link io.coordis.CoordisException}s; "busy" and "timed out" are return values.
+ */
+public interface DistributedLock {
+
+    /** The resource name as the caller gave it. */
+    String name();
+
+    /** The Redis key that holds the lock: the explicit prefix (if any) followed by the name. */
+    String key();
+
+    /**
+     * Acquires the lock if it is free right now, without waiting.
+     *
+     * @return the lease, or empty when another holder (in any process) has the lock
+     */
+    Optional<Lease> tryAcquire();
+
+    /**
+     * Acquires the lock, waiting up to {@code wait} for it to become free.
+     *
+     * @param wait how long to wait; {@link Duration#ZERO} behaves like {@link #tryAcquire()}
+     * @return the lease, or empty when the wait ran out; nothing is left behind in Redis in that case
+     * @throws InterruptedException when the thread is interrupted while waiting; nothing is left behind
+     */
+    Optional<Lease> acquire(Duration wait) throws InterruptedException;
+
+    /**
+     * Acquires the lock, waiting as long as it takes.
+     *
+     * @throws InterruptedException when the thread is interrupted while waiting; nothing is left behind
+     */
+    Lease acquire() throws InterruptedException;
+
+    /**
+     * Who holds the lock now, read from Redis. Locks taken by other clients (plain {@code SET NX PX})
+     * appear with an unknown holder and fencing number.
+     */
+    Optional<LockHolder> holder();
+
+    /**
+     * Runs {@code work} while holding the lock, waiting up to {@code wait} for it. If the lease is lost
+     * while {@code work} runs (renewal failed), the running thread is interrupted. The lease is released
+     * when {@code work} returns or throws.
+     *
+     * @return {@code true} when {@code work} ran, {@code false} when the wait ran out
+     * @throws InterruptedException when interrupted while waiting for the lock
+     */
+    default boolean runLocked(Duration wait, Runnable work) throws InterruptedException {
+        Optional<Lease> acquired = acquire(wait);
+        if (acquired.isEmpty()) {
+            return false;
+        }
+        Thread worker = Thread.currentThread();
+        try (Lease lease = acquired.get()) {
+            java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+            lease.lost().thenRun(() -> {
+                if (running.get()) {
+                    worker.interrupt();
+                }
+            });
+            try {
+                work.run();
+            } finally {
+                running.set(false);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A {@link java.util.concurrent.locks.Lock} view that adds thread ownership on top of this lock:
+     * only the thread that locked may unlock, locking is reentrant for that thread, and
+     * {@code newCondition()} is not supported. Keep one view per lock and share it between threads.
+     */
+    default java.util.concurrent.locks.Lock asLock() {
+        return new ThreadOwnedLock(this);
+    }
+}

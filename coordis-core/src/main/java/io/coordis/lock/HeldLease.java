@@ -1,0 +1,236 @@
+package io.coordis.lock;
+
+import io.coordis.Ticker;
+import io.coordis.internal.Durations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A lease and its watchdog. Keeps the local validity deadline (start of the last successful
+ * acquire/extend request + TTL − drift, drift = TTL × 1 % + 2 ms) and declares the lease lost when a
+ * renewal says "not ours" or the deadline passes without a successful renewal.
+ */
+final class HeldLease implements Lease {
+    private static final Logger log = LoggerFactory.getLogger(HeldLease.class);
+
+    private enum State { HELD, RELEASED, LOST }
+
+    private final String name;
+    private final String key;
+    private final String token;
+    private final long fencingToken;
+    private final Duration ttl;
+    private final LeaseOps ops;
+    private final Ticker ticker;
+    private final ScheduledExecutorService scheduler;
+    private final Runnable onClose;
+    private final CompletableFuture<Lease> lost = new CompletableFuture<>();
+
+    private State state = State.HELD;
+    private long validUntil;
+    private ScheduledFuture<?> renewal;
+    private ScheduledFuture<?> expiry;
+
+    HeldLease(String name, String key, String token, long fencingToken, Duration ttl, long requestStart,
+              LeaseOps ops, Ticker ticker, ScheduledExecutorService scheduler, boolean autoRenew, Runnable onClose) {
+        this.name = name;
+        this.key = key;
+        this.token = token;
+        this.fencingToken = fencingToken;
+        this.ttl = ttl;
+        this.ops = ops;
+        this.ticker = ticker;
+        this.scheduler = scheduler;
+        this.onClose = onClose;
+        synchronized (this) {
+            this.validUntil = requestStart + validityNanos(ttl);
+            scheduleExpiry();
+            if (autoRenew) {
+                scheduleRenewal(ttl.toNanos() / 3);
+            }
+        }
+    }
+
+    /** TTL − drift, where drift = TTL × 0.01 + 2 ms (as in the Redlock specification). */
+    static long validityNanos(Duration ttl) {
+        long ttlNanos = ttl.toNanos();
+        return ttlNanos - ttlNanos / 100 - TimeUnit.MILLISECONDS.toNanos(2);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String key() {
+        return key;
+    }
+
+    @Override
+    public long fencingToken() {
+        return fencingToken;
+    }
+
+    @Override
+    public String token() {
+        return token;
+    }
+
+    @Override
+    public synchronized boolean isHeld() {
+        return state == State.HELD && ticker.read() - validUntil < 0;
+    }
+
+    @Override
+    public synchronized Duration remainingValidity() {
+        long left = validUntil - ticker.read();
+        return state == State.HELD && left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
+    }
+
+    @Override
+    public CompletionStage<Lease> lost() {
+        return lost.minimalCompletionStage();
+    }
+
+    @Override
+    public boolean extend(Duration newTtl) {
+        Durations.atLeast(newTtl, LockOptions.MIN_TTL, "lock ttl");
+        synchronized (this) {
+            if (state != State.HELD) {
+                return false;
+            }
+        }
+        long start = ticker.read();
+        boolean extended;
+        try {
+            extended = ops.extend(token, newTtl).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : e;
+        }
+        onExtended(extended, start, newTtl);
+        return extended;
+    }
+
+    @Override
+    public boolean release() {
+        synchronized (this) {
+            if (state == State.RELEASED) {
+                return false;
+            }
+            state = State.RELEASED;
+            cancelTimers();
+        }
+        try {
+            return ops.release(token);
+        } finally {
+            onClose.run();
+        }
+    }
+
+    @Override
+    public void close() {
+        release();
+    }
+
+    private void renew() {
+        synchronized (this) {
+            if (state != State.HELD) {
+                return;
+            }
+        }
+        long start = ticker.read();
+        CompletableFuture<Boolean> f;
+        try {
+            f = ops.extend(token, ttl);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((extended, failure) -> {
+            if (failure != null) {
+                log.warn("renewing lock '{}' failed, retrying: {}", name, failure.getMessage());
+                synchronized (this) {
+                    if (state == State.HELD) {
+                        scheduleRenewal(Math.min(ttl.toNanos() / 10, TimeUnit.SECONDS.toNanos(1)));
+                    }
+                }
+            } else {
+                onExtended(extended, start, ttl);
+            }
+        });
+    }
+
+    private void onExtended(boolean extended, long start, Duration newTtl) {
+        synchronized (this) {
+            if (state != State.HELD) {
+                return;
+            }
+            if (!extended) {
+                loseLocked("lock '" + name + "' is no longer held by this lease (expired or taken over)");
+                return;
+            }
+            validUntil = start + validityNanos(newTtl);
+            scheduleExpiry();
+            if (renewal != null && !renewal.isDone()) {
+                renewal.cancel(false);
+            }
+            if (renewal != null) {
+                scheduleRenewal(newTtl.toNanos() / 3);
+            }
+        }
+    }
+
+    private void checkExpiry() {
+        synchronized (this) {
+            if (state != State.HELD) {
+                return;
+            }
+            if (ticker.read() - validUntil >= 0) {
+                loseLocked("lock '" + name + "' could not be renewed before its validity ended");
+            } else {
+                scheduleExpiry();
+            }
+        }
+    }
+
+    private void loseLocked(String why) {
+        state = State.LOST;
+        cancelTimers();
+        log.warn("{}; fencing token {} is stale", why, fencingToken);
+        scheduler.execute(() -> lost.complete(this));
+    }
+
+    private void scheduleRenewal(long delayNanos) {
+        renewal = scheduler.schedule(this::renew, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    }
+
+    private void scheduleExpiry() {
+        if (expiry != null) {
+            expiry.cancel(false);
+        }
+        long delay = Math.max(0, validUntil - ticker.read());
+        expiry = scheduler.schedule(this::checkExpiry, delay, TimeUnit.NANOSECONDS);
+    }
+
+    private void cancelTimers() {
+        if (renewal != null) {
+            renewal.cancel(false);
+        }
+        if (expiry != null) {
+            expiry.cancel(false);
+        }
+    }
+
+    @Override
+    public synchronized String toString() {
+        return "Lease[" + key + ", fence " + fencingToken + ", " + state.name().toLowerCase(java.util.Locale.ROOT)
+                + (state == State.HELD ? ", valid " + Durations.format(remainingValidity()) : "") + "]";
+    }
+}

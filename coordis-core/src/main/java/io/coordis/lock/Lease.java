@@ -1,0 +1,71 @@
+package io.coordis.lock;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One acquisition of a {@link DistributedLock}: proof of ownership, valid until it is released, lost or
+ * its validity runs out. Close it (try-with-resources) to release the lock.
+ *
+ * <p>With automatic renewal (the default) a watchdog extends the lock at a third of its TTL while the
+ * lease is open. If renewal fails — the key is gone or held by someone else, or Redis could not be
+ * reached before the validity ended — the lease becomes lost: {@link #isHeld()} turns false and
+ * {@link #lost()} completes, at the latest when the local validity deadline passes, which is before Redis
+ * lets anyone else take the lock. A holder is never left believing it still holds a lock it lost.
+ *
+ * <p>Thread-safe; may be released from any thread.
+ */
+public interface Lease extends AutoCloseable {
+
+    /** The resource name as the caller gave it. */
+    String name();
+
+    /** The Redis key the lock lives in. */
+    String key();
+
+    /**
+     * The fencing number of this acquisition: it grows with every acquisition of this lock, so a
+     * protected resource can reject writes carrying a number lower than one it has already seen.
+     */
+    long fencingToken();
+
+    /** The random value stored at the key for this acquisition (what compare-and-delete compares). */
+    String token();
+
+    /**
+     * Whether this process still holds the lock as far as it can know locally: not released, not lost, and
+     * the validity deadline (last successful acquire/renew start + TTL − clock drift) not yet passed.
+     */
+    boolean isHeld();
+
+    /** Validity left by the local deadline; {@link Duration#ZERO} once not held. */
+    Duration remainingValidity();
+
+    /**
+     * Completes (with this lease) when the lock is lost while still open: renewal found it gone or taken,
+     * or the validity ran out without a successful renewal. Never completes after a normal release.
+     * Callbacks run on an internal thread and must not block.
+     */
+    CompletionStage<Lease> lost();
+
+    /**
+     * Extends the lock to {@code ttl} from now, if it is still ours.
+     *
+     * @return {@code true} when extended; {@code false} when the lock is no longer ours (the lease is then lost)
+     */
+    boolean extend(Duration ttl);
+
+    /**
+     * Releases the lock if it is still ours (compare-and-delete), stops renewal and lets the next local
+     * waiter in. Idempotent.
+     *
+     * @return {@code true} when this call deleted our key; {@code false} when it was no longer ours or
+     *         already released
+     * @throws io.coordis.CoordisException when Redis could not be reached; the lock then expires by its TTL
+     */
+    boolean release();
+
+    /** Same as {@link #release()}, ignoring its answer. */
+    @Override
+    void close();
+}

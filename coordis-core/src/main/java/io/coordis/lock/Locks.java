@@ -1,0 +1,42 @@
+package io.coordis.lock;
+
+import io.coordis.Ticker;
+import io.coordis.internal.redis.RedisNode;
+
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Creates locks over one client's Redis connection. Obtained from {@code Coordis}; the constructor is
+ * not part of the API. Thread-safe.
+ */
+public final class Locks {
+    private final RedisNode node;
+    private final Ticker ticker;
+    private final ScheduledExecutorService scheduler;
+    private final LocalQueue queue = new LocalQueue();
+
+    public Locks(RedisNode node, Ticker ticker, ScheduledExecutorService scheduler) {
+        this.node = node;
+        this.ticker = ticker;
+        this.scheduler = scheduler;
+    }
+
+    /**
+     * A lock on {@code name} on a single Redis node (the default kind).
+     *
+     * @throws IllegalArgumentException when the name is blank
+     */
+    public DistributedLock singleNode(String name, LockOptions options) {
+        return new SingleNodeLock(node, checkName(name), Objects.requireNonNull(options, "lock options must not be null"),
+                queue, ticker, scheduler);
+    }
+
+    static String checkName(String name) {
+        Objects.requireNonNull(name, "lock name must not be null");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("lock name must not be blank: name the resource to lock, e.g. \"orders:42\"");
+        }
+        return name;
+    }
+}

@@ -1,0 +1,268 @@
+package io.coordis.lock;
+
+import io.coordis.CoordisException;
+import io.coordis.NodeUnavailableException;
+import io.coordis.Ticker;
+import io.coordis.internal.Durations;
+import io.coordis.internal.Keys;
+import io.coordis.internal.Tokens;
+import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Subscription;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A lock on one Redis node (or one Sentinel-managed master): {@code SET key token NX PX ttl} plus a
+ * fencing counter, released by compare-and-delete and extended by compare-and-pexpire, all in scripts
+ * ({@code acquire.lua}, {@code release.lua}, {@code extend.lua}).
+ */
+final class SingleNodeLock implements DistributedLock, LeaseOps {
+    static final LuaScript ACQUIRE = LuaScript.load(SingleNodeLock.class, "acquire.lua");
+    static final LuaScript RELEASE = LuaScript.load(SingleNodeLock.class, "release.lua");
+    static final LuaScript EXTEND = LuaScript.load(SingleNodeLock.class, "extend.lua");
+    static final LuaScript INSPECT = LuaScript.load(SingleNodeLock.class, "inspect.lua");
+
+    /** How long to sleep when the holder's key has no expiry (a foreign lock without TTL). */
+    private static final long NO_EXPIRY_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Upper bound of the random delay added to TTL-based wake-ups, so that competing clients spread out. */
+    private static final long MAX_JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    private final RedisNode node;
+    private final String name;
+    private final String key;
+    private final String fenceKey;
+    private final String holderKey;
+    private final String channel;
+    private final LockOptions options;
+    private final Duration opTimeout;
+    private final LocalQueue queue;
+    private final Ticker ticker;
+    private final ScheduledExecutorService scheduler;
+
+    SingleNodeLock(RedisNode node, String name, LockOptions options, LocalQueue queue, Ticker ticker,
+                   ScheduledExecutorService scheduler) {
+        this.node = node;
+        this.name = name;
+        this.key = options.keyPrefix() + name;
+        this.fenceKey = Keys.derived(key, "fence");
+        this.holderKey = Keys.derived(key, "holder");
+        this.channel = Keys.derived(key, "released");
+        this.options = options;
+        Duration half = options.ttl().dividedBy(2);
+        this.opTimeout = half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
+        this.queue = queue;
+        this.ticker = ticker;
+        this.scheduler = scheduler;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String key() {
+        return key;
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire() {
+        LocalQueue.Permit permit = queue.tryEnter(key);
+        if (permit == null) {
+            return Optional.empty();
+        }
+        boolean granted = false;
+        try {
+            Attempt attempt = attemptUninterruptibly(permit);
+            granted = attempt.lease != null;
+            return Optional.ofNullable(attempt.lease);
+        } finally {
+            if (!granted) {
+                permit.close();
+            }
+        }
+    }
+
+    @Override
+    public Optional<Lease> acquire(Duration wait) throws InterruptedException {
+        Durations.notNegative(wait, "wait");
+        return Optional.ofNullable(acquireWithin(Durations.saturatedNanos(wait)));
+    }
+
+    @Override
+    public Lease acquire() throws InterruptedException {
+        Lease lease;
+        do {
+            lease = acquireWithin(Long.MAX_VALUE);
+        } while (lease == null);
+        return lease;
+    }
+
+    private Lease acquireWithin(long waitNanos) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        long deadline = Durations.saturatedAdd(ticker.read(), waitNanos);
+        LocalQueue.Permit permit = queue.enter(key, waitNanos);
+        if (permit == null) {
+            return null;
+        }
+        boolean granted = false;
+        try {
+            Attempt attempt = attempt(permit);
+            if (attempt.lease != null || deadline - ticker.read() <= 0) {
+                granted = attempt.lease != null;
+                return attempt.lease;
+            }
+            // Busy: listen for releases first, then try again, so a release between the two is not missed.
+            Wakeup wakeup = new Wakeup();
+            try (Subscription ignored = node.subscribe(channel, message -> wakeup.ring())) {
+                while (true) {
+                    attempt = attempt(permit);
+                    if (attempt.lease != null) {
+                        granted = true;
+                        return attempt.lease;
+                    }
+                    long left = deadline - ticker.read();
+                    if (left <= 0) {
+                        return null;
+                    }
+                    wakeup.await(Math.min(left, sleepFor(attempt.pttlMillis)));
+                }
+            }
+        } finally {
+            if (!granted) {
+                permit.close();
+            }
+        }
+    }
+
+    /** Time until the holder's key expires plus jitter; the pub/sub ring usually comes first. */
+    private static long sleepFor(long pttlMillis) {
+        long jitter = ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(1), MAX_JITTER_NANOS);
+        if (pttlMillis == -2) {
+            return 0;
+        }
+        if (pttlMillis < 0) {
+            return NO_EXPIRY_RECHECK_NANOS + jitter;
+        }
+        return TimeUnit.MILLISECONDS.toNanos(pttlMillis) + jitter;
+    }
+
+    private record Attempt(Lease lease, long pttlMillis) {
+    }
+
+    /** One attempt that waits for its reply through interrupts (restoring the flag), for {@link #tryAcquire()}. */
+    private Attempt attemptUninterruptibly(LocalQueue.Permit permit) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    return attempt(permit);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
+        String token = Tokens.next();
+        long start = ticker.read();
+        CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, fenceKey, holderKey),
+                List.of(token, Long.toString(options.ttl().toMillis()), options.holderId(),
+                        Long.toString(System.currentTimeMillis())));
+        List<?> result;
+        try {
+            result = (List<?>) node.await(reply, opTimeout);
+        } catch (NodeUnavailableException | InterruptedException e) {
+            // The script may still have run; release whatever this token may hold so nothing stays locked.
+            reply.whenComplete((v, f) -> {
+                if (f == null && v instanceof List<?> l && !l.isEmpty() && Long.valueOf(1).equals(l.get(0))) {
+                    node.eval(RELEASE, List.of(key, holderKey), List.of(token, channel));
+                }
+            });
+            throw e;
+        }
+        if (Long.valueOf(1).equals(result.get(0))) {
+            long fence = (Long) result.get(1);
+            HeldLease lease = new HeldLease(name, key, token, fence, options.ttl(), start, this, ticker, scheduler,
+                    options.autoRenew(), permit::close);
+            return new Attempt(lease, 0);
+        }
+        return new Attempt(null, (Long) result.get(1));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> extend(String token, Duration ttl) {
+        return node.eval(EXTEND, List.of(key, holderKey), List.of(token, Long.toString(ttl.toMillis())))
+                .thenApply(SingleNodeLock::isOne);
+    }
+
+    @Override
+    public boolean release(String token) {
+        return isOne(node.awaitUninterruptibly(node.eval(RELEASE, List.of(key, holderKey), List.of(token, channel)),
+                node.commandTimeout()));
+    }
+
+    private static boolean isOne(Object reply) {
+        return reply instanceof List<?> l && !l.isEmpty() && Long.valueOf(1).equals(l.get(0));
+    }
+
+    @Override
+    public Optional<LockHolder> holder() {
+        List<?> r;
+        try {
+            r = (List<?>) node.await(node.eval(INSPECT, List.of(key, fenceKey, holderKey), List.of()), node.commandTimeout());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordisException(node.address(), "interrupted while reading the holder of '" + key + "'", e);
+        }
+        if (r.isEmpty() || r.get(0) == null) {
+            return Optional.empty();
+        }
+        String token = (String) r.get(0);
+        long pttl = (Long) r.get(1);
+        List<?> details = (List<?>) r.get(3);
+        String holderId = null;
+        OptionalLong fence = OptionalLong.empty();
+        Instant since = null;
+        for (int i = 0; i + 1 < details.size(); i += 2) {
+            String field = (String) details.get(i);
+            String value = (String) details.get(i + 1);
+            switch (field) {
+                case "holder" -> holderId = value;
+                case "fence" -> fence = OptionalLong.of(Long.parseLong(value));
+                case "since" -> since = Instant.ofEpochMilli(Long.parseLong(value));
+                default -> {
+                }
+            }
+        }
+        return Optional.of(new LockHolder(key, token, Optional.ofNullable(holderId), fence,
+                pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), Optional.ofNullable(since)));
+    }
+
+    /** All scripts this lock runs, for the test that pins their SHAs. */
+    static List<LuaScript> scripts() {
+        return new ArrayList<>(List.of(ACQUIRE, RELEASE, EXTEND, INSPECT));
+    }
+
+    @Override
+    public String toString() {
+        return "SingleNodeLock[" + key + " on " + node.address() + ", " + options + "]";
+    }
+}

@@ -1,0 +1,35 @@
+-- Acquire a lock: SET <lock> <token> NX PX <ttl>, plus a fencing number and holder details.
+-- Wire-compatible with every client that locks with SET NX PX and releases by compare-and-delete.
+--
+-- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
+-- KEYS[2]  fencing counter: derived from the name, same cluster slot; never expires
+-- KEYS[3]  holder details hash: derived from the name, same slot; expires with the lock
+-- ARGV[1]  token: unique per acquisition (hex of 20 bytes from SecureRandom)
+-- ARGV[2]  ttl in milliseconds (> 0)
+-- ARGV[3]  holder id, e.g. user@host:pid
+-- ARGV[4]  acquisition time, milliseconds since the epoch (for operators; not used for safety)
+--
+-- Returns {1, fence}                    acquired; fence is the new fencing number
+--         {0, pttl, holder or false}    busy; pttl in ms as PTTL answers it (-1: no expiry)
+-- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string
+local lock, fence_key, holder_key = KEYS[1], KEYS[2], KEYS[3]
+local token, ttl, holder, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+
+local kind = redis.call('TYPE', lock)['ok']
+if kind ~= 'none' then
+  if kind ~= 'string' then
+    return redis.error_reply("WRONGTYPE key '" .. lock .. "' holds a " .. kind)
+  end
+  local current = redis.call('HGET', holder_key, 'token')
+  local who = false
+  if current and current == redis.call('GET', lock) then
+    who = redis.call('HGET', holder_key, 'holder')
+  end
+  return {0, redis.call('PTTL', lock), who}
+end
+
+local fence = redis.call('INCR', fence_key)
+redis.call('SET', lock, token, 'PX', ttl)
+redis.call('HSET', holder_key, 'token', token, 'holder', holder, 'fence', fence, 'since', now)
+redis.call('PEXPIRE', holder_key, ttl)
+return {1, fence}

@@ -1,0 +1,385 @@
+package io.coordis.testkit;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A TCP proxy on a free loopback port in front of one target {@code host:port}, with switchable
+ * network faults. Point a client at {@link #uri()} / {@link #port()} instead of the server.
+ *
+ * <p>Bytes are forwarded in chunks as they are read (one read of up to 16 KiB = one chunk), in order
+ * and independently per direction, so pipelined clients work. Each accepted connection uses two
+ * platform daemon threads named {@code faultproxy-<port>-<n>-c2s/s2c}; all threads are ended and
+ * joined by {@link #close()}. Fault changes apply immediately to existing and new connections.
+ */
+public final class FaultProxy implements AutoCloseable {
+
+    /** The fault menu. */
+    public enum Fault {
+        /** Forward everything unchanged. */
+        PASS,
+        /** Delay every chunk, in both directions, by the configured latency. */
+        LATENCY,
+        /**
+         * Accept and read, but forward nothing either way; connections stay open. Each connection holds
+         * back at most one chunk per direction (the rest waits in kernel buffers), and everything held
+         * is delivered in order once the fault is lifted, like TCP after a partition heals. Combine
+         * with {@link FaultProxy#resetAll()} to model connections that died during the partition.
+         */
+        BLACKHOLE,
+        /** Reset (RST) every current connection and every new one as soon as it is accepted. */
+        RESET,
+        /**
+         * Discard the next server-to-client chunk read after arming, on whichever connection it
+         * arrives, then behave as {@link #PASS}. Chunk-based: for a small reply to one command this
+         * is exactly that reply; a large reply may span chunks, and pipelined replies may share one.
+         */
+        DROP_NEXT_REPLY
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(FaultProxy.class);
+    private static final int CHUNK = 16 * 1024;
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+    private final String targetHost;
+    private final int targetPort;
+    private final ServerSocket listener;
+    private final Thread acceptor;
+    private final Set<Link> links = ConcurrentHashMap.newKeySet();
+    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    private final Object lock = new Object();
+    private final AtomicBoolean dropArmed = new AtomicBoolean();
+    private final AtomicLong droppedChunks = new AtomicLong();
+    private final AtomicInteger accepted = new AtomicInteger();
+    private volatile Fault mode = Fault.PASS;
+    private volatile Duration latency = Duration.ofMillis(100);
+    private volatile boolean closed;
+
+    private FaultProxy(String targetHost, int targetPort) {
+        this.targetHost = Objects.requireNonNull(targetHost, "targetHost");
+        this.targetPort = targetPort;
+        try {
+            this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot bind a loopback port for the fault proxy", e);
+        }
+        this.acceptor = newThread("faultproxy-" + port() + "-accept", this::acceptLoop);
+        acceptor.start();
+    }
+
+    /** Starts a proxy in front of {@code host:port}; returns once it is listening. */
+    public static FaultProxy to(String host, int port) {
+        return new FaultProxy(host, port);
+    }
+
+    /** Starts a proxy in front of {@code server} (its port survives restarts, so does the proxy's target). */
+    public static FaultProxy to(RedisServer server) {
+        return new FaultProxy(server.host(), server.port());
+    }
+
+    /**
+     * Switches to {@code fault}. {@link Fault#RESET} resets all current connections at once;
+     * {@link Fault#DROP_NEXT_REPLY} is the same as {@link #dropNextReply()}.
+     *
+     * @return this proxy
+     */
+    public FaultProxy set(Fault fault) {
+        Objects.requireNonNull(fault, "fault");
+        if (fault == Fault.DROP_NEXT_REPLY) {
+            setMode(Fault.PASS);
+            dropArmed.set(true);
+            return this;
+        }
+        dropArmed.set(false);
+        setMode(fault);
+        if (fault == Fault.RESET) {
+            resetConnections();
+        }
+        return this;
+    }
+
+    /** The current fault ({@link Fault#DROP_NEXT_REPLY} while armed and not yet fired). */
+    public Fault fault() {
+        return dropArmed.get() ? Fault.DROP_NEXT_REPLY : mode;
+    }
+
+    /** Forward everything; releases anything held by {@link #blackhole()}. */
+    public FaultProxy pass() {
+        return set(Fault.PASS);
+    }
+
+    /** Delays every chunk in both directions by {@code delay} (a round trip costs at least twice that). */
+    public FaultProxy latency(Duration delay) {
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("latency must not be negative, got " + delay);
+        }
+        this.latency = delay;
+        return set(Fault.LATENCY);
+    }
+
+    /** See {@link Fault#BLACKHOLE}. */
+    public FaultProxy blackhole() {
+        return set(Fault.BLACKHOLE);
+    }
+
+    /**
+     * Closes all current connections abruptly (SO_LINGER 0, so peers see a connection reset) on both
+     * the client and the server side. Does not change the fault: new connections are handled as
+     * before (with {@link Fault#PASS} they work normally).
+     */
+    public FaultProxy resetAll() {
+        resetConnections();
+        return this;
+    }
+
+    /** See {@link Fault#DROP_NEXT_REPLY}. */
+    public FaultProxy dropNextReply() {
+        return set(Fault.DROP_NEXT_REPLY);
+    }
+
+    /** Number of server-to-client chunks discarded by {@link #dropNextReply()} so far. */
+    public long droppedReplies() {
+        return droppedChunks.get();
+    }
+
+    /** Number of connections currently proxied. */
+    public int connectionCount() {
+        return links.size();
+    }
+
+    /** Number of connections accepted since start. */
+    public int acceptedCount() {
+        return accepted.get();
+    }
+
+    /** Always {@code "127.0.0.1"}. */
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    /** The proxy's listening port. */
+    public int port() {
+        return listener.getLocalPort();
+    }
+
+    /** {@code "127.0.0.1:PORT"} of the proxy. */
+    public String address() {
+        return host() + ":" + port();
+    }
+
+    /** {@code redis://127.0.0.1:PORT} of the proxy (add credentials yourself if the target needs them). */
+    public String uri() {
+        return "redis://" + address();
+    }
+
+    /** {@code host:port} of the target. */
+    public String target() {
+        return targetHost + ":" + targetPort;
+    }
+
+    /**
+     * Stops listening, closes all connections and joins every proxy thread (at most about 2 s).
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        RespClient.closeQuietly(listener);
+        for (Link link : new ArrayList<>(links)) {
+            link.close(false);
+        }
+        synchronized (lock) {
+            lock.notifyAll();
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        List<Thread> all = new ArrayList<>(threads);
+        all.add(acceptor);
+        for (Thread t : all) {
+            t.interrupt();
+            try {
+                t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            if (t.isAlive()) {
+                log.warn("fault proxy thread {} did not end", t.getName());
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FaultProxy[" + address() + " -> " + target() + ", " + fault() + "]";
+    }
+
+    private void setMode(Fault m) {
+        synchronized (lock) {
+            mode = m;
+            lock.notifyAll();
+        }
+    }
+
+    private void resetConnections() {
+        for (Link link : new ArrayList<>(links)) {
+            link.close(true);
+        }
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = listener.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    log.warn("fault proxy {} stopped accepting: {}", address(), e.toString());
+                }
+                return;
+            }
+            int id = accepted.incrementAndGet();
+            if (mode == Fault.RESET || closed) {
+                reset(client);
+                continue;
+            }
+            Link link = new Link(client, id);
+            links.add(link);
+            newThread("faultproxy-" + port() + "-" + id + "-c2s", link::run).start();
+        }
+    }
+
+    private Thread newThread(String name, Runnable body) {
+        Thread t = new Thread(() -> {
+            try {
+                body.run();
+            } finally {
+                threads.remove(Thread.currentThread());
+            }
+        }, name);
+        t.setDaemon(true);
+        threads.add(t);
+        return t;
+    }
+
+    private static void reset(Socket s) {
+        try {
+            s.setSoLinger(true, 0);
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        RespClient.closeQuietly(s);
+    }
+
+    /** One proxied connection: client socket, upstream socket and two pumping threads. */
+    private final class Link {
+        private final Socket client;
+        private final int id;
+        private volatile Socket upstream;
+        private final AtomicBoolean done = new AtomicBoolean();
+
+        Link(Socket client, int id) {
+            this.client = client;
+            this.id = id;
+        }
+
+        void run() {
+            Socket up = new Socket();
+            try {
+                client.setTcpNoDelay(true);
+                up.setTcpNoDelay(true);
+                up.connect(new InetSocketAddress(targetHost, targetPort), (int) CONNECT_TIMEOUT.toMillis());
+            } catch (IOException e) {
+                log.debug("fault proxy {} cannot reach {}: {}", address(), target(), e.toString());
+                RespClient.closeQuietly(up);
+                close(true);
+                return;
+            }
+            upstream = up;
+            if (done.get()) {
+                reset(up);
+                return;
+            }
+            newThread("faultproxy-" + port() + "-" + id + "-s2c", () -> pump(up, client, false)).start();
+            pump(client, up, true);
+        }
+
+        private void pump(Socket from, Socket to, boolean clientToServer) {
+            byte[] buf = new byte[CHUNK];
+            try {
+                InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream();
+                while (!done.get()) {
+                    int n = in.read(buf);
+                    if (n < 0) {
+                        break;
+                    }
+                    if (!awaitNotBlackholed()) {
+                        break;
+                    }
+                    if (!clientToServer && dropArmed.compareAndSet(true, false)) {
+                        droppedChunks.incrementAndGet();
+                        continue;
+                    }
+                    if (mode == Fault.LATENCY && !latency.isZero()) {
+                        Thread.sleep(latency.toMillis(), latency.toNanosPart() % 1_000_000);
+                    }
+                    out.write(buf, 0, n);
+                    out.flush();
+                }
+            } catch (IOException | InterruptedException e) {
+                // connection reset, closed by the other pump, or proxy closing
+            } finally {
+                close(false);
+            }
+        }
+
+        private boolean awaitNotBlackholed() throws InterruptedException {
+            synchronized (lock) {
+                while (mode == Fault.BLACKHOLE && !done.get() && !closed) {
+                    lock.wait();
+                }
+            }
+            return !done.get() && !closed;
+        }
+
+        void close(boolean abortive) {
+            if (!done.compareAndSet(false, true)) {
+                return;
+            }
+            links.remove(this);
+            Socket up = upstream;
+            if (abortive) {
+                reset(client);
+                if (up != null) {
+                    reset(up);
+                }
+            } else {
+                RespClient.closeQuietly(client);
+                RespClient.closeQuietly(up);
+            }
+            synchronized (lock) {
+                lock.notifyAll();
+            }
+        }
+    }
+}

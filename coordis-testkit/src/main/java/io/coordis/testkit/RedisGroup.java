@@ -1,0 +1,199 @@
+package io.coordis.testkit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Several {@link RedisServer}s started and closed together: either independent masters (for
+ * quorum-style algorithms across N nodes) or one master with replicas.
+ */
+public final class RedisGroup implements AutoCloseable {
+
+    /** How long {@link #masterWithReplicas(int)} waits for every replica link to come up. */
+    public static final Duration REPLICA_SYNC_TIMEOUT = Duration.ofSeconds(30);
+
+    private final List<RedisServer> servers;
+    private final boolean replicated;
+
+    private RedisGroup(List<RedisServer> servers, boolean replicated) {
+        this.servers = Collections.unmodifiableList(servers);
+        this.replicated = replicated;
+    }
+
+    /** Starts {@code n} independent masters with default options, in parallel. */
+    public static RedisGroup masters(int n) {
+        return masters(n, RedisServer.builder());
+    }
+
+    /**
+     * Starts {@code n} independent masters from {@code template}, in parallel. Blocks until all answer
+     * PING; if any fails, the others are closed and the first failure is thrown.
+     */
+    public static RedisGroup masters(int n, RedisServerBuilder template) {
+        if (n < 1) {
+            throw new IllegalArgumentException("a group needs at least one master, got " + n);
+        }
+        if (n > 1 && template.port != 0) {
+            throw new IllegalArgumentException("a fixed port cannot be used for " + n + " masters");
+        }
+        return new RedisGroup(startAll(Collections.nCopies(n, template)), false);
+    }
+
+    /** Starts a master and {@code replicas} replicas with default options. */
+    public static RedisGroup masterWithReplicas(int replicas) {
+        return masterWithReplicas(replicas, RedisServer.builder());
+    }
+
+    /**
+     * Starts a master from {@code template}, then {@code replicas} replicas of it (same options plus
+     * {@code replicaof}), and blocks until every replica reports {@code master_link_status:up}
+     * (at most {@link #REPLICA_SYNC_TIMEOUT}).
+     *
+     * @throws IllegalStateException if a replica does not sync in time (all servers are closed)
+     */
+    public static RedisGroup masterWithReplicas(int replicas, RedisServerBuilder template) {
+        if (replicas < 0) {
+            throw new IllegalArgumentException("replica count must not be negative, got " + replicas);
+        }
+        if (template.port != 0) {
+            throw new IllegalArgumentException("a fixed port cannot be used for a master with replicas");
+        }
+        RedisServer master = template.start();
+        List<RedisServer> all = new ArrayList<>();
+        all.add(master);
+        try {
+            all.addAll(startAll(Collections.nCopies(replicas, template.copy().replicaOf(master))));
+            RedisGroup group = new RedisGroup(all, true);
+            group.awaitReplicasInSync(REPLICA_SYNC_TIMEOUT);
+            return group;
+        } catch (RuntimeException e) {
+            closeAll(all);
+            throw e;
+        }
+    }
+
+    /**
+     * Blocks until every replica reports {@code master_link_status:up}, polling INFO replication.
+     *
+     * @throws IllegalStateException on timeout, naming the replica and its last status
+     */
+    public void awaitReplicasInSync(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (RedisServer replica : replicas()) {
+            while (true) {
+                Map<String, String> info = replica.info("replication");
+                if ("up".equals(info.get("master_link_status"))) {
+                    break;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("replica " + replica.address() + " did not reach master_link_status:up within "
+                            + timeout + " (status " + info.get("master_link_status") + ", master " + master().address() + ")");
+                }
+                ProcessSupport.sleep(Duration.ofMillis(20));
+            }
+        }
+    }
+
+    /** True for a master-with-replicas group, false for independent masters. */
+    public boolean hasReplicas() {
+        return replicated;
+    }
+
+    /** All servers; for {@link #masterWithReplicas(int)} the master comes first. */
+    public List<RedisServer> servers() {
+        return servers;
+    }
+
+    /** The {@code i}-th server (0-based). */
+    public RedisServer server(int i) {
+        return servers.get(i);
+    }
+
+    /** Number of servers. */
+    public int size() {
+        return servers.size();
+    }
+
+    /** URIs of all servers in {@link #servers()} order. */
+    public List<String> uris() {
+        return servers.stream().map(RedisServer::uri).toList();
+    }
+
+    /** The master (the first server). */
+    public RedisServer master() {
+        return servers.get(0);
+    }
+
+    /**
+     * The replicas of {@link #master()}.
+     *
+     * @throws IllegalStateException for a group of independent masters
+     */
+    public List<RedisServer> replicas() {
+        if (!replicated) {
+            throw new IllegalStateException("this group consists of independent masters and has no replicas");
+        }
+        return servers.subList(1, servers.size());
+    }
+
+    /** Closes all servers (replicas first). Idempotent. */
+    @Override
+    public void close() {
+        closeAll(servers);
+    }
+
+    private static List<RedisServer> startAll(List<RedisServerBuilder> builders) {
+        List<CompletableFuture<RedisServer>> futures = new ArrayList<>();
+        for (RedisServerBuilder b : builders) {
+            futures.add(CompletableFuture.supplyAsync(b::start, RedisGroup::startThread));
+        }
+        List<RedisServer> started = new ArrayList<>();
+        RuntimeException failure = null;
+        for (CompletableFuture<RedisServer> f : futures) {
+            try {
+                started.add(f.join());
+            } catch (CompletionException e) {
+                RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
+                if (failure == null) {
+                    failure = cause;
+                } else {
+                    failure.addSuppressed(cause);
+                }
+            }
+        }
+        if (failure != null) {
+            closeAll(started);
+            throw failure;
+        }
+        return started;
+    }
+
+    private static void startThread(Runnable task) {
+        Thread t = new Thread(task, "coordis-redis-start");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void closeAll(List<RedisServer> servers) {
+        RuntimeException failure = null;
+        for (int i = servers.size() - 1; i >= 0; i--) {
+            try {
+                servers.get(i).close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,221 @@
+package io.coordis.testkit;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Options for a {@link RedisServer}; obtain one with {@link RedisServer#builder()}. Each
+ * {@link #start()} launches a new, independent server, so one builder can serve as a template for
+ * several servers (as long as no fixed {@link #port(int)} is set).
+ */
+public final class RedisServerBuilder {
+
+    RedisBinary binary;
+    int port;
+    boolean appendOnly;
+    String appendFsync;
+    String requirePass;
+    boolean debugCommand;
+    RedisServer replicaOf;
+    Duration startTimeout = Duration.ofSeconds(10);
+    final List<String[]> aclUsers = new ArrayList<>();
+    final List<String> args = new ArrayList<>();
+
+    RedisServerBuilder() {
+    }
+
+    /** Runs this binary instead of {@link RedisBinary#resolve()}. */
+    public RedisServerBuilder binary(RedisBinary binary) {
+        this.binary = Objects.requireNonNull(binary, "binary");
+        return this;
+    }
+
+    /** Listens on this fixed port instead of a free one (no retry on a different port if it is taken). */
+    public RedisServerBuilder port(int port) {
+        if (port <= 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 1..65535, got " + port);
+        }
+        this.port = port;
+        return this;
+    }
+
+    /** {@code appendonly yes|no}; default no. */
+    public RedisServerBuilder appendOnly(boolean appendOnly) {
+        this.appendOnly = appendOnly;
+        return this;
+    }
+
+    /** {@code appendfsync always|everysec|no}; only meaningful with {@link #appendOnly(boolean)}. */
+    public RedisServerBuilder appendFsync(String policy) {
+        if (!List.of("always", "everysec", "no").contains(policy)) {
+            throw new IllegalArgumentException("appendfsync must be always, everysec or no, got " + policy);
+        }
+        this.appendFsync = policy;
+        return this;
+    }
+
+    /** {@code requirepass}: the default user needs this password. */
+    public RedisServerBuilder requirePass(String password) {
+        if (password == null || password.isEmpty()) {
+            throw new IllegalArgumentException("requirepass password must not be empty");
+        }
+        this.requirePass = password;
+        return this;
+    }
+
+    /**
+     * Adds an ACL user enabled with a password: {@code user NAME on >PASSWORD RULES...}, e.g.
+     * {@code aclUser("alice", "pw", "~*", "&*", "+@all")}. Needs Redis 6 or later.
+     */
+    public RedisServerBuilder aclUser(String name, String password, String... rules) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(password, "password");
+        String[] entry = new String[rules.length + 2];
+        entry[0] = name;
+        entry[1] = password;
+        System.arraycopy(rules, 0, entry, 2, rules.length);
+        aclUsers.add(entry);
+        return this;
+    }
+
+    /** {@code enable-debug-command yes} on Redis 7 and later; ignored on 6.x where DEBUG is always enabled. */
+    public RedisServerBuilder enableDebugCommand() {
+        this.debugCommand = true;
+        return this;
+    }
+
+    /** Starts as a replica of {@code master} (using the master's requirepass as masterauth). */
+    public RedisServerBuilder replicaOf(RedisServer master) {
+        this.replicaOf = Objects.requireNonNull(master, "master");
+        return this;
+    }
+
+    /** How long {@link #start()} and {@link RedisServer#restart(Duration)} wait for PONG; default 10 s. */
+    public RedisServerBuilder startTimeout(Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("start timeout must be positive, got " + timeout);
+        }
+        this.startTimeout = timeout;
+        return this;
+    }
+
+    /**
+     * Extra command-line arguments appended after the config file, e.g.
+     * {@code arg("--maxmemory", "10mb")}; they override the generated configuration.
+     */
+    public RedisServerBuilder arg(String... args) {
+        this.args.addAll(Arrays.asList(args));
+        return this;
+    }
+
+    /**
+     * Launches a new server and blocks until it answers PING (at most the start timeout). A free port
+     * that turns out to be taken is retried with another port a few times.
+     *
+     * @throws IllegalStateException if it does not come up; the message holds the command line, the
+     *                               configuration (passwords masked) and the tail of the log
+     */
+    public RedisServer start() {
+        RedisServer server = new RedisServer(copy());
+        try {
+            server.launch();
+            return server;
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    /** An independent copy of these options. */
+    public RedisServerBuilder copy() {
+        RedisServerBuilder b = new RedisServerBuilder();
+        b.binary = binary;
+        b.port = port;
+        b.appendOnly = appendOnly;
+        b.appendFsync = appendFsync;
+        b.requirePass = requirePass;
+        b.debugCommand = debugCommand;
+        b.replicaOf = replicaOf;
+        b.startTimeout = startTimeout;
+        aclUsers.forEach(u -> b.aclUsers.add(u.clone()));
+        b.args.addAll(args);
+        return b;
+    }
+
+    String render(int port, Path dir, RedisBinary binary, boolean masked) {
+        StringBuilder conf = new StringBuilder();
+        line(conf, "port", Integer.toString(port));
+        line(conf, "bind", RedisServer.HOST);
+        line(conf, "daemonize", "no");
+        line(conf, "dir", dir.toAbsolutePath().toString());
+        line(conf, "logfile", dir.resolve("redis.log").toAbsolutePath().toString());
+        conf.append("save \"\"\n");
+        line(conf, "appendonly", appendOnly ? "yes" : "no");
+        if (appendFsync != null) {
+            line(conf, "appendfsync", appendFsync);
+        }
+        line(conf, "repl-diskless-sync-delay", "0");
+        if (requirePass != null) {
+            line(conf, "requirepass", masked ? "***" : requirePass);
+        }
+        for (String[] u : aclUsers) {
+            List<String> tokens = new ArrayList<>(List.of("user", u[0], "on", ">" + (masked ? "***" : u[1])));
+            tokens.addAll(Arrays.asList(u).subList(2, u.length));
+            line(conf, tokens.toArray(new String[0]));
+        }
+        if (debugCommand && binary.majorVersion() >= 7) {
+            line(conf, "enable-debug-command", "yes");
+        }
+        if (replicaOf != null) {
+            line(conf, "replicaof", replicaOf.host(), Integer.toString(replicaOf.port()));
+            replicaOf.password().ifPresent(pw -> line(conf, "masterauth", masked ? "***" : pw));
+        }
+        return conf.toString();
+    }
+
+    static List<String> maskArgs(List<String> args) {
+        List<String> out = new ArrayList<>();
+        boolean maskNext = false;
+        for (String a : args) {
+            if (maskNext) {
+                out.add("***");
+                maskNext = false;
+            } else if (a.startsWith(">")) {
+                out.add(">***");
+            } else {
+                out.add(a);
+                maskNext = a.equalsIgnoreCase("--requirepass") || a.equalsIgnoreCase("--masterauth");
+            }
+        }
+        return out;
+    }
+
+    private static void line(StringBuilder conf, String... tokens) {
+        for (int i = 0; i < tokens.length; i++) {
+            if (i > 0) {
+                conf.append(' ');
+            }
+            conf.append(quote(tokens[i]));
+        }
+        conf.append('\n');
+    }
+
+    private static String quote(String token) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : token.toCharArray()) {
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+}

@@ -1,0 +1,267 @@
+package io.coordis.testkit;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A minimal, blocking RESP2 client over a plain socket, enough to administer test servers
+ * ({@code PING}, {@code SHUTDOWN}, {@code INFO}, {@code FLUSHALL}) and to observe faults from tests.
+ *
+ * <p>Reply mapping: simple string and bulk string &rarr; {@link String} (UTF-8), integer &rarr;
+ * {@link Long}, array &rarr; {@code List<Object>}, nil &rarr; {@code null}. A top-level error reply
+ * is thrown as {@link RespException}; an error nested inside an array (e.g. in an {@code EXEC}
+ * result) is returned as a {@link RespException} element.
+ *
+ * <p>Every read blocks for at most the configured timeout; when it elapses an
+ * {@link UncheckedIOException} whose cause is a {@link java.net.SocketTimeoutException} is thrown
+ * and the connection should be considered unusable. Other I/O failures (reset, EOF) are also
+ * thrown as {@link UncheckedIOException}. Not thread-safe.
+ */
+public final class RespClient implements AutoCloseable {
+
+    /** Default connect and read timeout. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    private RespClient(Socket socket) throws IOException {
+        this.socket = socket;
+        this.in = new BufferedInputStream(socket.getInputStream());
+        this.out = socket.getOutputStream();
+    }
+
+    /**
+     * Connects with {@link #DEFAULT_TIMEOUT} as connect and read timeout.
+     *
+     * @throws UncheckedIOException if the connection cannot be established
+     */
+    public static RespClient connect(String host, int port) {
+        return connect(host, port, DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * Connects to {@code host:port}. Blocks for at most {@code timeout} while connecting; the same
+     * value is used as the read timeout of every reply.
+     *
+     * @throws UncheckedIOException if the connection cannot be established within the timeout
+     */
+    public static RespClient connect(String host, int port, Duration timeout) {
+        Objects.requireNonNull(host, "host");
+        Socket socket = new Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout(toMillis(timeout));
+            socket.connect(new InetSocketAddress(host, port), toMillis(timeout));
+            return new RespClient(socket);
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw new UncheckedIOException("cannot connect to " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Connects to {@code server}, authenticating with its {@code requirepass} password if one is set. */
+    public static RespClient connect(RedisServer server) {
+        RespClient client = connect(server.host(), server.port());
+        server.password().ifPresent(pw -> {
+            try {
+                client.command("AUTH", pw);
+            } catch (RuntimeException e) {
+                client.close();
+                throw e;
+            }
+        });
+        return client;
+    }
+
+    /**
+     * Changes the read timeout used for subsequent replies.
+     *
+     * @return this client
+     */
+    public RespClient timeout(Duration timeout) {
+        try {
+            socket.setSoTimeout(toMillis(timeout));
+        } catch (SocketException e) {
+            throw new UncheckedIOException(e);
+        }
+        return this;
+    }
+
+    /** Sends {@code AUTH password} and returns the reply. Throws {@link RespException} on rejection. */
+    public Object auth(String password) {
+        return command("AUTH", password);
+    }
+
+    /** Sends {@code AUTH user password} (ACL user) and returns the reply. */
+    public Object auth(String user, String password) {
+        return command("AUTH", user, password);
+    }
+
+    /**
+     * Sends one command and blocks until its reply is read (at most the read timeout).
+     *
+     * @return the decoded reply
+     * @throws RespException if the server replies with an error
+     * @throws UncheckedIOException on timeout, reset or end of stream
+     */
+    public Object command(String... args) {
+        send(args);
+        return read();
+    }
+
+    /**
+     * Writes one command without waiting for its reply; use {@link #read()} to collect replies in
+     * order. Several {@code send} calls before reading form a pipeline.
+     */
+    public void send(String... args) {
+        if (args.length == 0) {
+            throw new IllegalArgumentException("a command needs at least one argument (its name)");
+        }
+        ByteArrayOutputStream buf = new ByteArrayOutputStream(64);
+        writeAscii(buf, "*" + args.length + "\r\n");
+        for (String arg : args) {
+            byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+            writeAscii(buf, "$" + bytes.length + "\r\n");
+            buf.writeBytes(bytes);
+            writeAscii(buf, "\r\n");
+        }
+        try {
+            out.write(buf.toByteArray());
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot send " + args[0] + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Blocks until the next reply is read (at most the read timeout).
+     *
+     * @throws RespException if the reply is an error
+     * @throws UncheckedIOException on timeout, reset or end of stream
+     */
+    public Object read() {
+        Object reply;
+        try {
+            reply = readReply();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read reply: " + e, e);
+        }
+        if (reply instanceof RespException error) {
+            throw new RespException(error.getMessage());
+        }
+        return reply;
+    }
+
+    /** The underlying socket, e.g. to inspect its state in tests. */
+    public Socket socket() {
+        return socket;
+    }
+
+    /** Closes the socket; never throws. */
+    @Override
+    public void close() {
+        closeQuietly(socket);
+    }
+
+    private Object readReply() throws IOException {
+        int type = in.read();
+        if (type < 0) {
+            throw new EOFException("connection closed by peer");
+        }
+        String line = readLine();
+        switch (type) {
+            case '+':
+                return line;
+            case '-':
+                return new RespException(line);
+            case ':':
+                return Long.parseLong(line);
+            case '$': {
+                int len = Integer.parseInt(line);
+                if (len < 0) {
+                    return null;
+                }
+                byte[] data = in.readNBytes(len);
+                if (data.length < len) {
+                    throw new EOFException("connection closed inside a bulk string");
+                }
+                expectCrlf();
+                return new String(data, StandardCharsets.UTF_8);
+            }
+            case '*': {
+                int count = Integer.parseInt(line);
+                if (count < 0) {
+                    return null;
+                }
+                List<Object> items = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    items.add(readReply());
+                }
+                return items;
+            }
+            default:
+                throw new IOException("unexpected RESP type byte '" + (char) type + "' (only RESP2 is supported)");
+        }
+    }
+
+    private String readLine() throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream(32);
+        while (true) {
+            int b = in.read();
+            if (b < 0) {
+                throw new EOFException("connection closed inside a reply line");
+            }
+            if (b == '\r') {
+                int lf = in.read();
+                if (lf != '\n') {
+                    throw new IOException("malformed reply line: CR not followed by LF");
+                }
+                return line.toString(StandardCharsets.UTF_8);
+            }
+            line.write(b);
+        }
+    }
+
+    private void expectCrlf() throws IOException {
+        if (in.read() != '\r' || in.read() != '\n') {
+            throw new IOException("malformed bulk string: missing CRLF terminator");
+        }
+    }
+
+    private static void writeAscii(ByteArrayOutputStream buf, String s) {
+        buf.writeBytes(s.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    static int toMillis(Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + d);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, d.toMillis()));
+    }
+
+    static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // best effort
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package io.coordis.internal;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class KeysTest {
+
+    @Test
+    void plainNameIsWrappedInAHashTag() {
+        assertThat(Keys.derived("orders:42", "fence")).isEqualTo("{orders:42}:fence");
+    }
+
+    @Test
+    void existingHashTagIsReused() {
+        assertThat(Keys.derived("app{user:7}:lock", "fence")).isEqualTo("app{user:7}:lock:fence");
+    }
+
+    @Test
+    void emptyBracesAreNotAHashTag() {
+        assertThat(Keys.hasHashTag("a{}b")).isFalse();
+        assertThat(Keys.hasHashTag("{x}")).isTrue();
+        assertThat(Keys.hasHashTag("x}{")).isFalse();
+    }
+
+    @Test
+    void derivedKeysLandInTheSameClusterSlotAsTheName() {
+        for (String name : new String[]{"orders", "a{b}c", "{tag}rest", "x{y}z{w}", "plain:with:colons"}) {
+            assertThat(Crc16Slot.of(Keys.derived(name, "fence"))).as(name).isEqualTo(Crc16Slot.of(name));
+        }
+    }
+
+    /** Redis Cluster's key → slot function, to check the derivation rule. */
+    static final class Crc16Slot {
+        static int of(String key) {
+            String k = key;
+            int open = k.indexOf('{');
+            if (open >= 0) {
+                int close = k.indexOf('}', open + 1);
+                if (close > open + 1) {
+                    k = k.substring(open + 1, close);
+                }
+            }
+            int crc = 0;
+            for (byte b : k.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+                crc ^= (b & 0xff) << 8;
+                for (int i = 0; i < 8; i++) {
+                    crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+                    crc &= 0xffff;
+                }
+            }
+            return crc % 16384;
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.coordis.internal.redis;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class UrisTest {
+    private static final Duration T = Duration.ofSeconds(1);
+
+    @Test
+    void redactsCredentials() {
+        assertThat(Uris.redact("redis://alice:s3cret@host:6379/2")).isEqualTo("redis://***@host:6379/2");
+        assertThat(Uris.redact("rediss://:s3cret@host")).isEqualTo("rediss://***@host");
+        assertThat(Uris.redact("redis://host:6379")).isEqualTo("redis://host:6379");
+    }
+
+    @Test
+    void parsesTlsUserPasswordAndDatabase() {
+        var uri = Uris.parse("rediss://alice:s3cret@example:6380/3", T);
+        assertThat(uri.isSsl()).isTrue();
+        assertThat(uri.getDatabase()).isEqualTo(3);
+        assertThat(Uris.address(uri)).isEqualTo("example:6380").doesNotContain("s3cret");
+    }
+
+    @Test
+    void parsesSentinel() {
+        var uri = Uris.parse("redis-sentinel://127.0.0.1:26379,127.0.0.1:26380/0#mymaster", T);
+        assertThat(Uris.address(uri)).isEqualTo("sentinel master 'mymaster' via 127.0.0.1:26379,127.0.0.1:26380");
+    }
+
+    @Test
+    void badUrlsSayWhatToWriteAndNeverRepeatThePassword() {
+        assertThatThrownBy(() -> Uris.parse(" ", T)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redis://127.0.0.1:6379");
+        assertThatThrownBy(() -> Uris.parse("localhost:6379", T)).hasMessageContaining("not a Redis URL");
+        assertThatThrownBy(() -> Uris.parse("http://u:topsecret@host:6379", T))
+                .isInstanceOf(IllegalArgumentException.class)
+                .message().doesNotContain("topsecret");
+    }
+}

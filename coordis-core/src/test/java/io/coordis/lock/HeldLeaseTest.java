@@ -1,0 +1,104 @@
+package io.coordis.lock;
+
+import io.coordis.ManualTicker;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Validity and loss of a lease, with time stepped by hand (no Redis involved: the lock side is scripted here). */
+class HeldLeaseTest {
+    private final ManualTicker ticker = new ManualTicker();
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+
+    @AfterEach
+    void stop() {
+        scheduler.shutdownNow();
+    }
+
+    /** The issuing lock's side of the protocol, answering as told. */
+    private static final class ScriptedOps implements LeaseOps {
+        volatile CompletableFuture<Boolean> nextExtend = CompletableFuture.completedFuture(true);
+        final AtomicInteger releases = new AtomicInteger();
+
+        @Override
+        public CompletableFuture<Boolean> extend(String token, Duration ttl) {
+            return nextExtend;
+        }
+
+        @Override
+        public boolean release(String token) {
+            releases.incrementAndGet();
+            return true;
+        }
+    }
+
+    private HeldLease lease(ScriptedOps ops, Duration ttl, AtomicInteger closed) {
+        return new HeldLease("n", "n", "tok", 7, ttl, ticker.read(), ops, ticker, scheduler, false, closed::incrementAndGet);
+    }
+
+    @Test
+    void validityIsTtlMinusDriftFromTheRequestStart() {
+        assertThat(HeldLease.validityNanos(Duration.ofSeconds(10)))
+                .isEqualTo(Duration.ofSeconds(10).minusMillis(100).minusMillis(2).toNanos());
+        HeldLease lease = lease(new ScriptedOps(), Duration.ofSeconds(10), new AtomicInteger());
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(lease.remainingValidity()).isEqualTo(Duration.ofMillis(9898));
+        ticker.advance(Duration.ofMillis(9897));
+        assertThat(lease.isHeld()).isTrue();
+        ticker.advance(Duration.ofMillis(1));
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.remainingValidity()).isZero();
+    }
+
+    @Test
+    void extendMovesTheDeadlineFromTheExtendStart() {
+        HeldLease lease = lease(new ScriptedOps(), Duration.ofSeconds(1), new AtomicInteger());
+        ticker.advance(Duration.ofMillis(900));
+        assertThat(lease.extend(Duration.ofSeconds(2))).isTrue();
+        assertThat(lease.remainingValidity()).isEqualTo(Duration.ofMillis(2000 - 20 - 2));
+    }
+
+    @Test
+    void extendThatFindsTheLockGoneLosesTheLease() throws Exception {
+        ScriptedOps ops = new ScriptedOps();
+        ops.nextExtend = CompletableFuture.completedFuture(false);
+        HeldLease lease = lease(ops, Duration.ofSeconds(1), new AtomicInteger());
+        assertThat(lease.extend(Duration.ofSeconds(1))).isFalse();
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.lost().toCompletableFuture().get(1, TimeUnit.SECONDS)).isSameAs(lease);
+    }
+
+    @Test
+    void releaseIsIdempotentAndFreesTheLocalQueueOnce() {
+        ScriptedOps ops = new ScriptedOps();
+        AtomicInteger closed = new AtomicInteger();
+        HeldLease lease = lease(ops, Duration.ofSeconds(1), closed);
+        assertThat(lease.release()).isTrue();
+        assertThat(lease.release()).isFalse();
+        lease.close();
+        assertThat(ops.releases).hasValue(1);
+        assertThat(closed).hasValue(1);
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.lost().toCompletableFuture()).isNotDone();
+    }
+
+    @Test
+    void watchdogThatCannotReachRedisDeclaresLossAtTheDeadline() throws Exception {
+        ScriptedOps ops = new ScriptedOps();
+        ops.nextExtend = new CompletableFuture<>(); // never answers
+        HeldLease real = new HeldLease("n", "n", "tok", 7, Duration.ofMillis(300), System.nanoTime(), ops,
+                io.coordis.Ticker.system(), scheduler, true, () -> { });
+        assertThat(real.isHeld()).isTrue();
+        Lease lost = real.lost().toCompletableFuture().get(2, TimeUnit.SECONDS);
+        assertThat(lost).isSameAs(real);
+        assertThat(real.isHeld()).isFalse();
+    }
+}

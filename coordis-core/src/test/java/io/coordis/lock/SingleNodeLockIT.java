@@ -1,0 +1,353 @@
+package io.coordis.lock;
+
+import io.coordis.Coordis;
+import io.coordis.WrongTypeException;
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RedisServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+class SingleNodeLockIT {
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
+    private Coordis a;
+    private Coordis b;
+
+    @BeforeEach
+    void connect() {
+        a = Coordis.connect(redis.uri());
+        b = Coordis.connect(redis.uri());
+    }
+
+    @AfterEach
+    void close() {
+        a.close();
+        b.close();
+    }
+
+    private RedisServer server() {
+        return redis.server();
+    }
+
+    @Test
+    void lockKeyIsTheNameAndItsValueAFreshRandomToken() {
+        Lease first = a.lock("orders:42").tryAcquire().orElseThrow();
+        assertThat(server().command("GET", "orders:42")).isEqualTo(first.token());
+        assertThat(first.token()).matches("[0-9a-f]{40}");
+        long pttl = (Long) server().command("PTTL", "orders:42");
+        assertThat(pttl).isBetween(25_000L, 30_000L);
+        assertThat(first.release()).isTrue();
+        assertThat(server().command("EXISTS", "orders:42")).isEqualTo(0L);
+
+        Lease second = a.lock("orders:42").tryAcquire().orElseThrow();
+        assertThat(second.token()).isNotEqualTo(first.token());
+        second.close();
+    }
+
+    @Test
+    void explicitPrefixIsTheOnlyThingAddedToTheName() {
+        DistributedLock lock = a.lock("job", LockOptions.defaults().withKeyPrefix("app:"));
+        assertThat(lock.key()).isEqualTo("app:job");
+        try (Lease lease = lock.tryAcquire().orElseThrow()) {
+            assertThat(server().command("GET", "app:job")).isEqualTo(lease.token());
+            assertThat(server().command("EXISTS", "job")).isEqualTo(0L);
+        }
+    }
+
+    @Test
+    void secondClientIsExcludedUntilRelease() throws Exception {
+        Lease held = a.lock("r").tryAcquire().orElseThrow();
+        assertThat(b.lock("r").tryAcquire()).isEmpty();
+        assertThat(b.lock("r").acquire(Duration.ofMillis(200))).isEmpty();
+        held.release();
+        try (Lease next = b.lock("r").tryAcquire().orElseThrow()) {
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+    }
+
+    @Test
+    void fencingNumbersStrictlyIncreaseAcrossClients() {
+        long last = 0;
+        for (int i = 0; i < 20; i++) {
+            Coordis c = i % 2 == 0 ? a : b;
+            try (Lease lease = c.lock("fenced").tryAcquire().orElseThrow()) {
+                assertThat(lease.fencingToken()).isGreaterThan(last);
+                last = lease.fencingToken();
+            }
+        }
+        assertThat(server().command("GET", "{fenced}:fence")).isEqualTo(Long.toString(last));
+    }
+
+    @Test
+    void waiterWakesOnReleaseWithoutWaitingForTheTtl() throws Exception {
+        Lease held = a.lock("wake", LockOptions.defaults().withTtl(Duration.ofSeconds(30))).tryAcquire().orElseThrow();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Optional<Lease>> waiter = pool.submit(() -> b.lock("wake").acquire(Duration.ofSeconds(20)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("{wake}:released") > 0);
+            long released = System.nanoTime();
+            held.release();
+            Lease next = waiter.get(5, TimeUnit.SECONDS).orElseThrow();
+            // far below the 30 s TTL: the release notification woke the waiter
+            assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(3));
+            next.close();
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("{wake}:released") == 0);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private long subscribers(String channel) {
+        List<?> reply = (List<?>) server().command("PUBSUB", "NUMSUB", channel);
+        return (Long) reply.get(1);
+    }
+
+    @Test
+    void foreignLockExcludesUsAndWaiterWakesWhenItsTtlRunsOut() throws Exception {
+        // another language's client: SET NX PX with its own value, released silently by expiry
+        assertThat(server().command("SET", "shared", "their-value", "NX", "PX", "700")).isEqualTo("OK");
+        assertThat(a.lock("shared").tryAcquire()).isEmpty();
+        Optional<LockHolder> holder = a.lock("shared").holder();
+        assertThat(holder).isPresent();
+        assertThat(holder.get().isCoordis()).isFalse();
+        assertThat(holder.get().token()).isEqualTo("their-value");
+        long start = System.nanoTime();
+        try (Lease lease = a.lock("shared").acquire(Duration.ofSeconds(10)).orElseThrow()) {
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+            assertThat(server().command("GET", "shared")).isEqualTo(lease.token());
+        }
+    }
+
+    @Test
+    void ourLockExcludesForeignClientsAndOurReleaseNeverDeletesTheirValue() {
+        Lease ours = a.lock("interop", LockOptions.defaults().withTtl(Duration.ofMillis(300)).withAutoRenew(false))
+                .tryAcquire().orElseThrow();
+        assertThat(server().command("SET", "interop", "theirs", "NX", "PX", "10000")).isNull();
+        await().atMost(Duration.ofSeconds(3)).until(() -> "OK".equals(server().command("SET", "interop", "theirs", "NX", "PX", "10000")));
+        assertThat(ours.release()).isFalse();
+        assertThat(server().command("GET", "interop")).isEqualTo("theirs");
+        // the standard compare-and-delete of other clients works on our keys too
+        Lease again;
+        server().command("DEL", "interop");
+        again = a.lock("interop").tryAcquire().orElseThrow();
+        Object deleted = server().command("EVAL",
+                "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
+                "1", "interop", again.token());
+        assertThat(deleted).isEqualTo(1L);
+        assertThat(again.release()).isFalse();
+    }
+
+    @Test
+    void holderShowsWhoHoldsItAndTheFencingNumber() {
+        DistributedLock lock = a.lock("visible", LockOptions.defaults().withHolderId("alice@web1:42"));
+        try (Lease lease = lock.tryAcquire().orElseThrow()) {
+            LockHolder holder = b.lock("visible").holder().orElseThrow();
+            assertThat(holder.holderId()).contains("alice@web1:42");
+            assertThat(holder.fencingToken()).hasValue(lease.fencingToken());
+            assertThat(holder.token()).isEqualTo(lease.token());
+            assertThat(holder.ttl()).get().satisfies(t -> assertThat(t).isPositive());
+            assertThat(holder.describe()).contains("alice@web1:42").contains("token " + lease.fencingToken());
+        }
+        assertThat(b.lock("visible").holder()).isEmpty();
+    }
+
+    @Test
+    void watchdogKeepsTheLockPastItsTtlAndStopsAfterRelease() throws Exception {
+        DistributedLock lock = a.lock("renewed", LockOptions.defaults().withTtl(Duration.ofMillis(300)));
+        Lease lease = lock.tryAcquire().orElseThrow();
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1200);
+        while (System.nanoTime() < until) {
+            assertThat(b.lock("renewed").tryAcquire()).isEmpty();
+            assertThat(lease.isHeld()).isTrue();
+            Thread.sleep(50);
+        }
+        lease.close();
+        assertThat(b.lock("renewed").tryAcquire()).isPresent().get().satisfies(Lease::close);
+    }
+
+    @Test
+    void withoutRenewalTheLeaseEndsAtItsValidity() throws Exception {
+        Lease lease = a.lock("short", LockOptions.defaults().withTtl(Duration.ofMillis(300)).withAutoRenew(false))
+                .tryAcquire().orElseThrow();
+        assertThat(lease.remainingValidity()).isLessThanOrEqualTo(Duration.ofMillis(300 - 5));
+        lease.lost().toCompletableFuture().get(2, TimeUnit.SECONDS);
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(b.lock("short").acquire(Duration.ofSeconds(2))).isPresent().get().satisfies(Lease::close);
+    }
+
+    @Test
+    void deletedKeyIsNoticedByTheWatchdogAndReportedAsLost() throws Exception {
+        Lease lease = a.lock("stolen", LockOptions.defaults().withTtl(Duration.ofMillis(600))).tryAcquire().orElseThrow();
+        server().command("DEL", "stolen");
+        assertThat(lease.lost().toCompletableFuture().get(2, TimeUnit.SECONDS)).isSameAs(lease);
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.release()).isFalse();
+    }
+
+    @Test
+    void threadsOfOneClientQueueLocallyAndAllGetTheirTurn() throws Exception {
+        DistributedLock lock = a.lock("local");
+        int threads = 6;
+        int rounds = 15;
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        int[] turns = new int[threads];
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            futures.add(pool.submit(() -> {
+                start.await();
+                for (int r = 0; r < rounds; r++) {
+                    try (Lease lease = lock.acquire(Duration.ofSeconds(30)).orElseThrow()) {
+                        if (inside.incrementAndGet() != 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        turns[id]++;
+                        inside.decrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> f : futures) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        assertThat(overlaps).hasValue(0);
+        assertThat(turns).containsOnly(rounds);
+        // local queueing: while a local holder exists, no other thread of this client reaches Redis
+        assertThat(subscribers("{local}:released")).isZero();
+    }
+
+    @Test
+    void interruptedWaitLeavesNothingBehind() throws Exception {
+        Lease held = a.lock("intr").tryAcquire().orElseThrow();
+        Thread[] waiter = new Thread[1];
+        java.util.concurrent.atomic.AtomicReference<Throwable> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+        waiter[0] = new Thread(() -> {
+            try {
+                b.lock("intr").acquire(Duration.ofSeconds(30));
+            } catch (Throwable t) {
+                outcome.set(t);
+            }
+        });
+        waiter[0].start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("{intr}:released") > 0);
+        waiter[0].interrupt();
+        waiter[0].join(5000);
+        assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("{intr}:released") == 0);
+        assertThat(server().command("GET", "intr")).isEqualTo(held.token());
+        held.close();
+        assertThat(b.lock("intr").tryAcquire()).isPresent().get().satisfies(Lease::close);
+    }
+
+    @Test
+    void timedOutWaitLeavesNothingBehind() throws Exception {
+        Lease held = a.lock("timeout").tryAcquire().orElseThrow();
+        assertThat(b.lock("timeout").acquire(Duration.ofMillis(300))).isEmpty();
+        assertThat(subscribers("{timeout}:released")).isZero();
+        assertThat(server().command("GET", "timeout")).isEqualTo(held.token());
+        held.close();
+    }
+
+    @Test
+    void javaUtilConcurrentLockIsThreadOwnedAndReentrant() throws Exception {
+        java.util.concurrent.locks.Lock lock = a.lock("juc").asLock();
+        lock.lock();
+        lock.lock();
+        assertThat(b.lock("juc").tryAcquire()).isEmpty();
+        Thread other = new Thread(() -> assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class));
+        other.start();
+        other.join();
+        lock.unlock();
+        assertThat(b.lock("juc").tryAcquire()).isEmpty();
+        lock.unlock();
+        assertThat(b.lock("juc").tryAcquire()).isPresent().get().satisfies(Lease::close);
+        assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
+        lock.unlock();
+        assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void runLockedRunsTheWorkWhileHoldingAndReleasesAfterwards() throws Exception {
+        AtomicInteger ran = new AtomicInteger();
+        boolean done = a.lock("scoped").runLocked(Duration.ofSeconds(1), () -> {
+            assertThat(b.lock("scoped").tryAcquire()).isEmpty();
+            ran.incrementAndGet();
+        });
+        assertThat(done).isTrue();
+        assertThat(ran).hasValue(1);
+        assertThat(server().command("EXISTS", "scoped")).isEqualTo(0L);
+    }
+
+    @Test
+    void wrongTypeKeyIsATypedErrorNotBusy() {
+        server().command("RPUSH", "listy", "x");
+        assertThatThrownBy(() -> a.lock("listy").tryAcquire())
+                .isInstanceOfSatisfying(WrongTypeException.class, e -> {
+                    assertThat(e.key()).isEqualTo("listy");
+                    assertThat(e.actualType()).isEqualTo("list");
+                    assertThat(e.node()).contains(server().address());
+                })
+                .hasMessageContaining("'listy'").hasMessageContaining("list");
+        assertThatThrownBy(() -> a.lock("listy").acquire(Duration.ofSeconds(5))).isInstanceOf(WrongTypeException.class);
+        assertThat(server().command("LLEN", "listy")).isEqualTo(1L);
+    }
+
+    @Test
+    void badNamesAndTtlsAreRejectedWithClearMessages() {
+        assertThatThrownBy(() -> a.lock(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("lock name");
+        assertThatThrownBy(() -> a.lock("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+        assertThatThrownBy(() -> a.lock("  \t")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+        assertThatThrownBy(() -> LockOptions.defaults().withTtl(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("lock ttl must be at least 100ms, was 0ms");
+        assertThatThrownBy(() -> LockOptions.defaults().withTtl(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LockOptions.defaults().withTtl(Duration.ofMillis(99)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> a.lock("x").acquire(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wait must not be negative");
+    }
+
+    @Test
+    void scriptFlushBetweenCallsIsTransparent() {
+        Lease lease = a.lock("flushed").tryAcquire().orElseThrow();
+        server().command("SCRIPT", "FLUSH");
+        assertThat(lease.extend(Duration.ofSeconds(5))).isTrue();
+        server().command("SCRIPT", "FLUSH");
+        assertThat(lease.release()).isTrue();
+        server().command("SCRIPT", "FLUSH");
+        assertThat(a.lock("flushed").tryAcquire()).isPresent().get().satisfies(Lease::close);
+    }
+
+    @Test
+    void everyScriptShaMatchesWhatRedisComputes() throws Exception {
+        try (var node = io.coordis.internal.redis.RedisNode.connect(redis.uri(), Duration.ofSeconds(2))) {
+            for (var script : SingleNodeLock.scripts()) {
+                assertThat(node.scriptLoad(script).get(2, TimeUnit.SECONDS)).as(script.name()).isEqualTo(script.sha());
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package io.coordis;
+
+import io.coordis.lock.Lease;
+import io.coordis.lock.LockOptions;
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Redis down, wrong credentials, missing permissions, out of memory, read-only: typed errors, clear messages. */
+class ConnectionErrorsIT {
+    private static final String PASSWORD = "pa55-Top-Secret";
+
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.of(RedisServer.builder()
+            .requirePass(PASSWORD)
+            .aclUser("reader", "reader-Secret-1", "~*", "&*", "+@read", "+ping", "+hello", "+auth", "+client"));
+
+    private static int closedPort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static String everything(Throwable t) {
+        StringWriter w = new StringWriter();
+        t.printStackTrace(new PrintWriter(w));
+        return w + " " + t;
+    }
+
+    @Test
+    void redisDownAtStartIsNodeUnavailableWithinTheTimeout() throws Exception {
+        int port = closedPort();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> Coordis.builder().url("redis://127.0.0.1:" + port)
+                .commandTimeout(Duration.ofMillis(500)).connect())
+                .isInstanceOfSatisfying(NodeUnavailableException.class,
+                        e -> assertThat(e.node()).contains("127.0.0.1:" + port))
+                .hasMessageContaining("127.0.0.1:" + port).hasMessageContaining("unavailable");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void wrongPasswordIsAccessDeniedAndNeverShowsThePassword() {
+        String url = "redis://:Wrong-Guess-99@" + redis.server().address();
+        Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> Coordis.connect(url));
+        assertThat(t).isInstanceOf(AccessDeniedException.class)
+                .hasMessageContaining(redis.server().address())
+                .hasMessageContaining("check the user and password");
+        assertThat(everything(t)).doesNotContain("Wrong-Guess-99").doesNotContain(PASSWORD);
+    }
+
+    @Test
+    void missingPasswordIsAccessDenied() {
+        Throwable t = org.assertj.core.api.Assertions.catchThrowable(
+                () -> Coordis.connect("redis://" + redis.server().address()));
+        assertThat(t).isInstanceOf(AccessDeniedException.class);
+    }
+
+    @Test
+    void rightPasswordWorks() {
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            c.lock("ok").tryAcquire().orElseThrow().close();
+        }
+    }
+
+    @Test
+    void aclUserWithoutScriptPermissionGetsAccessDeniedNamingNoperm() {
+        try (Coordis c = Coordis.connect("redis://reader:reader-Secret-1@" + redis.server().address())) {
+            Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> c.lock("acl").tryAcquire());
+            assertThat(t).isInstanceOf(AccessDeniedException.class).hasMessageContaining("NOPERM");
+            assertThat(everything(t)).doesNotContain("reader-Secret-1");
+        }
+    }
+
+    @Test
+    void outOfMemoryIsCommandRejectedAndLeavesNothingLocked() {
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            redis.server().command("AUTH", PASSWORD);
+            setMaxmemory("1");
+            try {
+                assertThatThrownBy(() -> c.lock("oom").tryAcquire())
+                        .isInstanceOf(CommandRejectedException.class).hasMessageContaining("out of memory");
+            } finally {
+                setMaxmemory("0");
+            }
+            assertThat(c.lock("oom").holder()).isEmpty();
+            try (Lease lease = c.lock("oom", LockOptions.defaults()).tryAcquire().orElseThrow()) {
+                assertThat(lease.isHeld()).isTrue();
+            }
+        }
+    }
+
+    private static void setMaxmemory(String value) {
+        try (var client = io.coordis.testkit.RespClient.connect(redis.server())) {
+            client.command("AUTH", PASSWORD);
+            client.command("CONFIG", "SET", "maxmemory", value);
+        }
+    }
+}

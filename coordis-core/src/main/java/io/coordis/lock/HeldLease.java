@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +32,7 @@ final class HeldLease implements Lease {
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
     private final Runnable onClose;
+    private final boolean autoRenew;
     private final CompletableFuture<Lease> lost = new CompletableFuture<>();
 
     private State state = State.HELD;
@@ -49,6 +51,7 @@ final class HeldLease implements Lease {
         this.ticker = ticker;
         this.scheduler = scheduler;
         this.onClose = onClose;
+        this.autoRenew = autoRenew;
         synchronized (this) {
             this.validUntil = requestStart + validityNanos(ttl);
             scheduleExpiry();
@@ -178,10 +181,10 @@ final class HeldLease implements Lease {
             }
             validUntil = start + validityNanos(newTtl);
             scheduleExpiry();
-            if (renewal != null && !renewal.isDone()) {
-                renewal.cancel(false);
-            }
-            if (renewal != null) {
+            if (autoRenew) {
+                if (renewal != null) {
+                    renewal.cancel(false);
+                }
                 scheduleRenewal(newTtl.toNanos() / 3);
             }
         }
@@ -204,19 +207,32 @@ final class HeldLease implements Lease {
         state = State.LOST;
         cancelTimers();
         log.warn("{}; fencing token {} is stale", why, fencingToken);
-        scheduler.execute(() -> lost.complete(this));
+        try {
+            scheduler.execute(() -> lost.complete(this));
+        } catch (RejectedExecutionException e) {
+            lost.complete(this); // client closed: tell the holder on this thread instead
+        }
     }
 
     private void scheduleRenewal(long delayNanos) {
-        renewal = scheduler.schedule(this::renew, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        renewal = schedule(this::renew, delayNanos);
+    }
+
+    /** Schedules on the client's timer; once the client is closed nothing more is scheduled. */
+    private ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        try {
+            return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug("client closed; lease of '{}' is no longer renewed and expires by its TTL", name);
+            return null;
+        }
     }
 
     private void scheduleExpiry() {
         if (expiry != null) {
             expiry.cancel(false);
         }
-        long delay = Math.max(0, validUntil - ticker.read());
-        expiry = scheduler.schedule(this::checkExpiry, delay, TimeUnit.NANOSECONDS);
+        expiry = schedule(this::checkExpiry, validUntil - ticker.read());
     }
 
     private void cancelTimers() {

@@ -276,7 +276,7 @@ public final class RedisServer implements AutoCloseable {
 
     /**
      * Freezes the process with SIGSTOP: connections stay open but nothing is answered, like a hung
-     * server or a long GC pause. Returns once the kernel reports the process stopped (Linux) .
+     * server or a long GC pause. Returns once the kernel reports the process stopped (on Linux; elsewhere right after the signal).
      *
      * @throws IllegalStateException if the server is not running
      */

@@ -63,6 +63,17 @@ class SingleNodeLockIT {
     }
 
     @Test
+    void databaseNumberInTheUrlIsUsed() {
+        try (Coordis db3 = Coordis.connect(redis.uri() + "/3");
+             Lease lease = db3.lock("in-db-3").tryAcquire().orElseThrow();
+             var raw = io.coordis.testkit.RespClient.connect(server())) {
+            assertThat(raw.command("EXISTS", "in-db-3")).isEqualTo(0L);
+            raw.command("SELECT", "3");
+            assertThat(raw.command("GET", "in-db-3")).isEqualTo(lease.token());
+        }
+    }
+
+    @Test
     void explicitPrefixIsTheOnlyThingAddedToTheName() {
         DistributedLock lock = a.lock("job", LockOptions.defaults().withKeyPrefix("app:"));
         assertThat(lock.key()).isEqualTo("app:job");

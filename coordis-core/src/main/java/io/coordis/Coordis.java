@@ -72,6 +72,17 @@ public final class Coordis implements AutoCloseable {
         return locks.singleNode(name, options);
     }
 
+    /**
+     * A lock on {@code name} in the format of the classic {@code SETNX} pattern (the value is the time at
+     * which it expires), for sharing it with programs that still lock that way. Weaker than
+     * {@link #lock(String, LockOptions)}: it needs synchronised clocks.
+     *
+     * @throws IllegalArgumentException when the name is blank
+     */
+    public DistributedLock legacyLock(String name, LockOptions options) {
+        return locks.legacy(name, options);
+    }
+
     /** The Redis node this client talks to, as {@code host:port}. */
     public String address() {
         return node.address();

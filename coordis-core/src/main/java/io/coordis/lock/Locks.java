@@ -32,6 +32,17 @@ public final class Locks {
                 queue, ticker, scheduler);
     }
 
+    /**
+     * A lock on {@code name} in the format of the classic {@code SETNX} pattern, for sharing it with
+     * programs that still use that pattern; weaker than {@link #singleNode} (it needs synchronised clocks).
+     *
+     * @throws IllegalArgumentException when the name is blank
+     */
+    public DistributedLock legacy(String name, LockOptions options) {
+        return new LegacyLock(node, checkName(name), Objects.requireNonNull(options, "lock options must not be null"),
+                queue, ticker, scheduler);
+    }
+
     static String checkName(String name) {
         Objects.requireNonNull(name, "lock name must not be null");
         if (name.isBlank()) {

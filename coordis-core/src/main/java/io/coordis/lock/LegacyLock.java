@@ -1,0 +1,315 @@
+package io.coordis.lock;
+
+import io.coordis.CoordisException;
+import io.coordis.NodeUnavailableException;
+import io.coordis.Ticker;
+import io.coordis.internal.Durations;
+import io.coordis.internal.Keys;
+import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.RedisNode;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * A lock in the format of the classic {@code SETNX} pattern, for sharing a lock with programs that still
+ * use it: the value at the key is the time at which the lock expires, {@code SETNX lock.foo <now + ttl + 1>}.
+ * A busy lock whose value lies in the past is taken over; a holder deletes the key only while its own
+ * expiry has not passed.
+ *
+ * <h2>Wire format</h2>
+ * Coordis writes the expiry as a decimal count of <em>Unix milliseconds</em> ({@code now + ttl + 1}). It
+ * reads both units: a number below 10<sup>11</sup> is Unix seconds (integer, as the {@code SETNX} page
+ * writes it, or with a fraction) and counts as expiring at the end of that second; anything larger is
+ * milliseconds. Milliseconds are written because that choice fails safe: a program that expects
+ * milliseconds and finds seconds would read a date in 1970 and take a held lock over at once, whereas
+ * a program that expects seconds and finds milliseconds reads a date far in the future and only waits
+ * longer. To bound that wait, Coordis also gives its key a Redis expiry of the lock's ttl + 1 ms + one
+ * second, that is one second after the value it wrote. That does not change the pattern for anyone:
+ * every other client deletes or overwrites a value only once it has expired, and a key that vanishes
+ * after its value expired is what they would have done anyway; it also means a crashed Coordis holder
+ * leaves no key behind. Values other clients write carry no key expiry and are left that way. A value
+ * that is not a plain decimal number (another lock format on the same name) is never taken over.
+ *
+ * <h2>Weaker than the default lock</h2>
+ * Safety depends on synchronised wall clocks: Coordis computes expiries from the Redis server's
+ * clock ({@code TIME}), so Coordis clients agree among themselves, but other programs compare the value
+ * with their own clocks, which must therefore agree with the Redis server's to well within the ttl.
+ * There is no Redis expiry on values other programs write, so a crashed legacy holder blocks everyone
+ * until the time it stored has passed. Waiting polls (legacy clients announce nothing): with a
+ * backoff that starts at 10 ms and doubles up to half a second, never sleeping past the stored
+ * expiry, plus random jitter; callers in one process still queue locally first.
+ *
+ * <h2>Leases</h2>
+ * Acquisitions get a fencing number from a counter beside the key, like the default lock; only Coordis
+ * acquisitions count it. The lease's {@link Lease#token()} is the value written at acquisition;
+ * renewal compares the value with the one this lease wrote last and writes a later expiry. One race of
+ * the pattern remains: a legacy client that read an expired value just before Coordis took the lock over
+ * still sends its {@code GETSET}, sees an unexpired value and backs off, but its own expiry has replaced
+ * ours. The lease then cannot renew and is reported lost, and its release leaves the key to expire at
+ * the other client's time. That is safe (nobody else holds the lock meanwhile), only slower.
+ *
+ * <p>Thread-safe. Blocking and interrupt behaviour as in {@link DistributedLock}. A key of another type
+ * than string throws {@link io.coordis.WrongTypeException}.
+ */
+final class LegacyLock implements DistributedLock {
+    static final LuaScript ACQUIRE = LuaScript.load(LegacyLock.class, "legacy-acquire.lua");
+    static final LuaScript RELEASE = LuaScript.load(LegacyLock.class, "legacy-release.lua");
+    static final LuaScript EXTEND = LuaScript.load(LegacyLock.class, "legacy-extend.lua");
+    static final LuaScript INSPECT = LuaScript.load(LegacyLock.class, "legacy-inspect.lua");
+
+    /** How long the key outlives the expiry stored in it, so that a crashed Coordis holder leaves no key. */
+    static final Duration KEY_EXPIRY_MARGIN = Duration.ofSeconds(1);
+    static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    static final long MIN_JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final RedisNode node;
+    private final String name;
+    private final String key;
+    private final String fenceKey;
+    private final LockOptions options;
+    private final String ttlMillis;
+    private final String marginMillis = Long.toString(KEY_EXPIRY_MARGIN.toMillis());
+    private final Duration opTimeout;
+    private final LocalQueue queue;
+    private final Ticker ticker;
+    private final ScheduledExecutorService scheduler;
+
+    LegacyLock(RedisNode node, String name, LockOptions options, LocalQueue queue, Ticker ticker,
+               ScheduledExecutorService scheduler) {
+        this.node = node;
+        this.name = name;
+        this.key = options.keyPrefix() + name;
+        this.fenceKey = Keys.derived(key, "fence");
+        this.options = options;
+        this.ttlMillis = Long.toString(options.ttl().toMillis());
+        Duration half = options.ttl().dividedBy(2);
+        this.opTimeout = half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
+        this.queue = queue;
+        this.ticker = ticker;
+        this.scheduler = scheduler;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String key() {
+        return key;
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire() {
+        LocalQueue.Permit permit = queue.tryEnter(key);
+        if (permit == null) {
+            return Optional.empty();
+        }
+        boolean granted = false;
+        try {
+            Attempt attempt = attemptUninterruptibly(permit);
+            granted = attempt.lease != null;
+            return Optional.ofNullable(attempt.lease);
+        } finally {
+            if (!granted) {
+                permit.close();
+            }
+        }
+    }
+
+    @Override
+    public Optional<Lease> acquire(Duration wait) throws InterruptedException {
+        Durations.notNegative(wait, "wait");
+        return Optional.ofNullable(acquireWithin(Durations.saturatedNanos(wait)));
+    }
+
+    @Override
+    public Lease acquire() throws InterruptedException {
+        Lease lease;
+        do {
+            lease = acquireWithin(Long.MAX_VALUE);
+        } while (lease == null);
+        return lease;
+    }
+
+    private Lease acquireWithin(long waitNanos) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        long deadline = Durations.saturatedAdd(ticker.read(), waitNanos);
+        LocalQueue.Permit permit = queue.enter(key, waitNanos);
+        if (permit == null) {
+            return null;
+        }
+        boolean granted = false;
+        try {
+            long backoff = FIRST_BACKOFF_NANOS;
+            while (true) {
+                Attempt attempt = attempt(permit);
+                if (attempt.lease != null) {
+                    granted = true;
+                    return attempt.lease;
+                }
+                long left = deadline - ticker.read();
+                if (left <= 0) {
+                    return null;
+                }
+                long pause = pauseNanos(backoff, attempt.waitMillis, ThreadLocalRandom.current().nextDouble());
+                TimeUnit.NANOSECONDS.sleep(Math.min(left, pause));
+                backoff = nextBackoff(backoff);
+            }
+        } finally {
+            if (!granted) {
+                permit.close();
+            }
+        }
+    }
+
+    /**
+     * The pause before the next attempt: {@code backoffNanos}, cut short where the holder's stored
+     * expiry passes ({@code untilExpiryMillis}; negative when unknown), plus a jitter of 1 ms up to
+     * half the backoff more, chosen by {@code random} in [0, 1), so that competing clients spread out.
+     */
+    static long pauseNanos(long backoffNanos, long untilExpiryMillis, double random) {
+        long bound = untilExpiryMillis < 0 ? backoffNanos
+                : Math.min(backoffNanos, TimeUnit.MILLISECONDS.toNanos(untilExpiryMillis));
+        return bound + MIN_JITTER_NANOS + (long) (random * (backoffNanos / 2));
+    }
+
+    /** The backoff after {@code backoffNanos}: doubled, at most {@link #MAX_BACKOFF_NANOS}. */
+    static long nextBackoff(long backoffNanos) {
+        return Math.min(backoffNanos * 2, MAX_BACKOFF_NANOS);
+    }
+
+    /** A lease (acquired) or how long until the holder's stored expiry passes (-1: unknown). */
+    private record Attempt(Lease lease, long waitMillis) {
+    }
+
+    /** One attempt that waits for its reply through interrupts (restoring the flag), for {@link #tryAcquire()}. */
+    private Attempt attemptUninterruptibly(LocalQueue.Permit permit) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    return attempt(permit);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
+        long start = ticker.read();
+        CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, fenceKey), List.of(ttlMillis, marginMillis));
+        List<?> result;
+        try {
+            result = (List<?>) node.await(reply, opTimeout);
+        } catch (NodeUnavailableException | InterruptedException e) {
+            // The script may still have run; release what it may have written so nothing stays locked.
+            reply.whenComplete((v, f) -> {
+                if (f == null && isOne(v)) {
+                    node.eval(RELEASE, List.of(key), List.of((String) ((List<?>) v).get(2)));
+                }
+            });
+            throw e;
+        }
+        if (isOne(result)) {
+            long fence = (Long) result.get(1);
+            String value = (String) result.get(2);
+            HeldLease lease = new HeldLease(name, key, value, fence, options.ttl(), start, new Written(value), ticker,
+                    scheduler, options.autoRenew(), permit::close);
+            return new Attempt(lease, 0);
+        }
+        return new Attempt(null, (Long) result.get(1));
+    }
+
+    private static boolean isOne(Object reply) {
+        return reply instanceof List<?> l && !l.isEmpty() && Long.valueOf(1).equals(l.get(0));
+    }
+
+    /**
+     * Who holds the lock now. Legacy holders, Coordis ones included, leave no details, so the holder id,
+     * fencing number and start time are empty; {@link LockHolder#ttl()} is the time until the stored
+     * expiry passes. A key whose stored expiry has passed is reported as not held.
+     */
+    @Override
+    public Optional<LockHolder> holder() {
+        List<?> r;
+        try {
+            r = (List<?>) node.await(node.eval(INSPECT, List.of(key), List.of()), node.commandTimeout());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordisException(node.address(), "interrupted while reading the holder of '" + key + "'", e);
+        }
+        if (r.isEmpty() || r.get(0) == null) {
+            return Optional.empty();
+        }
+        long left = (Long) r.get(1);
+        return Optional.of(new LockHolder(key, (String) r.get(0), Optional.empty(), OptionalLong.empty(),
+                left >= 0 ? Optional.of(Duration.ofMillis(left)) : Optional.empty(), Optional.empty()));
+    }
+
+    /** All scripts this lock runs, for the test that pins their SHAs. */
+    static List<LuaScript> scripts() {
+        return List.of(ACQUIRE, RELEASE, EXTEND, INSPECT);
+    }
+
+    @Override
+    public String toString() {
+        return "LegacyLock[" + key + " on " + node.address() + ", " + options + "]";
+    }
+
+    /**
+     * The value one lease wrote last. Extensions and the release run one after another, each comparing
+     * with the value the previous one left, so a manual extend racing the watchdog cannot make the lease
+     * look taken over.
+     */
+    private final class Written implements LeaseOps {
+        private volatile String value;
+        private CompletableFuture<?> last = CompletableFuture.completedFuture(null);
+
+        Written(String value) {
+            this.value = value;
+        }
+
+        @Override
+        public CompletableFuture<Boolean> extend(String token, Duration ttl) {
+            return afterLast(() -> node.eval(EXTEND, List.of(key),
+                    List.of(value, Long.toString(ttl.toMillis()), marginMillis)).thenApply(reply -> {
+                        if (isOne(reply)) {
+                            value = (String) ((List<?>) reply).get(1);
+                            return true;
+                        }
+                        return false;
+                    }));
+        }
+
+        @Override
+        public boolean release(String token) {
+            CompletableFuture<Boolean> released = afterLast(
+                    () -> node.eval(RELEASE, List.of(key), List.of(value)).thenApply(LegacyLock::isOne));
+            // Long enough for an extension still in flight and then the release itself.
+            return node.awaitUninterruptibly(released, node.commandTimeout().multipliedBy(2));
+        }
+
+        private synchronized <T> CompletableFuture<T> afterLast(Supplier<CompletableFuture<T>> op) {
+            CompletableFuture<T> next = last.handle((v, f) -> null).thenCompose(ignored -> op.get());
+            last = next;
+            return next;
+        }
+    }
+}

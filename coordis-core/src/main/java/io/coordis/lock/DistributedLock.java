@@ -8,9 +8,13 @@ import java.util.Optional;
  * returns — not the calling thread, so a lease may be released from any thread or executor.
  *
  * <p>Within one {@code Coordis} client, callers that want the same lock queue locally in arrival order,
- * so only one of them competes at Redis at a time and no local waiter starves. Between processes,
- * waiting does not poll: a release by Coordis wakes waiters through pub/sub, and waiters also wake when
- * the holder's remaining TTL runs out (clients in other languages release without notifying).
+ * so only one of them competes at Redis at a time and no local waiter starves. A local caller keeps its
+ * place until it closes its lease, even a lost one: always close leases (try-with-resources).
+ *
+ * <p>Between processes, the default lock ({@code Coordis.lock}) waits without polling: a release by
+ * Coordis wakes waiters through pub/sub, and waiters also wake when the holder's remaining TTL runs out
+ * (clients in other languages release without notifying). The legacy lock polls with a backoff, since
+ * the clients it shares the key with announce nothing.
  *
  * <p>Instances are thread-safe and cheap; they hold no Redis state between calls.
  *
@@ -68,17 +72,22 @@ public interface DistributedLock {
             return false;
         }
         Thread worker = Thread.currentThread();
+        Object guard = new Object();
+        boolean[] running = {true};
         try (Lease lease = acquired.get()) {
-            java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
             lease.lost().thenRun(() -> {
-                if (running.get()) {
-                    worker.interrupt();
+                synchronized (guard) {
+                    if (running[0]) {
+                        worker.interrupt();
+                    }
                 }
             });
             try {
                 work.run();
             } finally {
-                running.set(false);
+                synchronized (guard) {
+                    running[0] = false;
+                }
             }
         }
         return true;

@@ -29,7 +29,11 @@ public interface Lease extends AutoCloseable {
      */
     long fencingToken();
 
-    /** The random value stored at the key for this acquisition (what compare-and-delete compares). */
+    /**
+     * The value this acquisition wrote at the key: for the default lock a random token unique to the
+     * acquisition (what compare-and-delete compares); for the legacy lock the expiry time it first wrote
+     * (renewal writes later ones).
+     */
     String token();
 
     /**

@@ -3,7 +3,6 @@ package io.coordis.lock;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.Ticker;
-import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -59,7 +58,7 @@ import java.util.function.Supplier;
  * <p>Thread-safe. Blocking and interrupt behaviour as in {@link DistributedLock}. A key of another type
  * than string throws {@link io.coordis.WrongTypeException}.
  */
-final class LegacyLock implements DistributedLock {
+final class LegacyLock implements DistributedLock, Contention.Contender {
     static final LuaScript ACQUIRE = LuaScript.load(LegacyLock.class, "legacy-acquire.lua");
     static final LuaScript RELEASE = LuaScript.load(LegacyLock.class, "legacy-release.lua");
     static final LuaScript EXTEND = LuaScript.load(LegacyLock.class, "legacy-extend.lua");
@@ -79,11 +78,11 @@ final class LegacyLock implements DistributedLock {
     private final String ttlMillis;
     private final String marginMillis = Long.toString(KEY_EXPIRY_MARGIN.toMillis());
     private final Duration opTimeout;
-    private final LocalQueue queue;
+    private final Contention contention;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
 
-    LegacyLock(RedisNode node, String name, LockOptions options, LocalQueue queue, Ticker ticker,
+    LegacyLock(RedisNode node, String name, LockOptions options, Contention contention, Ticker ticker,
                ScheduledExecutorService scheduler) {
         this.node = node;
         this.name = name;
@@ -93,7 +92,7 @@ final class LegacyLock implements DistributedLock {
         this.ttlMillis = Long.toString(options.ttl().toMillis());
         Duration half = options.ttl().dividedBy(2);
         this.opTimeout = half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
-        this.queue = queue;
+        this.contention = contention;
         this.ticker = ticker;
         this.scheduler = scheduler;
     }
@@ -110,68 +109,36 @@ final class LegacyLock implements DistributedLock {
 
     @Override
     public Optional<Lease> tryAcquire() {
-        LocalQueue.Permit permit = queue.tryEnter(key);
-        if (permit == null) {
-            return Optional.empty();
-        }
-        boolean granted = false;
-        try {
-            Attempt attempt = attemptUninterruptibly(permit);
-            granted = attempt.lease != null;
-            return Optional.ofNullable(attempt.lease);
-        } finally {
-            if (!granted) {
-                permit.close();
-            }
-        }
+        return contention.tryAcquire(key, this);
     }
 
     @Override
     public Optional<Lease> acquire(Duration wait) throws InterruptedException {
-        Durations.notNegative(wait, "wait");
-        return Optional.ofNullable(acquireWithin(Durations.saturatedNanos(wait)));
+        return contention.acquire(key, wait, this);
     }
 
     @Override
     public Lease acquire() throws InterruptedException {
-        Lease lease;
-        do {
-            lease = acquireWithin(Long.MAX_VALUE);
-        } while (lease == null);
-        return lease;
+        return contention.acquire(key, this);
     }
 
-    private Lease acquireWithin(long waitNanos) throws InterruptedException {
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        long deadline = Durations.saturatedAdd(ticker.read(), waitNanos);
-        LocalQueue.Permit permit = queue.enter(key, waitNanos);
-        if (permit == null) {
-            return null;
-        }
-        boolean granted = false;
-        try {
-            long backoff = FIRST_BACKOFF_NANOS;
-            while (true) {
-                Attempt attempt = attempt(permit);
-                if (attempt.lease != null) {
-                    granted = true;
-                    return attempt.lease;
-                }
-                long left = deadline - ticker.read();
-                if (left <= 0) {
-                    return null;
-                }
-                long pause = pauseNanos(backoff, attempt.waitMillis, ThreadLocalRandom.current().nextDouble());
-                TimeUnit.NANOSECONDS.sleep(Math.min(left, pause));
+    /** Polls with a doubling backoff, cut short where the holder's stored expiry passes, plus jitter. */
+    @Override
+    public Contention.Pacer pacer() {
+        return new Contention.Pacer() {
+            private long backoff = FIRST_BACKOFF_NANOS;
+
+            @Override
+            public void pause(Contention.Attempt last, long maxNanos) throws InterruptedException {
+                long pause = pauseNanos(backoff, last.holderMillis(), ThreadLocalRandom.current().nextDouble());
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, Math.min(maxNanos, pause)));
                 backoff = nextBackoff(backoff);
             }
-        } finally {
-            if (!granted) {
-                permit.close();
+
+            @Override
+            public void close() {
             }
-        }
+        };
     }
 
     /**
@@ -190,29 +157,8 @@ final class LegacyLock implements DistributedLock {
         return Math.min(backoffNanos * 2, MAX_BACKOFF_NANOS);
     }
 
-    /** A lease (acquired) or how long until the holder's stored expiry passes (-1: unknown). */
-    private record Attempt(Lease lease, long waitMillis) {
-    }
-
-    /** One attempt that waits for its reply through interrupts (restoring the flag), for {@link #tryAcquire()}. */
-    private Attempt attemptUninterruptibly(LocalQueue.Permit permit) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            while (true) {
-                try {
-                    return attempt(permit);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
+    @Override
+    public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
         long start = ticker.read();
         CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, fenceKey), List.of(ttlMillis, marginMillis));
         List<?> result;
@@ -232,9 +178,9 @@ final class LegacyLock implements DistributedLock {
             String value = (String) result.get(2);
             HeldLease lease = new HeldLease(name, key, value, fence, options.ttl(), start, new Written(value), ticker,
                     scheduler, options.autoRenew(), permit::close);
-            return new Attempt(lease, 0);
+            return Contention.Attempt.granted(lease);
         }
-        return new Attempt(null, (Long) result.get(1));
+        return Contention.Attempt.busy((Long) result.get(1));
     }
 
     private static boolean isOne(Object reply) {

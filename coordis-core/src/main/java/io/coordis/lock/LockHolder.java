@@ -12,7 +12,8 @@ import java.util.OptionalLong;
  * @param token        the value at the key (for a lock taken by another client library, its own value)
  * @param holderId     the holder's id ({@code user@host:pid} by default), empty for a foreign holder
  * @param fencingToken the fencing number of the current acquisition, empty for a foreign holder
- * @param ttl          time left before the key expires; empty when the key has no expiry
+ * @param ttl          time left before the lock ends: the key's own expiry, or for the legacy lock the time
+ *                     until the expiry stored in its value; empty when it never expires
  * @param since        when the holder acquired it (its own wall clock), empty for a foreign holder
  */
 public record LockHolder(String key, String token, Optional<String> holderId, OptionalLong fencingToken,

@@ -14,12 +14,13 @@ public final class Locks {
     private final RedisNode node;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
-    private final LocalQueue queue = new LocalQueue();
+    private final Contention contention;
 
     public Locks(RedisNode node, Ticker ticker, ScheduledExecutorService scheduler) {
         this.node = node;
         this.ticker = ticker;
         this.scheduler = scheduler;
+        this.contention = new Contention(new LocalQueue(), ticker);
     }
 
     /**
@@ -29,7 +30,7 @@ public final class Locks {
      */
     public DistributedLock singleNode(String name, LockOptions options) {
         return new SingleNodeLock(node, checkName(name), Objects.requireNonNull(options, "lock options must not be null"),
-                queue, ticker, scheduler);
+                contention, ticker, scheduler);
     }
 
     /**
@@ -40,7 +41,7 @@ public final class Locks {
      */
     public DistributedLock legacy(String name, LockOptions options) {
         return new LegacyLock(node, checkName(name), Objects.requireNonNull(options, "lock options must not be null"),
-                queue, ticker, scheduler);
+                contention, ticker, scheduler);
     }
 
     static String checkName(String name) {

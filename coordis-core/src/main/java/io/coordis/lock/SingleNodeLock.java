@@ -3,7 +3,6 @@ package io.coordis.lock;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.Ticker;
-import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.LuaScript;
@@ -26,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * fencing counter, released by compare-and-delete and extended by compare-and-pexpire, all in scripts
  * ({@code acquire.lua}, {@code release.lua}, {@code extend.lua}).
  */
-final class SingleNodeLock implements DistributedLock, LeaseOps {
+final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Contender {
     static final LuaScript ACQUIRE = LuaScript.load(SingleNodeLock.class, "acquire.lua");
     static final LuaScript RELEASE = LuaScript.load(SingleNodeLock.class, "release.lua");
     static final LuaScript EXTEND = LuaScript.load(SingleNodeLock.class, "extend.lua");
@@ -45,11 +44,11 @@ final class SingleNodeLock implements DistributedLock, LeaseOps {
     private final String channel;
     private final LockOptions options;
     private final Duration opTimeout;
-    private final LocalQueue queue;
+    private final Contention contention;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
 
-    SingleNodeLock(RedisNode node, String name, LockOptions options, LocalQueue queue, Ticker ticker,
+    SingleNodeLock(RedisNode node, String name, LockOptions options, Contention contention, Ticker ticker,
                    ScheduledExecutorService scheduler) {
         this.node = node;
         this.name = name;
@@ -60,7 +59,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps {
         this.options = options;
         Duration half = options.ttl().dividedBy(2);
         this.opTimeout = half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
-        this.queue = queue;
+        this.contention = contention;
         this.ticker = ticker;
         this.scheduler = scheduler;
     }
@@ -77,74 +76,45 @@ final class SingleNodeLock implements DistributedLock, LeaseOps {
 
     @Override
     public Optional<Lease> tryAcquire() {
-        LocalQueue.Permit permit = queue.tryEnter(key);
-        if (permit == null) {
-            return Optional.empty();
-        }
-        boolean granted = false;
-        try {
-            Attempt attempt = attemptUninterruptibly(permit);
-            granted = attempt.lease != null;
-            return Optional.ofNullable(attempt.lease);
-        } finally {
-            if (!granted) {
-                permit.close();
-            }
-        }
+        return contention.tryAcquire(key, this);
     }
 
     @Override
     public Optional<Lease> acquire(Duration wait) throws InterruptedException {
-        Durations.notNegative(wait, "wait");
-        return Optional.ofNullable(acquireWithin(Durations.saturatedNanos(wait)));
+        return contention.acquire(key, wait, this);
     }
 
     @Override
     public Lease acquire() throws InterruptedException {
-        Lease lease;
-        do {
-            lease = acquireWithin(Long.MAX_VALUE);
-        } while (lease == null);
-        return lease;
+        return contention.acquire(key, this);
     }
 
-    private Lease acquireWithin(long waitNanos) throws InterruptedException {
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        long deadline = Durations.saturatedAdd(ticker.read(), waitNanos);
-        LocalQueue.Permit permit = queue.enter(key, waitNanos);
-        if (permit == null) {
-            return null;
-        }
-        boolean granted = false;
-        try {
-            Attempt attempt = attempt(permit);
-            if (attempt.lease != null || deadline - ticker.read() <= 0) {
-                granted = attempt.lease != null;
-                return attempt.lease;
-            }
-            // Busy: listen for releases first, then try again, so a release between the two is not missed.
-            Wakeup wakeup = new Wakeup();
-            try (Subscription ignored = node.subscribe(channel, message -> wakeup.ring())) {
-                while (true) {
-                    attempt = attempt(permit);
-                    if (attempt.lease != null) {
-                        granted = true;
-                        return attempt.lease;
-                    }
-                    long left = deadline - ticker.read();
-                    if (left <= 0) {
-                        return null;
-                    }
-                    wakeup.await(Math.min(left, sleepFor(attempt.pttlMillis)));
+    /**
+     * Listens for releases on the lock's channel, so that a release between the busy answer and the
+     * next try is not missed: the first pause returns at once (the caller tries again now that it
+     * listens); later pauses last until a release is announced or the holder's TTL runs out, plus jitter.
+     */
+    @Override
+    public Contention.Pacer pacer() throws InterruptedException {
+        Wakeup wakeup = new Wakeup();
+        Subscription subscription = node.subscribe(channel, message -> wakeup.ring());
+        return new Contention.Pacer() {
+            private boolean first = true;
+
+            @Override
+            public void pause(Contention.Attempt last, long maxNanos) throws InterruptedException {
+                if (first) {
+                    first = false;
+                    return;
                 }
+                wakeup.await(Math.min(maxNanos, sleepFor(last.holderMillis())));
             }
-        } finally {
-            if (!granted) {
-                permit.close();
+
+            @Override
+            public void close() {
+                subscription.close();
             }
-        }
+        };
     }
 
     /** Time until the holder's key expires plus jitter; the pub/sub ring usually comes first. */
@@ -159,28 +129,8 @@ final class SingleNodeLock implements DistributedLock, LeaseOps {
         return TimeUnit.MILLISECONDS.toNanos(pttlMillis) + jitter;
     }
 
-    private record Attempt(Lease lease, long pttlMillis) {
-    }
-
-    /** One attempt that waits for its reply through interrupts (restoring the flag), for {@link #tryAcquire()}. */
-    private Attempt attemptUninterruptibly(LocalQueue.Permit permit) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            while (true) {
-                try {
-                    return attempt(permit);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
+    @Override
+    public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
         String token = Tokens.next();
         long start = ticker.read();
         CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, fenceKey, holderKey),
@@ -202,9 +152,9 @@ final class SingleNodeLock implements DistributedLock, LeaseOps {
             long fence = (Long) result.get(1);
             HeldLease lease = new HeldLease(name, key, token, fence, options.ttl(), start, this, ticker, scheduler,
                     options.autoRenew(), permit::close);
-            return new Attempt(lease, 0);
+            return Contention.Attempt.granted(lease);
         }
-        return new Attempt(null, (Long) result.get(1));
+        return Contention.Attempt.busy((Long) result.get(1));
     }
 
     @Override
@@ -227,7 +177,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps {
     public Optional<LockHolder> holder() {
         List<?> r;
         try {
-            r = (List<?>) node.await(node.eval(INSPECT, List.of(key, fenceKey, holderKey), List.of()), node.commandTimeout());
+            r = (List<?>) node.await(node.eval(INSPECT, List.of(key, holderKey), List.of()), node.commandTimeout());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordisException(node.address(), "interrupted while reading the holder of '" + key + "'", e);
@@ -237,7 +187,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps {
         }
         String token = (String) r.get(0);
         long pttl = (Long) r.get(1);
-        List<?> details = (List<?>) r.get(3);
+        List<?> details = (List<?>) r.get(2);
         String holderId = null;
         OptionalLong fence = OptionalLong.empty();
         Instant since = null;

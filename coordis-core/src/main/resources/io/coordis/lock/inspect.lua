@@ -1,14 +1,13 @@
 -- Read who holds a lock, without changing anything.
 --
 -- KEYS[1]  lock key
--- KEYS[2]  fencing counter (derived)
--- KEYS[3]  holder details hash (derived)
+-- KEYS[2]  holder details hash (derived)
 --
--- Returns {false}                                     not held
---         {token, pttl, fence counter or false, holder details as flat field/value list}
+-- Returns {false}                              not held
+--         {token, pttl, holder details as a flat field/value list}
 --         holder details are empty when the lock was taken by a foreign client (no matching hash)
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string
-local lock, fence_key, holder_key = KEYS[1], KEYS[2], KEYS[3]
+local lock, holder_key = KEYS[1], KEYS[2]
 
 local kind = redis.call('TYPE', lock)['ok']
 if kind == 'none' then
@@ -22,4 +21,4 @@ local details = {}
 if redis.call('HGET', holder_key, 'token') == token then
   details = redis.call('HGETALL', holder_key)
 end
-return {token, redis.call('PTTL', lock), redis.call('GET', fence_key), details}
+return {token, redis.call('PTTL', lock), details}

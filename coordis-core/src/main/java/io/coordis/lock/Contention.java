@@ -1,0 +1,143 @@
+package io.coordis.lock;
+
+import io.coordis.Ticker;
+import io.coordis.internal.Durations;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The acquire loop every lock kind shares: queue locally behind other callers of this client, try once
+ * at Redis, and while busy and time is left, pace the next try the way the lock kind knows best
+ * (a pub/sub release notification, the holder's TTL, a backoff). A caller that gives up or is
+ * interrupted leaves nothing behind: its local place is handed on and its pacer closed.
+ */
+final class Contention {
+
+    /** One lock kind's way of trying once and of waiting between tries. */
+    interface Contender {
+        /**
+         * One try at Redis. The lease it returns owns {@code permit} (closing the lease closes it).
+         * Interrupted only while waiting for the reply; the try then leaves nothing held.
+         */
+        Attempt attempt(LocalQueue.Permit permit) throws InterruptedException;
+
+        /** Starts waiting for another try; called once per acquire, after the first busy answer. */
+        Pacer pacer() throws InterruptedException;
+    }
+
+    /** Paces the retries of one acquire call. */
+    interface Pacer extends AutoCloseable {
+        /** Waits before the next try, at most {@code maxNanos}; {@code last} is the busy answer before it. */
+        void pause(Attempt last, long maxNanos) throws InterruptedException;
+
+        @Override
+        void close();
+    }
+
+    /**
+     * The answer of one try: the lease, or "busy" with how long the holder's claim lasts in milliseconds
+     * ({@code -1}: no expiry, {@code -2}: gone already).
+     */
+    record Attempt(Lease lease, long holderMillis) {
+        static Attempt granted(Lease lease) {
+            return new Attempt(lease, 0);
+        }
+
+        static Attempt busy(long holderMillis) {
+            return new Attempt(null, holderMillis);
+        }
+    }
+
+    private final LocalQueue queue;
+    private final Ticker ticker;
+
+    Contention(LocalQueue queue, Ticker ticker) {
+        this.queue = queue;
+        this.ticker = ticker;
+    }
+
+    Optional<Lease> tryAcquire(String key, Contender contender) {
+        LocalQueue.Permit permit = queue.tryEnter(key);
+        if (permit == null) {
+            return Optional.empty();
+        }
+        boolean granted = false;
+        try {
+            Attempt attempt = attemptUninterruptibly(contender, permit);
+            granted = attempt.lease() != null;
+            return Optional.ofNullable(attempt.lease());
+        } finally {
+            if (!granted) {
+                permit.close();
+            }
+        }
+    }
+
+    Optional<Lease> acquire(String key, Duration wait, Contender contender) throws InterruptedException {
+        Durations.notNegative(wait, "wait");
+        return Optional.ofNullable(acquireWithin(key, Durations.saturatedNanos(wait), contender));
+    }
+
+    Lease acquire(String key, Contender contender) throws InterruptedException {
+        Lease lease;
+        do {
+            lease = acquireWithin(key, Long.MAX_VALUE, contender);
+        } while (lease == null);
+        return lease;
+    }
+
+    private Lease acquireWithin(String key, long waitNanos, Contender contender) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        long deadline = Durations.saturatedAdd(ticker.read(), waitNanos);
+        LocalQueue.Permit permit = queue.enter(key, waitNanos);
+        if (permit == null) {
+            return null;
+        }
+        boolean granted = false;
+        try {
+            Attempt attempt = contender.attempt(permit);
+            if (attempt.lease() != null || deadline - ticker.read() <= 0) {
+                granted = attempt.lease() != null;
+                return attempt.lease();
+            }
+            try (Pacer pacer = contender.pacer()) {
+                while (true) {
+                    pacer.pause(attempt, deadline - ticker.read());
+                    attempt = contender.attempt(permit);
+                    if (attempt.lease() != null) {
+                        granted = true;
+                        return attempt.lease();
+                    }
+                    if (deadline - ticker.read() <= 0) {
+                        return null;
+                    }
+                }
+            }
+        } finally {
+            if (!granted) {
+                permit.close();
+            }
+        }
+    }
+
+    /** One try that waits for its reply through interrupts (restoring the flag), for {@code tryAcquire}. */
+    private static Attempt attemptUninterruptibly(Contender contender, LocalQueue.Permit permit) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    return contender.attempt(permit);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -31,19 +31,29 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * non-paused server before each test, so tests sharing servers start empty; servers a previous test
  * killed or paused are left as they are.
  *
- * <p>Test and lifecycle methods can declare a {@link RedisServer} parameter (the first server) or a
- * {@link RedisGroup} parameter. Register at most one RedisExtension per class if you use parameters.
+ * <p>With {@link #sentinel(int, int)} the extension also runs sentinels ({@link SentinelGroup}); only
+ * servers whose role is master are flushed then, so a failover in one test does not break the next.
+ *
+ * <p>Test and lifecycle methods can declare a {@link RedisServer} parameter (the first server), a
+ * {@link RedisGroup} parameter or, with sentinels, a {@link SentinelGroup} parameter. Register at most one RedisExtension per class if you use parameters.
  */
 public final class RedisExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback,
         AfterEachCallback, ParameterResolver {
 
     private final Supplier<RedisGroup> factory;
+    private final Supplier<SentinelGroup> sentinelFactory;
     private volatile RedisGroup group;
+    private volatile SentinelGroup sentinels;
     private volatile boolean startedForTest;
     private volatile boolean flush = true;
 
     private RedisExtension(Supplier<RedisGroup> factory) {
+        this(factory, null);
+    }
+
+    private RedisExtension(Supplier<RedisGroup> factory, Supplier<SentinelGroup> sentinelFactory) {
         this.factory = factory;
+        this.sentinelFactory = sentinelFactory;
     }
 
     /** One master with default options. */
@@ -78,6 +88,20 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
         return masters(1, builder);
     }
 
+    /**
+     * A master, {@code replicas} replicas and {@code sentinels} sentinels (master name
+     * {@value SentinelGroup#DEFAULT_MASTER_NAME}), ready for a failover before the first test.
+     */
+    public static RedisExtension sentinel(int replicas, int sentinels) {
+        return sentinel(replicas, sentinels, SentinelGroup.DEFAULT_MASTER_NAME, RedisServer.builder());
+    }
+
+    /** Like {@link #sentinel(int, int)} with a master name and servers built from {@code template}. */
+    public static RedisExtension sentinel(int replicas, int sentinels, String masterName, RedisServerBuilder template) {
+        RedisServerBuilder copy = template.copy();
+        return new RedisExtension(null, () -> SentinelGroup.start(replicas, sentinels, masterName, copy));
+    }
+
     /** Do not run {@code FLUSHALL} before each test. */
     public RedisExtension noFlush() {
         this.flush = false;
@@ -105,6 +129,25 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
     }
 
     /**
+     * The running sentinel group (servers and sentinels).
+     *
+     * @throws IllegalStateException if this extension was not made by {@link #sentinel(int, int)}, or
+     *                               outside its lifecycle
+     */
+    public SentinelGroup sentinelGroup() {
+        if (sentinelFactory == null) {
+            throw new IllegalStateException("this RedisExtension runs no sentinels; use RedisExtension.sentinel(...)");
+        }
+        group();
+        return sentinels;
+    }
+
+    /** {@link SentinelGroup#sentinelUri()} of the running sentinel group. */
+    public String sentinelUri() {
+        return sentinelGroup().sentinelUri();
+    }
+
+    /**
      * The running group.
      *
      * @throws IllegalStateException outside the extension's lifecycle (before start or after close)
@@ -121,7 +164,7 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
     @Override
     public void beforeAll(ExtensionContext context) {
         if (group == null) {
-            group = factory.get();
+            startGroup();
         }
     }
 
@@ -133,7 +176,7 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
     @Override
     public void beforeEach(ExtensionContext context) {
         if (group == null) {
-            group = factory.get();
+            startGroup();
             startedForTest = true;
         }
         if (flush) {
@@ -156,7 +199,8 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
     @Override
     public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
         Class<?> type = parameterContext.getParameter().getType();
-        return type == RedisServer.class || type == RedisGroup.class;
+        return type == RedisServer.class || type == RedisGroup.class
+                || (type == SentinelGroup.class && sentinelFactory != null);
     }
 
     @Override
@@ -167,18 +211,39 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
                     + ": the Redis servers are not running yet (instance-field RedisExtension cannot serve "
                     + "constructor or @BeforeAll parameters)");
         }
-        return parameterContext.getParameter().getType() == RedisGroup.class ? g : g.server(0);
+        Class<?> type = parameterContext.getParameter().getType();
+        if (type == SentinelGroup.class) {
+            return sentinels;
+        }
+        return type == RedisGroup.class ? g : g.server(0);
     }
 
     private boolean isReplica(RedisServer s) {
+        if (sentinels != null) {
+            return !"master".equals(s.info("replication").get("role"));
+        }
         RedisGroup g = group;
         return g.hasReplicas() && g.master() != s;
     }
 
+    private void startGroup() {
+        if (sentinelFactory != null) {
+            SentinelGroup sg = sentinelFactory.get();
+            sentinels = sg;
+            group = sg.redis();
+        } else {
+            group = factory.get();
+        }
+    }
+
     private void closeGroup() {
         RedisGroup g = group;
+        SentinelGroup sg = sentinels;
         group = null;
-        if (g != null) {
+        sentinels = null;
+        if (sg != null) {
+            sg.close();
+        } else if (g != null) {
             g.close();
         }
     }

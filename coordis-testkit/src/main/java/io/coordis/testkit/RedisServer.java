@@ -79,11 +79,30 @@ public final class RedisServer implements AutoCloseable {
         return HOST + ":" + port;
     }
 
-    /** {@code redis://127.0.0.1:PORT}, or {@code redis://:PASSWORD@127.0.0.1:PORT} with requirepass. */
+    /**
+     * {@code redis://127.0.0.1:PORT}, or {@code redis://:PASSWORD@127.0.0.1:PORT} with requirepass;
+     * the scheme is {@code rediss} for a {@link RedisServerBuilder#tls() TLS} server.
+     */
     public String uri() {
+        String scheme = isTls() ? "rediss://" : "redis://";
         return config.requirePass == null
-                ? "redis://" + address()
-                : "redis://:" + percentEncode(config.requirePass) + "@" + address();
+                ? scheme + address()
+                : scheme + ":" + percentEncode(config.requirePass) + "@" + address();
+    }
+
+    /** True if the server was built with {@link RedisServerBuilder#tls()}: it accepts TLS connections only. */
+    public boolean isTls() {
+        return config.tls != null;
+    }
+
+    /** For a TLS server, the PEM file of the CA that signed its certificate (what clients must trust). */
+    public Optional<Path> tlsCaFile() {
+        return isTls() ? Optional.of(config.tls.caFile()) : Optional.empty();
+    }
+
+    /** The certificates of a TLS server, {@code null} for a plain one. */
+    TestCertificates tlsCertificates() {
+        return config.tls;
     }
 
     /** The requirepass password, if any. */
@@ -153,6 +172,9 @@ public final class RedisServer implements AutoCloseable {
                     }
                     continue;
                 }
+                if (config.tls != null && TlsUnsupportedException.matches(f.logs)) {
+                    throw new TlsUnsupportedException(binary, f.getMessage());
+                }
                 throw new IllegalStateException(f.getMessage());
             }
         }
@@ -162,6 +184,9 @@ public final class RedisServer implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(binary.path().toString());
         command.add(dir.resolve("redis.conf").toString());
+        if (config.sentinelLines != null) {
+            command.add("--sentinel");
+        }
         command.addAll(config.args);
         Process p;
         try {
@@ -183,7 +208,7 @@ public final class RedisServer implements AutoCloseable {
                 ProcessSupport.unregister(p);
                 throw failure(p, "redis-server exited with code " + p.exitValue() + " before answering PING");
             }
-            try (RespClient c = RespClient.connect(HOST, port, Duration.ofMillis(500))) {
+            try (RespClient c = open(Duration.ofMillis(500))) {
                 if (config.requirePass != null) {
                     c.auth(config.requirePass);
                 }
@@ -219,12 +244,15 @@ public final class RedisServer implements AutoCloseable {
         List<String> shown = new ArrayList<>();
         shown.add(binary.path().toString());
         shown.add(dir.resolve("redis.conf").toString());
+        if (config.sentinelLines != null) {
+            shown.add("--sentinel");
+        }
         shown.addAll(RedisServerBuilder.maskArgs(config.args));
         String message = what + " on " + address() + "\ncommand: " + String.join(" ", shown)
                 + "\nconfig:\n" + config.render(port, dir, binary, true)
                 + "\nlog tail (" + logFile() + "):\n" + logTail
                 + "\nstdout/stderr tail:\n" + outTail;
-        return new StartFailure(message, inUse);
+        return new StartFailure(message, inUse, logTail + "\n" + outTail);
     }
 
     /**
@@ -240,7 +268,7 @@ public final class RedisServer implements AutoCloseable {
         if (paused) {
             resume();
         }
-        try (RespClient c = RespClient.connect(HOST, port, Duration.ofSeconds(2))) {
+        try (RespClient c = open(Duration.ofSeconds(2))) {
             if (config.requirePass != null) {
                 c.auth(config.requirePass);
             }
@@ -365,7 +393,7 @@ public final class RedisServer implements AutoCloseable {
 
     private RespClient connectAdmin() {
         requireRunning("send a command to");
-        RespClient c = RespClient.connect(HOST, port, ADMIN_TIMEOUT);
+        RespClient c = open(ADMIN_TIMEOUT);
         if (config.requirePass != null) {
             try {
                 c.auth(config.requirePass);
@@ -375,6 +403,12 @@ public final class RedisServer implements AutoCloseable {
             }
         }
         return c;
+    }
+
+    private RespClient open(Duration timeout) {
+        return config.tls != null
+                ? RespClient.connect(HOST, port, timeout, config.tls.sslContext())
+                : RespClient.connect(HOST, port, timeout);
     }
 
     private void requireRunning(String action) {
@@ -424,16 +458,18 @@ public final class RedisServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RedisServer[" + address() + (isRunning() ? ", pid " + pid() : ", not running") + "]";
+        return "RedisServer[" + address() + (isTls() ? " (TLS)" : "") + (isRunning() ? ", pid " + pid() : ", not running") + "]";
     }
 
     private static final class StartFailure extends RuntimeException {
         private static final long serialVersionUID = 1L;
         final boolean addressInUse;
+        final String logs;
 
-        StartFailure(String message, boolean addressInUse) {
+        StartFailure(String message, boolean addressInUse, String logs) {
             super(message, null, false, false);
             this.addressInUse = addressInUse;
+            this.logs = logs;
         }
     }
 }

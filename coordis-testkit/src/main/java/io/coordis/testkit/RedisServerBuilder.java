@@ -21,6 +21,9 @@ public final class RedisServerBuilder {
     String requirePass;
     boolean debugCommand;
     RedisServer replicaOf;
+    TestCertificates tls;
+    /** Non-null: run in sentinel mode ({@code --sentinel}) with these config lines (tokens, unquoted). */
+    List<String[]> sentinelLines;
     Duration startTimeout = Duration.ofSeconds(10);
     final List<String[]> aclUsers = new ArrayList<>();
     final List<String> args = new ArrayList<>();
@@ -94,6 +97,27 @@ public final class RedisServerBuilder {
         return this;
     }
 
+    /**
+     * Serves TLS only: {@code tls-port} on the server's port and {@code port 0} (no plain TCP), with a
+     * certificate for {@code 127.0.0.1}/{@code localhost} signed by the JVM-wide test CA
+     * ({@link TestCertificates#get()}, generated on first use); clients need not present a certificate.
+     * {@link RedisServer#uri()} then starts with {@code rediss://}, the CA file is
+     * {@link RedisServer#tlsCaFile()}, and the test kit's own commands ({@code PING},
+     * {@code SHUTDOWN}, {@link RedisServer#command(String...)}, {@link RespClient#connect(RedisServer)})
+     * go over TLS too. Replicas of a TLS master replicate over TLS.
+     *
+     * <p>{@link #start()} throws {@link TlsUnsupportedException} if the binary was built without TLS.
+     */
+    public RedisServerBuilder tls() {
+        return tls(TestCertificates.get());
+    }
+
+    /** {@link #tls()} with these certificates. */
+    RedisServerBuilder tls(TestCertificates certificates) {
+        this.tls = Objects.requireNonNull(certificates, "certificates");
+        return this;
+    }
+
     /** How long {@link #start()} and {@link RedisServer#restart(Duration)} wait for PONG; default 10 s. */
     public RedisServerBuilder startTimeout(Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
@@ -140,6 +164,11 @@ public final class RedisServerBuilder {
         b.requirePass = requirePass;
         b.debugCommand = debugCommand;
         b.replicaOf = replicaOf;
+        b.tls = tls;
+        if (sentinelLines != null) {
+            b.sentinelLines = new ArrayList<>();
+            sentinelLines.forEach(l -> b.sentinelLines.add(l.clone()));
+        }
         b.startTimeout = startTimeout;
         aclUsers.forEach(u -> b.aclUsers.add(u.clone()));
         b.args.addAll(args);
@@ -148,11 +177,34 @@ public final class RedisServerBuilder {
 
     String render(int port, Path dir, RedisBinary binary, boolean masked) {
         StringBuilder conf = new StringBuilder();
-        line(conf, "port", Integer.toString(port));
+        line(conf, "port", Integer.toString(tls != null ? 0 : port));
         line(conf, "bind", RedisServer.HOST);
         line(conf, "daemonize", "no");
         line(conf, "dir", dir.toAbsolutePath().toString());
         line(conf, "logfile", dir.resolve("redis.log").toAbsolutePath().toString());
+        TestCertificates certs = tls != null ? tls : replicaOf != null ? replicaOf.tlsCertificates() : null;
+        if (tls != null) {
+            line(conf, "tls-port", Integer.toString(port));
+        }
+        if (certs != null) {
+            line(conf, "tls-cert-file", certs.certFile().toAbsolutePath().toString());
+            line(conf, "tls-key-file", certs.keyFile().toAbsolutePath().toString());
+            line(conf, "tls-ca-cert-file", certs.caFile().toAbsolutePath().toString());
+            line(conf, "tls-auth-clients", "no");
+        }
+        if (replicaOf != null && replicaOf.isTls()) {
+            line(conf, "tls-replication", "yes");
+        }
+        if (sentinelLines != null) {
+            for (String[] tokens : sentinelLines) {
+                String[] shown = tokens.clone();
+                if (masked && tokens.length > 2 && tokens[1].equalsIgnoreCase("auth-pass")) {
+                    shown[tokens.length - 1] = "***";
+                }
+                line(conf, shown);
+            }
+            return conf.toString();
+        }
         conf.append("save \"\"\n");
         line(conf, "appendonly", appendOnly ? "yes" : "no");
         if (appendFsync != null) {

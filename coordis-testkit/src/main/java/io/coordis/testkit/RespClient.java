@@ -15,9 +15,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 
 /**
- * A minimal, blocking RESP2 client over a plain socket, enough to administer test servers
+ * A minimal, blocking RESP2 client over a plain or TLS socket, enough to administer test servers
  * ({@code PING}, {@code SHUTDOWN}, {@code INFO}, {@code FLUSHALL}) and to observe faults from tests.
  *
  * <p>Reply mapping: simple string and bulk string &rarr; {@link String} (UTF-8), integer &rarr;
@@ -74,9 +77,43 @@ public final class RespClient implements AutoCloseable {
         }
     }
 
-    /** Connects to {@code server}, authenticating with its {@code requirepass} password if one is set. */
+    /**
+     * Connects to {@code host:port} over TLS, trusting what {@code tls} trusts and checking that the
+     * server certificate names {@code host}. The handshake is done before this returns; {@code timeout}
+     * bounds the connect, the handshake and every reply.
+     *
+     * @throws UncheckedIOException if the connection or the TLS handshake fails
+     */
+    public static RespClient connect(String host, int port, Duration timeout, SSLContext tls) {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(tls, "tls");
+        Socket plain = new Socket();
+        SSLSocket socket = null;
+        try {
+            plain.setTcpNoDelay(true);
+            plain.setSoTimeout(toMillis(timeout));
+            plain.connect(new InetSocketAddress(host, port), toMillis(timeout));
+            socket = (SSLSocket) tls.getSocketFactory().createSocket(plain, host, port, true);
+            SSLParameters params = socket.getSSLParameters();
+            params.setEndpointIdentificationAlgorithm("HTTPS");
+            socket.setSSLParameters(params);
+            socket.startHandshake();
+            return new RespClient(socket);
+        } catch (IOException e) {
+            closeQuietly(socket);
+            closeQuietly(plain);
+            throw new UncheckedIOException("cannot connect over TLS to " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Connects to {@code server} (over TLS if it was built with {@link RedisServerBuilder#tls()}),
+     * authenticating with its {@code requirepass} password if one is set.
+     */
     public static RespClient connect(RedisServer server) {
-        RespClient client = connect(server.host(), server.port());
+        RespClient client = server.isTls()
+                ? connect(server.host(), server.port(), DEFAULT_TIMEOUT, server.tlsCertificates().sslContext())
+                : connect(server.host(), server.port());
         server.password().ifPresent(pw -> {
             try {
                 client.command("AUTH", pw);

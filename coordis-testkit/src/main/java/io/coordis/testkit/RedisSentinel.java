@@ -1,0 +1,245 @@
+package io.coordis.testkit;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A Redis Sentinel running as a child process: the same {@code redis-server} binary as the servers
+ * ({@code redis-server <conf> --sentinel}, so no separate {@code redis-sentinel} executable is needed),
+ * on a free loopback port with its own directory and configuration, monitoring one master.
+ *
+ * <pre>{@code
+ * try (RedisServer master = RedisServer.start();
+ *      RedisSentinel sentinel = RedisSentinel.builder("mymaster", master).start()) {
+ *     sentinel.masterAddress(); // Optional["127.0.0.1:<master port>"]
+ * }
+ * }</pre>
+ *
+ * <p>Defaults: quorum 1, {@code down-after-milliseconds} 1000, {@code failover-timeout} 3000,
+ * {@code parallel-syncs} 1; the master's requirepass becomes {@code auth-pass}. The sentinel itself
+ * needs no password. For several sentinels watching a master with replicas see {@link SentinelGroup}.
+ */
+public final class RedisSentinel implements AutoCloseable {
+
+    private final RedisServer process;
+    private final String masterName;
+
+    private RedisSentinel(RedisServer process, String masterName) {
+        this.process = process;
+        this.masterName = masterName;
+    }
+
+    /** Options for a sentinel monitoring {@code master} under {@code masterName}. */
+    public static Builder builder(String masterName, RedisServer master) {
+        return new Builder(masterName, master);
+    }
+
+    /** The name the master is monitored under. */
+    public String masterName() {
+        return masterName;
+    }
+
+    /** Always {@code "127.0.0.1"}. */
+    public String host() {
+        return RedisServer.HOST;
+    }
+
+    /** The sentinel's TCP port. */
+    public int port() {
+        return process.port();
+    }
+
+    /** {@code "127.0.0.1:PORT"} of the sentinel. */
+    public String address() {
+        return process.address();
+    }
+
+    /** PID of the sentinel process. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** True while the process is alive (also while paused). */
+    public boolean isRunning() {
+        return process.isRunning();
+    }
+
+    /** True between {@link #pause()} and {@link #resume()}. */
+    public boolean isPaused() {
+        return process.isPaused();
+    }
+
+    /** The sentinel's private directory (its config file, which it rewrites, and its log). */
+    public Path dir() {
+        return process.dir();
+    }
+
+    /** The sentinel's log file. */
+    public Path logFile() {
+        return process.logFile();
+    }
+
+    /**
+     * What this sentinel currently reports for the master ({@code SENTINEL get-master-addr-by-name}),
+     * as {@code "host:port"}; empty if it does not know the name. Blocks at most 5 s.
+     */
+    public Optional<String> masterAddress() {
+        Object reply = command("SENTINEL", "get-master-addr-by-name", masterName);
+        if (reply instanceof List<?> list && list.size() == 2) {
+            return Optional.of(list.get(0) + ":" + list.get(1));
+        }
+        return Optional.empty();
+    }
+
+    /** {@code SENTINEL master <name>} as a field map ({@code flags}, {@code num-slaves}, ...). */
+    public Map<String, String> masterState() {
+        Object reply = command("SENTINEL", "master", masterName);
+        Map<String, String> map = new java.util.LinkedHashMap<>();
+        if (reply instanceof List<?> list) {
+            for (int i = 0; i + 1 < list.size(); i += 2) {
+                map.put(String.valueOf(list.get(i)), String.valueOf(list.get(i + 1)));
+            }
+        }
+        return map;
+    }
+
+    /**
+     * Runs one command on the sentinel (fresh connection, reply within 5 s), e.g.
+     * {@code command("SENTINEL", "replicas", "mymaster")}.
+     */
+    public Object command(String... args) {
+        return process.command(args);
+    }
+
+    /** Kills the sentinel with SIGKILL and blocks until it has exited. */
+    public void kill() {
+        process.kill();
+    }
+
+    /** Freezes the sentinel with SIGSTOP (see {@link RedisServer#pause()}). */
+    public void pause() {
+        process.pause();
+    }
+
+    /** Continues a paused sentinel. */
+    public void resume() {
+        process.resume();
+    }
+
+    /** Stops the sentinel and deletes its directory. Idempotent. */
+    @Override
+    public void close() {
+        process.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisSentinel[" + address() + " watching " + masterName
+                + (isRunning() ? ", pid " + pid() : ", not running") + "]";
+    }
+
+    /** Options for a {@link RedisSentinel}. */
+    public static final class Builder {
+        private final String masterName;
+        private final RedisServer master;
+        private int quorum = 1;
+        private Duration downAfter = Duration.ofMillis(1000);
+        private Duration failoverTimeout = Duration.ofMillis(3000);
+        private RedisBinary binary;
+        private Duration startTimeout = Duration.ofSeconds(10);
+
+        private Builder(String masterName, RedisServer master) {
+            if (masterName == null || !masterName.matches("[A-Za-z0-9._-]+")) {
+                throw new IllegalArgumentException("master name must be letters, digits, '.', '_' or '-', got " + masterName);
+            }
+            this.masterName = masterName;
+            this.master = Objects.requireNonNull(master, "master");
+            if (master.isTls()) {
+                throw new IllegalArgumentException("sentinels for TLS servers are not supported by the test kit");
+            }
+        }
+
+        /** Sentinels that must agree the master is down before a failover; default 1. */
+        public Builder quorum(int quorum) {
+            if (quorum < 1) {
+                throw new IllegalArgumentException("quorum must be at least 1, got " + quorum);
+            }
+            this.quorum = quorum;
+            return this;
+        }
+
+        /** {@code down-after-milliseconds}: silence after which the master counts as down; default 1 s. */
+        public Builder downAfter(Duration downAfter) {
+            this.downAfter = positive(downAfter, "down-after");
+            return this;
+        }
+
+        /** {@code failover-timeout}; default 3 s (a failed failover is retried after twice this). */
+        public Builder failoverTimeout(Duration failoverTimeout) {
+            this.failoverTimeout = positive(failoverTimeout, "failover timeout");
+            return this;
+        }
+
+        /** Runs this binary instead of the master's. */
+        public Builder binary(RedisBinary binary) {
+            this.binary = Objects.requireNonNull(binary, "binary");
+            return this;
+        }
+
+        /** How long {@link #start()} waits for the sentinel to answer; default 10 s. */
+        public Builder startTimeout(Duration timeout) {
+            this.startTimeout = positive(timeout, "start timeout");
+            return this;
+        }
+
+        /**
+         * Starts the sentinel and blocks until it answers {@code SENTINEL get-master-addr-by-name}
+         * (at most the start timeout).
+         *
+         * @throws IllegalStateException if it does not come up; the message holds its log tail
+         */
+        public RedisSentinel start() {
+            String name = masterName;
+            List<String[]> lines = new ArrayList<>();
+            lines.add(new String[] {"sentinel", "monitor", name, master.host(), Integer.toString(master.port()),
+                    Integer.toString(quorum)});
+            lines.add(new String[] {"sentinel", "down-after-milliseconds", name, Long.toString(downAfter.toMillis())});
+            lines.add(new String[] {"sentinel", "failover-timeout", name, Long.toString(failoverTimeout.toMillis())});
+            lines.add(new String[] {"sentinel", "parallel-syncs", name, "1"});
+            master.password().ifPresent(pw -> lines.add(new String[] {"sentinel", "auth-pass", name, pw}));
+            RedisServerBuilder b = RedisServer.builder()
+                    .binary(binary != null ? binary : master.binary())
+                    .startTimeout(startTimeout);
+            b.sentinelLines = lines;
+            RedisServer process = b.start();
+            RedisSentinel sentinel = new RedisSentinel(process, name);
+            try {
+                long deadline = System.nanoTime() + startTimeout.toNanos();
+                while (sentinel.masterAddress().isEmpty()) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("sentinel " + sentinel.address() + " does not know master '"
+                                + name + "' after " + startTimeout + "; log tail:\n"
+                                + ProcessSupport.tail(sentinel.logFile(), 30));
+                    }
+                    ProcessSupport.sleep(Duration.ofMillis(20));
+                }
+                return sentinel;
+            } catch (RuntimeException e) {
+                sentinel.close();
+                throw e;
+            }
+        }
+
+        private static Duration positive(Duration d, String what) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, got " + d);
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,269 @@
+package io.coordis.testkit;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A throw-away certificate authority and a server certificate for {@code 127.0.0.1} and
+ * {@code localhost}, as PEM files, for TLS test servers ({@link RedisServerBuilder#tls()}).
+ *
+ * <p>{@link #get()} generates them once per JVM in a temporary directory (deleted when the JVM exits)
+ * with the {@code openssl} command line if it is on the {@code PATH}, otherwise with the JDK's
+ * {@code keytool}; neither needs the network. Keys are EC P-256, valid for ten years.
+ */
+public final class TestCertificates {
+
+    /** How the files were made. */
+    public enum Generator { OPENSSL, KEYTOOL }
+
+    private static final Logger log = LoggerFactory.getLogger(TestCertificates.class);
+    private static final String DAYS = "3650";
+    private static final String SAN = "IP:127.0.0.1,DNS:localhost";
+    private static volatile TestCertificates shared;
+
+    private final Path dir;
+    private final Generator generator;
+    private volatile SSLContext sslContext;
+
+    private TestCertificates(Path dir, Generator generator) {
+        this.dir = dir;
+        this.generator = generator;
+    }
+
+    /**
+     * The JVM-wide certificates, generated on first use (blocks for a second or so then).
+     *
+     * @throws IllegalStateException if neither openssl nor keytool can produce them
+     */
+    public static TestCertificates get() {
+        TestCertificates c = shared;
+        if (c != null) {
+            return c;
+        }
+        synchronized (TestCertificates.class) {
+            if (shared == null) {
+                Path dir;
+                try {
+                    dir = Files.createTempDirectory("coordis-tls-");
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot create a temporary directory for TLS certificates", e);
+                }
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> ProcessSupport.deleteRecursively(dir),
+                        "coordis-tls-cleanup"));
+                shared = generate(dir, findOnPath("openssl") != null ? Generator.OPENSSL : Generator.KEYTOOL);
+            }
+            return shared;
+        }
+    }
+
+    /** Generates into {@code dir} (which must exist) with the given tool. */
+    static TestCertificates generate(Path dir, Generator generator) {
+        long start = System.nanoTime();
+        try {
+            if (generator == Generator.OPENSSL) {
+                withOpenssl(dir);
+            } else {
+                withKeytool(dir);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot generate TLS test certificates in " + dir + " with " + generator, e);
+        }
+        TestCertificates certs = new TestCertificates(dir, generator);
+        certs.sslContext();
+        log.debug("generated TLS test certificates in {} with {} ({} ms)", dir, generator,
+                (System.nanoTime() - start) / 1_000_000);
+        return certs;
+    }
+
+    /** PEM file of the CA certificate: what a client must trust. */
+    public Path caFile() {
+        return dir.resolve("ca.crt");
+    }
+
+    /** PEM file of the server certificate (signed by the CA, SAN {@code IP:127.0.0.1, DNS:localhost}). */
+    public Path certFile() {
+        return dir.resolve("server.crt");
+    }
+
+    /** PEM file of the server's private key (unencrypted PKCS#8). */
+    public Path keyFile() {
+        return dir.resolve("server.key");
+    }
+
+    /** The directory holding the files. */
+    public Path dir() {
+        return dir;
+    }
+
+    /** The tool that made the files. */
+    public Generator generator() {
+        return generator;
+    }
+
+    /** A TLS client context that trusts exactly the test CA (built from {@link #caFile()}). */
+    public SSLContext sslContext() {
+        SSLContext ctx = sslContext;
+        if (ctx == null) {
+            ctx = trusting(caFile());
+            sslContext = ctx;
+        }
+        return ctx;
+    }
+
+    /** A TLS client context trusting the certificates in a PEM file. */
+    public static SSLContext trusting(Path caPem) {
+        try (InputStream in = Files.newInputStream(caPem)) {
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            trust.load(null, null);
+            int i = 0;
+            for (Certificate cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                trust.setCertificateEntry("ca-" + i++, cert);
+            }
+            if (i == 0) {
+                throw new IllegalStateException("no certificate in " + caPem);
+            }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trust);
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(null, tmf.getTrustManagers(), null);
+            return ctx;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read CA certificate " + caPem, e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot build a TLS context trusting " + caPem + ": " + e, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TestCertificates[" + dir + " (" + generator + ")]";
+    }
+
+    private static void withOpenssl(Path dir) throws IOException {
+        Files.writeString(dir.resolve("server.ext"), "basicConstraints=CA:FALSE\n"
+                + "keyUsage=critical,digitalSignature,keyEncipherment\n"
+                + "extendedKeyUsage=serverAuth,clientAuth\n"
+                + "subjectAltName=" + SAN + "\n", StandardCharsets.US_ASCII);
+        run(dir, "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", "ca.key", "-out", "ca.crt", "-days", DAYS, "-subj", "/CN=Coordis Test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+        run(dir, "openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1");
+        run(dir, "openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+                "-set_serial", Long.toString(System.nanoTime() & Long.MAX_VALUE), "-out", "server.crt",
+                "-days", DAYS, "-extfile", "server.ext");
+    }
+
+    private static void withKeytool(Path dir) throws IOException {
+        String keytool = keytool();
+        String pw = "changeit";
+        List<String> common = List.of("-storetype", "PKCS12", "-storepass", pw, "-keypass", pw);
+        run(dir, concat(List.of(keytool, "-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1",
+                "-dname", "CN=Coordis Test CA", "-validity", DAYS, "-ext", "bc:c", "-ext", "ku:c=keyCertSign,cRLSign",
+                "-keystore", "ca.p12"), common));
+        run(dir, concat(List.of(keytool, "-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1",
+                "-dname", "CN=127.0.0.1", "-validity", DAYS, "-keystore", "server.p12"), common));
+        run(dir, concat(List.of(keytool, "-certreq", "-alias", "server", "-keystore", "server.p12", "-file", "server.csr"),
+                common));
+        run(dir, concat(List.of(keytool, "-gencert", "-alias", "ca", "-keystore", "ca.p12", "-infile", "server.csr",
+                "-outfile", "server.crt", "-rfc", "-validity", DAYS, "-ext", "san=ip:127.0.0.1,dns:localhost",
+                "-ext", "ku:c=digitalSignature,keyEncipherment", "-ext", "eku=serverAuth,clientAuth"), common));
+        run(dir, concat(List.of(keytool, "-exportcert", "-alias", "ca", "-keystore", "ca.p12", "-rfc", "-file", "ca.crt"),
+                common));
+        try (InputStream in = Files.newInputStream(dir.resolve("server.p12"))) {
+            KeyStore ks = KeyStore.getInstance("PKCS12");
+            ks.load(in, pw.toCharArray());
+            PrivateKey key = (PrivateKey) ks.getKey("server", pw.toCharArray());
+            Files.writeString(dir.resolve("server.key"), pem("PRIVATE KEY", key.getEncoded()), StandardCharsets.US_ASCII);
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot convert the keytool key store to PEM: " + e, e);
+        }
+        try (InputStream in = Files.newInputStream(dir.resolve("server.crt"))) {
+            ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in)).checkValidity();
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot convert the keytool key store to PEM: " + e, e);
+        }
+    }
+
+    private static String pem(String type, byte[] der) {
+        return "-----BEGIN " + type + "-----\n"
+                + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)
+                + "\n-----END " + type + "-----\n";
+    }
+
+    private static String keytool() {
+        Path inJavaHome = Paths.get(System.getProperty("java.home"), "bin", "keytool");
+        if (Files.isExecutable(inJavaHome)) {
+            return inJavaHome.toString();
+        }
+        Path onPath = findOnPath("keytool");
+        if (onPath == null) {
+            throw new IllegalStateException("neither openssl nor keytool found: cannot generate TLS test certificates");
+        }
+        return onPath.toString();
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    private static void run(Path dir, String... command) throws IOException {
+        run(dir, List.of(command));
+    }
+
+    private static void run(Path dir, List<String> command) throws IOException {
+        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        try {
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(String.join(" ", command) + " did not finish within 60 s");
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while running " + command.get(0), e);
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + " failed with exit code " + p.exitValue() + ": " + out);
+        }
+    }
+
+    static Path findOnPath(String name) {
+        String pathEnv = System.getenv("PATH");
+        if (pathEnv == null) {
+            return null;
+        }
+        for (String d : pathEnv.split(java.io.File.pathSeparator)) {
+            if (!d.isEmpty()) {
+                Path candidate = Paths.get(d, name);
+                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                    return candidate;
+                }
+            }
+        }
+        return null;
+    }
+}

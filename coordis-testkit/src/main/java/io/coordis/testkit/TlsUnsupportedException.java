@@ -1,0 +1,46 @@
+package io.coordis.testkit;
+
+import java.util.Locale;
+
+/**
+ * Thrown by {@link RedisServerBuilder#start()} for a {@link RedisServerBuilder#tls() TLS} server when
+ * the redis-server binary was built without TLS support. Tests that need TLS may turn it into a skip,
+ * e.g. {@code Assumptions.abort(e.getMessage())}; the message names the binary.
+ */
+public final class TlsUnsupportedException extends IllegalStateException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient RedisBinary binary;
+
+    TlsUnsupportedException(RedisBinary binary, String startFailure) {
+        super("redis-server " + binary.path() + " (" + describeVersion(binary) + ", found via " + binary.source()
+                + ") does not support TLS: it was built without TLS (BUILD_TLS=yes). Point "
+                + RedisBinary.SERVER_ENV + " at a TLS-capable redis-server.\nStart failure: " + startFailure);
+        this.binary = binary;
+    }
+
+    /** The binary that lacks TLS. */
+    public RedisBinary binary() {
+        return binary;
+    }
+
+    /** True if the log and stderr output of a failed start say the binary knows no TLS. */
+    static boolean matches(String logs) {
+        String f = logs.toLowerCase(Locale.ROOT);
+        if (f.contains("bad directive") && f.contains(">>> 'tls-")) {
+            return true;
+        }
+        return f.contains("connection listener of tls")
+                || (f.contains("tls") && (f.contains("not supported") || f.contains("missing implement")
+                        || f.contains("built without")));
+    }
+
+    private static String describeVersion(RedisBinary binary) {
+        try {
+            return "version " + binary.version();
+        } catch (RuntimeException e) {
+            return "version unknown";
+        }
+    }
+}

@@ -38,7 +38,7 @@ public final class Coordis implements AutoCloseable {
     private final Locks locks;
 
     private Coordis(Builder b) {
-        this.node = RedisNode.connect(b.url, b.commandTimeout);
+        this.node = RedisNode.connect(b.url, b.commandTimeout, b.trustedCertificates);
         this.scheduler = newScheduler();
         this.locks = new Locks(node, b.ticker, scheduler);
     }
@@ -112,6 +112,7 @@ public final class Coordis implements AutoCloseable {
         private String url;
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private Ticker ticker = Ticker.system();
+        private java.nio.file.Path trustedCertificates;
 
         private Builder() {
         }
@@ -131,6 +132,21 @@ public final class Coordis implements AutoCloseable {
         /** The monotonic clock for deadlines; default {@link Ticker#system()}. */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
+            return this;
+        }
+
+        /**
+         * For {@code rediss://} URLs: trust the CA certificates in this PEM file instead of the JVM's
+         * default trust store. Default: the JVM's trust store.
+         *
+         * @throws IllegalArgumentException when the file does not exist
+         */
+        public Builder trustedCertificates(java.nio.file.Path pemFile) {
+            Objects.requireNonNull(pemFile, "certificate file must not be null");
+            if (!java.nio.file.Files.isRegularFile(pemFile)) {
+                throw new IllegalArgumentException("certificate file " + pemFile + " does not exist or is not a file");
+            }
+            this.trustedCertificates = pemFile;
             return this;
         }
 

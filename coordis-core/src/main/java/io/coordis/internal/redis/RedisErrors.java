@@ -36,6 +36,11 @@ final class RedisErrors {
                     "Redis at " + node + " did not answer in time (" + firstLine(t.getMessage())
                             + "); check that it is running and reachable", t);
         }
+        if (causedBy(t, javax.net.ssl.SSLException.class) || causedBy(t, java.security.cert.CertificateException.class)) {
+            return new NodeUnavailableException(node, "TLS handshake with Redis at " + node + " failed: " + describe(t)
+                    + "; if the server certificate is not trusted, give its CA certificate (trustedCertificates), "
+                    + "or for tests only add ?verifyPeer=NONE to the URL", t);
+        }
         if (t instanceof RedisConnectionException || t instanceof RedisException
                 || t instanceof java.io.IOException) {
             return new NodeUnavailableException(node,
@@ -91,6 +96,15 @@ final class RedisErrors {
             }
         }
         return null;
+    }
+
+    private static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (type.isInstance(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static Throwable unwrap(Throwable t) {

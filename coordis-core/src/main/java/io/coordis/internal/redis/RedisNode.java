@@ -6,6 +6,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -57,6 +58,14 @@ public final class RedisNode implements AutoCloseable {
      * @throws CoordisException         when the node is down or refuses the credentials
      */
     public static RedisNode connect(String uri, Duration commandTimeout) {
+        return connect(uri, commandTimeout, null);
+    }
+
+    /**
+     * Like {@link #connect(String, Duration)}; for {@code rediss://} URLs, {@code trustedCertificates}
+     * (a PEM file of CA certificates, may be {@code null}) replaces the JVM's default trust store.
+     */
+    public static RedisNode connect(String uri, Duration commandTimeout, java.nio.file.Path trustedCertificates) {
         RedisURI parsed = Uris.parse(uri, commandTimeout);
         String address = Uris.address(parsed);
         ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
@@ -67,6 +76,8 @@ public final class RedisNode implements AutoCloseable {
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .sslOptions(trustedCertificates == null ? SslOptions.create()
+                        : SslOptions.builder().jdkSslProvider().trustManager(trustedCertificates.toFile()).build())
                 .build());
         try {
             StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);

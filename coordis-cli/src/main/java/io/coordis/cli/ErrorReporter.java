@@ -1,0 +1,75 @@
+package io.coordis.cli;
+
+import io.coordis.CoordisException;
+import io.coordis.internal.redis.Uris;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+/**
+ * Turns failures into one line on stderr and an exit status ({@link ExitCodes}): usage errors get a hint
+ * to {@code --help}; Redis failures their message (which names the node and never a password); the stack
+ * trace only with {@code --debug}.
+ */
+final class ErrorReporter implements IParameterExceptionHandler, IExecutionExceptionHandler {
+    private final Terminal terminal;
+    private final CoordisCommand root;
+
+    ErrorReporter(Terminal terminal, CoordisCommand root) {
+        this.terminal = terminal;
+        this.root = root;
+    }
+
+    @Override
+    public int handleParseException(ParameterException ex, String[] args) {
+        terminal.say(oneLine(ex.getMessage()));
+        StringWriter suggestions = new StringWriter();
+        UnmatchedArgumentException.printSuggestions(ex, new PrintWriter(suggestions, true));
+        if (!suggestions.toString().isBlank()) {
+            terminal.err().print(suggestions);
+        }
+        terminal.err().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for more information.");
+        return ExitCodes.USAGE;
+    }
+
+    @Override
+    public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
+        if (ex instanceof ParameterException pe) {
+            return handleParseException(pe, parseResult.originalArgs().toArray(String[]::new));
+        }
+        int code = ExitCodes.of(ex);
+        terminal.say(describe(ex));
+        if (root.debug) {
+            ex.printStackTrace(terminal.err());
+        } else if (!(ex instanceof CoordisException) && !(ex instanceof CommandFailure)) {
+            terminal.err().println("(run with --debug to see where it happened)");
+        }
+        return code;
+    }
+
+    private static String describe(Exception ex) {
+        if (ex instanceof InterruptedException) {
+            return "interrupted";
+        }
+        String message = ex.getMessage();
+        if (ex instanceof CoordisException || ex instanceof CommandFailure) {
+            return oneLine(message);
+        }
+        return "internal error: " + ex.getClass().getSimpleName() + (message == null ? "" : ": " + oneLine(message));
+    }
+
+    private static String oneLine(String message) {
+        if (message == null) {
+            return "";
+        }
+        String redacted = Uris.redact(message.strip());
+        int nl = redacted.indexOf('\n');
+        return nl < 0 ? redacted : redacted.substring(0, nl);
+    }
+}

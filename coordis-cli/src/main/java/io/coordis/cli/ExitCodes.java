@@ -1,0 +1,59 @@
+package io.coordis.cli;
+
+import io.coordis.AccessDeniedException;
+import io.coordis.CoordisException;
+import io.coordis.NodeUnavailableException;
+import io.coordis.WrongTypeException;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * Exit statuses of the {@code coordis} command. Failures use the BSD {@code sysexits.h} values so that
+ * scripts can tell bad usage from Redis trouble; {@code lock} otherwise exits with its command's status.
+ */
+final class ExitCodes {
+    static final int OK = 0;
+    /** {@code lock}: the lock was not acquired in time (changed with {@code -E}). */
+    static final int NOT_ACQUIRED = 1;
+    /** EX_USAGE: bad arguments or options. */
+    static final int USAGE = 64;
+    /** EX_DATAERR: a key holds a value of another type than Coordis expects. */
+    static final int DATA_ERROR = 65;
+    /** EX_UNAVAILABLE: Redis cannot be reached, did not answer in time, or cannot serve now. */
+    static final int UNAVAILABLE = 69;
+    /** EX_SOFTWARE: any other failure. */
+    static final int SOFTWARE = 70;
+    /** EX_TEMPFAIL: the lock was lost while the command ran; the command was stopped. */
+    static final int LOCK_LOST = 75;
+    /** EX_NOPERM: Redis refused the credentials or the ACL user lacks a permission. */
+    static final int NO_PERMISSION = 77;
+    /** As in sh(1): the command was found but cannot be executed. */
+    static final int CANNOT_EXECUTE = 126;
+    /** As in sh(1): the command was not found. */
+    static final int NOT_FOUND = 127;
+
+    private ExitCodes() {
+    }
+
+    /** The status for a failure that ended a command. */
+    static int of(Throwable failure) {
+        if (failure instanceof CommandFailure f) {
+            return f.exitCode();
+        }
+        if (failure instanceof ParameterException) {
+            return USAGE;
+        }
+        if (failure instanceof NodeUnavailableException) {
+            return UNAVAILABLE;
+        }
+        if (failure instanceof AccessDeniedException) {
+            return NO_PERMISSION;
+        }
+        if (failure instanceof WrongTypeException) {
+            return DATA_ERROR;
+        }
+        if (failure instanceof CoordisException) {
+            return SOFTWARE;
+        }
+        return SOFTWARE;
+    }
+}

@@ -1,0 +1,171 @@
+package io.coordis.cli;
+
+import io.coordis.Coordis;
+import io.coordis.internal.Durations;
+import io.coordis.lock.DistributedLock;
+import io.coordis.lock.Lease;
+import io.coordis.lock.LockHolder;
+import io.coordis.lock.LockOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code coordis lock NAME -- CMD...}: runs CMD while holding the lock NAME, like {@code flock(1)} and
+ * {@code etcdctl lock}. The lease renews itself while CMD runs; if it is lost anyway, CMD is stopped and
+ * the exit status is 75. Otherwise the exit status is CMD's.
+ */
+@Command(name = "lock", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = {"Run CMD while holding the lock NAME; the lock renews itself while CMD runs.",
+                "CMD sees COORDIS_LOCK_NAME and COORDIS_LOCK_TOKEN (the fencing number) in its environment."},
+        customSynopsis = "coordis [-u URL] lock [--ttl D] [-w D | -n] [-E N] [--grace D] [-q] NAME -- CMD [ARG...]",
+        footer = {"", "Durations: 500ms, 30s, 1.5s, 5m, 1h.",
+                "Exit status: CMD's; 1 (or -E) when the lock was not acquired; 75 when the lock was lost and "
+                        + "CMD was stopped; 64 usage; 69 Redis unavailable; 77 credentials refused; "
+                        + "126/127 CMD cannot be run / not found."})
+final class LockCommand implements Callable<Integer> {
+    static final String NAME_ENV = "COORDIS_LOCK_NAME";
+    static final String TOKEN_ENV = "COORDIS_LOCK_TOKEN";
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name (the Redis key).")
+    String name;
+
+    @Parameters(index = "1..*", paramLabel = "CMD", description = "The command to run and its arguments, after --.")
+    List<String> command = new ArrayList<>();
+
+    @Option(names = "--ttl", paramLabel = "D", defaultValue = "30s",
+            description = "How long the lock outlives this process if it dies without releasing; "
+                    + "renewed every TTL/3. At least 100ms. Default: ${DEFAULT-VALUE}.")
+    Duration ttl;
+
+    @Option(names = {"-w", "--wait"}, paramLabel = "D",
+            description = "Give up after waiting this long for the lock. Default: wait as long as it takes.")
+    Duration wait;
+
+    @Option(names = {"-n", "--nonblock"}, description = "Do not wait: give up at once if the lock is held.")
+    boolean nonblock;
+
+    @Option(names = {"-E", "--conflict-exit-code"}, paramLabel = "N", defaultValue = "1",
+            description = "Exit status when the lock is not acquired (0-255). Default: ${DEFAULT-VALUE}.")
+    int conflictExitCode;
+
+    @Option(names = "--grace", paramLabel = "D", defaultValue = "10s",
+            description = "After SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}.")
+    Duration grace;
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress messages; errors are still shown.")
+    boolean quiet;
+
+    @Mixin
+    RedisUrls urls = new RedisUrls();
+
+    @ParentCommand
+    CoordisCommand parent;
+
+    @Spec
+    CommandSpec spec;
+
+    private final Terminal terminal;
+
+    LockCommand(Terminal terminal) {
+        this.terminal = terminal;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        LockOptions options = checkArguments();
+        String url = parent.url(spec, urls);
+        Teardown teardown = new Teardown(grace, terminal).installHook();
+        try (Coordis coordis = Connections.open(url, spec)) {
+            try {
+                Optional<Lease> lease = acquire(coordis.lock(name, options));
+                if (lease.isEmpty()) {
+                    return conflictExitCode;
+                }
+                if (!teardown.adopt(lease.get())) {
+                    return ExitCodes.SOFTWARE;
+                }
+                progress("acquired '" + name + "' (token " + lease.get().fencingToken() + ")");
+                return new Supervisor(lease.get(), command, teardown, terminal).run();
+            } finally {
+                teardown.close();
+            }
+        }
+    }
+
+    /** Checks what picocli cannot, before anything touches Redis. */
+    private LockOptions checkArguments() {
+        if (name.isBlank()) {
+            throw usage("lock name must not be blank: name the resource to lock, e.g. orders:42");
+        }
+        if (command.isEmpty()) {
+            throw usage("missing command: give the command to run after '--', e.g. coordis lock " + name
+                    + " -- make deploy");
+        }
+        List<String> args = spec.commandLine().getParseResult().originalArgs();
+        int separator = args.indexOf("--");
+        if (separator < 0 || args.size() - separator - 1 != command.size()) {
+            throw usage("put NAME before '--' and the command after it, e.g. coordis lock " + name + " -- "
+                    + String.join(" ", command));
+        }
+        if (nonblock && wait != null) {
+            throw usage("--wait and --nonblock exclude each other");
+        }
+        if (conflictExitCode < 0 || conflictExitCode > 255) {
+            throw usage("--conflict-exit-code must be in 0..255, was " + conflictExitCode);
+        }
+        if (grace.isNegative()) {
+            throw usage("--grace must not be negative");
+        }
+        try {
+            return LockOptions.defaults().withTtl(ttl);
+        } catch (IllegalArgumentException e) {
+            throw usage("invalid --ttl: " + e.getMessage());
+        }
+    }
+
+    /** Tries once; if busy, says who holds it and waits (or not) as the options say. */
+    private Optional<Lease> acquire(DistributedLock lock) throws InterruptedException {
+        Optional<Lease> lease = lock.tryAcquire();
+        if (lease.isPresent()) {
+            return lease;
+        }
+        String heldBy = quiet ? "" : lock.holder().map(LockHolder::describe).map(h -> " held by " + h).orElse("");
+        if (nonblock) {
+            progress("lock '" + name + "' is " + (heldBy.isEmpty() ? "busy" : heldBy.strip())
+                    + "; not waiting (--nonblock)");
+            return Optional.empty();
+        }
+        if (wait == null) {
+            progress("waiting for lock '" + name + "'" + heldBy);
+            return Optional.of(lock.acquire());
+        }
+        progress("waiting up to " + Durations.format(wait) + " for lock '" + name + "'" + heldBy);
+        lease = lock.acquire(wait);
+        if (lease.isEmpty()) {
+            progress("gave up waiting for lock '" + name + "' after " + Durations.format(wait));
+        }
+        return lease;
+    }
+
+    private void progress(String message) {
+        if (!quiet) {
+            terminal.say(message);
+        }
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}

@@ -1,0 +1,43 @@
+package io.coordis.cli;
+
+import picocli.CommandLine;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Map;
+
+/** Entry point of the {@code coordis} command. */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err, System.getenv()));
+    }
+
+    /**
+     * Runs {@code coordis} with {@code args} and answers its exit status, without exiting the JVM.
+     *
+     * @param out the command's own output
+     * @param err progress and error messages
+     * @param env the environment variables the command sees ({@code COORDIS_URL})
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err, Map<String, String> env) {
+        return commandLine(new Terminal(out, err, env)).execute(args);
+    }
+
+    static CommandLine commandLine(Terminal terminal) {
+        CoordisCommand root = new CoordisCommand(terminal);
+        CommandLine cli = new CommandLine(root)
+                .addSubcommand(new LockCommand(terminal))
+                .addSubcommand(new DemoCommand(terminal));
+        ErrorReporter errors = new ErrorReporter(terminal, root);
+        return cli.registerConverter(Duration.class, new DurationParser())
+                .setExpandAtFiles(false)
+                .setOut(new PrintWriter(terminal.out(), true))
+                .setErr(new PrintWriter(terminal.err(), true))
+                .setParameterExceptionHandler(errors)
+                .setExecutionExceptionHandler(errors);
+    }
+}

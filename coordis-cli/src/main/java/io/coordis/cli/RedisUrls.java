@@ -1,0 +1,18 @@
+package io.coordis.cli;
+
+import picocli.CommandLine.Option;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code -u/--url} option, mixed into {@code coordis} and each subcommand so it may come before or
+ * after the subcommand's name; {@link CoordisCommand#url} combines both places.
+ */
+final class RedisUrls {
+    @Option(names = {"-u", "--url"}, paramLabel = "URL",
+            description = "Redis URL: redis://[user:password@]host:port[/db], rediss://... (TLS) or "
+                    + "redis-sentinel://host:port#master. Default: $" + CoordisCommand.URL_ENV + ", else "
+                    + CoordisCommand.DEFAULT_URL + ".")
+    List<String> given = new ArrayList<>();
+}

@@ -1,0 +1,67 @@
+package io.coordis.cli;
+
+import io.coordis.internal.Durations;
+import io.coordis.lock.Lease;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs the command while a lease is held and watches both: the command's exit gives the exit status;
+ * the lease's loss stops the command (SIGTERM, then SIGKILL after the grace period) and gives 75.
+ */
+final class Supervisor {
+    private final Lease lease;
+    private final List<String> command;
+    private final Teardown teardown;
+    private final Terminal terminal;
+
+    Supervisor(Lease lease, List<String> command, Teardown teardown, Terminal terminal) {
+        this.lease = lease;
+        this.command = command;
+        this.teardown = teardown;
+        this.terminal = terminal;
+    }
+
+    /** Blocks until the command has exited; answers the exit status for {@code coordis}. */
+    int run() {
+        ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+        builder.environment().put(LockCommand.NAME_ENV, lease.name());
+        builder.environment().put(LockCommand.TOKEN_ENV, Long.toString(lease.fencingToken()));
+        Process child;
+        try {
+            child = teardown.launch(builder);
+        } catch (IOException e) {
+            return cannotRun(e);
+        }
+        if (child == null) {
+            return ExitCodes.SOFTWARE;
+        }
+        CompletableFuture<Lease> lost = lease.lost().toCompletableFuture();
+        CompletableFuture.anyOf(child.onExit(), lost).join();
+        if (child.isAlive()) {
+            terminal.say("lost lock '" + lease.name() + "' (token " + lease.fencingToken()
+                    + ") while the command was running; stopping it (SIGTERM, SIGKILL after "
+                    + Durations.format(teardown.grace()) + ")");
+            teardown.close();
+            return ExitCodes.LOCK_LOST;
+        }
+        int status = child.exitValue();
+        if (!lease.isHeld()) {
+            terminal.say("lost lock '" + lease.name() + "' (token " + lease.fencingToken()
+                    + ") before the command finished (its exit status was " + status + ")");
+            return ExitCodes.LOCK_LOST;
+        }
+        return status;
+    }
+
+    private int cannotRun(IOException e) {
+        String reason = e.getMessage() == null ? e.toString() : e.getMessage();
+        int detail = reason.indexOf("error=");
+        String why = detail >= 0 ? reason.substring(detail) : reason;
+        boolean missing = why.contains("error=2,") || why.contains("No such file");
+        terminal.say("cannot run '" + command.get(0) + "': " + why.replaceFirst("error=\\d+, ", ""));
+        return missing ? ExitCodes.NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
+    }
+}

@@ -1,0 +1,124 @@
+package io.coordis.cli;
+
+import io.coordis.CoordisException;
+import io.coordis.internal.Durations;
+import io.coordis.lock.Lease;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Ends a {@code lock} run exactly once, whoever gets there first — the command thread when the child
+ * exits, or the JVM shutdown hook on Ctrl-C / SIGTERM: stops the child (SIGTERM, SIGKILL after the
+ * grace period), then releases the lease, so the command never runs unprotected. A lease or child that
+ * arrives after the teardown is released or never started. Thread-safe.
+ */
+final class Teardown implements AutoCloseable {
+    private final Duration grace;
+    private final Terminal terminal;
+    private final Thread hook = new Thread(this::close, "coordis-shutdown");
+    private Lease lease;
+    private Process child;
+    private boolean closed;
+    private boolean hookInstalled;
+
+    Teardown(Duration grace, Terminal terminal) {
+        this.grace = grace;
+        this.terminal = terminal;
+    }
+
+    /** Runs {@link #close()} if the JVM is asked to exit (Ctrl-C, SIGTERM) before the command is done. */
+    synchronized Teardown installHook() {
+        Runtime.getRuntime().addShutdownHook(hook);
+        hookInstalled = true;
+        return this;
+    }
+
+    /**
+     * Takes charge of releasing {@code lease}.
+     *
+     * @return {@code false} when the teardown already ran (the lease has then been released)
+     */
+    synchronized boolean adopt(Lease lease) {
+        if (closed) {
+            release(lease);
+            return false;
+        }
+        this.lease = lease;
+        return true;
+    }
+
+    /**
+     * Starts the child, unless the teardown already ran.
+     *
+     * @return the process, or {@code null} when the teardown already ran
+     */
+    synchronized Process launch(ProcessBuilder builder) throws IOException {
+        if (closed) {
+            return null;
+        }
+        child = builder.start();
+        return child;
+    }
+
+    /**
+     * Sends SIGTERM to {@code process}, and SIGKILL if it still runs after {@code grace}; blocks until it
+     * has exited. Does not take the teardown's lock, so a shutdown can proceed meanwhile.
+     */
+    static void stop(Process process, Duration grace) {
+        if (!process.isAlive()) {
+            return;
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(Durations.saturatedNanos(grace), TimeUnit.NANOSECONDS)) {
+                process.destroyForcibly();
+                process.waitFor();
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** How long the child may take to exit after SIGTERM. */
+    Duration grace() {
+        return grace;
+    }
+
+    /** Stops the child, releases the lease and removes the shutdown hook. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            if (child != null) {
+                stop(child, grace);
+            }
+            if (lease != null) {
+                release(lease);
+            }
+        }
+        if (hookInstalled && Thread.currentThread() != hook) {
+            hookInstalled = false;
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running or about to; it finds everything done
+            }
+        }
+    }
+
+    private void release(Lease lease) {
+        boolean held = lease.isHeld();
+        try {
+            lease.release();
+        } catch (CoordisException e) {
+            if (!held) {
+                return; // already lost and reported; nothing of ours is left to release
+            }
+            terminal.say("could not release lock '" + lease.name() + "' (" + e.getMessage()
+                    + "); it expires by its TTL");
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package io.coordis.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Parsing and usage errors, run in-process; nothing here reaches Redis. */
+class MainTest {
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return run(Map.of(), args);
+    }
+
+    private int run(Map<String, String> env, String... args) {
+        return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), env);
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    /** A usage error: one line saying what is wrong, one pointing to --help, nothing on stdout. */
+    private void assertUsageError(int status, String expected, String helpFor) {
+        assertThat(status).isEqualTo(ExitCodes.USAGE);
+        assertThat(out()).isEmpty();
+        assertThat(err().lines()).hasSize(2);
+        assertThat(err().lines().findFirst().orElseThrow()).startsWith("coordis: ").contains(expected);
+        assertThat(err()).endsWith("Try '" + helpFor + " --help' for more information." + System.lineSeparator())
+                .doesNotContain("\tat ", "Exception");
+    }
+
+    @Test
+    void versionPrintsTheProjectVersion() {
+        assertThat(run("--version")).isZero();
+        assertThat(out()).startsWith("coordis 0.").doesNotContain("${");
+        assertThat(err()).isEmpty();
+    }
+
+    @Test
+    void helpListsCommandsAndExitStatuses() {
+        assertThat(run("--help")).isZero();
+        assertThat(out()).contains("lock", "demo", "--url", "COORDIS_URL", "75");
+        assertThat(err()).isEmpty();
+    }
+
+    @Test
+    void lockHelpShowsTheSynopsisAndOptions() {
+        assertThat(run("lock", "--help")).isZero();
+        assertThat(out()).contains("NAME -- CMD", "--ttl", "--wait", "--nonblock", "--conflict-exit-code", "--grace",
+                "--quiet", "COORDIS_LOCK_TOKEN", "30s");
+    }
+
+    @Test
+    void noCommandIsAUsageError() {
+        assertUsageError(run(), "missing command: use one of lock, demo", "coordis");
+    }
+
+    @Test
+    void unknownCommandSuggestsTheNearestOne() {
+        assertThat(run("lokc")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("Unmatched argument", "Did you mean: coordis lock?", "Try 'coordis --help'")
+                .doesNotContain("\tat ");
+    }
+
+    @Test
+    void unknownOptionIsAUsageError() {
+        assertUsageError(run("lock", "--bogus", "x", "--", "true"), "Unknown option: '--bogus'", "coordis lock");
+    }
+
+    @Test
+    void missingNameIsAUsageError() {
+        assertUsageError(run("lock"), "Missing required parameter: 'NAME'", "coordis lock");
+    }
+
+    @Test
+    void missingCommandIsAUsageError() {
+        assertUsageError(run("lock", "jobs:nightly"), "missing command: give the command to run after '--'",
+                "coordis lock");
+        out.reset();
+        err.reset();
+        assertUsageError(run("lock", "jobs:nightly", "--"), "missing command", "coordis lock");
+    }
+
+    @Test
+    void commandWithoutTheSeparatorIsAUsageError() {
+        assertUsageError(run("lock", "jobs:nightly", "make"), "put NAME before '--' and the command after it",
+                "coordis lock");
+    }
+
+    @Test
+    void nameAfterTheSeparatorIsAUsageError() {
+        assertUsageError(run("lock", "--", "jobs:nightly", "make"), "put NAME before '--'", "coordis lock");
+    }
+
+    @Test
+    void blankNameIsAUsageError() {
+        assertUsageError(run("lock", " ", "--", "true"), "lock name must not be blank", "coordis lock");
+    }
+
+    @Test
+    void ttlBelowTheMinimumIsAUsageError() {
+        assertUsageError(run("lock", "--ttl", "50ms", "x", "--", "true"),
+                "invalid --ttl: lock ttl must be at least 100ms, was 50ms", "coordis lock");
+    }
+
+    @Test
+    void badDurationIsAUsageErrorShowingValidForms() {
+        assertUsageError(run("lock", "--ttl", "abc", "x", "--", "true"),
+                "invalid duration 'abc': use e.g. 500ms, 30s, 5m", "coordis lock");
+        out.reset();
+        err.reset();
+        assertUsageError(run("lock", "--wait", "5", "x", "--", "true"), "invalid duration '5'", "coordis lock");
+    }
+
+    @Test
+    void waitAndNonblockExcludeEachOther() {
+        assertUsageError(run("lock", "-n", "--wait", "5s", "x", "--", "true"),
+                "--wait and --nonblock exclude each other", "coordis lock");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-1", "256"})
+    void conflictExitCodeMustFitAnExitStatus(String code) {
+        assertUsageError(run("lock", "-E", code, "x", "--", "true"), "--conflict-exit-code must be in 0..255",
+                "coordis lock");
+    }
+
+    @Test
+    void negativeGraceIsRejectedByTheParser() {
+        assertUsageError(run("lock", "--grace", "-1s", "x", "--", "true"), "invalid duration '-1s'", "coordis lock");
+    }
+
+    @Test
+    void severalUrlsAreRejectedUntilRedlockExistsWithoutShowingPasswords() {
+        assertUsageError(run("-u", "redis://a:6379", "-u", "redis://:s3cret@b:6379", "lock", "x", "--", "true"),
+                "multi-node locking (Redlock) is not available yet", "coordis lock");
+        assertThat(err()).doesNotContain("s3cret").contains("redis://***@b:6379");
+    }
+
+    @Test
+    void malformedUrlIsAUsageErrorWithoutShowingThePassword() {
+        assertUsageError(run("lock", "-u", "s3cret@localhost:6379", "x", "--", "true"), "not a Redis URL",
+                "coordis lock");
+    }
+
+    @Test
+    void demoChecksItsNumbers() {
+        assertUsageError(run("demo", "--workers", "0"), "--workers must be in 1..32", "coordis demo");
+        out.reset();
+        err.reset();
+        assertUsageError(run("demo", "--rounds", "1000"), "--rounds must be in 1..100", "coordis demo");
+    }
+}

@@ -1,0 +1,75 @@
+package io.coordis.lock;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Child-JVM main for {@code MutualExclusionIT}: runs a crew of {@link LockWorker}s against one lock and
+ * prints {@code READY}, then one {@code DONE ...} line per worker, then {@code FINISHED}. Exits when its
+ * stdin closes (the test JVM died), so it never outlives the test.
+ *
+ * <p>Arguments: {@code name=<prefix> threads=<n>} plus the {@link LockWorker.Settings} as {@code key=value}.
+ */
+public final class ContenderProcess {
+    private ContenderProcess() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> a = new LinkedHashMap<>();
+        for (String arg : args) {
+            String[] kv = arg.split("=", 2);
+            a.put(kv[0], kv[1]);
+        }
+        exitWhenStdinCloses();
+        LockWorker.Settings settings = LockWorker.Settings.fromArgs(a);
+        int threads = Integer.parseInt(a.get("threads"));
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        int status = 0;
+        try (LockWorker.Crew crew = new LockWorker.Crew(a.get("name"), threads, settings)) {
+            say("READY");
+            List<Future<LockWorker.Result>> results = new ArrayList<>();
+            for (LockWorker w : crew.workers()) {
+                results.add(pool.submit(w));
+            }
+            for (Future<LockWorker.Result> f : results) {
+                try {
+                    say(f.get().toLine());
+                } catch (java.util.concurrent.ExecutionException e) {
+                    say("FAILED " + e.getCause());
+                    e.getCause().printStackTrace();
+                    status = 1;
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        say("FINISHED");
+        System.exit(status);
+    }
+
+    static synchronized void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    /** A daemon that ends this JVM when stdin reaches end of file (the parent is gone or closed it). */
+    static void exitWhenStdinCloses() {
+        Thread t = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // ignore input
+                }
+            } catch (java.io.IOException ignored) {
+                // treat as closed
+            }
+            Runtime.getRuntime().halt(3);
+        }, "stdin-watch");
+        t.setDaemon(true);
+        t.start();
+    }
+}

@@ -1,0 +1,454 @@
+package io.coordis.lock;
+
+import io.coordis.Coordis;
+import io.coordis.CoordisException;
+import io.coordis.NodeUnavailableException;
+import io.coordis.testkit.FaultProxy;
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RedisServer;
+import io.coordis.testkit.RespClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The lock under network and server faults: replies lost on the way back, latency, a black hole,
+ * connection resets, a killed server and a flushed script cache. A client talks to Redis through a
+ * {@link FaultProxy}; a second client connects directly and plays the other contender.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class LockFaultsIT {
+    private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
+    /** Generous upper bound for a call that must fail with the command timeout rather than hang. */
+    private static final Duration FAIL_BOUND = COMMAND_TIMEOUT.plusSeconds(1);
+    private static final Duration TTL = Duration.ofSeconds(2);
+    private static final Duration MARGIN = Duration.ofMillis(500);
+
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
+    private FaultProxy proxy;
+    private Coordis viaProxy;
+    private Coordis direct;
+
+    @BeforeEach
+    void connect() {
+        proxy = FaultProxy.to(redis.server());
+        viaProxy = Coordis.builder().url(proxy.uri()).commandTimeout(COMMAND_TIMEOUT).connect();
+        direct = Coordis.connect(redis.uri());
+    }
+
+    @AfterEach
+    void close() {
+        try {
+            closeWithin(viaProxy, Duration.ofSeconds(10));
+            closeWithin(direct, Duration.ofSeconds(10));
+        } finally {
+            proxy.close();
+        }
+    }
+
+    private static LockOptions ttl(Duration ttl, boolean renew) {
+        return LockOptions.defaults().withTtl(ttl).withAutoRenew(renew);
+    }
+
+    // (a) ------------------------------------------------------------------------------------------
+
+    @Test
+    void droppedAcquireReplyFailsCleanlyAndTheLockFreesWithinItsTtl() throws Exception {
+        DistributedLock mine = viaProxy.lock("drop:acquire", ttl(TTL, true));
+        DistributedLock theirs = direct.lock("drop:acquire", ttl(TTL, true));
+
+        proxy.dropNextReply();
+        long start = System.nanoTime();
+        Outcome outcome = outcome(mine::tryAcquire);
+        assertThat(proxy.droppedReplies()).as("the acquire reply was dropped").isEqualTo(1);
+        assertThat(outcome.elapsed()).isLessThanOrEqualTo(FAIL_BOUND);
+        assertThat(outcome.lease()).as("a lease from an acquire whose answer never came").isEmpty();
+        if (outcome.failure() != null) {
+            assertThat(outcome.failure()).isInstanceOf(NodeUnavailableException.class);
+        }
+
+        Optional<Lease> taken = theirs.acquire(TTL.plus(MARGIN).multipliedBy(2));
+        Duration waited = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(taken).as("lock stuck after a lost acquire reply").isPresent();
+        assertThat(waited).as("lock free within TTL + margin").isLessThanOrEqualTo(TTL.plus(MARGIN));
+        assertThat(redis.server().command("GET", "drop:acquire")).isEqualTo(taken.get().token());
+        taken.get().release();
+    }
+
+    @Test
+    void clientWorksAgainAfterADroppedReply() throws Exception {
+        proxy.dropNextReply();
+        Outcome outcome = outcome(viaProxy.lock("drop:first", ttl(TTL, false))::tryAcquire);
+        assertThat(proxy.droppedReplies()).isEqualTo(1);
+        assertThat(outcome.lease()).isEmpty();
+
+        // Later calls on other locks must get their own answers again (retrying later may succeed), and
+        // until then fail only with the documented exception.
+        DistributedLock later = viaProxy.lock("drop:later", ttl(TTL, false));
+        List<String> failures = new ArrayList<>();
+        Lease lease = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (lease == null && System.nanoTime() < deadline) {
+            try {
+                lease = later.tryAcquire().orElse(null);
+            } catch (RuntimeException e) {
+                failures.add(e.getClass().getSimpleName() + ": " + e.getMessage());
+                Thread.sleep(50);
+            }
+        }
+        assertThat(failures).as("calls after a dropped reply failed with undocumented exceptions")
+                .allMatch(f -> f.startsWith(NodeUnavailableException.class.getSimpleName()));
+        assertThat(lease).as("client never worked again within 5 s after one dropped reply; failures: %s", failures)
+                .isNotNull();
+        assertThat(redis.server().command("GET", "drop:later")).isEqualTo(lease.token());
+        assertThat(lease.release()).isTrue();
+        assertThat(redis.server().command("EXISTS", "drop:later")).isEqualTo(0L);
+    }
+
+    /**
+     * After a lost reply, an acquire of a busy lock must not be answered with another call's "acquired":
+     * that would give this client a lock someone else holds.
+     */
+    @Test
+    void droppedReplyNeverGrantsABusyLock() throws Exception {
+        Lease held = direct.lock("drop:busy", ttl(Duration.ofSeconds(10), true)).tryAcquire().orElseThrow();
+
+        proxy.dropNextReply();
+        outcome(viaProxy.lock("drop:victim", ttl(TTL, false))::tryAcquire);
+        assertThat(proxy.droppedReplies()).isEqualTo(1);
+
+        DistributedLock busy = viaProxy.lock("drop:busy", ttl(TTL, false));
+        DistributedLock free = viaProxy.lock("drop:free", ttl(TTL, false));
+        CompletableFuture<Outcome> busyAttempt = CompletableFuture.supplyAsync(() -> outcome(busy::tryAcquire));
+        Thread.sleep(100);
+        Outcome freeAttempt = outcome(free::tryAcquire);
+        Outcome busyResult = busyAttempt.get(10, TimeUnit.SECONDS);
+
+        assertThat(busyResult.lease())
+                .as("client got lock 'drop:busy' while another client holds it (free: %s)", freeAttempt)
+                .isEmpty();
+        assertThat(redis.server().command("GET", "drop:busy")).isEqualTo(held.token());
+        freeAttempt.lease().ifPresent(Lease::close);
+        held.release();
+    }
+
+    // (b) ------------------------------------------------------------------------------------------
+
+    @Test
+    void droppedReleaseReplyStillFreesTheLock() throws Exception {
+        Lease lease = viaProxy.lock("drop:release", ttl(TTL, false)).tryAcquire().orElseThrow();
+        DistributedLock theirs = direct.lock("drop:release", ttl(TTL, false));
+        assertThat(theirs.tryAcquire()).isEmpty();
+
+        proxy.dropNextReply();
+        long start = System.nanoTime();
+        Outcome released = outcome(() -> Optional.of(lease.release()));
+        assertThat(proxy.droppedReplies()).isEqualTo(1);
+        assertThat(released.elapsed()).isLessThanOrEqualTo(FAIL_BOUND);
+        if (released.failure() != null) {
+            assertThat(released.failure()).isInstanceOf(NodeUnavailableException.class);
+        }
+        assertThat(lease.isHeld()).isFalse();
+
+        Optional<Lease> taken = theirs.acquire(TTL.plus(MARGIN).multipliedBy(2));
+        assertThat(taken).isPresent();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThanOrEqualTo(TTL.plus(MARGIN));
+        assertThat(taken.get().fencingToken()).isGreaterThan(lease.fencingToken());
+        taken.get().release();
+    }
+
+    // (c) ------------------------------------------------------------------------------------------
+
+    @Test
+    void latencyBelowTheCommandTimeoutIsHarmless() throws Exception {
+        Coordis patient = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
+        try {
+            proxy.latency(Duration.ofMillis(80));
+            DistributedLock lock = patient.lock("slow", ttl(TTL, true));
+            DistributedLock theirs = direct.lock("slow", ttl(TTL, true));
+
+            Lease lease = lock.tryAcquire().orElseThrow();
+            assertThat(lease.extend(TTL)).isTrue();
+            assertThat(lock.holder().orElseThrow().fencingToken()).hasValue(lease.fencingToken());
+            Thread.sleep(TTL.multipliedBy(3).dividedBy(2).toMillis());
+            assertThat(lease.isHeld()).as("renewal keeps up through latency").isTrue();
+            assertThat(lease.release()).isTrue();
+
+            // Waiting through the proxy: the direct client releases, the slow waiter is woken and gets it.
+            Lease theirLease = theirs.tryAcquire().orElseThrow();
+            CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return lock.acquire(Duration.ofSeconds(5));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(500);
+            theirLease.release();
+            Lease second = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertThat(second.fencingToken()).isGreaterThan(theirLease.fencingToken());
+            assertThat(second.release()).isTrue();
+            assertThat(lease.lost().toCompletableFuture()).isNotDone();
+            Thread.sleep(500); // let the release notification pass before closing (see closeWhileNotificationsArrive...)
+        } finally {
+            closeWithin(patient, Duration.ofSeconds(10));
+        }
+    }
+
+    /**
+     * Closing a client must not hang while release notifications reach it: a waiter is subscribed to a busy
+     * lock's release channel and bursts of notifications keep arriving while the client closes. Several
+     * rounds, each with a fresh client, because the close has to meet a delivery in progress.
+     */
+    @Test
+    void closeWhileReleaseNotificationsArriveDoesNotHang() throws Exception {
+        Lease held = direct.lock("close:busy", ttl(Duration.ofSeconds(30), true)).tryAcquire().orElseThrow();
+        String channel = null;
+        AtomicBoolean flooding = new AtomicBoolean(true);
+        List<Thread> flooders = new ArrayList<>();
+        try {
+            for (int round = 1; round <= 5; round++) {
+                Coordis waiting = Coordis.connect(redis.uri());
+                Thread waiter = new Thread(() -> {
+                    try {
+                        waiting.lock("close:busy").acquire(Duration.ofSeconds(20)).ifPresent(Lease::close);
+                    } catch (InterruptedException | RuntimeException e) {
+                        // the client is closed under it
+                    }
+                }, "close-waiter-" + round);
+                waiter.setDaemon(true);
+                waiter.start();
+                if (channel == null) {
+                    channel = await().atMost(Duration.ofSeconds(5)).until(() -> {
+                        List<?> channels = (List<?>) redis.server().command("PUBSUB", "CHANNELS", "*close:busy*");
+                        return channels.isEmpty() ? null : (String) channels.get(0);
+                    }, c -> c != null);
+                    for (int i = 0; i < 2; i++) {
+                        flooders.add(flood(channel, flooding));
+                    }
+                }
+                String ch = channel;
+                await().atMost(Duration.ofSeconds(5)).until(() ->
+                        (Long) ((List<?>) redis.server().command("PUBSUB", "NUMSUB", ch)).get(1) > 0);
+                Thread.sleep(100);
+                closeWithin(waiting, Duration.ofSeconds(10));
+            }
+        } finally {
+            flooding.set(false);
+            for (Thread t : flooders) {
+                t.join(5000);
+            }
+        }
+        assertThat(held.release()).isTrue();
+    }
+
+    /** Publishes to {@code channel} in pipelined bursts until {@code flooding} turns false. */
+    private static Thread flood(String channel, AtomicBoolean flooding) {
+        Thread t = new Thread(() -> {
+            try (RespClient r = redis.server().client()) {
+                while (flooding.get()) {
+                    for (int i = 0; i < 500; i++) {
+                        r.send("PUBLISH", channel, "released");
+                    }
+                    for (int i = 0; i < 500; i++) {
+                        r.read();
+                    }
+                }
+            }
+        }, "close-flooder");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    @Test
+    void blackholedCallsFailWithinTheCommandTimeoutAndNeverHang() throws Exception {
+        DistributedLock lock = viaProxy.lock("hole", ttl(TTL, false));
+        Lease lease = lock.tryAcquire().orElseThrow();
+        proxy.blackhole();
+        try {
+            DistributedLock other = viaProxy.lock("hole:other", ttl(TTL, false));
+            assertFailsInTime("tryAcquire", other::tryAcquire);
+            assertFailsInTime("acquire(wait)", () -> other.acquire(Duration.ofSeconds(5)));
+            assertFailsInTime("holder", lock::holder);
+            assertFailsInTime("extend", () -> Optional.of(lease.extend(TTL)));
+            assertFailsInTime("release", () -> Optional.of(lease.release()));
+        } finally {
+            proxy.resetAll();
+            proxy.pass();
+        }
+    }
+
+    @Test
+    void resetConnectionsAfterABlackholeRecover() throws Exception {
+        DistributedLock lock = viaProxy.lock("reset", ttl(TTL, false));
+        proxy.blackhole();
+        assertFailsInTime("tryAcquire", lock::tryAcquire);
+        proxy.resetAll();
+        proxy.pass();
+
+        Lease lease = await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            try {
+                return lock.tryAcquire().orElse(null);
+            } catch (NodeUnavailableException e) {
+                return null;
+            }
+        }, l -> l != null);
+        assertThat(redis.server().command("GET", "reset")).isEqualTo(lease.token());
+        assertThat(lease.release()).isTrue();
+    }
+
+    @Test
+    void renewalSurvivesConnectionResets() throws Exception {
+        Lease lease = viaProxy.lock("reset:renew", ttl(Duration.ofSeconds(1), true)).tryAcquire().orElseThrow();
+        long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        while (System.nanoTime() < until) {
+            proxy.resetAll();
+            Thread.sleep(300);
+            assertThat(lease.isHeld()).as("lease lost after a connection reset it could recover from").isTrue();
+            assertThat(direct.lock("reset:renew").tryAcquire()).isEmpty();
+        }
+        assertThat(redis.server().command("GET", "reset:renew")).isEqualTo(lease.token());
+        assertThat(lease.release()).isTrue();
+    }
+
+    // (d) ------------------------------------------------------------------------------------------
+
+    @Test
+    void killedRedisLosesTheLeaseByItsValidityDeadline() throws Exception {
+        Duration ttl = Duration.ofSeconds(1);
+        try (RedisServer own = RedisServer.start();
+             Coordis client = Coordis.builder().url(own.uri()).commandTimeout(Duration.ofMillis(300)).connect()) {
+            Lease lease = client.lock("killed", ttl(ttl, true)).tryAcquire().orElseThrow();
+            CompletableFuture<Long> lostAt = new CompletableFuture<>();
+            lease.lost().thenRun(() -> lostAt.complete(System.nanoTime()));
+            Thread.sleep(ttl.toMillis() * 3 / 2);
+            assertThat(lease.isHeld()).as("renewed past its first TTL").isTrue();
+
+            long killedAt = System.nanoTime();
+            long deadline = killedAt + lease.remainingValidity().toNanos();
+            own.kill();
+
+            long notHeldAt = 0;
+            while (System.nanoTime() - killedAt < ttl.plusSeconds(2).toNanos()) {
+                if (!lease.isHeld()) {
+                    notHeldAt = System.nanoTime();
+                    break;
+                }
+                Thread.sleep(2);
+            }
+            assertThat(notHeldAt).as("isHeld() still true long after Redis died").isNotZero();
+            assertThat(Duration.ofNanos(notHeldAt - deadline)).as("isHeld() false by the validity deadline")
+                    .isLessThanOrEqualTo(Duration.ofMillis(50));
+            long lost = lostAt.get(ttl.plusSeconds(2).toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(Duration.ofNanos(lost - deadline)).as("lost() completes by the validity deadline")
+                    .isLessThanOrEqualTo(Duration.ofMillis(200));
+            assertThat(Duration.ofNanos(lost - killedAt)).isLessThanOrEqualTo(ttl.plusMillis(200));
+            assertThat(lease.remainingValidity()).isZero();
+        }
+    }
+
+    // (e) ------------------------------------------------------------------------------------------
+
+    @Test
+    void scriptFlushBetweenCallsIsTransparent() throws Exception {
+        RedisServer server = redis.server();
+        DistributedLock lock = direct.lock("flushed", ttl(TTL, true));
+
+        server.command("SCRIPT", "FLUSH");
+        Lease first = lock.tryAcquire().orElseThrow();
+        server.command("SCRIPT", "FLUSH");
+        assertThat(lock.holder().orElseThrow().fencingToken()).hasValue(first.fencingToken());
+        server.command("SCRIPT", "FLUSH");
+        assertThat(first.extend(TTL.multipliedBy(2))).isTrue();
+        assertThat((Long) server.command("PTTL", "flushed")).isGreaterThan(TTL.toMillis());
+        server.command("SCRIPT", "FLUSH");
+        assertThat(first.release()).isTrue();
+        assertThat(server.command("EXISTS", "flushed")).isEqualTo(0L);
+
+        server.command("SCRIPT", "FLUSH");
+        Lease second = lock.tryAcquire().orElseThrow();
+        assertThat(second.fencingToken()).as("the resent script ran exactly once").isEqualTo(first.fencingToken() + 1);
+        server.command("SCRIPT", "FLUSH");
+        Thread.sleep(TTL.toMillis());
+        assertThat(second.isHeld()).as("renewal after a flush").isTrue();
+        assertThat(second.release()).isTrue();
+    }
+
+    // ----------------------------------------------------------------------------------------------
+
+    private interface Call {
+        Optional<?> call() throws Exception;
+    }
+
+    /** What one call did: returned a value (possibly empty) or threw, and how long it took. */
+    private record Outcome(Optional<Lease> lease, Object value, Throwable failure, Duration elapsed) {
+    }
+
+    private static Outcome outcome(Call call) {
+        long start = System.nanoTime();
+        try {
+            Optional<?> v = call.call();
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            Optional<Lease> lease = v.filter(Lease.class::isInstance).map(Lease.class::cast);
+            return new Outcome(lease, v.orElse(null), null, took);
+        } catch (Exception e) {
+            return new Outcome(Optional.empty(), null, e, Duration.ofNanos(System.nanoTime() - start));
+        }
+    }
+
+    /** Closes {@code c} on a daemon thread and fails if that does not finish within {@code bound}. */
+    private static void closeWithin(AutoCloseable c, Duration bound) {
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
+            try {
+                c.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            closing.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError(c + ".close() did not return within " + bound + " (hung)");
+        } catch (ExecutionException e) {
+            throw new AssertionError(c + ".close() failed", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while closing " + c, e);
+        }
+    }
+
+    /** Runs {@code call} on another thread so a hang cannot stall the test, and checks it failed in time. */
+    private static void assertFailsInTime(String what, Call call) throws Exception {
+        CompletableFuture<Outcome> f = CompletableFuture.supplyAsync(() -> outcome(call));
+        Outcome o;
+        try {
+            o = f.get(FAIL_BOUND.plusSeconds(10).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError(what + " hung through a black hole for more than " + FAIL_BOUND.plusSeconds(10));
+        } catch (ExecutionException e) {
+            throw new AssertionError(what + " failed unexpectedly", e.getCause());
+        }
+        assertThat(o.failure()).as("%s through a black hole answered %s", what, o.value())
+                .isInstanceOf(NodeUnavailableException.class);
+        assertThat(o.elapsed()).as("%s took too long to fail", what).isLessThanOrEqualTo(FAIL_BOUND);
+        assertThat(((CoordisException) o.failure()).node()).isPresent();
+    }
+}

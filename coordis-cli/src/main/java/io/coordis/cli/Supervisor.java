@@ -48,7 +48,7 @@ final class Supervisor {
             return ExitCodes.LOCK_LOST;
         }
         int status = child.exitValue();
-        if (!lease.isHeld()) {
+        if (lost.isDone() || (!lease.isHeld() && !teardown.isClosed())) {
             terminal.say("lost lock '" + lease.name() + "' (token " + lease.fencingToken()
                     + ") before the command finished (its exit status was " + status + ")");
             return ExitCodes.LOCK_LOST;

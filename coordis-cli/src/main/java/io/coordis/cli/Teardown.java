@@ -82,6 +82,11 @@ final class Teardown implements AutoCloseable {
         }
     }
 
+    /** Whether the teardown ran (or runs): the lease is then released on purpose, not lost. */
+    synchronized boolean isClosed() {
+        return closed;
+    }
+
     /** How long the child may take to exit after SIGTERM. */
     Duration grace() {
         return grace;

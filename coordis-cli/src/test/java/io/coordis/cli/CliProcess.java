@@ -1,0 +1,192 @@
+package io.coordis.cli;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * {@code coordis} running in a JVM of its own, as users run it, with stdout and stderr captured
+ * separately in files. (Files, not pipes: when a process exits, the JDK drains and closes its pipes, so
+ * what a grandchild writes while the CLI shuts down could be lost.) Closing it kills the process if it
+ * still runs.
+ */
+final class CliProcess implements AutoCloseable {
+    private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+    private final Process process;
+    private final Path out;
+    private final Path err;
+
+    private CliProcess(List<String> command, Map<String, String> env) {
+        try {
+            Path dir = Files.createTempDirectory("coordis-cli-it");
+            out = dir.resolve("stdout");
+            err = dir.resolve("stderr");
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile());
+            builder.environment().remove(CoordisCommand.URL_ENV);
+            builder.environment().putAll(env);
+            process = builder.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + command, e);
+        }
+    }
+    /** {@code java -cp <test class path> io.coordis.cli.Main args...}. */
+    static CliProcess start(String... args) {
+        return startWithEnv(Map.of(), args);
+    }
+
+    /** Like {@link #start(String...)} with one more environment variable. */
+    static CliProcess startWithEnv(String name, String value, String... args) {
+        return startWithEnv(Map.of(name, value), args);
+    }
+
+    private static CliProcess startWithEnv(Map<String, String> env, String... args) {
+        List<String> command = java();
+        command.add("-cp");
+        command.add(testClassPath());
+        command.add(Main.class.getName());
+        command.addAll(List.of(args));
+        return new CliProcess(command, env);
+    }
+
+    /** {@code java -jar coordis.jar args...}, the fat jar the build produced. */
+    static CliProcess startJar(Path jar, String... args) {
+        List<String> command = java();
+        command.add("-jar");
+        command.add(jar.toString());
+        command.addAll(List.of(args));
+        return new CliProcess(command, Map.of());
+    }
+
+    /** The fat jar, when the build has produced it (failsafe passes its path). */
+    static Path fatJar() {
+        String path = System.getProperty("coordis.cli.jar");
+        return path == null ? null : Path.of(path);
+    }
+
+    private static List<String> java() {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-XX:+UseSerialGC");
+        return command;
+    }
+
+    private static String testClassPath() {
+        String surefire = System.getProperty("surefire.test.class.path");
+        String path = surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+        if (!path.contains("picocli")) {
+            throw new IllegalStateException("the test class path lacks picocli: " + path);
+        }
+        return path;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Sends SIGTERM to the CLI itself. */
+    void terminate() {
+        process.destroy();
+    }
+
+    /** Waits for the exit (at most 30 s); answers the exit status. */
+    int exitCode() {
+        return exitCode(DEFAULT_TIMEOUT);
+    }
+
+    int exitCode(Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("coordis did not exit within " + timeout + "\nstdout:\n" + stdout()
+                        + "\nstderr:\n" + stderr());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+        return process.exitValue();
+    }
+
+    String stdout() {
+        return read(out);
+    }
+
+    String stderr() {
+        return read(err);
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Blocks until stdout contains {@code text} (at most 30 s). */
+    CliProcess awaitStdout(String text) {
+        return await(this::stdout, text, "stdout");
+    }
+
+    /** Blocks until stderr contains {@code text} (at most 30 s). */
+    CliProcess awaitStderr(String text) {
+        return await(this::stderr, text, "stderr");
+    }
+
+    private CliProcess await(Supplier<String> stream, String text, String name) {
+        long deadline = System.nanoTime() + DEFAULT_TIMEOUT.toNanos();
+        while (!stream.get().contains(text)) {
+            if (System.nanoTime() > deadline || (!process.isAlive() && !stream.get().contains(text))) {
+                throw new AssertionError("coordis did not print '" + text + "' on " + name + "\nstdout:\n" + stdout()
+                        + "\nstderr:\n" + stderr() + (process.isAlive() ? "" : "\nexit status " + process.exitValue()));
+            }
+            sleep(20);
+        }
+        return this;
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /** A file path that does not exist yet, for commands that wait for the test to create it. */
+    static Path signalFile() {
+        try {
+            Path dir = Files.createTempDirectory("coordis-cli-it");
+            dir.toFile().deleteOnExit();
+            return dir.resolve("go");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+        }
+    }
+}

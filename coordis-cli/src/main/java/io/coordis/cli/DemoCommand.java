@@ -23,7 +23,8 @@ import java.util.concurrent.Callable;
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"Workers with their own Redis clients take turns at the lock '" + PrinterContest.LOCK + "';",
                 "checks that one holds it at a time and that fencing tokens strictly increase.",
-                "Starts its own redis-server (from PATH, else one shipped in the jar) unless --url is given."})
+                "Starts its own redis-server (from PATH, else one shipped in the jar) unless --url is given;",
+                "$COORDIS_URL is not used, so the demo never writes to a Redis by surprise."})
 final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--workers", paramLabel = "N", defaultValue = "4",

@@ -1,7 +1,6 @@
 package io.coordis.cli;
 
 import io.coordis.AccessDeniedException;
-import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.WrongTypeException;
 import picocli.CommandLine.ParameterException;
@@ -51,9 +50,6 @@ final class ExitCodes {
         if (failure instanceof WrongTypeException) {
             return DATA_ERROR;
         }
-        if (failure instanceof CoordisException) {
-            return SOFTWARE;
-        }
-        return SOFTWARE;
+        return SOFTWARE; // any other CoordisException (e.g. a command Redis rejected) and everything else
     }
 }

@@ -13,6 +13,6 @@ final class RedisUrls {
     @Option(names = {"-u", "--url"}, paramLabel = "URL",
             description = "Redis URL: redis://[user:password@]host:port[/db], rediss://... (TLS) or "
                     + "redis-sentinel://host:port#master. Default: $" + CoordisCommand.URL_ENV + ", else "
-                    + CoordisCommand.DEFAULT_URL + ".")
+                    + CoordisCommand.DEFAULT_URL + " (demo: a redis-server of its own).")
     List<String> given = new ArrayList<>();
 }

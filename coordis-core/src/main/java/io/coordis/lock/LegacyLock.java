@@ -6,6 +6,7 @@ import io.coordis.Ticker;
 import io.coordis.internal.Keys;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Replies;
 
 import java.time.Duration;
 import java.util.List;
@@ -163,7 +164,7 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
         CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, fenceKey), List.of(ttlMillis, marginMillis));
         List<?> result;
         try {
-            result = (List<?>) node.await(reply, opTimeout);
+            result = Replies.list(node.await(reply, opTimeout), 2, ACQUIRE, node.address());
         } catch (NodeUnavailableException | InterruptedException e) {
             // The script may still have run; release what it may have written so nothing stays locked.
             reply.whenComplete((v, f) -> {
@@ -173,18 +174,19 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
             });
             throw e;
         }
-        if (isOne(result)) {
-            long fence = (Long) result.get(1);
-            String value = (String) result.get(2);
+        if (Replies.isOne(result)) {
+            Replies.list(result, 3, ACQUIRE, node.address());
+            long fence = Replies.number(result, 1, ACQUIRE, node.address());
+            String value = Replies.string(result, 2, ACQUIRE, node.address());
             HeldLease lease = new HeldLease(name, key, value, fence, options.ttl(), start, new Written(value), ticker,
                     scheduler, options.autoRenew(), permit::close);
             return Contention.Attempt.granted(lease);
         }
-        return Contention.Attempt.busy((Long) result.get(1));
+        return Contention.Attempt.busy(Replies.number(result, 1, ACQUIRE, node.address()));
     }
 
     private static boolean isOne(Object reply) {
-        return reply instanceof List<?> l && !l.isEmpty() && Long.valueOf(1).equals(l.get(0));
+        return reply instanceof List<?> l && Replies.isOne(l);
     }
 
     /**
@@ -196,7 +198,8 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
     public Optional<LockHolder> holder() {
         List<?> r;
         try {
-            r = (List<?>) node.await(node.eval(INSPECT, List.of(key), List.of()), node.commandTimeout());
+            r = Replies.list(node.await(node.eval(INSPECT, List.of(key), List.of()), node.commandTimeout()),
+                    1, INSPECT, node.address());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordisException(node.address(), "interrupted while reading the holder of '" + key + "'", e);
@@ -204,8 +207,8 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
         if (r.isEmpty() || r.get(0) == null) {
             return Optional.empty();
         }
-        long left = (Long) r.get(1);
-        return Optional.of(new LockHolder(key, (String) r.get(0), Optional.empty(), OptionalLong.empty(),
+        long left = Replies.number(Replies.list(r, 2, INSPECT, node.address()), 1, INSPECT, node.address());
+        return Optional.of(new LockHolder(key, Replies.string(r, 0, INSPECT, node.address()), Optional.empty(), OptionalLong.empty(),
                 left >= 0 ? Optional.of(Duration.ofMillis(left)) : Optional.empty(), Optional.empty()));
     }
 
@@ -237,7 +240,7 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
             return afterLast(() -> node.eval(EXTEND, List.of(key),
                     List.of(value, Long.toString(ttl.toMillis()), marginMillis)).thenApply(reply -> {
                         if (isOne(reply)) {
-                            value = (String) ((List<?>) reply).get(1);
+                            value = Replies.string(Replies.list(reply, 2, EXTEND, node.address()), 1, EXTEND, node.address());
                             return true;
                         }
                         return false;

@@ -7,6 +7,7 @@ import io.coordis.internal.Keys;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Replies;
 import io.coordis.internal.redis.Subscription;
 
 import java.time.Duration;
@@ -138,46 +139,44 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
                         Long.toString(System.currentTimeMillis())));
         List<?> result;
         try {
-            result = (List<?>) node.await(reply, opTimeout);
+            result = Replies.list(node.await(reply, opTimeout), 2, ACQUIRE, node.address());
         } catch (NodeUnavailableException | InterruptedException e) {
             // The script may still have run; release whatever this token may hold so nothing stays locked.
             reply.whenComplete((v, f) -> {
-                if (f == null && v instanceof List<?> l && !l.isEmpty() && Long.valueOf(1).equals(l.get(0))) {
+                if (f == null && v instanceof List<?> l && Replies.isOne(l)) {
                     node.eval(RELEASE, List.of(key, holderKey), List.of(token, channel));
                 }
             });
             throw e;
         }
-        if (Long.valueOf(1).equals(result.get(0))) {
-            long fence = (Long) result.get(1);
+        if (Replies.isOne(result)) {
+            long fence = Replies.number(result, 1, ACQUIRE, node.address());
             HeldLease lease = new HeldLease(name, key, token, fence, options.ttl(), start, this, ticker, scheduler,
                     options.autoRenew(), permit::close);
             return Contention.Attempt.granted(lease);
         }
-        return Contention.Attempt.busy((Long) result.get(1));
+        return Contention.Attempt.busy(Replies.number(result, 1, ACQUIRE, node.address()));
     }
 
     @Override
     public CompletableFuture<Boolean> extend(String token, Duration ttl) {
         return node.eval(EXTEND, List.of(key, holderKey), List.of(token, Long.toString(ttl.toMillis())))
-                .thenApply(SingleNodeLock::isOne);
+                .thenApply(reply -> Replies.isOne(Replies.list(reply, 1, EXTEND, node.address())));
     }
 
     @Override
     public boolean release(String token) {
-        return isOne(node.awaitUninterruptibly(node.eval(RELEASE, List.of(key, holderKey), List.of(token, channel)),
-                node.commandTimeout()));
-    }
-
-    private static boolean isOne(Object reply) {
-        return reply instanceof List<?> l && !l.isEmpty() && Long.valueOf(1).equals(l.get(0));
+        Object reply = node.awaitUninterruptibly(node.eval(RELEASE, List.of(key, holderKey), List.of(token, channel)),
+                node.commandTimeout());
+        return Replies.isOne(Replies.list(reply, 1, RELEASE, node.address()));
     }
 
     @Override
     public Optional<LockHolder> holder() {
         List<?> r;
         try {
-            r = (List<?>) node.await(node.eval(INSPECT, List.of(key, holderKey), List.of()), node.commandTimeout());
+            r = Replies.list(node.await(node.eval(INSPECT, List.of(key, holderKey), List.of()), node.commandTimeout()),
+                    1, INSPECT, node.address());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordisException(node.address(), "interrupted while reading the holder of '" + key + "'", e);
@@ -185,9 +184,10 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         if (r.isEmpty() || r.get(0) == null) {
             return Optional.empty();
         }
-        String token = (String) r.get(0);
-        long pttl = (Long) r.get(1);
-        List<?> details = (List<?>) r.get(2);
+        Replies.list(r, 3, INSPECT, node.address());
+        String token = Replies.string(r, 0, INSPECT, node.address());
+        long pttl = Replies.number(r, 1, INSPECT, node.address());
+        List<?> details = Replies.list(r.get(2), 0, INSPECT, node.address());
         String holderId = null;
         OptionalLong fence = OptionalLong.empty();
         Instant since = null;

@@ -3,6 +3,7 @@ package io.coordis.internal.redis;
 import io.coordis.CoordisException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
@@ -22,7 +23,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One Redis node (or one Sentinel-managed master): a multiplexed command connection, a lazily opened
@@ -32,22 +37,25 @@ import java.util.function.Consumer;
  * {@code null}; every failure as a {@link CoordisException} naming this node.
  */
 public final class RedisNode implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RedisNode.class);
     private final String address;
     private final Duration commandTimeout;
     private final ClientResources resources;
     private final RedisClient client;
-    private final StatefulRedisConnection<String, String> connection;
-    private final RedisAsyncCommands<String, String> commands;
+    private final RedisURI uri;
+    /** The command connection; replaced after a timeout (see {@link #replace}). */
+    private final AtomicReference<CompletableFuture<StatefulRedisConnection<String, String>>> connection;
     private final Subscriptions subscriptions;
+    private volatile boolean closed;
 
     private RedisNode(String address, Duration commandTimeout, ClientResources resources, RedisClient client,
-                      StatefulRedisConnection<String, String> connection) {
+                      RedisURI uri, StatefulRedisConnection<String, String> connection) {
         this.address = address;
         this.commandTimeout = commandTimeout;
         this.resources = resources;
         this.client = client;
-        this.connection = connection;
-        this.commands = connection.async();
+        this.uri = uri;
+        this.connection = new AtomicReference<>(CompletableFuture.completedFuture(connection));
         this.subscriptions = new Subscriptions(address, client, commandTimeout);
     }
 
@@ -81,7 +89,7 @@ public final class RedisNode implements AutoCloseable {
                 .build());
         try {
             StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
-            return new RedisNode(address, commandTimeout, resources, client, connection);
+            return new RedisNode(address, commandTimeout, resources, client, parsed, connection);
         } catch (RuntimeException e) {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
             resources.shutdown(0, 1, TimeUnit.SECONDS);
@@ -106,33 +114,21 @@ public final class RedisNode implements AutoCloseable {
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
         String[] k = keys.toArray(String[]::new);
         String[] a = args.toArray(String[]::new);
-        CompletableFuture<Object> result = new CompletableFuture<>();
-        commands.<Object>evalsha(script.sha(), ScriptOutputType.MULTI, k, a).whenComplete((value, failure) -> {
-            if (failure == null) {
-                result.complete(value);
-            } else if (RedisErrors.isNoScript(failure)) {
-                commands.<Object>eval(script.source(), ScriptOutputType.MULTI, k, a).whenComplete((v2, f2) -> {
-                    if (f2 == null) {
-                        result.complete(v2);
-                    } else {
-                        result.completeExceptionally(RedisErrors.translate(f2, address));
-                    }
-                });
-            } else {
-                result.completeExceptionally(RedisErrors.translate(failure, address));
-            }
-        });
-        return result;
+        return send(c -> c.<Object>evalsha(script.sha(), ScriptOutputType.MULTI, k, a)
+                .handle((value, failure) -> failure != null && RedisErrors.isNoScript(failure)
+                        ? c.<Object>eval(script.source(), ScriptOutputType.MULTI, k, a)
+                        : (failure != null ? CompletableFuture.failedFuture(failure) : CompletableFuture.completedFuture(value)))
+                .thenCompose(stage -> stage));
     }
 
     /** {@code SCRIPT LOAD source}, answering the SHA the server computed. */
     public CompletableFuture<String> scriptLoad(LuaScript script) {
-        return wrap(commands.scriptLoad(script.source()));
+        return send(c -> c.scriptLoad(script.source()));
     }
 
     /** {@code PUBLISH channel message}, answering how many subscribers received it. */
     public CompletableFuture<Long> publish(String channel, String message) {
-        return wrap(commands.publish(channel, message));
+        return send(c -> c.publish(channel, message));
     }
 
     /**
@@ -154,6 +150,12 @@ public final class RedisNode implements AutoCloseable {
         } catch (ExecutionException e) {
             throw RedisErrors.translate(e.getCause(), address);
         } catch (TimeoutException e) {
+            // The reply may still come, or never: either way this connection's replies can no longer be
+            // trusted to match its commands, so it is replaced.
+            CompletableFuture<?> pending = future.toCompletableFuture();
+            if (pending instanceof Sent<?> sent) {
+                replace(sent.via);
+            }
             throw RedisErrors.translate(new TimeoutException("no reply within " + timeout.toMillis() + " ms"), address);
         }
     }
@@ -182,22 +184,75 @@ public final class RedisNode implements AutoCloseable {
         return RedisErrors.translate(failure, address);
     }
 
-    private <T> CompletableFuture<T> wrap(CompletionStage<T> stage) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        stage.whenComplete((v, f) -> {
+    /** A command's future that remembers the connection it went out on. */
+    private static final class Sent<T> extends CompletableFuture<T> {
+        final CompletableFuture<StatefulRedisConnection<String, String>> via;
+
+        Sent(CompletableFuture<StatefulRedisConnection<String, String>> via) {
+            this.via = via;
+        }
+    }
+
+    /**
+     * Sends a command on the current connection; a failure leaves as a {@link CoordisException} naming
+     * this node, and a timeout replaces the connection.
+     */
+    private <T> CompletableFuture<T> send(Function<RedisAsyncCommands<String, String>, CompletionStage<T>> command) {
+        CompletableFuture<StatefulRedisConnection<String, String>> via = current();
+        Sent<T> result = new Sent<>(via);
+        via.thenCompose(c -> command.apply(c.async())).whenComplete((v, f) -> {
             if (f == null) {
                 result.complete(v);
             } else {
+                if (RedisErrors.unwrap(f) instanceof RedisCommandTimeoutException) {
+                    replace(via);
+                }
                 result.completeExceptionally(RedisErrors.translate(f, address));
             }
         });
         return result;
     }
 
+    private CompletableFuture<StatefulRedisConnection<String, String>> current() {
+        CompletableFuture<StatefulRedisConnection<String, String>> c = connection.get();
+        return c.isCompletedExceptionally() ? replace(c) : c;
+    }
+
+    /**
+     * Replaces {@code stale} with a new connection (opened asynchronously) unless another caller did so
+     * already, and closes {@code stale}: after a timeout a late reply could otherwise be taken for the
+     * answer to a later command on the same connection.
+     */
+    private CompletableFuture<StatefulRedisConnection<String, String>> replace(
+            CompletableFuture<StatefulRedisConnection<String, String>> stale) {
+        CompletableFuture<StatefulRedisConnection<String, String>> fresh = new CompletableFuture<>();
+        if (closed || !connection.compareAndSet(stale, fresh)) {
+            return connection.get();
+        }
+        log.debug("replacing the connection to {} after a timeout", address);
+        stale.thenAccept(StatefulRedisConnection::closeAsync);
+        try {
+            client.connectAsync(StringCodec.UTF8, uri).whenComplete((c, f) -> {
+                if (f == null) {
+                    fresh.complete(c);
+                    if (closed) {
+                        c.closeAsync();
+                    }
+                } else {
+                    fresh.completeExceptionally(f);
+                }
+            });
+        } catch (RuntimeException e) {
+            fresh.completeExceptionally(e);
+        }
+        return fresh;
+    }
+
     @Override
     public void close() {
+        closed = true;
         subscriptions.close();
-        connection.close();
+        connection.get().thenAccept(StatefulRedisConnection::close);
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
     }

@@ -6,10 +6,10 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
@@ -21,7 +21,8 @@ final class Subscriptions {
     private final String address;
     private final RedisClient client;
     private final Duration timeout;
-    private final Map<String, Channel> channels = new HashMap<>();
+    /** Read without locking by the I/O thread that delivers messages; changed under this object's monitor. */
+    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private StatefulRedisPubSubConnection<String, String> connection;
     private boolean closed;
 
@@ -110,10 +111,7 @@ final class Subscriptions {
     }
 
     private void deliver(String channelName, String message) {
-        Channel channel;
-        synchronized (this) {
-            channel = channels.get(channelName);
-        }
+        Channel channel = channels.get(channelName);
         if (channel != null) {
             for (Consumer<String> l : channel.listeners) {
                 l.accept(message);
@@ -121,11 +119,19 @@ final class Subscriptions {
         }
     }
 
-    synchronized void close() {
-        closed = true;
-        channels.clear();
-        if (connection != null) {
-            connection.close();
+    /**
+     * Closes the pub/sub connection. Closing waits for Lettuce's I/O thread, so it happens outside this
+     * object's monitor: the I/O thread must never wait for a lock held by a thread that waits for it.
+     */
+    void close() {
+        StatefulRedisPubSubConnection<String, String> toClose;
+        synchronized (this) {
+            closed = true;
+            channels.clear();
+            toClose = connection;
+        }
+        if (toClose != null) {
+            toClose.close();
         }
     }
 }

@@ -21,8 +21,9 @@ import java.util.concurrent.Callable;
  * given, and stops it at the end.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Workers with their own Redis clients take turns at the lock '" + PrinterContest.LOCK + "';",
-                "checks that one holds it at a time and that fencing tokens strictly increase.",
+        description = {"Show workers, each with its own Redis client, taking turns at the lock '"
+                + PrinterContest.LOCK + "'.",
+                "Checks that one holds it at a time and that fencing tokens strictly increase.",
                 "Starts its own redis-server (from PATH, else one shipped in the jar) unless --url is given;",
                 "$COORDIS_URL is not used, so the demo never writes to a Redis by surprise."})
 final class DemoCommand implements Callable<Integer> {

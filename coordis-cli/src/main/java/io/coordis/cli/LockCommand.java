@@ -86,21 +86,18 @@ final class LockCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         LockOptions options = checkArguments();
         String url = parent.url(spec, urls);
-        Teardown teardown = new Teardown(grace, terminal).installHook();
-        try (Coordis coordis = Connections.open(url, spec)) {
-            try {
-                Optional<Lease> lease = acquire(coordis.lock(name, options));
-                if (lease.isEmpty()) {
-                    return conflictExitCode;
-                }
-                if (!teardown.adopt(lease.get())) {
-                    return ExitCodes.SOFTWARE;
-                }
-                progress("acquired '" + name + "' (token " + lease.get().fencingToken() + ")");
-                return new Supervisor(lease.get(), command, teardown, terminal).run();
-            } finally {
-                teardown.close();
+        // Closed in reverse order: the teardown stops the command and releases the lease while connected.
+        try (Coordis coordis = Connections.open(url, spec);
+             Teardown teardown = new Teardown(grace, terminal).installHook()) {
+            Optional<Lease> lease = acquire(coordis.lock(name, options));
+            if (lease.isEmpty()) {
+                return conflictExitCode;
             }
+            if (!teardown.adopt(lease.get())) {
+                return ExitCodes.SOFTWARE; // shutting down; the JVM's exit status wins
+            }
+            progress("acquired '" + name + "' (token " + lease.get().fencingToken() + ")");
+            return new Supervisor(lease.get(), command, teardown, terminal).run();
         }
     }
 

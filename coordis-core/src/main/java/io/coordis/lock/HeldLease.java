@@ -36,6 +36,7 @@ final class HeldLease implements Lease {
     private final CompletableFuture<Lease> lost = new CompletableFuture<>();
 
     private State state = State.HELD;
+    private boolean renewalFailing;
     private long validUntil;
     private ScheduledFuture<?> renewal;
     private ScheduledFuture<?> expiry;
@@ -124,15 +125,24 @@ final class HeldLease implements Lease {
 
     @Override
     public boolean release() {
+        boolean wasLost;
         synchronized (this) {
             if (state == State.RELEASED) {
                 return false;
             }
+            wasLost = state == State.LOST;
             state = State.RELEASED;
             cancelTimers();
         }
         try {
             return ops.release(token);
+        } catch (io.coordis.CoordisException e) {
+            if (!wasLost) {
+                throw e;
+            }
+            // The holder was told already; the key, if still ours, expires by its TTL.
+            log.debug("releasing lost lock '{}' failed: {}", name, e.getMessage());
+            return false;
         } finally {
             onClose.run();
         }
@@ -158,8 +168,13 @@ final class HeldLease implements Lease {
         }
         f.whenComplete((extended, failure) -> {
             if (failure != null) {
-                log.warn("renewing lock '{}' failed, retrying: {}", name, failure.getMessage());
                 synchronized (this) {
+                    if (!renewalFailing) {
+                        log.warn("renewing lock '{}' failed, retrying until its validity ends: {}", name, failure.getMessage());
+                    } else {
+                        log.debug("renewing lock '{}' failed again: {}", name, failure.getMessage());
+                    }
+                    renewalFailing = true;
                     if (state == State.HELD) {
                         scheduleRenewal(Math.min(ttl.toNanos() / 10, TimeUnit.SECONDS.toNanos(1)));
                     }
@@ -180,6 +195,10 @@ final class HeldLease implements Lease {
                 return;
             }
             validUntil = start + validityNanos(newTtl);
+            if (renewalFailing) {
+                renewalFailing = false;
+                log.info("renewing lock '{}' works again", name);
+            }
             scheduleExpiry();
             if (autoRenew) {
                 if (renewal != null) {

@@ -24,7 +24,7 @@ class HeldLeaseTest {
     }
 
     /** The issuing lock's side of the protocol, answering as told. */
-    private static final class ScriptedOps implements LeaseOps {
+    private static class ScriptedOps implements LeaseOps {
         volatile CompletableFuture<Boolean> nextExtend = CompletableFuture.completedFuture(true);
         final AtomicInteger releases = new AtomicInteger();
 
@@ -88,6 +88,39 @@ class HeldLeaseTest {
         assertThat(closed).hasValue(1);
         assertThat(lease.isHeld()).isFalse();
         assertThat(lease.lost().toCompletableFuture()).isNotDone();
+    }
+
+    @Test
+    void closingALostLeaseDoesNotThrowWhenRedisIsUnreachable() {
+        ScriptedOps ops = new ScriptedOps() {
+            @Override
+            public boolean release(String token) {
+                releases.incrementAndGet();
+                throw new io.coordis.NodeUnavailableException("127.0.0.1:1", "down", null);
+            }
+        };
+        ops.nextExtend = CompletableFuture.completedFuture(false);
+        AtomicInteger closed = new AtomicInteger();
+        HeldLease lease = lease(ops, Duration.ofSeconds(1), closed);
+        assertThat(lease.extend(Duration.ofSeconds(1))).isFalse();
+        lease.close();
+        assertThat(ops.releases).hasValue(1);
+        assertThat(closed).hasValue(1);
+    }
+
+    @Test
+    void releasingAHeldLeaseReportsRedisTrouble() {
+        ScriptedOps ops = new ScriptedOps() {
+            @Override
+            public boolean release(String token) {
+                throw new io.coordis.NodeUnavailableException("127.0.0.1:1", "down", null);
+            }
+        };
+        AtomicInteger closed = new AtomicInteger();
+        HeldLease lease = lease(ops, Duration.ofSeconds(1), closed);
+        org.assertj.core.api.Assertions.assertThatThrownBy(lease::release)
+                .isInstanceOf(io.coordis.NodeUnavailableException.class);
+        assertThat(closed).hasValue(1);
     }
 
     @Test

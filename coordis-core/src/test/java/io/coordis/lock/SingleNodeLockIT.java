@@ -63,6 +63,14 @@ class SingleNodeLockIT {
     }
 
     @Test
+    void passwordForAServerWithoutOneIsAccessDenied() {
+        assertThatThrownBy(() -> Coordis.connect("redis://:not-needed-pw@" + server().address()))
+                .isInstanceOf(io.coordis.AccessDeniedException.class)
+                .hasMessageContaining(server().address())
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("not-needed-pw"));
+    }
+
+    @Test
     void databaseNumberInTheUrlIsUsed() {
         try (Coordis db3 = Coordis.connect(redis.uri() + "/3");
              Lease lease = db3.lock("in-db-3").tryAcquire().orElseThrow();

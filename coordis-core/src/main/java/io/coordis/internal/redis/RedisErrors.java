@@ -52,7 +52,8 @@ final class RedisErrors {
     private static CoordisException fromServerError(String error, String node, Throwable cause) {
         String code = error.contains(" ") ? error.substring(0, error.indexOf(' ')) : error;
         if (error.contains("WRONGPASS") || error.contains("NOAUTH") || error.contains("invalid password")
-                || error.contains("invalid username-password")) {
+                || error.contains("invalid username-password")
+                || (error.contains("AUTH") && error.contains("without any password configured"))) {
             return new AccessDeniedException(node, "Redis at " + node + " refused the credentials ("
                     + firstLine(error) + "); check the user and password in the URL", cause);
         }
@@ -126,7 +127,7 @@ final class RedisErrors {
         if (c != null && c != t && c.getMessage() != null && !sb.toString().contains(firstLine(c.getMessage()))) {
             sb.append(" (").append(firstLine(c.getMessage())).append(')');
         }
-        return Uris.redact(sb.toString());
+        return Uris.redact(sb.toString().replace("/<unresolved>", ""));
     }
 
     private static String firstLine(String s) {

@@ -7,6 +7,8 @@ import io.coordis.lock.LockOptions;
 import io.coordis.lock.Locks;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -28,19 +30,43 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>URLs: {@code redis://[user:password@]host:port[/db]}, {@code rediss://...} for TLS,
  * {@code redis-sentinel://host:port[,host:port]/db#masterName} for Sentinel.
+ *
+ * <p>Given three or more URLs of independent masters ({@link Builder#urls}), locks are Redlock locks over
+ * all of them; such a client connects to each node in the background, so a minority of nodes may be down
+ * when it starts.
  */
 public final class Coordis implements AutoCloseable {
     /** Default upper bound on one Redis round trip. */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
-    private final RedisNode node;
+    private final List<RedisNode> nodes;
     private final ScheduledExecutorService scheduler;
     private final Locks locks;
 
     private Coordis(Builder b) {
-        this.node = RedisNode.connect(b.url, b.commandTimeout, b.trustedCertificates);
+        if (b.urls.isEmpty()) {
+            throw new IllegalArgumentException("a Redis URL is required, e.g. redis://127.0.0.1:6379");
+        }
+        if (b.urls.size() == 2) {
+            throw new IllegalArgumentException("2 Redis URLs given: give one, or at least 3 independent masters "
+                    + "for Redlock (5 is typical)");
+        }
+        List<RedisNode> opened = new ArrayList<>();
+        try {
+            if (b.urls.size() == 1) {
+                opened.add(RedisNode.connect(b.urls.get(0), b.commandTimeout, b.trustedCertificates));
+            } else {
+                for (String url : b.urls) {
+                    opened.add(RedisNode.open(url, b.commandTimeout, b.trustedCertificates));
+                }
+            }
+        } catch (RuntimeException e) {
+            opened.forEach(RedisNode::close);
+            throw e;
+        }
+        this.nodes = List.copyOf(opened);
         this.scheduler = newScheduler();
-        this.locks = new Locks(node, b.ticker, scheduler);
+        this.locks = new Locks(nodes, b.ticker, scheduler);
     }
 
     /**
@@ -54,6 +80,15 @@ public final class Coordis implements AutoCloseable {
         return builder().url(url).connect();
     }
 
+    /**
+     * Connects to one node, or for three or more URLs to independent masters for Redlock.
+     *
+     * @throws IllegalArgumentException when a URL is malformed, or two URLs are given
+     */
+    public static Coordis connect(List<String> urls) {
+        return builder().urls(urls).connect();
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -64,12 +99,13 @@ public final class Coordis implements AutoCloseable {
     }
 
     /**
-     * A lock on the resource {@code name} with the given options.
+     * A lock on the resource {@code name} with the given options: on the Redis node, or a Redlock lock
+     * over all nodes when this client has several.
      *
      * @throws IllegalArgumentException when the name is blank
      */
     public DistributedLock lock(String name, LockOptions options) {
-        return locks.singleNode(name, options);
+        return locks.lock(name, options);
     }
 
     /**
@@ -83,16 +119,16 @@ public final class Coordis implements AutoCloseable {
         return locks.legacy(name, options);
     }
 
-    /** The Redis node this client talks to, as {@code host:port}. */
+    /** The Redis node this client talks to, as {@code host:port}; several are separated by commas. */
     public String address() {
-        return node.address();
+        return String.join(",", nodes.stream().map(RedisNode::address).toList());
     }
 
-    /** Closes the connection; leases still open stop renewing and expire by their TTL. */
+    /** Closes the connections; leases still open stop renewing and expire by their TTL. */
     @Override
     public void close() {
         scheduler.shutdownNow();
-        node.close();
+        nodes.forEach(RedisNode::close);
     }
 
     private static ScheduledExecutorService newScheduler() {
@@ -109,7 +145,7 @@ public final class Coordis implements AutoCloseable {
 
     /** Settings for a {@link Coordis} client. Not thread-safe. */
     public static final class Builder {
-        private String url;
+        private List<String> urls = List.of();
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private Ticker ticker = Ticker.system();
         private java.nio.file.Path trustedCertificates;
@@ -117,9 +153,23 @@ public final class Coordis implements AutoCloseable {
         private Builder() {
         }
 
-        /** The Redis URL; required. */
+        /** The Redis URL; required (or {@link #urls}). */
         public Builder url(String url) {
-            this.url = url;
+            this.urls = java.util.Collections.singletonList(url);
+            return this;
+        }
+
+        /**
+         * One URL, or the URLs of N ≥ 3 independent masters for Redlock (odd N recommended).
+         *
+         * @throws IllegalArgumentException for an empty list
+         */
+        public Builder urls(List<String> urls) {
+            Objects.requireNonNull(urls, "urls must not be null");
+            if (urls.isEmpty()) {
+                throw new IllegalArgumentException("at least one Redis URL is required");
+            }
+            this.urls = List.copyOf(urls);
             return this;
         }
 

@@ -28,8 +28,12 @@ final class Contention {
 
     /** Paces the retries of one acquire call. */
     interface Pacer extends AutoCloseable {
-        /** Waits before the next try, at most {@code maxNanos}; {@code last} is the busy answer before it. */
-        void pause(Attempt last, long maxNanos) throws InterruptedException;
+        /**
+         * Waits before the next try, at most {@code maxNanos}; {@code last} is the busy answer before it.
+         *
+         * @return {@code false} to give up (no more retries allowed)
+         */
+        boolean pause(Attempt last, long maxNanos) throws InterruptedException;
 
         @Override
         void close();
@@ -37,15 +41,28 @@ final class Contention {
 
     /**
      * The answer of one try: the lease, or "busy" with how long the holder's claim lasts in milliseconds
-     * ({@code -1}: no expiry, {@code -2}: gone already).
+     * ({@code -1}: no expiry, {@code -2}: gone already). A busy answer may carry the {@code failure} that
+     * kept the lock from being decided (too few nodes answered); it is thrown if the caller gives up on it.
      */
-    record Attempt(Lease lease, long holderMillis) {
+    record Attempt(Lease lease, long holderMillis, RuntimeException failure) {
         static Attempt granted(Lease lease) {
-            return new Attempt(lease, 0);
+            return new Attempt(lease, 0, null);
         }
 
         static Attempt busy(long holderMillis) {
-            return new Attempt(null, holderMillis);
+            return new Attempt(null, holderMillis, null);
+        }
+
+        static Attempt undecided(long holderMillis, RuntimeException failure) {
+            return new Attempt(null, holderMillis, failure);
+        }
+
+        /** The lease, or {@code null} for busy; throws the failure that left it undecided. */
+        Lease leaseOrThrow() {
+            if (lease == null && failure != null) {
+                throw failure;
+            }
+            return lease;
         }
     }
 
@@ -66,7 +83,7 @@ final class Contention {
         try {
             Attempt attempt = attemptUninterruptibly(contender, permit);
             granted = attempt.lease() != null;
-            return Optional.ofNullable(attempt.lease());
+            return Optional.ofNullable(attempt.leaseOrThrow());
         } finally {
             if (!granted) {
                 permit.close();
@@ -101,18 +118,20 @@ final class Contention {
             Attempt attempt = contender.attempt(permit);
             if (attempt.lease() != null || deadline - ticker.read() <= 0) {
                 granted = attempt.lease() != null;
-                return attempt.lease();
+                return attempt.leaseOrThrow();
             }
             try (Pacer pacer = contender.pacer()) {
                 while (true) {
-                    pacer.pause(attempt, deadline - ticker.read());
+                    if (!pacer.pause(attempt, deadline - ticker.read())) {
+                        return attempt.leaseOrThrow();
+                    }
                     attempt = contender.attempt(permit);
                     if (attempt.lease() != null) {
                         granted = true;
                         return attempt.lease();
                     }
                     if (deadline - ticker.read() <= 0) {
-                        return null;
+                        return attempt.leaseOrThrow();
                     }
                 }
             }

@@ -28,6 +28,9 @@ final class HeldLease implements Lease {
     private final String token;
     private final long fencingToken;
     private final Duration ttl;
+    private final LockOptions options;
+    private final java.util.List<NodeVote> votes;
+    private final long renewUntil;
     private final LeaseOps ops;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
@@ -41,31 +44,30 @@ final class HeldLease implements Lease {
     private ScheduledFuture<?> renewal;
     private ScheduledFuture<?> expiry;
 
-    HeldLease(String name, String key, String token, long fencingToken, Duration ttl, long requestStart,
-              LeaseOps ops, Ticker ticker, ScheduledExecutorService scheduler, boolean autoRenew, Runnable onClose) {
+    HeldLease(String name, String key, String token, long fencingToken, java.util.List<NodeVote> votes,
+              LockOptions options, long requestStart, LeaseOps ops, Ticker ticker, ScheduledExecutorService scheduler,
+              Runnable onClose) {
         this.name = name;
         this.key = key;
         this.token = token;
         this.fencingToken = fencingToken;
-        this.ttl = ttl;
+        this.votes = java.util.List.copyOf(votes);
+        this.options = options;
+        this.ttl = options.ttl();
+        this.renewUntil = options.maxHold().map(d -> requestStart + d.toNanos()).orElse(Long.MAX_VALUE);
+        boolean autoRenew = options.autoRenew();
         this.ops = ops;
         this.ticker = ticker;
         this.scheduler = scheduler;
         this.onClose = onClose;
         this.autoRenew = autoRenew;
         synchronized (this) {
-            this.validUntil = requestStart + validityNanos(ttl);
+            this.validUntil = requestStart + options.validityNanos(ttl);
             scheduleExpiry();
             if (autoRenew) {
                 scheduleRenewal(ttl.toNanos() / 3);
             }
         }
-    }
-
-    /** TTL − drift, where drift = TTL × 0.01 + 2 ms (as in the Redlock specification). */
-    static long validityNanos(Duration ttl) {
-        long ttlNanos = ttl.toNanos();
-        return ttlNanos - ttlNanos / 100 - TimeUnit.MILLISECONDS.toNanos(2);
     }
 
     @Override
@@ -76,6 +78,11 @@ final class HeldLease implements Lease {
     @Override
     public String key() {
         return key;
+    }
+
+    @Override
+    public java.util.List<NodeVote> votes() {
+        return votes;
     }
 
     @Override
@@ -158,6 +165,10 @@ final class HeldLease implements Lease {
             if (state != State.HELD) {
                 return;
             }
+            if (ticker.read() - renewUntil >= 0) {
+                log.warn("lock '{}' reached its maximum hold time; no longer renewed, it ends with its validity", name);
+                return;
+            }
         }
         long start = ticker.read();
         CompletableFuture<Boolean> f;
@@ -194,7 +205,7 @@ final class HeldLease implements Lease {
                 loseLocked("lock '" + name + "' is no longer held by this lease (expired or taken over)");
                 return;
             }
-            validUntil = start + validityNanos(newTtl);
+            validUntil = start + options.validityNanos(newTtl);
             if (renewalFailing) {
                 renewalFailing = false;
                 log.info("renewing lock '{}' works again", name);

@@ -37,6 +37,12 @@ public interface Lease extends AutoCloseable {
     String token();
 
     /**
+     * How each node voted for this acquisition (one vote for a single-node lock), in the order the nodes
+     * were configured.
+     */
+    java.util.List<NodeVote> votes();
+
+    /**
      * Whether this process still holds the lock as far as it can know locally: not released, not lost, and
      * the validity deadline (last successful acquire/renew start + TTL − clock drift) not yet passed.
      */

@@ -130,10 +130,11 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
             private long backoff = FIRST_BACKOFF_NANOS;
 
             @Override
-            public void pause(Contention.Attempt last, long maxNanos) throws InterruptedException {
+            public boolean pause(Contention.Attempt last, long maxNanos) throws InterruptedException {
                 long pause = pauseNanos(backoff, last.holderMillis(), ThreadLocalRandom.current().nextDouble());
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, Math.min(maxNanos, pause)));
                 backoff = nextBackoff(backoff);
+                return true;
             }
 
             @Override
@@ -178,8 +179,9 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
             Replies.list(result, 3, ACQUIRE, node.address());
             long fence = Replies.number(result, 1, ACQUIRE, node.address());
             String value = Replies.string(result, 2, ACQUIRE, node.address());
-            HeldLease lease = new HeldLease(name, key, value, fence, options.ttl(), start, new Written(value), ticker,
-                    scheduler, options.autoRenew(), permit::close);
+            HeldLease lease = new HeldLease(name, key, value, fence,
+                    List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "")), options, start, new Written(value),
+                    ticker, scheduler, permit::close);
             return Contention.Attempt.granted(lease);
         }
         return Contention.Attempt.busy(Replies.number(result, 1, ACQUIRE, node.address()));

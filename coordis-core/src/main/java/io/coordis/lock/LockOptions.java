@@ -5,6 +5,7 @@ import io.coordis.internal.Hosts;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How a lock behaves. Immutable; each {@code with...} method returns a changed copy.
@@ -12,25 +13,54 @@ import java.util.Objects;
  * <ul>
  *   <li>{@code ttl} — how long the lock lives in Redis without renewal; default 30 s, at least 100 ms.</li>
  *   <li>{@code autoRenew} — a watchdog extends the lock at ttl/3 while the lease is open; default on.</li>
+ *   <li>{@code maxHold} — with renewal, stop renewing once the lease has been held this long, so a stuck
+ *       holder cannot keep the lock forever; default none.</li>
  *   <li>{@code keyPrefix} — an explicit prefix put before the name to make the key; default none.</li>
  *   <li>{@code holderId} — shown to operators as the holder; default {@code user@host:pid}.</li>
+ *   <li>{@code clockDriftFactor} — the share of the TTL assumed lost to clock drift between client and
+ *       Redis: validity = TTL − elapsed − (TTL × factor + 2 ms); default 0.01.</li>
+ * </ul>
+ * Redlock only (locks over several independent masters):
+ * <ul>
+ *   <li>{@code nodeTimeout} — how long one node may take to answer one step; default TTL/10, at most 50 ms.</li>
+ *   <li>{@code retryDelay} — retries wait a random time between half of it and all of it; default 200 ms.</li>
+ *   <li>{@code retryCount} — at most this many retries per acquire call; default unlimited (until the wait ends).</li>
+ *   <li>{@code restartGuard} — refuse a node's vote until it has been up longer than the largest TTL of
+ *       this client's Redlock locks, so a node that restarted without persistence cannot grant a lock it
+ *       forgot; default on. Turn off only for nodes with {@code appendfsync always}.</li>
  * </ul>
  */
 public final class LockOptions {
     /** The smallest TTL accepted: below it renewal (at a third of the TTL) cannot keep up with a round trip. */
     public static final Duration MIN_TTL = Duration.ofMillis(100);
-    private static final LockOptions DEFAULTS = new LockOptions(Duration.ofSeconds(30), true, "", null);
+    private static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
+    private static final LockOptions DEFAULTS = new LockOptions(Duration.ofSeconds(30), true, null, "", null, 0.01,
+            null, Duration.ofMillis(200), Integer.MAX_VALUE, true);
 
     private final Duration ttl;
     private final boolean autoRenew;
+    private final Duration maxHold;
     private final String keyPrefix;
     private final String holderId;
+    private final double clockDriftFactor;
+    private final Duration nodeTimeout;
+    private final Duration retryDelay;
+    private final int retryCount;
+    private final boolean restartGuard;
 
-    private LockOptions(Duration ttl, boolean autoRenew, String keyPrefix, String holderId) {
+    private LockOptions(Duration ttl, boolean autoRenew, Duration maxHold, String keyPrefix, String holderId,
+                        double clockDriftFactor, Duration nodeTimeout, Duration retryDelay, int retryCount,
+                        boolean restartGuard) {
         this.ttl = ttl;
         this.autoRenew = autoRenew;
+        this.maxHold = maxHold;
         this.keyPrefix = keyPrefix;
         this.holderId = holderId;
+        this.clockDriftFactor = clockDriftFactor;
+        this.nodeTimeout = nodeTimeout;
+        this.retryDelay = retryDelay;
+        this.retryCount = retryCount;
+        this.restartGuard = restartGuard;
     }
 
     public static LockOptions defaults() {
@@ -41,15 +71,26 @@ public final class LockOptions {
      * @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_TTL}
      */
     public LockOptions withTtl(Duration ttl) {
-        return new LockOptions(Durations.atLeast(ttl, MIN_TTL, "lock ttl"), autoRenew, keyPrefix, holderId);
+        return new LockOptions(Durations.atLeast(ttl, MIN_TTL, "lock ttl"), autoRenew, maxHold, keyPrefix, holderId,
+                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard);
     }
 
     public LockOptions withAutoRenew(boolean autoRenew) {
-        return new LockOptions(ttl, autoRenew, keyPrefix, holderId);
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
+                retryCount, restartGuard);
+    }
+
+    /**
+     * @throws IllegalArgumentException when {@code maxHold} is below {@link #MIN_TTL}
+     */
+    public LockOptions withMaxHold(Duration maxHold) {
+        return new LockOptions(ttl, autoRenew, Durations.atLeast(maxHold, MIN_TTL, "max hold"), keyPrefix, holderId,
+                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard);
     }
 
     public LockOptions withKeyPrefix(String keyPrefix) {
-        return new LockOptions(ttl, autoRenew, Objects.requireNonNull(keyPrefix, "key prefix must not be null"), holderId);
+        return new LockOptions(ttl, autoRenew, maxHold, Objects.requireNonNull(keyPrefix, "key prefix must not be null"),
+                holderId, clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard);
     }
 
     /**
@@ -60,7 +101,51 @@ public final class LockOptions {
         if (holderId.isBlank()) {
             throw new IllegalArgumentException("holder id must not be blank");
         }
-        return new LockOptions(ttl, autoRenew, keyPrefix, holderId);
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
+                retryCount, restartGuard);
+    }
+
+    /**
+     * @throws IllegalArgumentException unless {@code 0 <= factor < 0.5}
+     */
+    public LockOptions withClockDriftFactor(double factor) {
+        if (!(factor >= 0 && factor < 0.5)) {
+            throw new IllegalArgumentException("clock drift factor must be at least 0 and below 0.5, was " + factor);
+        }
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, factor, nodeTimeout, retryDelay,
+                retryCount, restartGuard);
+    }
+
+    /**
+     * @throws IllegalArgumentException when {@code timeout} is below 1 ms
+     */
+    public LockOptions withNodeTimeout(Duration timeout) {
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor,
+                Durations.atLeast(timeout, Duration.ofMillis(1), "node timeout"), retryDelay, retryCount, restartGuard);
+    }
+
+    /**
+     * @throws IllegalArgumentException when {@code delay} is below 1 ms
+     */
+    public LockOptions withRetryDelay(Duration delay) {
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
+                Durations.atLeast(delay, Duration.ofMillis(1), "retry delay"), retryCount, restartGuard);
+    }
+
+    /**
+     * @throws IllegalArgumentException when {@code count} is negative
+     */
+    public LockOptions withRetryCount(int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("retry count must not be negative, was " + count);
+        }
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
+                count, restartGuard);
+    }
+
+    public LockOptions withRestartGuard(boolean on) {
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
+                retryCount, on);
     }
 
     public Duration ttl() {
@@ -71,6 +156,10 @@ public final class LockOptions {
         return autoRenew;
     }
 
+    public Optional<Duration> maxHold() {
+        return Optional.ofNullable(maxHold);
+    }
+
     public String keyPrefix() {
         return keyPrefix;
     }
@@ -79,9 +168,45 @@ public final class LockOptions {
         return holderId != null ? holderId : Hosts.processId();
     }
 
+    public double clockDriftFactor() {
+        return clockDriftFactor;
+    }
+
+    /** The per-node timeout: as set, else TTL/10 capped at 50 ms. */
+    public Duration nodeTimeout() {
+        if (nodeTimeout != null) {
+            return nodeTimeout;
+        }
+        Duration tenth = ttl.dividedBy(10);
+        return tenth.compareTo(MAX_DEFAULT_NODE_TIMEOUT) < 0 ? tenth : MAX_DEFAULT_NODE_TIMEOUT;
+    }
+
+    public Duration retryDelay() {
+        return retryDelay;
+    }
+
+    /** Retries per acquire call; {@link Integer#MAX_VALUE} (the default) means until the wait ends. */
+    public int retryCount() {
+        return retryCount;
+    }
+
+    public boolean restartGuard() {
+        return restartGuard;
+    }
+
+    /**
+     * Validity of a lock with {@code lockTtl}, in nanoseconds: the TTL minus the
+     * drift allowance (TTL × factor + 2 ms). Add it to the request's start to get the deadline.
+     */
+    long validityNanos(Duration lockTtl) {
+        long ttlNanos = lockTtl.toNanos();
+        return ttlNanos - (long) (ttlNanos * clockDriftFactor) - 2_000_000L;
+    }
+
     @Override
     public String toString() {
-        return "LockOptions[ttl=" + Durations.format(ttl) + ", autoRenew=" + autoRenew + ", keyPrefix='" + keyPrefix
-                + "', holderId=" + holderId() + "]";
+        return "LockOptions[ttl=" + Durations.format(ttl) + ", autoRenew=" + autoRenew
+                + (maxHold != null ? ", maxHold=" + Durations.format(maxHold) : "")
+                + ", keyPrefix='" + keyPrefix + "', holderId=" + holderId() + "]";
     }
 }

@@ -3,34 +3,53 @@ package io.coordis.lock;
 import io.coordis.Ticker;
 import io.coordis.internal.redis.RedisNode;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * Creates locks over one client's Redis connection. Obtained from {@code Coordis}; the constructor is
- * not part of the API. Thread-safe.
+ * Creates locks over one client's Redis connections: one node, or N ≥ 3 independent masters for
+ * Redlock. Obtained from {@code Coordis}; the constructor is not part of the API. Thread-safe.
  */
 public final class Locks {
+    private final List<RedisNode> nodes;
     private final RedisNode node;
+    private final List<RestartGuard> guards;
+    private final AtomicReference<Duration> largestRedlockTtl = new AtomicReference<>(Duration.ZERO);
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
     private final Contention contention;
 
-    public Locks(RedisNode node, Ticker ticker, ScheduledExecutorService scheduler) {
-        this.node = node;
+    /**
+     * @throws IllegalArgumentException for 2 nodes (Redlock needs at least 3) or none
+     */
+    public Locks(List<RedisNode> nodes, Ticker ticker, ScheduledExecutorService scheduler) {
+        if (nodes.isEmpty() || nodes.size() == 2) {
+            throw new IllegalArgumentException("locks need one Redis node, or at least 3 independent masters for "
+                    + "Redlock (5 is typical), got " + nodes.size());
+        }
+        this.nodes = List.copyOf(nodes);
+        this.node = nodes.get(0);
+        this.guards = nodes.stream().map(RestartGuard::new).toList();
         this.ticker = ticker;
         this.scheduler = scheduler;
         this.contention = new Contention(new LocalQueue(), ticker);
     }
 
     /**
-     * A lock on {@code name} on a single Redis node (the default kind).
+     * A lock on {@code name}: on the single node, or Redlock over all nodes when there are several.
      *
      * @throws IllegalArgumentException when the name is blank
      */
-    public DistributedLock singleNode(String name, LockOptions options) {
-        return new SingleNodeLock(node, checkName(name), Objects.requireNonNull(options, "lock options must not be null"),
-                contention, ticker, scheduler);
+    public DistributedLock lock(String name, LockOptions options) {
+        Objects.requireNonNull(options, "lock options must not be null");
+        if (nodes.size() == 1) {
+            return new SingleNodeLock(node, checkName(name), options, contention, ticker, scheduler);
+        }
+        largestRedlockTtl.accumulateAndGet(options.ttl(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
+        return new Redlock(nodes, guards, largestRedlockTtl::get, checkName(name), options, contention, ticker, scheduler);
     }
 
     /**
@@ -40,6 +59,9 @@ public final class Locks {
      * @throws IllegalArgumentException when the name is blank
      */
     public DistributedLock legacy(String name, LockOptions options) {
+        if (nodes.size() != 1) {
+            throw new IllegalStateException("the legacy lock runs on one Redis node; this client has " + nodes.size());
+        }
         return new LegacyLock(node, checkName(name), Objects.requireNonNull(options, "lock options must not be null"),
                 contention, ticker, scheduler);
     }

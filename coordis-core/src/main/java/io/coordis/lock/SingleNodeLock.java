@@ -103,12 +103,13 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             private boolean first = true;
 
             @Override
-            public void pause(Contention.Attempt last, long maxNanos) throws InterruptedException {
+            public boolean pause(Contention.Attempt last, long maxNanos) throws InterruptedException {
                 if (first) {
                     first = false;
-                    return;
+                    return true;
                 }
                 wakeup.await(Math.min(maxNanos, sleepFor(last.holderMillis())));
+                return true;
             }
 
             @Override
@@ -151,8 +152,9 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         }
         if (Replies.isOne(result)) {
             long fence = Replies.number(result, 1, ACQUIRE, node.address());
-            HeldLease lease = new HeldLease(name, key, token, fence, options.ttl(), start, this, ticker, scheduler,
-                    options.autoRenew(), permit::close);
+            HeldLease lease = new HeldLease(name, key, token, fence,
+                    List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "")), options, start, this, ticker,
+                    scheduler, permit::close);
             return Contention.Attempt.granted(lease);
         }
         return Contention.Attempt.busy(Replies.number(result, 1, ACQUIRE, node.address()));

@@ -4,6 +4,8 @@
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
 -- KEYS[2]  fencing counter: derived from the name, same cluster slot; never expires
 -- KEYS[3]  holder details hash: derived from the name, same slot; expires with the lock
+-- KEYS[4]  optional, Redlock's restart-guard marker: set once the client verified that this node has been
+--          up longer than the lock TTLs in use; a node restarted without persistence has lost it
 -- ARGV[1]  token: unique per acquisition (hex of 20 bytes from SecureRandom)
 -- ARGV[2]  ttl in milliseconds (> 0)
 -- ARGV[3]  holder id, e.g. user@host:pid
@@ -11,9 +13,14 @@
 --
 -- Returns {1, fence}                    acquired; fence is the new fencing number
 --         {0, pttl, holder or false}    busy; pttl in ms as PTTL answers it (-1: no expiry)
+--         {-1}                          KEYS[4] given and missing: the node must be verified first
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string
 local lock, fence_key, holder_key = KEYS[1], KEYS[2], KEYS[3]
 local token, ttl, holder, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+
+if KEYS[4] and redis.call('EXISTS', KEYS[4]) == 0 then
+  return {-1}
+end
 
 local kind = redis.call('TYPE', lock)['ok']
 if kind ~= 'none' then

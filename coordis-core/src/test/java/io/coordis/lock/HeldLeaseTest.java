@@ -41,12 +41,13 @@ class HeldLeaseTest {
     }
 
     private HeldLease lease(ScriptedOps ops, Duration ttl, AtomicInteger closed) {
-        return new HeldLease("n", "n", "tok", 7, ttl, ticker.read(), ops, ticker, scheduler, false, closed::incrementAndGet);
+        return new HeldLease("n", "n", "tok", 7, java.util.List.of(), LockOptions.defaults().withTtl(ttl).withAutoRenew(false),
+                ticker.read(), ops, ticker, scheduler, closed::incrementAndGet);
     }
 
     @Test
     void validityIsTtlMinusDriftFromTheRequestStart() {
-        assertThat(HeldLease.validityNanos(Duration.ofSeconds(10)))
+        assertThat(LockOptions.defaults().validityNanos(Duration.ofSeconds(10)))
                 .isEqualTo(Duration.ofSeconds(10).minusMillis(100).minusMillis(2).toNanos());
         HeldLease lease = lease(new ScriptedOps(), Duration.ofSeconds(10), new AtomicInteger());
         assertThat(lease.isHeld()).isTrue();
@@ -127,8 +128,9 @@ class HeldLeaseTest {
     void watchdogThatCannotReachRedisDeclaresLossAtTheDeadline() throws Exception {
         ScriptedOps ops = new ScriptedOps();
         ops.nextExtend = new CompletableFuture<>(); // never answers
-        HeldLease real = new HeldLease("n", "n", "tok", 7, Duration.ofMillis(300), System.nanoTime(), ops,
-                io.coordis.Ticker.system(), scheduler, true, () -> { });
+        HeldLease real = new HeldLease("n", "n", "tok", 7, java.util.List.of(),
+                LockOptions.defaults().withTtl(Duration.ofMillis(300)), System.nanoTime(), ops,
+                io.coordis.Ticker.system(), scheduler, () -> { });
         assertThat(real.isHeld()).isTrue();
         Lease lost = real.lost().toCompletableFuture().get(2, TimeUnit.SECONDS);
         assertThat(lost).isSameAs(real);

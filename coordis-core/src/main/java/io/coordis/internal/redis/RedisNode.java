@@ -49,13 +49,13 @@ public final class RedisNode implements AutoCloseable {
     private volatile boolean closed;
 
     private RedisNode(String address, Duration commandTimeout, ClientResources resources, RedisClient client,
-                      RedisURI uri, StatefulRedisConnection<String, String> connection) {
+                      RedisURI uri, CompletableFuture<StatefulRedisConnection<String, String>> connection) {
         this.address = address;
         this.commandTimeout = commandTimeout;
         this.resources = resources;
         this.client = client;
         this.uri = uri;
-        this.connection = new AtomicReference<>(CompletableFuture.completedFuture(connection));
+        this.connection = new AtomicReference<>(connection);
         this.subscriptions = new Subscriptions(address, client, commandTimeout);
     }
 
@@ -74,6 +74,24 @@ public final class RedisNode implements AutoCloseable {
      * (a PEM file of CA certificates, may be {@code null}) replaces the JVM's default trust store.
      */
     public static RedisNode connect(String uri, Duration commandTimeout, java.nio.file.Path trustedCertificates) {
+        RedisNode node = open(uri, commandTimeout, trustedCertificates);
+        try {
+            node.awaitUninterruptibly(node.connection.get(), commandTimeout.multipliedBy(2));
+            return node;
+        } catch (RuntimeException e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Like {@link #connect(String, Duration, java.nio.file.Path)} but does not wait for the connection:
+     * it opens in the background, and commands fail (naming this node) until it is up. For nodes of
+     * which a minority may be down when the client starts (Redlock).
+     *
+     * @throws IllegalArgumentException when the URL is malformed
+     */
+    public static RedisNode open(String uri, Duration commandTimeout, java.nio.file.Path trustedCertificates) {
         RedisURI parsed = Uris.parse(uri, commandTimeout);
         String address = Uris.address(parsed);
         ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
@@ -87,14 +105,23 @@ public final class RedisNode implements AutoCloseable {
                 .sslOptions(trustedCertificates == null ? SslOptions.create()
                         : SslOptions.builder().jdkSslProvider().trustManager(trustedCertificates.toFile()).build())
                 .build());
+        return new RedisNode(address, commandTimeout, resources, client, parsed, connectAsync(client, parsed));
+    }
+
+    private static CompletableFuture<StatefulRedisConnection<String, String>> connectAsync(RedisClient client, RedisURI uri) {
+        CompletableFuture<StatefulRedisConnection<String, String>> f = new CompletableFuture<>();
         try {
-            StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
-            return new RedisNode(address, commandTimeout, resources, client, parsed, connection);
+            client.connectAsync(StringCodec.UTF8, uri).whenComplete((c, e) -> {
+                if (e == null) {
+                    f.complete(c);
+                } else {
+                    f.completeExceptionally(e);
+                }
+            });
         } catch (RuntimeException e) {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-            resources.shutdown(0, 1, TimeUnit.SECONDS);
-            throw RedisErrors.translate(e, address);
+            f.completeExceptionally(e);
         }
+        return f;
     }
 
     /** {@code host:port} of this node, for messages. */
@@ -124,6 +151,51 @@ public final class RedisNode implements AutoCloseable {
     /** {@code SCRIPT LOAD source}, answering the SHA the server computed. */
     public CompletableFuture<String> scriptLoad(LuaScript script) {
         return send(c -> c.scriptLoad(script.source()));
+    }
+
+    /** {@code INFO section} as a map of its {@code field:value} lines. */
+    public CompletableFuture<java.util.Map<String, String>> info(String section) {
+        return send(c -> c.info(section)).thenApply(RedisNode::parseInfo);
+    }
+
+    static java.util.Map<String, String> parseInfo(String text) {
+        java.util.Map<String, String> fields = new java.util.HashMap<>();
+        for (String line : text.split("\r?\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && !line.startsWith("#")) {
+                fields.put(line.substring(0, colon), line.substring(colon + 1).strip());
+            }
+        }
+        return fields;
+    }
+
+    /** {@code SET key value}. */
+    public CompletableFuture<String> set(String key, String value) {
+        return send(c -> c.set(key, value));
+    }
+
+    /**
+     * {@code sent} (a future this node returned) limited to {@code timeout}: past it, the result fails
+     * with a {@link io.coordis.NodeUnavailableException} naming this node, and the connection is
+     * replaced as after any timeout. Does not block.
+     */
+    public <T> CompletableFuture<T> within(CompletableFuture<T> sent, Duration timeout) {
+        CompletableFuture<T> limited = new CompletableFuture<>();
+        sent.whenComplete((v, f) -> {
+            if (f == null) {
+                limited.complete(v);
+            } else {
+                limited.completeExceptionally(RedisErrors.unwrap(f));
+            }
+        });
+        CompletableFuture.delayedExecutor(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS).execute(() -> {
+            if (!limited.isDone() && limited.completeExceptionally(RedisErrors.translate(
+                    new TimeoutException("no reply within " + timeout.toMillis() + " ms"), address))
+                    && sent instanceof Sent<?> s) {
+                replace(s.via);
+            }
+        });
+        return limited;
     }
 
     /** {@code PUBLISH channel message}, answering how many subscribers received it. */
@@ -231,20 +303,16 @@ public final class RedisNode implements AutoCloseable {
         }
         log.debug("replacing the connection to {} after a timeout", address);
         stale.thenAccept(StatefulRedisConnection::closeAsync);
-        try {
-            client.connectAsync(StringCodec.UTF8, uri).whenComplete((c, f) -> {
-                if (f == null) {
-                    fresh.complete(c);
-                    if (closed) {
-                        c.closeAsync();
-                    }
-                } else {
-                    fresh.completeExceptionally(f);
+        connectAsync(client, uri).whenComplete((c, f) -> {
+            if (f == null) {
+                fresh.complete(c);
+                if (closed) {
+                    c.closeAsync();
                 }
-            });
-        } catch (RuntimeException e) {
-            fresh.completeExceptionally(e);
-        }
+            } else {
+                fresh.completeExceptionally(f);
+            }
+        });
         return fresh;
     }
 

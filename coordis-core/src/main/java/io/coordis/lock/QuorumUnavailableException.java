@@ -1,0 +1,33 @@
+package io.coordis.lock;
+
+import io.coordis.CoordisException;
+
+import java.util.List;
+
+/**
+ * Too few Redlock nodes answered to decide: neither a majority granted the lock nor a majority answered
+ * that it is held. Names every node and how it voted.
+ */
+public final class QuorumUnavailableException extends CoordisException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient List<NodeVote> votes;
+
+    public QuorumUnavailableException(String what, int quorum, List<NodeVote> votes) {
+        super(null, what + ": fewer than " + quorum + " of " + votes.size() + " Redis nodes could answer; votes: "
+                + votes + failedNodes(votes), null);
+        this.votes = List.copyOf(votes);
+    }
+
+    private static String failedNodes(List<NodeVote> votes) {
+        List<String> failed = votes.stream()
+                .filter(v -> v.vote() == NodeVote.Vote.ERROR || v.vote() == NodeVote.Vote.TIMEOUT)
+                .map(NodeVote::node).toList();
+        return failed.isEmpty() ? "" : "; failed nodes: " + String.join(", ", failed);
+    }
+
+    /** How each node voted, in the order the nodes were configured. */
+    public List<NodeVote> votes() {
+        return votes;
+    }
+}

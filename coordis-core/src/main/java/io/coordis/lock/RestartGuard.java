@@ -1,0 +1,84 @@
+package io.coordis.lock;
+
+import io.coordis.internal.redis.RedisNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The Redlock specification's "delayed restart", enforced: a node that restarted without persistence has
+ * forgotten the locks it granted, so its vote must not count until every lock it could have granted has
+ * expired — until it has been up longer than the largest lock TTL in use.
+ *
+ * <p>A marker key ({@link #MARKER}, holding the node's {@code run_id}) is set on a node once its uptime
+ * ({@code INFO server}) was seen to exceed that window. The acquire script refuses to vote on a node
+ * without the marker, so a node that comes back empty refuses by itself, with no race against the
+ * client noticing the restart. A node restored from an RDB snapshot brings its marker back; its changed
+ * {@code run_id} is noticed only when a client verifies the node again (a client that starts later
+ * does), so nodes with snapshot persistence need the operational rule of the specification: keep a
+ * crashed node down for the largest TTL. Nodes with {@code appendfsync always} forget nothing and may
+ * turn the guard off. Thread-safe.
+ */
+final class RestartGuard {
+    /** Per-node key (not per lock): Redlock nodes are independent masters, not a cluster. */
+    static final String MARKER = "coordis:redlock:verified";
+    private static final Logger log = LoggerFactory.getLogger(RestartGuard.class);
+
+    private final RedisNode node;
+    private volatile String verifiedRunId;
+    private volatile CompletableFuture<Boolean> checking;
+
+    RestartGuard(RedisNode node) {
+        this.node = node;
+    }
+
+    /** Whether this node was verified and has not been seen to lose its marker since. */
+    boolean verified() {
+        return verifiedRunId != null;
+    }
+
+    /** The acquire script found no marker: the node restarted empty (or was flushed); verify it again. */
+    void markerMissing() {
+        if (verifiedRunId != null) {
+            log.warn("Redis at {} lost its restart-guard marker (restarted without persistence, or flushed); "
+                    + "its votes wait until it has been up longer than the lock TTL", node.address());
+        }
+        verifiedRunId = null;
+    }
+
+    /**
+     * Checks the node's uptime against {@code window} and sets the marker if it is long enough; answers
+     * whether the node may vote now. One check at a time; concurrent callers share it.
+     */
+    CompletableFuture<Boolean> verify(Duration window, Duration timeout) {
+        CompletableFuture<Boolean> running = checking;
+        if (running != null && !running.isDone()) {
+            return running;
+        }
+        CompletableFuture<Boolean> check = node.within(node.info("server"), timeout).thenCompose(info -> decide(info, window));
+        checking = check;
+        return check;
+    }
+
+    private CompletableFuture<Boolean> decide(Map<String, String> info, Duration window) {
+        String runId = info.getOrDefault("run_id", "");
+        long uptime = Long.parseLong(info.getOrDefault("uptime_in_seconds", "0"));
+        String before = verifiedRunId;
+        if (before != null && !before.equals(runId)) {
+            log.warn("Redis at {} restarted (run_id changed); its votes wait until it has been up longer than {}",
+                    node.address(), window);
+            verifiedRunId = null;
+        }
+        // uptime is whole seconds, rounded down: one more second makes the comparison safe
+        if (Duration.ofSeconds(uptime).compareTo(window.plusSeconds(1)) < 0 && !runId.equals(verifiedRunId)) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return node.set(MARKER, runId).thenApply(ok -> {
+            verifiedRunId = runId;
+            return true;
+        });
+    }
+}

@@ -1,0 +1,113 @@
+package io.coordis.lock;
+
+import io.coordis.Coordis;
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RedisServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Redlock over five real, independent redis-server processes. */
+class RedlockIT {
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.masters(5);
+
+    private static final LockOptions OPTIONS = LockOptions.defaults().withTtl(Duration.ofSeconds(5)).withRestartGuard(false);
+
+    private Coordis a;
+    private Coordis b;
+
+    @BeforeEach
+    void connect() {
+        a = Coordis.connect(redis.uris());
+        b = Coordis.connect(redis.uris());
+    }
+
+    @AfterEach
+    void close() {
+        a.close();
+        b.close();
+    }
+
+    @Test
+    void acquiresOnEveryNodeWithTheCanonicalLayoutAndReleasesEverywhere() {
+        Lease lease = a.lock("rl", OPTIONS).tryAcquire().orElseThrow();
+        assertThat(lease.votes()).hasSize(5).allSatisfy(v -> assertThat(v.vote()).isEqualTo(NodeVote.Vote.ACQUIRED));
+        for (RedisServer s : redis.servers()) {
+            assertThat(s.command("GET", "rl")).isEqualTo(lease.token());
+            assertThat((Long) s.command("PTTL", "rl")).isBetween(1L, 5000L);
+        }
+        assertThat(b.lock("rl", OPTIONS).tryAcquire()).isEmpty();
+        assertThat(lease.release()).isTrue();
+        for (RedisServer s : redis.servers()) {
+            assertThat(s.command("EXISTS", "rl")).isEqualTo(0L);
+        }
+        assertThat(b.lock("rl", OPTIONS).tryAcquire()).isPresent().get().satisfies(Lease::close);
+    }
+
+    @Test
+    void aMinorityHeldByAnotherValueStillGrantsAMajorityDoesNot() {
+        List<RedisServer> s = redis.servers();
+        s.get(0).command("SET", "split", "theirs", "PX", "10000");
+        s.get(1).command("SET", "split", "theirs", "PX", "10000");
+        Lease lease = a.lock("split", OPTIONS).tryAcquire().orElseThrow();
+        assertThat(Quorum.count(lease.votes(), NodeVote.Vote.HELD_BY_OTHER)).isEqualTo(2);
+        lease.close();
+        assertThat(s.get(0).command("GET", "split")).isEqualTo("theirs");
+
+        s.get(2).command("SET", "split", "theirs", "PX", "10000");
+        assertThat(a.lock("split", OPTIONS).tryAcquire()).isEmpty();
+        // a failed attempt leaves nothing of ours behind
+        for (RedisServer server : s) {
+            Object v = server.command("GET", "split");
+            assertThat(v == null || v.equals("theirs")).as("value on %s: %s", server.address(), v).isTrue();
+        }
+    }
+
+    @Test
+    void fencingNumbersGrowAcrossDifferentMajorities() {
+        List<RedisServer> s = redis.servers();
+        long last = 0;
+        // force each acquisition through a different majority by pre-holding the other two nodes
+        int[][] blocked = {{3, 4}, {0, 1}, {0, 4}, {1, 2}, {2, 3}, {}};
+        for (int[] block : blocked) {
+            for (int i : block) {
+                s.get(i).command("SET", "fenced", "theirs", "PX", "10000");
+            }
+            Lease lease = a.lock("fenced", OPTIONS).tryAcquire().orElseThrow();
+            assertThat(lease.fencingToken()).isGreaterThan(last);
+            last = lease.fencingToken();
+            lease.close();
+            for (int i : block) {
+                s.get(i).command("DEL", "fenced");
+            }
+        }
+    }
+
+    @Test
+    void watchdogKeepsARedlockPastItsTtl() throws Exception {
+        Lease lease = a.lock("renewed", OPTIONS.withTtl(Duration.ofMillis(500))).tryAcquire().orElseThrow();
+        Thread.sleep(1500);
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(b.lock("renewed", OPTIONS).tryAcquire()).isEmpty();
+        lease.close();
+    }
+
+    @Test
+    void twoUrlsAreRefused() {
+        assertThatThrownBy(() -> Coordis.connect(redis.uris().subList(0, 2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 3");
+    }
+
+    @Test
+    void legacyLockIsRefusedOnSeveralNodes() {
+        assertThatThrownBy(() -> a.legacyLock("x", OPTIONS)).isInstanceOf(IllegalStateException.class);
+    }
+}

@@ -309,8 +309,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
                 .map(f -> f.exceptionally(e -> null)).toList();
         int deleted = 0;
         int answered = 0;
-        for (CompletableFuture<Boolean> f : released) {
-            Boolean r = nodes.get(0).awaitUninterruptibly(f, options.nodeTimeout().plusMillis(100));
+        for (Boolean r : joinBounded(released)) {
             if (r != null) {
                 answered++;
                 deleted += r ? 1 : 0;
@@ -333,8 +332,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
                     .exceptionally(f -> null));
         }
         Map<String, List<List<?>>> byToken = new HashMap<>();
-        for (CompletableFuture<List<?>> f : pending) {
-            List<?> r = nodes.get(0).awaitUninterruptibly(f, options.nodeTimeout().plusMillis(100));
+        for (List<?> r : joinBounded(pending)) {
             if (r != null && r.get(0) != null && r.size() >= 3) {
                 byToken.computeIfAbsent((String) r.get(0), t -> new ArrayList<>()).add(r);
             }
@@ -361,6 +359,30 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         }
         return new LockHolder(key, (String) first.get(0), Optional.ofNullable(holderId), fence,
                 pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), Optional.ofNullable(since));
+    }
+
+    /**
+     * Results of futures that cannot fail and each end within the per-node timeout; waits through
+     * interrupts (restoring the flag), as releasing must finish.
+     */
+    private static <T> List<T> joinBounded(List<CompletableFuture<T>> futures) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get();
+                    return futures.stream().map(CompletableFuture::join).toList();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw new IllegalStateException("node answers never fail", e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     static List<LuaScript> scripts() {

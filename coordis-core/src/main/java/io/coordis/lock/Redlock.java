@@ -272,7 +272,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     private List<CompletableFuture<Boolean>> releaseEverywhere(String token) {
         List<CompletableFuture<Boolean>> released = new ArrayList<>(nodes.size());
         for (RedisNode node : nodes) {
-            released.add(node.within(node.eval(RELEASE, List.of(key, holderKey), List.of(token, channel)),
+            released.add(node.within(node.eval(RELEASE, List.of(key), List.of(token, channel)),
                             options.nodeTimeout())
                     .thenApply(r -> Replies.isOne(Replies.list(r, 1, RELEASE, node.address()))));
         }
@@ -284,7 +284,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         long start = ticker.read();
         List<CompletableFuture<NodeVote>> pending = new ArrayList<>(nodes.size());
         for (RedisNode node : nodes) {
-            pending.add(node.within(node.eval(EXTEND, List.of(key, holderKey), List.of(token, Long.toString(ttl.toMillis()))),
+            pending.add(node.within(node.eval(EXTEND, List.of(key), List.of(token, Long.toString(ttl.toMillis()))),
                             options.nodeTimeout())
                     .thenApply(r -> Replies.isOne(Replies.list(r, 1, EXTEND, node.address()))
                             ? vote(node, NodeVote.Vote.ACQUIRED, "extended") : vote(node, NodeVote.Vote.HELD_BY_OTHER, "not ours"))

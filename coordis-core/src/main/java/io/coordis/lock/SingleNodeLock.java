@@ -145,7 +145,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             // The script may still have run; release whatever this token may hold so nothing stays locked.
             reply.whenComplete((v, f) -> {
                 if (f == null && v instanceof List<?> l && Replies.isOne(l)) {
-                    node.eval(RELEASE, List.of(key, holderKey), List.of(token, channel));
+                    node.eval(RELEASE, List.of(key), List.of(token, channel));
                 }
             });
             throw e;
@@ -162,13 +162,13 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
 
     @Override
     public CompletableFuture<Boolean> extend(String token, Duration ttl) {
-        return node.eval(EXTEND, List.of(key, holderKey), List.of(token, Long.toString(ttl.toMillis())))
+        return node.eval(EXTEND, List.of(key), List.of(token, Long.toString(ttl.toMillis())))
                 .thenApply(reply -> Replies.isOne(Replies.list(reply, 1, EXTEND, node.address())));
     }
 
     @Override
     public boolean release(String token) {
-        Object reply = node.awaitUninterruptibly(node.eval(RELEASE, List.of(key, holderKey), List.of(token, channel)),
+        Object reply = node.awaitUninterruptibly(node.eval(RELEASE, List.of(key), List.of(token, channel)),
                 node.commandTimeout());
         return Replies.isOne(Replies.list(reply, 1, RELEASE, node.address()));
     }

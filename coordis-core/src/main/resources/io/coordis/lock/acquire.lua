@@ -2,8 +2,9 @@
 -- Wire-compatible with every client that locks with SET NX PX and releases by compare-and-delete.
 --
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
--- KEYS[2]  fencing counter: derived from the name, same cluster slot; never expires
--- KEYS[3]  holder details hash: derived from the name, same slot; expires with the lock
+-- KEYS[2]  fencing counter: derived from the name, same cluster slot; a plain integer, never expires
+-- KEYS[3]  holder details hash (token, holder, fence, since): derived, same slot; never expires, and
+--          describes the lock only while its token field equals the lock's value
 -- KEYS[4]  optional, Redlock's restart-guard marker: set once the client verified that this node has been
 --          up longer than the lock TTLs in use; a node restarted without persistence has lost it
 -- ARGV[1]  token: unique per acquisition (hex of 20 bytes from SecureRandom)
@@ -14,7 +15,8 @@
 -- Returns {1, fence}                    acquired; fence is the new fencing number
 --         {0, pttl, holder or false}    busy; pttl in ms as PTTL answers it (-1: no expiry)
 --         {-1}                          KEYS[4] given and missing: the node must be verified first
--- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string
+-- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string; any error of the
+--         counter or details keys, after which the lock is not held
 local lock, fence_key, holder_key = KEYS[1], KEYS[2], KEYS[3]
 local token, ttl, holder, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
@@ -22,21 +24,26 @@ if KEYS[4] and redis.call('EXISTS', KEYS[4]) == 0 then
   return {-1}
 end
 
-local kind = redis.call('TYPE', lock)['ok']
-if kind ~= 'none' then
+if not redis.call('SET', lock, token, 'NX', 'PX', ttl) then
+  local kind = redis.call('TYPE', lock)['ok']
   if kind ~= 'string' then
     return redis.error_reply("WRONGTYPE key '" .. lock .. "' holds a " .. kind)
   end
-  local current = redis.call('HGET', holder_key, 'token')
   local who = false
-  if current and current == redis.call('GET', lock) then
+  if redis.call('HGET', holder_key, 'token') == redis.call('GET', lock) then
     who = redis.call('HGET', holder_key, 'holder')
   end
   return {0, redis.call('PTTL', lock), who}
 end
 
-local fence = redis.call('INCR', fence_key)
-redis.call('SET', lock, token, 'PX', ttl)
-redis.call('HSET', holder_key, 'token', token, 'holder', holder, 'fence', fence, 'since', now)
-redis.call('PEXPIRE', holder_key, ttl)
+local fence = redis.pcall('INCR', fence_key)
+if type(fence) == 'table' and fence.err then
+  redis.call('DEL', lock)
+  return fence
+end
+local written = redis.pcall('HSET', holder_key, 'token', token, 'holder', holder, 'fence', fence, 'since', now)
+if type(written) == 'table' and written.err then
+  redis.call('DEL', lock)
+  return written
+end
 return {1, fence}

@@ -337,6 +337,18 @@ class SingleNodeLockIT {
     }
 
     @Test
+    void brokenCounterOrDetailsKeysFailTheAcquireAndLeaveNothingLocked() {
+        server().command("SET", "{counted}:fence", "not-a-number");
+        assertThatThrownBy(() -> a.lock("counted").tryAcquire()).isInstanceOf(io.coordis.CoordisException.class)
+                .hasMessageContaining("not an integer");
+        assertThat(server().command("EXISTS", "counted")).isEqualTo(0L);
+
+        server().command("RPUSH", "{detailed}:holder", "x");
+        assertThatThrownBy(() -> a.lock("detailed").tryAcquire()).isInstanceOf(WrongTypeException.class);
+        assertThat(server().command("EXISTS", "detailed")).isEqualTo(0L);
+    }
+
+    @Test
     void badNamesAndTtlsAreRejectedWithClearMessages() {
         assertThatThrownBy(() -> a.lock(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("lock name");
         assertThatThrownBy(() -> a.lock("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");

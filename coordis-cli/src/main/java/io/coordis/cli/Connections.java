@@ -4,6 +4,8 @@ import io.coordis.Coordis;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
+import java.util.List;
+
 /** Opens Coordis clients for commands, turning a malformed URL into a usage error. */
 final class Connections {
     private Connections() {
@@ -14,8 +16,20 @@ final class Connections {
      * @throws io.coordis.CoordisException when Redis is unreachable or refuses the credentials
      */
     static Coordis open(String url, CommandSpec caller) {
+        return open(List.of(url), caller);
+    }
+
+    /**
+     * One URL: connects to that node, failing if it is unreachable. Three or more: a Redlock client over
+     * those independent masters, which connects to each in the background (nodes that are down show up
+     * in the votes of the first acquire).
+     *
+     * @throws ParameterException when a URL is malformed, or 2 are given
+     * @throws io.coordis.CoordisException when the one node is unreachable or refuses the credentials
+     */
+    static Coordis open(List<String> urls, CommandSpec caller) {
         try {
-            return Coordis.connect(url);
+            return Coordis.connect(urls);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(caller.commandLine(), e.getMessage());
         }

@@ -10,9 +10,12 @@ import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
 
 /** {@code coordis}: the options every subcommand shares (where Redis is, how much to show on failure). */
 @Command(name = "coordis", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -21,9 +24,14 @@ import java.util.concurrent.Callable;
                 + "65 a key holds the wrong type; 69 Redis unavailable; 70 internal error; 75 lock lost while "
                 + "the command ran; 77 credentials or permission refused."})
 final class CoordisCommand implements Callable<Integer> {
-    /** The environment variable that gives the Redis URL when no {@code --url} is given. */
+    /**
+     * The environment variable that gives the Redis URL when no {@code --url} is given; a
+     * comma-separated list for Redlock.
+     */
     static final String URL_ENV = "COORDIS_URL";
     static final String DEFAULT_URL = "redis://127.0.0.1:6379";
+    /** A comma that starts another URL (one with a scheme), possibly surrounded by blanks. */
+    private static final Pattern URL_SEPARATOR = Pattern.compile("\\s*,\\s*(?=[A-Za-z][A-Za-z0-9+.-]*://)");
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -47,27 +55,77 @@ final class CoordisCommand implements Callable<Integer> {
     }
 
     /**
-     * The one Redis URL to use: the {@code --url} given (before or after the subcommand), else
-     * {@code $COORDIS_URL}, else {@value #DEFAULT_URL}.
+     * The Redis URLs to use: those given with {@code --url} (before or after the subcommand), else
+     * {@code $COORDIS_URL}, else {@value #DEFAULT_URL}. Each may hold a comma-separated list. One URL is
+     * one node; three or more are independent masters for Redlock.
      *
-     * @throws ParameterException when several URLs are given (multi-node locking is not available yet)
+     * @throws ParameterException for exactly 2 URLs, or the same URL given twice
      */
-    String url(CommandSpec caller, RedisUrls local) {
-        return explicitUrl(caller, local).orElseGet(() -> {
+    List<String> urls(CommandSpec caller, RedisUrls local) {
+        List<String> given = given(local);
+        if (given.isEmpty()) {
             String fromEnv = terminal.env().get(URL_ENV);
-            return fromEnv == null || fromEnv.isBlank() ? DEFAULT_URL : fromEnv.strip();
-        });
+            given = fromEnv == null || fromEnv.isBlank() ? List.of(DEFAULT_URL) : split(fromEnv);
+        }
+        return checked(caller, given);
     }
 
-    /** The URL given with {@code --url}, if any; same check as {@link #url}. */
+    /** The URL given with {@code --url}, if any; for commands that run on one node only. */
     Optional<String> explicitUrl(CommandSpec caller, RedisUrls local) {
-        List<String> given = new ArrayList<>(urls.given);
-        given.addAll(local.given);
+        List<String> given = given(local);
         if (given.size() > 1) {
-            List<String> shown = given.stream().map(Uris::redact).toList();
-            throw new ParameterException(caller.commandLine(), "got " + given.size() + " Redis URLs " + shown
-                    + ", but multi-node locking (Redlock) is not available yet: give one --url");
+            throw new ParameterException(caller.commandLine(), "got " + given.size() + " Redis URLs "
+                    + shown(given) + ", but '" + caller.name() + "' runs on one Redis: give one --url");
         }
         return given.stream().findFirst();
+    }
+
+    private List<String> given(RedisUrls local) {
+        List<String> given = new ArrayList<>();
+        for (String value : urls.given) {
+            given.addAll(split(value));
+        }
+        for (String value : local.given) {
+            given.addAll(split(value));
+        }
+        return given;
+    }
+
+    /**
+     * Splits a comma-separated list of URLs. Only a comma followed by a scheme ({@code redis://}, ...)
+     * separates two URLs, so a sentinel URL's own list ({@code redis-sentinel://h1:26379,h2:26379#m})
+     * stays whole.
+     */
+    static List<String> split(String value) {
+        if (value.isBlank()) {
+            return List.of(value); // left for the client to refuse, naming the problem
+        }
+        List<String> urls = new ArrayList<>();
+        for (String part : URL_SEPARATOR.split(value.strip(), -1)) {
+            String url = part.strip();
+            if (!url.isEmpty()) {
+                urls.add(url);
+            }
+        }
+        return urls;
+    }
+
+    private static List<String> checked(CommandSpec caller, List<String> urls) {
+        if (urls.size() == 2) {
+            throw new ParameterException(caller.commandLine(), "got 2 Redis URLs " + shown(urls)
+                    + ": give one URL, or at least 3 independent masters for Redlock (5 is typical)");
+        }
+        Set<String> seen = new HashSet<>();
+        for (String url : urls) {
+            if (!seen.add(url)) {
+                throw new ParameterException(caller.commandLine(), "Redis URL " + Uris.redact(url)
+                        + " given twice: Redlock needs each of its independent masters once");
+            }
+        }
+        return List.copyOf(urls);
+    }
+
+    private static List<String> shown(List<String> urls) {
+        return urls.stream().map(Uris::redact).toList();
     }
 }

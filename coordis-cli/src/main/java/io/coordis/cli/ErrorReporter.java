@@ -2,6 +2,8 @@ package io.coordis.cli;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.redis.Uris;
+import io.coordis.lock.NodeVote;
+import io.coordis.lock.QuorumUnavailableException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -53,15 +55,33 @@ final class ErrorReporter implements IParameterExceptionHandler, IExecutionExcep
         return code;
     }
 
-    private static String describe(Exception ex) {
+    static String describe(Exception ex) {
         if (ex instanceof InterruptedException) {
             return "interrupted";
         }
         String message = ex.getMessage();
+        if (ex instanceof QuorumUnavailableException q) {
+            return flattened(message) + restartGuardHint(q);
+        }
         if (ex instanceof CoordisException || ex instanceof CommandFailure) {
             return oneLine(message);
         }
         return "internal error: " + ex.getClass().getSimpleName() + (message == null ? "" : ": " + oneLine(message));
+    }
+
+    /**
+     * A Redlock failure lists every node's vote; all of it goes on the one line (a vote's detail may span
+     * lines), so the nodes that failed are always named.
+     */
+    private static String flattened(String message) {
+        return message == null ? "" : Uris.redact(message.strip()).replaceAll("\\s*\\R\\s*", " ");
+    }
+
+    private static String restartGuardHint(QuorumUnavailableException q) {
+        boolean refused = q.votes().stream().anyMatch(v -> v.vote() == NodeVote.Vote.REFUSED_RECENT_RESTART);
+        return !refused ? "" : " -- the restart guard refuses the vote of a node until it has been up longer than "
+                + "the lock's TTL + 1s (it may have forgotten locks it granted before a restart): wait, or pass "
+                + "--no-restart-guard if every node runs with appendonly yes and appendfsync always";
     }
 
     private static String oneLine(String message) {

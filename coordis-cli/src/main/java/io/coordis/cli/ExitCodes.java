@@ -3,6 +3,7 @@ package io.coordis.cli;
 import io.coordis.AccessDeniedException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.WrongTypeException;
+import io.coordis.lock.QuorumUnavailableException;
 import picocli.CommandLine.ParameterException;
 
 /**
@@ -17,7 +18,10 @@ final class ExitCodes {
     static final int USAGE = 64;
     /** EX_DATAERR: a key holds a value of another type than Coordis expects. */
     static final int DATA_ERROR = 65;
-    /** EX_UNAVAILABLE: Redis cannot be reached, did not answer in time, or cannot serve now. */
+    /**
+     * EX_UNAVAILABLE: Redis cannot be reached, did not answer in time, or cannot serve now; for Redlock,
+     * too few nodes could vote (down, too slow, or refused by the restart guard).
+     */
     static final int UNAVAILABLE = 69;
     /** EX_SOFTWARE: any other failure. */
     static final int SOFTWARE = 70;
@@ -41,7 +45,7 @@ final class ExitCodes {
         if (failure instanceof ParameterException) {
             return USAGE;
         }
-        if (failure instanceof NodeUnavailableException) {
+        if (failure instanceof NodeUnavailableException || failure instanceof QuorumUnavailableException) {
             return UNAVAILABLE;
         }
         if (failure instanceof AccessDeniedException) {

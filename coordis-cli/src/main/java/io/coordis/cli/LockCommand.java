@@ -6,6 +6,7 @@ import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockHolder;
 import io.coordis.lock.LockOptions;
+import io.coordis.lock.NodeVote;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -20,23 +21,31 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 
 /**
  * {@code coordis lock NAME -- CMD...}: runs CMD while holding the lock NAME, like {@code flock(1)} and
  * {@code etcdctl lock}. The lease renews itself while CMD runs; if it is lost anyway, CMD is stopped and
- * the exit status is 75. Otherwise the exit status is CMD's.
+ * the exit status is 75. Otherwise the exit status is CMD's. With three or more URLs the lock is a
+ * Redlock lock over those independent masters.
  */
 @Command(name = "lock", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"Run CMD while holding the lock NAME; the lock renews itself while CMD runs.",
                 "CMD sees COORDIS_LOCK_NAME and COORDIS_LOCK_TOKEN (the fencing number) in its environment."},
-        customSynopsis = "coordis [-u URL] lock [--ttl D] [-w D | -n] [-E N] [--grace D] [-q] NAME -- CMD [ARG...]",
+        customSynopsis = {"coordis [-u URL] lock [--ttl D] [-w D | -n] [-E N] [--grace D] [-q] NAME -- CMD [ARG...]",
+                "coordis -u URL1 -u URL2 -u URL3... lock [--node-timeout D] [--no-restart-guard] [options] NAME -- CMD [ARG...]"},
         footer = {"", "Durations: 500ms, 30s, 1.5s, 5m, 1h.",
+                "Redlock: with 3 or more URLs of independent masters (5 is typical; --url repeated, or a "
+                        + "comma-separated list in --url or COORDIS_URL) the lock is held when a majority of the "
+                        + "nodes grant it. 2 URLs are refused.",
                 "Exit status: CMD's; 1 (or -E) when the lock was not acquired; 75 when the lock was lost and "
-                        + "CMD was stopped; 64 usage; 69 Redis unavailable; 77 credentials refused; "
+                        + "CMD was stopped; 64 usage; 69 Redis unavailable (Redlock: too few nodes could vote); "
+                        + "77 credentials refused; "
                         + "126/127 CMD cannot be run / not found."})
 final class LockCommand implements Callable<Integer> {
     static final String NAME_ENV = "COORDIS_LOCK_NAME";
     static final String TOKEN_ENV = "COORDIS_LOCK_TOKEN";
+    static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(500);
 
     @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name (the Redis key).")
     String name;
@@ -67,6 +76,20 @@ final class LockCommand implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "No progress messages; errors are still shown.")
     boolean quiet;
 
+    @Option(names = "--node-timeout", paramLabel = "D",
+            description = "Redlock only: how long one node may take to answer one step (acquire, renew, release). "
+                    + "Default: a tenth of the TTL, at most 500ms: the first request to each node also opens the "
+                    + "connection to it.")
+    Duration nodeTimeout;
+
+    @Option(names = "--no-restart-guard",
+            description = {"Redlock only: count the vote of a node that has been up for less than the TTL + 1s. "
+                    + "By default such a node may not vote, since a node that restarted without persistence may "
+                    + "have forgotten a lock it granted, and could grant it twice.",
+                    "Appropriate only when every node runs with appendonly yes and appendfsync always "
+                            + "(or for throwaway test servers)."})
+    boolean noRestartGuard;
+
     @Mixin
     RedisUrls urls = new RedisUrls();
 
@@ -85,9 +108,9 @@ final class LockCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         LockOptions options = checkArguments();
-        String url = parent.url(spec, urls);
+        List<String> nodes = parent.urls(spec, urls);
         // Closed in reverse order: the teardown stops the command and releases the lease while connected.
-        try (Coordis coordis = Connections.open(url, spec);
+        try (Coordis coordis = Connections.open(nodes, spec);
              Teardown teardown = new Teardown(grace, terminal).installHook()) {
             Optional<Lease> lease = acquire(coordis.lock(name, options));
             if (lease.isEmpty()) {
@@ -96,7 +119,7 @@ final class LockCommand implements Callable<Integer> {
             if (!teardown.adopt(lease.get())) {
                 return ExitCodes.SOFTWARE; // shutting down; the JVM's exit status wins
             }
-            progress("acquired '" + name + "' (token " + lease.get().fencingToken() + ")");
+            progress("acquired '" + name + "' (token " + lease.get().fencingToken() + ")" + where(lease.get(), nodes.size()));
             return new Supervisor(lease.get(), command, teardown, terminal).run();
         }
     }
@@ -125,11 +148,27 @@ final class LockCommand implements Callable<Integer> {
         if (grace.isNegative()) {
             throw usage("--grace must not be negative");
         }
+        LockOptions options;
         try {
-            return LockOptions.defaults().withTtl(ttl);
+            options = LockOptions.defaults().withTtl(ttl).withRestartGuard(!noRestartGuard);
         } catch (IllegalArgumentException e) {
             throw usage("invalid --ttl: " + e.getMessage());
         }
+        try {
+            return options.withNodeTimeout(nodeTimeout != null ? nodeTimeout : defaultNodeTimeout(ttl));
+        } catch (IllegalArgumentException e) {
+            throw usage("invalid --node-timeout: " + e.getMessage());
+        }
+    }
+
+    /**
+     * A tenth of the TTL, at most {@link #MAX_DEFAULT_NODE_TIMEOUT}. Longer than the library's default
+     * (at most 50 ms) because this process is new: its first request to each node waits for the
+     * connection to open and for a cold JVM, which often takes longer than 50 ms.
+     */
+    static Duration defaultNodeTimeout(Duration ttl) {
+        Duration tenth = ttl.dividedBy(10);
+        return tenth.compareTo(MAX_DEFAULT_NODE_TIMEOUT) < 0 ? tenth : MAX_DEFAULT_NODE_TIMEOUT;
     }
 
     /** Tries once; if busy, says who holds it and waits (or not) as the options say. */
@@ -154,6 +193,21 @@ final class LockCommand implements Callable<Integer> {
             progress("gave up waiting for lock '" + name + "' after " + Durations.format(wait));
         }
         return lease;
+    }
+
+    /**
+     * For Redlock, on how many nodes the lock was granted, and which nodes did not grant it and why:
+     * {@code " on 4 of 5 nodes (Redlock); not on 10.0.0.5:6379 timeout (no reply within 50 ms)"}.
+     */
+    static String where(Lease lease, int nodes) {
+        if (nodes < 3) {
+            return "";
+        }
+        List<NodeVote> votes = lease.votes();
+        long granted = votes.stream().filter(v -> v.vote() == NodeVote.Vote.ACQUIRED).count();
+        String missing = votes.stream().filter(v -> v.vote() != NodeVote.Vote.ACQUIRED)
+                .map(v -> v.toString().replaceAll("\\s*\\R\\s*", " ")).collect(Collectors.joining(", "));
+        return " on " + granted + " of " + nodes + " nodes (Redlock)" + (missing.isEmpty() ? "" : "; not on " + missing);
     }
 
     private void progress(String message) {

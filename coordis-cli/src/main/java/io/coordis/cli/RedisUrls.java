@@ -7,12 +7,14 @@ import java.util.List;
 
 /**
  * The {@code -u/--url} option, mixed into {@code coordis} and each subcommand so it may come before or
- * after the subcommand's name; {@link CoordisCommand#url} combines both places.
+ * after the subcommand's name; {@link CoordisCommand#urls} combines both places.
  */
 final class RedisUrls {
     @Option(names = {"-u", "--url"}, paramLabel = "URL",
             description = "Redis URL: redis://[user:password@]host:port[/db], rediss://... (TLS) or "
-                    + "redis-sentinel://host:port#master. Default: $" + CoordisCommand.URL_ENV + ", else "
-                    + CoordisCommand.DEFAULT_URL + " (demo: a redis-server of its own).")
+                    + "redis-sentinel://host:port#master. Give it 3 or more times (or a comma-separated list) "
+                    + "for Redlock over independent masters. Default: $" + CoordisCommand.URL_ENV
+                    + " (one URL or a comma-separated list), else " + CoordisCommand.DEFAULT_URL
+                    + " (demo: a redis-server of its own).")
     List<String> given = new ArrayList<>();
 }

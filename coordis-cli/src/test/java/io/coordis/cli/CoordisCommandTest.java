@@ -7,6 +7,7 @@ import picocli.CommandLine.ParseResult;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,10 +21,20 @@ class CoordisCommandTest {
         return Main.commandLine(new Terminal(sink, sink, env)).parseArgs(args);
     }
 
-    private static String urlOf(ParseResult result) {
+    private static List<String> urlsOf(ParseResult result) {
         CoordisCommand root = (CoordisCommand) result.commandSpec().userObject();
         LockCommand lock = (LockCommand) result.subcommand().commandSpec().userObject();
-        return root.url(lock.spec, lock.urls);
+        return root.urls(lock.spec, lock.urls);
+    }
+
+    private static String urlOf(ParseResult result) {
+        List<String> urls = urlsOf(result);
+        assertThat(urls).hasSize(1);
+        return urls.get(0);
+    }
+
+    private static LockCommand lockOf(String... args) {
+        return (LockCommand) parse(Map.of(), args).subcommand().commandSpec().userObject();
     }
 
     @Test
@@ -53,14 +64,73 @@ class CoordisCommandTest {
     }
 
     @Test
-    void severalUrlsAreRefusedWhereverTheyAreGiven() {
-        assertThatThrownBy(() -> urlOf(parse(Map.of(), "-u", "redis://a:1", "-u", "redis://b:2", "lock", "x", "--", "true")))
-                .isInstanceOf(CommandLine.ParameterException.class);
-        assertThatThrownBy(() -> urlOf(parse(Map.of(), "lock", "-u", "redis://a:1", "-u", "redis://b:2", "x", "--", "true")))
-                .isInstanceOf(CommandLine.ParameterException.class);
+    void threeOrMoreUrlsAreCombinedFromBeforeAndAfterTheSubcommandInOrder() {
+        assertThat(urlsOf(parse(Map.of("COORDIS_URL", "redis://from-env:6379"),
+                "-u", "redis://a:1", "lock", "-u", "redis://b:2", "--url", "redis://c:3", "x", "--", "true")))
+                .containsExactly("redis://a:1", "redis://b:2", "redis://c:3");
+        assertThat(urlsOf(parse(Map.of(), "-u", "redis://a:1", "-u", "redis://b:2", "-u", "redis://c:3",
+                "-u", "redis://d:4", "-u", "redis://e:5", "lock", "x", "--", "true"))).hasSize(5);
+    }
+
+    @Test
+    void coordisUrlMayHoldACommaSeparatedList() {
+        Map<String, String> env = Map.of("COORDIS_URL", " redis://a:1, redis://b:2 ,rediss://c:3/2 ");
+        assertThat(urlsOf(parse(env, "lock", "x", "--", "true")))
+                .containsExactly("redis://a:1", "redis://b:2", "rediss://c:3/2");
+    }
+
+    @Test
+    void aUrlMayHoldACommaSeparatedListToo() {
+        assertThat(urlsOf(parse(Map.of(), "lock", "-u", "redis://a:1,redis://b:2", "-u", "redis://c:3", "x", "--",
+                "true"))).containsExactly("redis://a:1", "redis://b:2", "redis://c:3");
+    }
+
+    @Test
+    void theCommasOfASentinelUrlDoNotSplitIt() {
+        assertThat(CoordisCommand.split("redis-sentinel://s1:26379,s2:26379,s3:26379/0#mymaster"))
+                .containsExactly("redis-sentinel://s1:26379,s2:26379,s3:26379/0#mymaster");
+        assertThat(CoordisCommand.split("redis-sentinel://s1:26379,s2:26379#m,redis://b:2"))
+                .containsExactly("redis-sentinel://s1:26379,s2:26379#m", "redis://b:2");
+    }
+
+    @Test
+    void twoUrlsAreRefusedWhereverTheyAreGiven() {
+        String expected = "give one URL, or at least 3 independent masters for Redlock";
+        assertThatThrownBy(() -> urlsOf(parse(Map.of(), "-u", "redis://a:1", "-u", "redis://b:2", "lock", "x", "--", "true")))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining(expected);
+        assertThatThrownBy(() -> urlsOf(parse(Map.of(), "lock", "-u", "redis://a:1", "-u", "redis://b:2", "x", "--", "true")))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining(expected);
         ParseResult result = parse(Map.of(), "-u", "redis://a:1", "lock", "-u", "redis://b:2", "x", "--", "true");
-        assertThatThrownBy(() -> urlOf(result)).isInstanceOf(CommandLine.ParameterException.class)
-                .hasMessageContaining("Redlock");
+        assertThatThrownBy(() -> urlsOf(result)).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining(expected);
+        ParseResult fromEnv = parse(Map.of("COORDIS_URL", "redis://a:1,redis://b:2"), "lock", "x", "--", "true");
+        assertThatThrownBy(() -> urlsOf(fromEnv)).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining(expected);
+    }
+
+    @Test
+    void theSameUrlTwiceIsRefused() {
+        assertThatThrownBy(() -> urlsOf(parse(Map.of(), "-u", "redis://a:1", "-u", "redis://b:2", "-u", "redis://a:1",
+                "lock", "x", "--", "true")))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("redis://a:1 given twice");
+    }
+
+    @Test
+    void redlockOptions() {
+        LockCommand lock = lockOf("lock", "x", "--", "true");
+        assertThat(lock.noRestartGuard).isFalse();
+        assertThat(lock.nodeTimeout).isNull();
+        lock = lockOf("lock", "--no-restart-guard", "--node-timeout", "200ms", "x", "--", "true");
+        assertThat(lock.noRestartGuard).isTrue();
+        assertThat(lock.nodeTimeout).isEqualTo(Duration.ofMillis(200));
+    }
+
+    @Test
+    void defaultNodeTimeoutIsATenthOfTheTtlAtMost500ms() {
+        assertThat(LockCommand.defaultNodeTimeout(Duration.ofSeconds(30))).isEqualTo(Duration.ofMillis(500));
+        assertThat(LockCommand.defaultNodeTimeout(Duration.ofSeconds(2))).isEqualTo(Duration.ofMillis(200));
+        assertThat(LockCommand.defaultNodeTimeout(Duration.ofMillis(100))).isEqualTo(Duration.ofMillis(10));
     }
 
     @Test

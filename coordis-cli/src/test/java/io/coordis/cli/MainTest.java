@@ -145,10 +145,35 @@ class MainTest {
     }
 
     @Test
-    void severalUrlsAreRejectedUntilRedlockExistsWithoutShowingPasswords() {
+    void twoUrlsAreAUsageErrorWithoutShowingPasswords() {
         assertUsageError(run("-u", "redis://a:6379", "-u", "redis://:s3cret@b:6379", "lock", "x", "--", "true"),
-                "multi-node locking (Redlock) is not available yet", "coordis lock");
+                "give one URL, or at least 3 independent masters for Redlock", "coordis lock");
         assertThat(err()).doesNotContain("s3cret").contains("redis://***@b:6379");
+    }
+
+    @Test
+    void twoUrlsInTheEnvironmentAreAUsageError() {
+        assertUsageError(run(Map.of("COORDIS_URL", "redis://a:6379,redis://b:6379"), "lock", "x", "--", "true"),
+                "got 2 Redis URLs [redis://a:6379, redis://b:6379]: give one URL, or at least 3", "coordis lock");
+    }
+
+    @Test
+    void lockHelpExplainsRedlockAndTheRestartGuard() {
+        assertThat(run("lock", "--help")).isZero();
+        assertThat(out()).contains("Redlock", "--no-restart-guard", "appendfsync always", "--node-timeout",
+                "2 URLs are refused");
+    }
+
+    @Test
+    void nodeTimeoutBelowOneMillisecondIsAUsageError() {
+        assertUsageError(run("lock", "--node-timeout", "0ms", "x", "--", "true"), "invalid --node-timeout",
+                "coordis lock");
+    }
+
+    @Test
+    void demoRunsOnOneRedis() {
+        assertUsageError(run("demo", "-u", "redis://a:1", "-u", "redis://b:2", "-u", "redis://c:3"),
+                "'demo' runs on one Redis: give one --url", "coordis demo");
     }
 
     @Test

@@ -1,0 +1,194 @@
+package io.coordis.lock;
+
+import io.coordis.Coordis;
+import io.coordis.testkit.FaultProxy;
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every one of the 32 ways to make some of 5 nodes unavailable: the lock is granted exactly when at least
+ * 3 nodes are free, and afterwards none of our values is left on any node. "Unavailable" is first a node
+ * where another client holds the key, then a node behind a black hole.
+ */
+class RedlockQuorumIT {
+    private static final int N = 5;
+    private static final Duration NODE_TIMEOUT = Duration.ofMillis(50);
+    /** An attempt waits for the slowest node once, not for each node in turn. */
+    private static final Duration ATTEMPT_BOUND = NODE_TIMEOUT.multipliedBy(2).plusMillis(150);
+    private static final Duration SETTLE = Duration.ofSeconds(2);
+
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.masters(N);
+
+    private static final LockOptions OPTIONS = LockOptions.defaults().withTtl(Duration.ofSeconds(10))
+            .withAutoRenew(false).withRestartGuard(false).withNodeTimeout(NODE_TIMEOUT);
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void grantedIffAtLeastThreeNodesAreFreeWhenTheOthersAreHeldByAnotherValue() throws Exception {
+        List<RedisServer> servers = redis.servers();
+        List<String> rows = new ArrayList<>();
+        try (Coordis client = Coordis.connect(redis.uris())) {
+            RedlockNodes.warmUp(client, N);
+            for (int subset = 0; subset < 1 << N; subset++) {
+                int mask = subset;
+                String name = "quorum:held:" + mask;
+                int unavailable = Integer.bitCount(mask);
+                try {
+                    for (int i = 0; i < N; i++) {
+                        if (held(mask, i)) {
+                            servers.get(i).command("SET", name, "other", "PX", "10000");
+                        }
+                    }
+                    Optional<Lease> got = client.lock(name, OPTIONS).tryAcquire();
+                    rows.add(mask + ":" + (got.isPresent() ? "granted" : "refused"));
+                    assertThat(got.isPresent()).as("held on %s: granted", nodes(mask)).isEqualTo(N - unavailable >= 3);
+                    if (got.isPresent()) {
+                        Lease lease = got.get();
+                        assertThat(lease.votes()).hasSize(N);
+                        for (int i = 0; i < N; i++) {
+                            assertThat(lease.votes().get(i).vote()).as("vote of node %d, held on %s", i, nodes(mask))
+                                    .isEqualTo(held(mask, i) ? NodeVote.Vote.HELD_BY_OTHER : NodeVote.Vote.ACQUIRED);
+                        }
+                        for (int i = 0; i < N; i++) {
+                            if (!held(mask, i)) {
+                                assertThat(servers.get(i).command("GET", name)).isEqualTo(lease.token());
+                            }
+                        }
+                        assertThat(lease.release()).isTrue();
+                    }
+                    RedlockNodes.awaitValues(servers, name, SETTLE,
+                            (i, v) -> held(mask, i) ? "other".equals(v) : v == null,
+                            "released on every free node, foreign value kept, held on " + nodes(mask));
+                } finally {
+                    for (RedisServer s : servers) {
+                        s.command("DEL", name);
+                    }
+                }
+            }
+        }
+        assertThat(rows).hasSize(32);
+        System.out.println("quorum table (held by another value): " + rows);
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void grantedIffAtLeastThreeNodesAnswerWhenTheOthersAreBlackholed() throws Exception {
+        List<RedisServer> servers = redis.servers();
+        List<FaultProxy> proxies = new ArrayList<>();
+        Coordis client = null;
+        List<String> rows = new ArrayList<>();
+        long slowest = 0;
+        try {
+            for (RedisServer s : servers) {
+                proxies.add(FaultProxy.to(s));
+            }
+            client = Coordis.builder().urls(proxies.stream().map(FaultProxy::uri).toList())
+                    .commandTimeout(Duration.ofMillis(500)).connect();
+            RedlockNodes.warmUp(client, N);
+            for (int subset = 0; subset < 1 << N; subset++) {
+                int mask = subset;
+                String name = "quorum:dark:" + mask;
+                int unavailable = Integer.bitCount(mask);
+                try {
+                    for (int i = 0; i < N; i++) {
+                        if (held(mask, i)) {
+                            proxies.get(i).blackhole();
+                        }
+                    }
+                    DistributedLock lock = client.lock(name, OPTIONS);
+                    long start = System.nanoTime();
+                    Lease lease = null;
+                    QuorumUnavailableException failure = null;
+                    try {
+                        lease = lock.tryAcquire().orElse(null);
+                    } catch (QuorumUnavailableException e) {
+                        failure = e;
+                    }
+                    long took = System.nanoTime() - start;
+                    slowest = Math.max(slowest, took);
+                    rows.add(mask + ":" + (lease != null ? "granted" : failure != null ? "unavailable" : "empty")
+                            + "/" + took / 1_000_000 + "ms");
+                    assertThat(Duration.ofNanos(took)).as("attempt with %s blackholed", nodes(mask))
+                            .isLessThan(ATTEMPT_BOUND);
+                    assertThat(lease != null).as("blackholed %s: granted (failure: %s)", nodes(mask), failure)
+                            .isEqualTo(N - unavailable >= 3);
+                    List<NodeVote> votes = lease != null ? lease.votes() : failure != null ? failure.votes() : null;
+                    if (unavailable > 0) {
+                        assertThat(votes).as("a refusal with %s blackholed says why", nodes(mask)).isNotNull();
+                    }
+                    if (votes != null) {
+                        assertThat(votes).hasSize(N);
+                        for (int i = 0; i < N; i++) {
+                            NodeVote v = votes.get(i);
+                            assertThat(v.node()).isEqualTo(proxies.get(i).address());
+                            if (held(mask, i)) {
+                                assertThat(v.vote()).as("vote of blackholed node %d", i)
+                                        .isIn(NodeVote.Vote.TIMEOUT, NodeVote.Vote.ERROR);
+                            } else {
+                                assertThat(v.vote()).as("vote of free node %d", i).isEqualTo(NodeVote.Vote.ACQUIRED);
+                            }
+                        }
+                    }
+                    if (failure != null) {
+                        for (int i = 0; i < N; i++) {
+                            if (held(mask, i)) {
+                                assertThat(failure.getMessage()).as("names failed node %d and its vote", i)
+                                        .contains(failure.votes().get(i).toString())
+                                        .contains(proxies.get(i).address() + " timeout");
+                            }
+                        }
+                        assertThat(failure.getMessage()).contains("failed nodes: ");
+                    }
+                    if (lease != null) {
+                        lease.release();
+                    }
+                    // a failed attempt releases without waiting; the free nodes answer, so it lands there
+                    RedlockNodes.awaitValues(servers, name, SETTLE, (i, v) -> held(mask, i) || v == null,
+                            "released on the free nodes with " + nodes(mask) + " blackholed");
+                } finally {
+                    // drop what the black holes held back (those SETs must never arrive), then heal
+                    for (int i = 0; i < N; i++) {
+                        if (held(mask, i)) {
+                            proxies.get(i).resetAll().pass().resetAll();
+                        }
+                    }
+                }
+                RedlockNodes.awaitValues(servers, name, SETTLE, (i, v) -> v == null,
+                        "nothing of ours on any node after healing " + nodes(mask));
+                RedlockNodes.warmUp(client, N);
+            }
+        } finally {
+            if (client != null) {
+                client.close();
+            }
+            proxies.forEach(FaultProxy::close);
+        }
+        System.out.println("quorum table (blackholed), slowest attempt " + slowest / 1_000_000 + " ms: " + rows);
+    }
+
+    private static boolean held(int mask, int node) {
+        return (mask & 1 << node) != 0;
+    }
+
+    private static List<Integer> nodes(int mask) {
+        List<Integer> nodes = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+            if (held(mask, i)) {
+                nodes.add(i);
+            }
+        }
+        return nodes;
+    }
+}

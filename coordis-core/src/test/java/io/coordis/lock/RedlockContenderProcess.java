@@ -1,17 +1,17 @@
 package io.coordis.lock;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Child-JVM main for {@code RedlockMutualExclusionIT}: runs {@code threads} {@link RedlockWorker}s (each
  * with its own client, alternating waiting and trying) and prints {@code READY}, one {@code DONE ...}
- * line per worker, then {@code FINISHED}. Exits when its stdin closes, so it never outlives the test.
+ * (or {@code FAILED ...}) line per worker as it ends, then {@code FINISHED}. Exits when its stdin closes,
+ * so it never outlives the test.
  *
  * <p>Arguments: {@code name=<prefix> threads=<n>} plus the {@link RedlockWorker.Settings} as {@code key=value}.
  */
@@ -31,14 +31,15 @@ public final class RedlockContenderProcess {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         int status = 0;
         try {
-            List<Future<RedlockWorker.Result>> results = new ArrayList<>();
+            // results in the order workers end, so a worker that fails early is reported at once
+            CompletionService<RedlockWorker.Result> done = new ExecutorCompletionService<>(pool);
             for (int i = 0; i < threads; i++) {
-                results.add(pool.submit(new RedlockWorker(a.get("name") + "-t" + i, settings, i % 2 == 0)));
+                done.submit(new RedlockWorker(a.get("name") + "-t" + i, settings, i % 2 == 0));
             }
             ContenderProcess.say("READY");
-            for (Future<RedlockWorker.Result> f : results) {
+            for (int i = 0; i < threads; i++) {
                 try {
-                    ContenderProcess.say(f.get().toLine());
+                    ContenderProcess.say(done.take().get().toLine());
                 } catch (java.util.concurrent.ExecutionException e) {
                     ContenderProcess.say("FAILED " + e.getCause());
                     e.getCause().printStackTrace();

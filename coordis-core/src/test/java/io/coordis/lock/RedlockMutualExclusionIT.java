@@ -124,6 +124,25 @@ class RedlockMutualExclusionIT {
         assertThat(r.enters().keySet()).containsExactlyInAnyOrderElementsOf(run.workers());
     }
 
+    /** Waits for every worker's HELLO; fails at once when a worker or a contender JVM died before it. */
+    private static void awaitGreetings(Checker checker, int workers, List<Future<RedlockWorker.Result>> local,
+                                       List<ChildJvm> children) throws Exception {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (!checker.awaitGreetings(workers, Duration.ofMillis(200))) {
+            for (Future<RedlockWorker.Result> f : local) {
+                if (f.isDone()) {
+                    f.get(); // throws what the worker died of
+                    throw new AssertionError("a local worker ended before GO: " + f.get());
+                }
+            }
+            for (ChildJvm child : children) {
+                assertThat(child.isAlive() && child.lines().stream().noneMatch(l -> l.startsWith("FAILED")))
+                        .as("contender died before GO: %s", child.describe()).isTrue();
+            }
+            assertThat(System.nanoTime() - deadline).as("workers greeted the checker within %s", START_TIMEOUT).isNegative();
+        }
+    }
+
     private static List<String> addresses() {
         return redis.servers().stream().map(RedisServer::address).toList();
     }
@@ -154,11 +173,7 @@ class RedlockMutualExclusionIT {
                 workers.add(w.id());
                 futures.add(pool.submit(w));
             }
-            for (ChildJvm child : children) {
-                child.awaitLine("READY", START_TIMEOUT);
-            }
-            assertThat(checker.awaitGreetings(workers.size(), START_TIMEOUT))
-                    .as("all workers connected to the checker: " + checker.report().enters() + children).isTrue();
+            awaitGreetings(checker, workers.size(), futures, children);
             long ready = System.nanoTime();
             checker.go();
             atGo.run();

@@ -80,7 +80,8 @@ final class RedlockNodes {
      * largest TTL a client used, so guard tests warm up with their own TTL.
      */
     static void warmUp(Coordis client, int nodes, Duration ttl) throws InterruptedException {
-        DistributedLock probe = client.lock("redlock:warmup", LockOptions.defaults().withTtl(ttl).withRestartGuard(false)
+        // a name of its own: clients warming up together must not contend for the probe
+        DistributedLock probe = client.lock("redlock:warmup:" + io.coordis.internal.Tokens.next(), LockOptions.defaults().withTtl(ttl).withRestartGuard(false)
                 .withAutoRenew(false).withNodeTimeout(Duration.ofMillis(200)));
         long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
         String last = "no attempt";

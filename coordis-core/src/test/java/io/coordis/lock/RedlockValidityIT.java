@@ -148,10 +148,10 @@ class RedlockValidityIT {
     void validityStartsWithTheSuccessfulAttemptNotWithTheWait() throws Exception {
         String name = "validity:waited";
         List<RedisServer> servers = redis.servers();
-        for (int i = 0; i < 3; i++) {
-            servers.get(i).command("SET", name, "other", "PX", "600");
-        }
         try (Coordis client = connect(Ticker.system())) {
+            for (int i = 0; i < 3; i++) {
+                servers.get(i).command("SET", name, "other", "PX", "600");
+            }
             long start = System.nanoTime();
             Optional<Lease> got = client.lock(name, OPTIONS.withRetryDelay(Duration.ofMillis(50)))
                     .acquire(Duration.ofSeconds(5));

@@ -5,8 +5,9 @@ import io.coordis.CoordisException;
 import java.util.List;
 
 /**
- * Too few Redlock nodes answered to decide: neither a majority granted the lock nor a majority answered
- * that it is held. Names every node and how it voted.
+ * A Redlock step could not be decided: fewer than a majority granted it, and too few nodes answered
+ * that another holder has it to call it busy — the rest failed, timed out, or were refused by the
+ * restart guard. Names every node and how it voted.
  */
 public final class QuorumUnavailableException extends CoordisException {
     private static final long serialVersionUID = 1L;
@@ -14,8 +15,8 @@ public final class QuorumUnavailableException extends CoordisException {
     private final transient List<NodeVote> votes;
 
     public QuorumUnavailableException(String what, int quorum, List<NodeVote> votes) {
-        super(null, what + ": fewer than " + quorum + " of " + votes.size() + " Redis nodes could answer; votes: "
-                + votes + failedNodes(votes), null);
+        super(null, what + ": fewer than " + quorum + " of " + votes.size() + " Redis nodes granted it, and too few "
+                + "said it is held to call it busy; votes: " + votes + failedNodes(votes), null);
         this.votes = List.copyOf(votes);
     }
 

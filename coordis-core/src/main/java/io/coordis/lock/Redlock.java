@@ -183,16 +183,21 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         RestartGuard guard = guards.get(i);
         Duration timeout = options.nodeTimeout();
         boolean guarded = options.restartGuard();
-        CompletableFuture<Boolean> mayVote = !guarded || guard.verified() ? CompletableFuture.completedFuture(true)
+        String known = guard.verifiedRunId();
+        CompletableFuture<String> runId = !guarded || known != null ? CompletableFuture.completedFuture(known)
                 : guard.verify(guardWindow.get(), timeout);
-        List<String> keys = guarded ? List.of(key, fenceKey, holderKey, RestartGuard.MARKER) : List.of(key, fenceKey, holderKey);
-        List<String> args = List.of(token, Long.toString(options.ttl().toMillis()), options.holderId(),
-                Long.toString(System.currentTimeMillis()));
-        return mayVote.thenCompose(ok -> {
-            if (!ok) {
+        return runId.thenCompose(verified -> {
+            if (guarded && verified == null) {
                 return CompletableFuture.completedFuture(new Answer(vote(node, NodeVote.Vote.REFUSED_RECENT_RESTART,
                         "up less than " + io.coordis.internal.Durations.format(guardWindow.get())), 0, 0, null));
             }
+            List<String> keys = guarded ? List.of(key, fenceKey, holderKey, RestartGuard.MARKER)
+                    : List.of(key, fenceKey, holderKey);
+            List<String> args = guarded
+                    ? List.of(token, Long.toString(options.ttl().toMillis()), options.holderId(),
+                            Long.toString(System.currentTimeMillis()), verified)
+                    : List.of(token, Long.toString(options.ttl().toMillis()), options.holderId(),
+                            Long.toString(System.currentTimeMillis()));
             return node.within(node.eval(ACQUIRE, keys, args), timeout).thenApply(reply -> {
                 List<?> r = Replies.list(reply, 1, ACQUIRE, node.address());
                 long code = Replies.number(r, 0, ACQUIRE, node.address());

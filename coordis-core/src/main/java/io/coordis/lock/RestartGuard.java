@@ -14,9 +14,10 @@ import java.util.concurrent.CompletableFuture;
  * expired — until it has been up longer than the largest lock TTL in use.
  *
  * <p>A marker key ({@link #MARKER}, holding the node's {@code run_id}) is set on a node once its uptime
- * ({@code INFO server}) was seen to exceed that window. The acquire script refuses to vote on a node
- * without the marker, so a node that comes back empty refuses by itself, with no race against the
- * client noticing the restart. A node restored from an RDB snapshot brings its marker back; its changed
+ * ({@code INFO server}) was seen to exceed that window. The acquire script refuses to vote unless the
+ * marker holds the run_id this very client verified, so a node that comes back empty refuses by itself,
+ * with no race against the client noticing the restart, and a client with a shorter window that
+ * re-verified the restarted node cannot vouch for it to a client with a longer one. A node restored from an RDB snapshot brings its marker back; its changed
  * {@code run_id} is noticed only when a client verifies the node again (a client that starts later
  * does), so nodes with snapshot persistence need the operational rule of the specification: keep a
  * crashed node down for the largest TTL. Nodes with {@code appendfsync always} forget nothing and may
@@ -29,18 +30,21 @@ final class RestartGuard {
 
     private final RedisNode node;
     private volatile String verifiedRunId;
-    private volatile CompletableFuture<Boolean> checking;
+    private volatile CompletableFuture<String> checking;
 
     RestartGuard(RedisNode node) {
         this.node = node;
     }
 
-    /** Whether this node was verified and has not been seen to lose its marker since. */
-    boolean verified() {
-        return verifiedRunId != null;
+    /** The run_id this client verified for the node, or {@code null} when it must verify (again). */
+    String verifiedRunId() {
+        return verifiedRunId;
     }
 
-    /** The acquire script found no marker: the node restarted empty (or was flushed); verify it again. */
+    /**
+     * The acquire script found no marker, or one with another run_id: the node restarted (or was flushed)
+     * since this client verified it; verify it again against this client's own window.
+     */
     void markerMissing() {
         if (verifiedRunId != null) {
             log.warn("Redis at {} lost its restart-guard marker (restarted without persistence, or flushed); "
@@ -51,19 +55,21 @@ final class RestartGuard {
 
     /**
      * Checks the node's uptime against {@code window} and sets the marker if it is long enough; answers
-     * whether the node may vote now. One check at a time; concurrent callers share it.
+     * the verified run_id, or {@code null} when the node may not vote yet. One check at a time; concurrent
+     * callers share it. Every step is bounded by {@code timeout}.
      */
-    CompletableFuture<Boolean> verify(Duration window, Duration timeout) {
-        CompletableFuture<Boolean> running = checking;
+    CompletableFuture<String> verify(Duration window, Duration timeout) {
+        CompletableFuture<String> running = checking;
         if (running != null && !running.isDone()) {
             return running;
         }
-        CompletableFuture<Boolean> check = node.within(node.info("server"), timeout).thenCompose(info -> decide(info, window));
+        CompletableFuture<String> check = node.within(node.info("server"), timeout)
+                .thenCompose(info -> decide(info, window, timeout));
         checking = check;
         return check;
     }
 
-    private CompletableFuture<Boolean> decide(Map<String, String> info, Duration window) {
+    private CompletableFuture<String> decide(Map<String, String> info, Duration window, Duration timeout) {
         String runId = info.getOrDefault("run_id", "");
         long uptime = Long.parseLong(info.getOrDefault("uptime_in_seconds", "0"));
         String before = verifiedRunId;
@@ -74,11 +80,11 @@ final class RestartGuard {
         }
         // uptime is whole seconds, rounded down: one more second makes the comparison safe
         if (Duration.ofSeconds(uptime).compareTo(window.plusSeconds(1)) < 0 && !runId.equals(verifiedRunId)) {
-            return CompletableFuture.completedFuture(false);
+            return CompletableFuture.completedFuture(null);
         }
-        return node.set(MARKER, runId).thenApply(ok -> {
+        return node.within(node.set(MARKER, runId), timeout).thenApply(ok -> {
             verifiedRunId = runId;
-            return true;
+            return runId;
         });
     }
 }

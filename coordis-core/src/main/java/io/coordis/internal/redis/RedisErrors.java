@@ -121,11 +121,17 @@ final class RedisErrors {
         return error != null && error.startsWith("NOSCRIPT");
     }
 
+    /** The failure's own words, plus its root cause's (the one that says what happened on the wire). */
     private static String describe(Throwable t) {
-        StringBuilder sb = new StringBuilder(firstLine(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage()));
-        Throwable c = t.getCause();
-        if (c != null && c != t && c.getMessage() != null && !sb.toString().contains(firstLine(c.getMessage()))) {
-            sb.append(" (").append(firstLine(c.getMessage())).append(')');
+        String own = firstLine(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage());
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        StringBuilder sb = new StringBuilder(own);
+        String rootText = root == t || root.getMessage() == null ? null : firstLine(root.getMessage());
+        if (rootText != null && !own.contains(rootText)) {
+            sb.append(" (").append(rootText).append(')');
         }
         return Uris.redact(sb.toString().replace("/<unresolved>", ""));
     }

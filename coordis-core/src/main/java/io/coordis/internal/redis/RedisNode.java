@@ -188,14 +188,21 @@ public final class RedisNode implements AutoCloseable {
                 limited.completeExceptionally(RedisErrors.unwrap(f));
             }
         });
-        CompletableFuture.delayedExecutor(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS).execute(() -> {
-            if (!limited.isDone() && limited.completeExceptionally(RedisErrors.translate(
-                    new TimeoutException("no reply within " + timeout.toMillis() + " ms"), address))
-                    && sent instanceof Sent<?> s) {
-                replace(s.via);
+        // orTimeout's single timer thread cancels the timeout when the reply comes first
+        return limited.orTimeout(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS).handle((v, f) -> {
+            if (f == null) {
+                return CompletableFuture.completedFuture(v);
             }
-        });
-        return limited;
+            Throwable cause = RedisErrors.unwrap(f);
+            if (cause instanceof TimeoutException) {
+                if (sent instanceof Sent<?> s && s.connectedAtSend) {
+                    replace(s.via);
+                }
+                cause = RedisErrors.translate(new TimeoutException("no reply within " + timeout.toMillis() + " ms"),
+                        address);
+            }
+            return CompletableFuture.<T>failedFuture(cause);
+        }).thenCompose(x -> x);
     }
 
     /** {@code PUBLISH channel message}, answering how many subscribers received it. */
@@ -225,7 +232,7 @@ public final class RedisNode implements AutoCloseable {
             // The reply may still come, or never: either way this connection's replies can no longer be
             // trusted to match its commands, so it is replaced.
             CompletableFuture<?> pending = future.toCompletableFuture();
-            if (pending instanceof Sent<?> sent) {
+            if (pending instanceof Sent<?> sent && sent.connectedAtSend) {
                 replace(sent.via);
             }
             throw RedisErrors.translate(new TimeoutException("no reply within " + timeout.toMillis() + " ms"), address);
@@ -259,9 +266,12 @@ public final class RedisNode implements AutoCloseable {
     /** A command's future that remembers the connection it went out on. */
     private static final class Sent<T> extends CompletableFuture<T> {
         final CompletableFuture<StatefulRedisConnection<String, String>> via;
+        /** Whether the connection was up when the command went out: a timeout while connecting is no reason to replace it. */
+        final boolean connectedAtSend;
 
         Sent(CompletableFuture<StatefulRedisConnection<String, String>> via) {
             this.via = via;
+            this.connectedAtSend = via.isDone() && !via.isCompletedExceptionally();
         }
     }
 

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -59,6 +60,7 @@ public final class Coordis implements AutoCloseable {
                 for (String url : b.urls) {
                     opened.add(RedisNode.open(url, b.commandTimeout, b.trustedCertificates));
                 }
+                awaitSettled(opened, b.commandTimeout);
             }
         } catch (RuntimeException e) {
             opened.forEach(RedisNode::close);
@@ -129,6 +131,21 @@ public final class Coordis implements AutoCloseable {
     public void close() {
         scheduler.shutdownNow();
         nodes.forEach(RedisNode::close);
+    }
+
+    /**
+     * Gives background connections up to {@code timeout} to open, so the first Redlock vote does not
+     * spend its short per-node timeout on a handshake; nodes that are down stay down without an error.
+     */
+    private static void awaitSettled(List<RedisNode> nodes, Duration timeout) {
+        try {
+            CompletableFuture.allOf(nodes.stream().map(RedisNode::settled).toArray(CompletableFuture[]::new))
+                    .get(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // some nodes are slow or down: Redlock works with a majority, and their votes say so
+        }
     }
 
     private static ScheduledExecutorService newScheduler() {

@@ -124,6 +124,11 @@ public final class RedisNode implements AutoCloseable {
         return f;
     }
 
+    /** Completes when the current connection is open (or failed to open); never fails. Does not block. */
+    public CompletableFuture<Void> settled() {
+        return connection.get().handle((c, f) -> null);
+    }
+
     /** {@code host:port} of this node, for messages. */
     public String address() {
         return address;

@@ -53,6 +53,16 @@ public interface DistributedLock {
     Lease acquire() throws InterruptedException;
 
     /**
+     * How each node voted in the most recent attempt made through this object, by any thread: the
+     * granted one (also in {@link Lease#votes()}), or a busy or failed one, which
+     * {@link #tryAcquire()} and {@link #acquire(Duration)} report only as an empty result. Empty before
+     * the first attempt, and for the legacy lock.
+     */
+    default java.util.List<NodeVote> lastVotes() {
+        return java.util.List.of();
+    }
+
+    /**
      * Who holds the lock now, read from Redis. Locks taken by other clients (plain {@code SET NX PX})
      * appear with an unknown holder and fencing number.
      */

@@ -67,6 +67,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     private final Contention contention;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
+    private volatile List<NodeVote> lastVotes = List.of();
 
     Redlock(List<RedisNode> nodes, List<RestartGuard> guards, Supplier<Duration> guardWindow, String name,
             LockOptions options, Contention contention, Ticker ticker, ScheduledExecutorService scheduler) {
@@ -93,6 +94,11 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     @Override
     public String key() {
         return key;
+    }
+
+    @Override
+    public List<NodeVote> lastVotes() {
+        return lastVotes;
     }
 
     @Override
@@ -147,6 +153,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         }
         List<Answer> answers = joinAll(pending, token);
         List<NodeVote> votes = answers.stream().map(Answer::vote).toList();
+        lastVotes = votes;
         List<Integer> granted = new ArrayList<>();
         for (int i = 0; i < answers.size(); i++) {
             if (answers.get(i).vote().vote() == NodeVote.Vote.ACQUIRED) {

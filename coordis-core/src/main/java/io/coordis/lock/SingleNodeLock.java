@@ -48,6 +48,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     private final Contention contention;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
+    private volatile List<NodeVote> lastVotes = List.of();
 
     SingleNodeLock(RedisNode node, String name, LockOptions options, Contention contention, Ticker ticker,
                    ScheduledExecutorService scheduler) {
@@ -73,6 +74,11 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     @Override
     public String key() {
         return key;
+    }
+
+    @Override
+    public List<NodeVote> lastVotes() {
+        return lastVotes;
     }
 
     @Override
@@ -141,23 +147,39 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         List<?> result;
         try {
             result = Replies.list(node.await(reply, opTimeout), 2, ACQUIRE, node.address());
-        } catch (NodeUnavailableException | InterruptedException e) {
-            // The script may still have run; release whatever this token may hold so nothing stays locked.
+        } catch (io.coordis.CoordisException e) {
+            lastVotes = List.of(new NodeVote(node.address(),
+                    e.getMessage() != null && e.getMessage().contains("in time") ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
+                    e.getMessage()));
+            releaseIfGranted(reply, token, e);
+            throw e;
+        } catch (InterruptedException e) {
+            releaseIfGranted(reply, token, e);
+            throw e;
+        }
+        if (Replies.isOne(result)) {
+            long fence = Replies.number(result, 1, ACQUIRE, node.address());
+            List<NodeVote> votes = List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, ""));
+            lastVotes = votes;
+            HeldLease lease = new HeldLease(name, key, token, fence, votes, options, start, this, ticker,
+                    scheduler, permit::close);
+            return Contention.Attempt.granted(lease);
+        }
+        long pttl = Replies.number(result, 1, ACQUIRE, node.address());
+        lastVotes = List.of(new NodeVote(node.address(), NodeVote.Vote.HELD_BY_OTHER,
+                pttl >= 0 ? "ttl " + pttl + "ms" : "no expiry"));
+        return Contention.Attempt.busy(pttl);
+    }
+
+    /** The script may still have run after a timeout or interrupt; release what this token may hold. */
+    private void releaseIfGranted(CompletableFuture<Object> reply, String token, Exception cause) {
+        if (cause instanceof NodeUnavailableException || cause instanceof InterruptedException) {
             reply.whenComplete((v, f) -> {
                 if (f == null && v instanceof List<?> l && Replies.isOne(l)) {
                     node.eval(RELEASE, List.of(key), List.of(token, channel));
                 }
             });
-            throw e;
         }
-        if (Replies.isOne(result)) {
-            long fence = Replies.number(result, 1, ACQUIRE, node.address());
-            HeldLease lease = new HeldLease(name, key, token, fence,
-                    List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "")), options, start, this, ticker,
-                    scheduler, permit::close);
-            return Contention.Attempt.granted(lease);
-        }
-        return Contention.Attempt.busy(Replies.number(result, 1, ACQUIRE, node.address()));
     }
 
     @Override

@@ -72,6 +72,34 @@ class RedlockIT {
     }
 
     @Test
+    void aBusyAnswerStillTellsHowEachNodeVoted() {
+        List<RedisServer> s = redis.servers();
+        for (int i = 0; i < 3; i++) {
+            s.get(i).command("SET", "voted", "theirs", "PX", "10000");
+        }
+        DistributedLock lock = a.lock("voted", OPTIONS);
+        assertThat(lock.lastVotes()).isEmpty();
+        assertThat(lock.tryAcquire()).isEmpty();
+        assertThat(lock.lastVotes()).extracting(NodeVote::vote).containsExactly(NodeVote.Vote.HELD_BY_OTHER,
+                NodeVote.Vote.HELD_BY_OTHER, NodeVote.Vote.HELD_BY_OTHER, NodeVote.Vote.ACQUIRED, NodeVote.Vote.ACQUIRED);
+        assertThat(lock.lastVotes()).extracting(NodeVote::node).containsExactlyElementsOf(
+                s.stream().map(RedisServer::address).toList());
+    }
+
+    @Test
+    void renewalStopsAtTheMaximumHoldTimeAndTheHolderIsTold() throws Exception {
+        Lease lease = a.lock("capped", OPTIONS.withTtl(Duration.ofMillis(300)).withMaxHold(Duration.ofMillis(700)))
+                .tryAcquire().orElseThrow();
+        long start = System.nanoTime();
+        lease.lost().toCompletableFuture().get(3, java.util.concurrent.TimeUnit.SECONDS);
+        Duration held = Duration.ofNanos(System.nanoTime() - start);
+        // renewed past its 300 ms TTL, but not past the cap plus one TTL
+        assertThat(held).isBetween(Duration.ofMillis(600), Duration.ofMillis(1300));
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(b.lock("capped", OPTIONS).acquire(Duration.ofSeconds(2))).isPresent().get().satisfies(Lease::close);
+    }
+
+    @Test
     void fencingNumbersGrowAcrossDifferentMajorities() {
         List<RedisServer> s = redis.servers();
         long last = 0;

@@ -94,7 +94,12 @@ class SingleNodeLockIT {
     @Test
     void secondClientIsExcludedUntilRelease() throws Exception {
         Lease held = a.lock("r").tryAcquire().orElseThrow();
-        assertThat(b.lock("r").tryAcquire()).isEmpty();
+        DistributedLock other = b.lock("r");
+        assertThat(other.tryAcquire()).isEmpty();
+        assertThat(other.lastVotes()).singleElement().satisfies(v -> {
+            assertThat(v.vote()).isEqualTo(NodeVote.Vote.HELD_BY_OTHER);
+            assertThat(v.node()).isEqualTo(server().address());
+        });
         assertThat(b.lock("r").acquire(Duration.ofMillis(200))).isEmpty();
         held.release();
         try (Lease next = b.lock("r").tryAcquire().orElseThrow()) {

@@ -5,6 +5,8 @@ import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Locks;
+import io.coordis.signal.PubSubSignals;
+import io.coordis.signal.Signals;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +45,8 @@ public final class Coordis implements AutoCloseable {
     private final List<RedisNode> nodes;
     private final ScheduledExecutorService scheduler;
     private final Locks locks;
+    private final List<RedisNode> replicas;
+    private final Signals signals;
 
     private Coordis(Builder b) {
         if (b.urls.isEmpty()) {
@@ -69,6 +73,18 @@ public final class Coordis implements AutoCloseable {
         this.nodes = List.copyOf(opened);
         this.scheduler = newScheduler();
         this.locks = new Locks(nodes, b.ticker, scheduler);
+        List<RedisNode> replicaNodes = new ArrayList<>();
+        try {
+            for (String url : b.replicaUrls) {
+                replicaNodes.add(RedisNode.open(url, b.commandTimeout, b.trustedCertificates));
+            }
+        } catch (RuntimeException e) {
+            replicaNodes.forEach(RedisNode::close);
+            close();
+            throw e;
+        }
+        this.replicas = List.copyOf(replicaNodes);
+        this.signals = PubSubSignals.over(nodes.get(0), replicas, b.ticker);
     }
 
     /**
@@ -121,6 +137,15 @@ public final class Coordis implements AutoCloseable {
         return locks.legacy(name, options);
     }
 
+    /**
+     * Signal and wait (pub/sub), unicast signals and latched events on this client's connections:
+     * published on the (first) master, heard on it and on the replicas given to
+     * {@link Builder#replicaUrls}. Shares this client's connections; thread-safe.
+     */
+    public Signals signals() {
+        return signals;
+    }
+
     /** The Redis node this client talks to, as {@code host:port}; several are separated by commas. */
     public String address() {
         return String.join(",", nodes.stream().map(RedisNode::address).toList());
@@ -131,6 +156,9 @@ public final class Coordis implements AutoCloseable {
     public void close() {
         scheduler.shutdownNow();
         nodes.forEach(RedisNode::close);
+        if (replicas != null) {
+            replicas.forEach(RedisNode::close);
+        }
     }
 
     /**
@@ -166,6 +194,7 @@ public final class Coordis implements AutoCloseable {
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private Ticker ticker = Ticker.system();
         private java.nio.file.Path trustedCertificates;
+        private List<String> replicaUrls = List.of();
 
         private Builder() {
         }
@@ -187,6 +216,24 @@ public final class Coordis implements AutoCloseable {
                 throw new IllegalArgumentException("at least one Redis URL is required");
             }
             this.urls = List.copyOf(urls);
+            return this;
+        }
+
+        /**
+         * URLs of replicas of the master given to {@link #url}, on which {@link Coordis#signals()} waiters
+         * listen as well, so they still wake when the master or the link to it fails (PUBLISH is
+         * replicated). Used by signals only; connected in the background. Default: none.
+         *
+         * @throws IllegalArgumentException for a blank URL (a malformed one fails in {@link #connect()})
+         */
+        public Builder replicaUrls(List<String> replicaUrls) {
+            Objects.requireNonNull(replicaUrls, "replica URLs must not be null");
+            for (String url : replicaUrls) {
+                if (url == null || url.isBlank()) {
+                    throw new IllegalArgumentException("a replica URL must not be empty");
+                }
+            }
+            this.replicaUrls = List.copyOf(replicaUrls);
             return this;
         }
 

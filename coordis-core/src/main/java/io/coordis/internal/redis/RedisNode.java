@@ -225,6 +225,30 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
+     * Registers {@code listener} on {@code names} (channels, or glob patterns for PSUBSCRIBE when
+     * {@code patterns}) on this node's shared pub/sub connection, without waiting for Redis: the
+     * registration's {@link Subscription#ready()} completes when Redis confirmed every name, or fails
+     * naming this node. Only the first use, which opens the connection, blocks (at most the command
+     * timeout). After a lost connection the names are subscribed again and the listener hears
+     * {@link PubSubListener#gap()}. Messages arrive on a Lettuce I/O thread.
+     *
+     * @throws CoordisException when the pub/sub connection cannot be opened
+     */
+    public Subscription subscribe(java.util.Collection<String> names, boolean patterns, PubSubListener listener) {
+        return subscriptions.subscribe(names, patterns, listener);
+    }
+
+    /** {@code GET key}. */
+    public CompletableFuture<String> get(String key) {
+        return send(c -> c.get(key));
+    }
+
+    /** {@code DEL key}, answering how many keys were removed. */
+    public CompletableFuture<Long> del(String key) {
+        return send(c -> c.del(key));
+    }
+
+    /**
      * Waits for {@code future} at most {@code timeout}, turning a timeout or failure into a
      * {@link CoordisException} that names this node.
      */

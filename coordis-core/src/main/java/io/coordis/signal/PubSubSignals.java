@@ -1,0 +1,197 @@
+package io.coordis.signal;
+
+import io.coordis.CoordisException;
+import io.coordis.Ticker;
+import io.coordis.internal.Durations;
+import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Replies;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+
+/**
+ * {@link Signals} over plain Redis pub/sub: publishes on the master, subscribes on the master and its
+ * replicas; unicast with {@code signal-one.lua}, latched events with {@code event-set.lua}. Obtained
+ * through {@code Coordis.signals()}; {@link #over} is not part of the API.
+ */
+public final class PubSubSignals implements Signals {
+    static final LuaScript SIGNAL_ONE = LuaScript.load(PubSubSignals.class, "signal-one.lua");
+    static final LuaScript EVENT_SET = LuaScript.load(PubSubSignals.class, "event-set.lua");
+
+    private final RedisNode master;
+    private final List<RedisNode> nodes;
+    private final List<String> addresses;
+    private final Ticker ticker;
+
+    private PubSubSignals(RedisNode master, List<RedisNode> replicas, Ticker ticker) {
+        this.master = master;
+        List<RedisNode> all = new ArrayList<>();
+        all.add(master);
+        all.addAll(replicas);
+        this.nodes = List.copyOf(all);
+        this.addresses = nodes.stream().map(RedisNode::address).toList();
+        this.ticker = ticker;
+    }
+
+    /**
+     * Signals published on {@code master} and heard on it and on {@code replicas} (may be empty). For
+     * {@link io.coordis.Coordis}; the nodes stay owned by the caller.
+     */
+    public static Signals over(RedisNode master, List<RedisNode> replicas, Ticker ticker) {
+        return new PubSubSignals(Objects.requireNonNull(master, "master"), List.copyOf(replicas),
+                Objects.requireNonNull(ticker, "ticker"));
+    }
+
+    @Override
+    public long signal(String channel, String data) {
+        requireName(channel, "channel");
+        Objects.requireNonNull(data, "data must not be null");
+        return master.awaitUninterruptibly(master.publish(channel, data), master.commandTimeout());
+    }
+
+    @Override
+    public long signalOne(String channel, String data) {
+        requireName(channel, "channel");
+        Objects.requireNonNull(data, "data must not be null");
+        String pick = Integer.toString(ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE));
+        Object reply = master.awaitUninterruptibly(
+                master.eval(SIGNAL_ONE, List.of(), List.of(Globs.unicast(channel), pick, data)), master.commandTimeout());
+        return Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE, master.address());
+    }
+
+    @Override
+    public Waiter waiter(String channel) throws InterruptedException {
+        return waiterForAny(List.of(requireName(channel, "channel")));
+    }
+
+    @Override
+    public Waiter waiterForAny(Collection<String> channels) throws InterruptedException {
+        return oneShot(names(channels), false, null);
+    }
+
+    @Override
+    public Waiter waiterForPattern(String pattern) throws InterruptedException {
+        return oneShot(List.of(requireName(pattern, "pattern")), true, null);
+    }
+
+    @Override
+    public Waiter unicastWaiter(String channel) throws InterruptedException {
+        return oneShot(List.of(requireName(channel, "channel") + UUID.randomUUID()), false, null);
+    }
+
+    @Override
+    public Gathering gathering(Collection<String> channels) throws InterruptedException {
+        List<String> names = names(channels);
+        AllOf all = new AllOf(names);
+        all.attach(Fanout.open(nodes, names, false, all));
+        return all;
+    }
+
+    @Override
+    public Optional<Signal> await(String channel, Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        try (Waiter w = waiter(channel)) {
+            return w.await(timeout);
+        }
+    }
+
+    @Override
+    public Subscription listen(Collection<String> channels, SignalListener listener) throws InterruptedException {
+        return listening(names(channels), false, listener);
+    }
+
+    @Override
+    public Subscription listenToPattern(String pattern, SignalListener listener) throws InterruptedException {
+        return listening(List.of(requireName(pattern, "pattern")), true, listener);
+    }
+
+    @Override
+    public Event event(String name, Duration ttl) {
+        return new LatchedEvent(this, requireName(name, "event name"),
+                Durations.atLeast(ttl, Duration.ofMillis(1), "event TTL"));
+    }
+
+    private Subscription listening(List<String> names, boolean pattern, SignalListener listener)
+            throws InterruptedException {
+        Objects.requireNonNull(listener, "listener must not be null");
+        Listening l = new Listening(listener, addresses, ticker);
+        l.attach(Fanout.open(nodes, names, pattern, l));
+        return l;
+    }
+
+    /** A waiter subscribed on every node; with {@code recheck}, run after confirmation and after each gap. */
+    OneShot oneShot(List<String> names, boolean pattern, Consumer<OneShot> recheck) throws InterruptedException {
+        OneShot w = new OneShot(names, recheck);
+        w.attach(Fanout.open(nodes, names, pattern, w));
+        return w;
+    }
+
+    RedisNode master() {
+        return master;
+    }
+
+    /**
+     * {@code GET key} from the master, or when it fails from the first replica that answers: a latched
+     * event must be readable while only replicas are reachable. Does not block.
+     */
+    CompletableFuture<String> read(String key) {
+        return read(key, 0);
+    }
+
+    private CompletableFuture<String> read(String key, int from) {
+        RedisNode node = nodes.get(from);
+        CompletableFuture<String> sent = node.within(node.get(key), node.commandTimeout());
+        if (from + 1 == nodes.size()) {
+            return sent;
+        }
+        return sent.handle((v, f) -> f == null ? CompletableFuture.completedFuture(v) : read(key, from + 1)
+                .handle((v2, f2) -> {
+                    if (f2 != null) {
+                        CoordisException first = master.translate(f);
+                        first.addSuppressed(f2);
+                        throw first;
+                    }
+                    return v2;
+                })).thenCompose(s -> s);
+    }
+
+    private static List<String> names(Collection<String> channels) {
+        Objects.requireNonNull(channels, "channels must not be null");
+        if (channels.isEmpty()) {
+            throw new IllegalArgumentException("at least one channel is required");
+        }
+        LinkedHashSet<String> unique = new LinkedHashSet<>();
+        for (String c : channels) {
+            unique.add(requireName(c, "channel"));
+        }
+        return List.copyOf(unique);
+    }
+
+    static String requireName(String name, String what) {
+        Objects.requireNonNull(name, what + " must not be null");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException(what + " must not be empty");
+        }
+        return name;
+    }
+
+    /** All scripts, for the test that pins their SHAs. */
+    static List<LuaScript> scripts() {
+        return List.of(SIGNAL_ONE, EVENT_SET);
+    }
+
+    @Override
+    public String toString() {
+        return "Signals[" + String.join(",", addresses) + "]";
+    }
+}

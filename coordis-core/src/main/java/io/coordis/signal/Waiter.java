@@ -1,0 +1,63 @@
+package io.coordis.signal;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A subscription that wakes once: the first signal it receives after it was created is its result, and
+ * every later one is ignored. It is subscribed, and Redis has confirmed that, when the method that made
+ * it returns; so the safe order is the natural one:
+ *
+ * <pre>{@code
+ * try (Waiter done = signals.waiter("jobs:42:done")) {   // 1. subscribe
+ *     startJob(42);                                       // 2. trigger the work
+ *     Optional<Signal> s = done.await(Duration.ofSeconds(30));   // 3. wait
+ * }
+ * }</pre>
+ *
+ * <p>Delivery is at most once: a signal published while a node's connection is down is lost for that
+ * node; Coordis subscribes again on reconnect and counts the outage in {@link #gaps()}. A waiter made by
+ * an {@link Event} checks the event's key again after every gap, so it cannot miss a latched signal.
+ *
+ * <p>Thread-safe: any number of threads may await the same waiter; all see the same result.
+ */
+public interface Waiter extends AutoCloseable {
+    /**
+     * Blocks until the signal arrives or {@code timeout} passes; returns at once if it arrived already.
+     *
+     * @return the signal, or empty when the timeout passed first (a zero or negative timeout only checks)
+     * @throws InterruptedException  when the thread is interrupted while waiting (the waiter stays usable)
+     * @throws IllegalStateException when the waiter was closed before a signal arrived
+     */
+    Optional<Signal> await(Duration timeout) throws InterruptedException;
+
+    /**
+     * The signal if it arrived already; never blocks (try-wait).
+     *
+     * @throws IllegalStateException when the waiter was closed before a signal arrived
+     */
+    Optional<Signal> poll();
+
+    /**
+     * Completes with the signal when it arrives (on a Coordis I/O thread: chain only quick work), or
+     * fails with a {@link java.util.concurrent.CancellationException} when the waiter is closed first.
+     * For callers that wait for many waiters without a thread for each.
+     */
+    CompletionStage<Signal> whenSignalled();
+
+    /** The channels (or the pattern) this waiter listens on, as subscribed at Redis. */
+    List<String> channels();
+
+    /** How many times a node's subscription was lost and restored while this waiter listened. */
+    long gaps();
+
+    /**
+     * Unsubscribes without waiting for Redis to confirm (a signal published meanwhile, or a
+     * {@link Signals#signalOne} that picks this waiter meanwhile, reaches no one); a signal already received
+     * stays readable. Idempotent; never throws.
+     */
+    @Override
+    void close();
+}

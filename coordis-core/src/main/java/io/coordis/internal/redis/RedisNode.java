@@ -359,7 +359,15 @@ public final class RedisNode implements AutoCloseable {
     public void close() {
         closed = true;
         subscriptions.close();
-        connection.get().thenAccept(StatefulRedisConnection::close);
+        // Never the blocking close: a connection still opening completes on an I/O thread, which must not
+        // wait for its own channel to close; and a stalled channel must not stall the caller past 2 s.
+        try {
+            connection.get().thenCompose(StatefulRedisConnection::closeAsync).get(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.debug("closing the connection to {} did not finish cleanly: {}", address, e.toString());
+        }
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
     }

@@ -278,7 +278,13 @@ final class Subscriptions {
             toClose = connection;
         }
         if (toClose != null) {
-            toClose.close();
+            try {
+                toClose.closeAsync().get(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // the connection is abandoned; the client's shutdown releases its resources
+            }
         }
     }
 }

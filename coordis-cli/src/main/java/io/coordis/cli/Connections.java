@@ -20,6 +20,21 @@ final class Connections {
     }
 
     /**
+     * Connects to the master at {@code url}; signals also listen on {@code replicaUrls} (connected in the
+     * background, so a replica that is down does not fail this call).
+     *
+     * @throws ParameterException when a URL is malformed
+     * @throws io.coordis.CoordisException when the master is unreachable or refuses the credentials
+     */
+    static Coordis open(String url, List<String> replicaUrls, CommandSpec caller) {
+        try {
+            return Coordis.builder().url(url).replicaUrls(replicaUrls).connect();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(caller.commandLine(), e.getMessage());
+        }
+    }
+
+    /**
      * One URL: connects to that node, failing if it is unreachable. Three or more: a Redlock client over
      * those independent masters, which connects to each in the background (nodes that are down show up
      * in the votes of the first acquire).

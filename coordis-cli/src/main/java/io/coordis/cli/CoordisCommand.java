@@ -19,8 +19,10 @@ import java.util.regex.Pattern;
 
 /** {@code coordis}: the options every subcommand shares (where Redis is, how much to show on failure). */
 @Command(name = "coordis", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Distributed coordination on Redis: run a command while holding a lock, try the demo.",
-        footer = {"", "Exit status: the command's own for 'lock'; 1 lock not acquired (-E); 64 usage; "
+        description = "Distributed coordination on Redis: run a command while holding a lock, signal and wait, "
+                + "try the demo.",
+        footer = {"", "Exit status: the command's own for 'lock'; 1 lock not acquired (-E), or no signal within "
+                + "--timeout ('wait'); 64 usage; "
                 + "65 a key holds the wrong type; 69 Redis unavailable; 70 internal error; 75 lock lost while "
                 + "the command ran; 77 credentials or permission refused."})
 final class CoordisCommand implements Callable<Integer> {
@@ -78,6 +80,27 @@ final class CoordisCommand implements Callable<Integer> {
                     + shown(given) + ", but '" + caller.name() + "' runs on one Redis: give one --url");
         }
         return given.stream().findFirst();
+    }
+
+    /**
+     * The one Redis URL for a command that runs on one node (signals): the one given with {@code --url},
+     * else {@code $COORDIS_URL}, else {@value #DEFAULT_URL}.
+     *
+     * @throws ParameterException when that is more than one URL (a Redlock list, say)
+     */
+    String url(CommandSpec caller, RedisUrls local) {
+        List<String> given = given(local);
+        String from = "";
+        if (given.isEmpty()) {
+            String fromEnv = terminal.env().get(URL_ENV);
+            given = fromEnv == null || fromEnv.isBlank() ? List.of(DEFAULT_URL) : split(fromEnv);
+            from = " (from $" + URL_ENV + ")";
+        }
+        if (given.size() != 1) {
+            throw new ParameterException(caller.commandLine(), "got " + given.size() + " Redis URLs " + shown(given)
+                    + from + ", but '" + caller.name() + "' runs on one Redis: give one --url");
+        }
+        return given.get(0);
     }
 
     private List<String> given(RedisUrls local) {

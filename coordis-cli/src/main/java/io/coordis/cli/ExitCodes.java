@@ -14,6 +14,8 @@ final class ExitCodes {
     static final int OK = 0;
     /** {@code lock}: the lock was not acquired in time (changed with {@code -E}). */
     static final int NOT_ACQUIRED = 1;
+    /** {@code wait}: no signal arrived within {@code --timeout}. */
+    static final int NO_SIGNAL = 1;
     /** EX_USAGE: bad arguments or options. */
     static final int USAGE = 64;
     /** EX_DATAERR: a key holds a value of another type than Coordis expects. */

@@ -2,6 +2,7 @@ package io.coordis.cli;
 
 import picocli.CommandLine;
 
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -24,13 +25,23 @@ public final class Main {
      * @param env the environment variables the command sees ({@code COORDIS_URL})
      */
     public static int run(String[] args, PrintStream out, PrintStream err, Map<String, String> env) {
-        return commandLine(new Terminal(out, err, env)).execute(args);
+        return run(args, System.in, out, err, env);
+    }
+
+    /**
+     * Like {@link #run(String[], PrintStream, PrintStream, Map)}, reading {@code in} where a command reads
+     * standard input ({@code signal} without DATA).
+     */
+    public static int run(String[] args, InputStream in, PrintStream out, PrintStream err, Map<String, String> env) {
+        return commandLine(new Terminal(in, out, err, env)).execute(args);
     }
 
     static CommandLine commandLine(Terminal terminal) {
         CoordisCommand root = new CoordisCommand(terminal);
         CommandLine cli = new CommandLine(root)
                 .addSubcommand(new LockCommand(terminal))
+                .addSubcommand(new SignalCommand(terminal))
+                .addSubcommand(new WaitCommand(terminal))
                 .addSubcommand(new DemoCommand(terminal));
         ErrorReporter errors = new ErrorReporter(terminal, root);
         return cli.registerConverter(Duration.class, new DurationParser())

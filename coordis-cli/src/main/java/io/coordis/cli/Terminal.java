@@ -1,23 +1,36 @@
 package io.coordis.cli;
 
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * Where a command writes and what environment it sees; {@code System.out}, {@code System.err} and
- * {@code System.getenv()} in production, something else in tests.
+ * Where a command reads and writes and what environment it sees; {@code System.in}, {@code System.out},
+ * {@code System.err} and {@code System.getenv()} in production, something else in tests.
  *
+ * @param in  input for commands that read it ({@code signal} without DATA)
  * @param out the command's own output (for {@code lock}: nothing, stdout belongs to the child)
  * @param err messages for people: progress and errors, each prefixed with {@code coordis: }
  * @param env environment variables
  */
-record Terminal(PrintStream out, PrintStream err, Map<String, String> env) {
+record Terminal(InputStream in, PrintStream out, PrintStream err, Map<String, String> env) {
 
     Terminal {
+        Objects.requireNonNull(in, "in");
         Objects.requireNonNull(out, "out");
         Objects.requireNonNull(err, "err");
         env = Map.copyOf(env);
+    }
+
+    /**
+     * Writes {@code line} and a newline on {@link #out()} as UTF-8, whatever the platform's charset (Redis
+     * payloads are UTF-8 here, and are passed through unchanged), and flushes.
+     */
+    void output(String line) {
+        out.writeBytes((line + "\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
     }
 
     /** Prints {@code coordis: message} on {@link #err()}. */

@@ -5,6 +5,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 
 import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
@@ -18,7 +19,7 @@ class CoordisCommandTest {
 
     private static ParseResult parse(Map<String, String> env, String... args) {
         PrintStream sink = new PrintStream(new ByteArrayOutputStream());
-        return Main.commandLine(new Terminal(sink, sink, env)).parseArgs(args);
+        return Main.commandLine(new Terminal(InputStream.nullInputStream(), sink, sink, env)).parseArgs(args);
     }
 
     private static List<String> urlsOf(ParseResult result) {

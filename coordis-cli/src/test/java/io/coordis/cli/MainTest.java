@@ -66,7 +66,7 @@ class MainTest {
 
     @Test
     void noCommandIsAUsageError() {
-        assertUsageError(run(), "missing command: use one of lock, demo", "coordis");
+        assertUsageError(run(), "missing command: use one of lock, signal, wait, demo", "coordis");
     }
 
     @Test

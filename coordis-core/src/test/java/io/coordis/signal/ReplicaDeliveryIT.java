@@ -24,7 +24,7 @@ class ReplicaDeliveryIT {
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.withReplicas(2);
 
-    private static final int COUNT = Integer.getInteger("coordis.signals.count", 20_000);
+    private static final int COUNT = Integer.getInteger("coordis.signals.count", 100_000);
     private static final int RATE = Integer.getInteger("coordis.signals.rate", 4_000);
 
     /** Checks that messages 0, 1, 2, ... arrive in order, each once. */

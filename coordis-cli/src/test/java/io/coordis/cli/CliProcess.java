@@ -27,12 +27,20 @@ final class CliProcess implements AutoCloseable {
     private final Path err;
 
     private CliProcess(List<String> command, Map<String, String> env) {
+        this(command, env, null);
+    }
+
+    private CliProcess(List<String> command, Map<String, String> env, String stdin) {
         try {
             Path dir = Files.createTempDirectory("coordis-cli-it");
             out = dir.resolve("stdout");
             err = dir.resolve("stderr");
+            File input = new File("/dev/null");
+            if (stdin != null) {
+                input = Files.writeString(dir.resolve("stdin"), stdin, StandardCharsets.UTF_8).toFile();
+            }
             ProcessBuilder builder = new ProcessBuilder(command)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectInput(ProcessBuilder.Redirect.from(input))
                     .redirectOutput(out.toFile())
                     .redirectError(err.toFile());
             builder.environment().remove(CoordisCommand.URL_ENV);
@@ -52,13 +60,22 @@ final class CliProcess implements AutoCloseable {
         return startWithEnv(Map.of(name, value), args);
     }
 
+    /** Like {@link #start(String...)} with {@code stdin} (UTF-8) as standard input. */
+    static CliProcess startWithInput(String stdin, String... args) {
+        return new CliProcess(mainCommand(args), Map.of(), stdin);
+    }
+
     private static CliProcess startWithEnv(Map<String, String> env, String... args) {
+        return new CliProcess(mainCommand(args), env);
+    }
+
+    private static List<String> mainCommand(String... args) {
         List<String> command = java();
         command.add("-cp");
         command.add(testClassPath());
         command.add(Main.class.getName());
         command.addAll(List.of(args));
-        return new CliProcess(command, env);
+        return command;
     }
 
     /** {@code java -jar coordis.jar args...}, the fat jar the build produced. */
@@ -99,6 +116,21 @@ final class CliProcess implements AutoCloseable {
 
     boolean isAlive() {
         return process.isAlive();
+    }
+
+    /** Sends SIGINT to the CLI itself, as Ctrl-C in a terminal does. */
+    void interrupt() {
+        try {
+            Process kill = new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
+            if (kill.waitFor() != 0) {
+                throw new AssertionError("kill -INT " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
     }
 
     /** Sends SIGTERM to the CLI itself. */

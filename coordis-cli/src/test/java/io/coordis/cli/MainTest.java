@@ -180,6 +180,12 @@ class MainTest {
     void malformedUrlIsAUsageErrorWithoutShowingThePassword() {
         assertUsageError(run("lock", "-u", "s3cret@localhost:6379", "x", "--", "true"), "not a Redis URL",
                 "coordis lock");
+        assertThat(err.toString()).doesNotContain("s3cret");
+        err.reset();
+        out.reset();
+        assertUsageError(run("lock", "-u", ":hunter2@localhost:6379", "x", "--", "true"), "not a Redis URL",
+                "coordis lock");
+        assertThat(err.toString() + out).doesNotContain("hunter2");
     }
 
     @Test

@@ -7,14 +7,15 @@ import java.util.regex.Pattern;
 
 /** Parses Redis URLs and renders them without credentials. */
 public final class Uris {
-    private static final Pattern USER_INFO = Pattern.compile("(?<=://)[^@/\\s]*@");
+    /** {@code user:password@} after a scheme, or at the start of a URL written without one. */
+    private static final Pattern USER_INFO = Pattern.compile("(^|://|\\s)[^@/\\s]*@");
 
     private Uris() {
     }
 
     /** The URL with any {@code user:password@} part replaced by {@code ***@}. */
     public static String redact(String text) {
-        return text == null ? null : USER_INFO.matcher(text).replaceAll("***@");
+        return text == null ? null : USER_INFO.matcher(text).replaceAll("$1***@");
     }
 
     /**

@@ -15,6 +15,8 @@ class UrisTest {
         assertThat(Uris.redact("redis://alice:s3cret@host:6379/2")).isEqualTo("redis://***@host:6379/2");
         assertThat(Uris.redact("rediss://:s3cret@host")).isEqualTo("rediss://***@host");
         assertThat(Uris.redact("redis://host:6379")).isEqualTo("redis://host:6379");
+        assertThat(Uris.redact(":hunter2@localhost:6379")).isEqualTo("***@localhost:6379");
+        assertThat(Uris.redact("not a Redis URL: ':hunter2@localhost:6379'")).doesNotContain("hunter2");
     }
 
     @Test
@@ -36,6 +38,8 @@ class UrisTest {
         assertThatThrownBy(() -> Uris.parse(" ", T)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("redis://127.0.0.1:6379");
         assertThatThrownBy(() -> Uris.parse("localhost:6379", T)).hasMessageContaining("not a Redis URL");
+        assertThatThrownBy(() -> Uris.parse(":hunter2@localhost:6379", T)).hasMessageContaining("not a Redis URL")
+                .message().doesNotContain("hunter2");
         assertThatThrownBy(() -> Uris.parse("http://u:topsecret@host:6379", T))
                 .isInstanceOf(IllegalArgumentException.class)
                 .message().doesNotContain("topsecret");

@@ -2,6 +2,7 @@ package io.coordis;
 
 import io.coordis.internal.Durations;
 import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.RedisResources;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Locks;
@@ -42,6 +43,7 @@ public final class Coordis implements AutoCloseable {
     /** Default upper bound on one Redis round trip. */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
+    private final RedisResources resources;
     private final List<RedisNode> nodes;
     private final ScheduledExecutorService scheduler;
     private final Locks locks;
@@ -56,18 +58,20 @@ public final class Coordis implements AutoCloseable {
             throw new IllegalArgumentException("2 Redis URLs given: give one, or at least 3 independent masters "
                     + "for Redlock (5 is typical)");
         }
+        this.resources = new RedisResources();
         List<RedisNode> opened = new ArrayList<>();
         try {
             if (b.urls.size() == 1) {
-                opened.add(RedisNode.connect(b.urls.get(0), b.commandTimeout, b.trustedCertificates));
+                opened.add(RedisNode.connect(b.urls.get(0), b.commandTimeout, b.trustedCertificates, resources));
             } else {
                 for (String url : b.urls) {
-                    opened.add(RedisNode.open(url, b.commandTimeout, b.trustedCertificates));
+                    opened.add(RedisNode.open(url, b.commandTimeout, b.trustedCertificates, resources));
                 }
                 awaitSettled(opened, b.commandTimeout);
             }
         } catch (RuntimeException e) {
             opened.forEach(RedisNode::close);
+            resources.close();
             throw e;
         }
         this.nodes = List.copyOf(opened);
@@ -76,7 +80,7 @@ public final class Coordis implements AutoCloseable {
         List<RedisNode> replicaNodes = new ArrayList<>();
         try {
             for (String url : b.replicaUrls) {
-                replicaNodes.add(RedisNode.open(url, b.commandTimeout, b.trustedCertificates));
+                replicaNodes.add(RedisNode.open(url, b.commandTimeout, b.trustedCertificates, resources));
             }
         } catch (RuntimeException e) {
             replicaNodes.forEach(RedisNode::close);
@@ -159,6 +163,7 @@ public final class Coordis implements AutoCloseable {
         if (replicas != null) {
             replicas.forEach(RedisNode::close);
         }
+        resources.close();
     }
 
     /**

@@ -13,8 +13,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.ProtocolVersion;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 
 import java.time.Duration;
 import java.util.List;
@@ -40,7 +38,8 @@ public final class RedisNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisNode.class);
     private final String address;
     private final Duration commandTimeout;
-    private final ClientResources resources;
+    /** The client's own resources when it was opened without shared ones; {@code null} otherwise. */
+    private final RedisResources ownResources;
     private final RedisClient client;
     private final RedisURI uri;
     /** The command connection; replaced after a timeout (see {@link #replace}). */
@@ -48,11 +47,11 @@ public final class RedisNode implements AutoCloseable {
     private final Subscriptions subscriptions;
     private volatile boolean closed;
 
-    private RedisNode(String address, Duration commandTimeout, ClientResources resources, RedisClient client,
+    private RedisNode(String address, Duration commandTimeout, RedisResources ownResources, RedisClient client,
                       RedisURI uri, CompletableFuture<StatefulRedisConnection<String, String>> connection) {
         this.address = address;
         this.commandTimeout = commandTimeout;
-        this.resources = resources;
+        this.ownResources = ownResources;
         this.client = client;
         this.uri = uri;
         this.connection = new AtomicReference<>(connection);
@@ -74,7 +73,13 @@ public final class RedisNode implements AutoCloseable {
      * (a PEM file of CA certificates, may be {@code null}) replaces the JVM's default trust store.
      */
     public static RedisNode connect(String uri, Duration commandTimeout, java.nio.file.Path trustedCertificates) {
-        RedisNode node = open(uri, commandTimeout, trustedCertificates);
+        return connect(uri, commandTimeout, trustedCertificates, null);
+    }
+
+    /** Like {@link #connect(String, Duration, java.nio.file.Path)} on {@code shared} resources (or own ones if null). */
+    public static RedisNode connect(String uri, Duration commandTimeout, java.nio.file.Path trustedCertificates,
+                                    RedisResources shared) {
+        RedisNode node = open(uri, commandTimeout, trustedCertificates, shared);
         try {
             node.awaitUninterruptibly(node.connection.get(), commandTimeout.multipliedBy(2));
             return node;
@@ -92,10 +97,16 @@ public final class RedisNode implements AutoCloseable {
      * @throws IllegalArgumentException when the URL is malformed
      */
     public static RedisNode open(String uri, Duration commandTimeout, java.nio.file.Path trustedCertificates) {
+        return open(uri, commandTimeout, trustedCertificates, null);
+    }
+
+    /** Like {@link #open(String, Duration, java.nio.file.Path)} on {@code shared} resources (or own ones if null). */
+    public static RedisNode open(String uri, Duration commandTimeout, java.nio.file.Path trustedCertificates,
+                                 RedisResources shared) {
         RedisURI parsed = Uris.parse(uri, commandTimeout);
         String address = Uris.address(parsed);
-        ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
-        RedisClient client = RedisClient.create(resources, parsed);
+        RedisResources own = shared == null ? new RedisResources() : null;
+        RedisClient client = RedisClient.create((shared != null ? shared : own).lettuce, parsed);
         client.setOptions(ClientOptions.builder()
                 .protocolVersion(ProtocolVersion.RESP2)
                 .autoReconnect(true)
@@ -105,7 +116,7 @@ public final class RedisNode implements AutoCloseable {
                 .sslOptions(trustedCertificates == null ? SslOptions.create()
                         : SslOptions.builder().jdkSslProvider().trustManager(trustedCertificates.toFile()).build())
                 .build());
-        return new RedisNode(address, commandTimeout, resources, client, parsed, connectAsync(client, parsed));
+        return new RedisNode(address, commandTimeout, own, client, parsed, connectAsync(client, parsed));
     }
 
     private static CompletableFuture<StatefulRedisConnection<String, String>> connectAsync(RedisClient client, RedisURI uri) {
@@ -369,7 +380,9 @@ public final class RedisNode implements AutoCloseable {
             log.debug("closing the connection to {} did not finish cleanly: {}", address, e.toString());
         }
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        if (ownResources != null) {
+            ownResources.close();
+        }
     }
 
     @Override

@@ -7,7 +7,19 @@ package io.coordis;
 public final class NodeUnavailableException extends CoordisException {
     private static final long serialVersionUID = 1L;
 
+    private final boolean timedOut;
+
     public NodeUnavailableException(String node, String message, Throwable cause) {
+        this(node, message, cause, false);
+    }
+
+    public NodeUnavailableException(String node, String message, Throwable cause, boolean timedOut) {
         super(node, message, cause);
+        this.timedOut = timedOut;
+    }
+
+    /** Whether the node did not answer in time (as opposed to refusing, closing or being unreachable). */
+    public boolean timedOut() {
+        return timedOut;
     }
 }

@@ -227,7 +227,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
 
     private static Answer failed(RedisNode node, Throwable f) {
         Throwable cause = f instanceof java.util.concurrent.CompletionException && f.getCause() != null ? f.getCause() : f;
-        boolean timeout = cause instanceof NodeUnavailableException && String.valueOf(cause.getMessage()).contains("in time");
+        boolean timeout = cause instanceof NodeUnavailableException n && n.timedOut();
         return new Answer(vote(node, timeout ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
                 String.valueOf(cause.getMessage())), 0, 0, cause);
     }

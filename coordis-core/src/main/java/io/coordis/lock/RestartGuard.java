@@ -72,14 +72,9 @@ final class RestartGuard {
     private CompletableFuture<String> decide(Map<String, String> info, Duration window, Duration timeout) {
         String runId = info.getOrDefault("run_id", "");
         long uptime = Long.parseLong(info.getOrDefault("uptime_in_seconds", "0"));
-        String before = verifiedRunId;
-        if (before != null && !before.equals(runId)) {
-            log.warn("Redis at {} restarted (run_id changed); its votes wait until it has been up longer than {}",
-                    node.address(), window);
-            verifiedRunId = null;
-        }
-        // uptime is whole seconds, rounded down: one more second makes the comparison safe
-        if (Duration.ofSeconds(uptime).compareTo(window.plusSeconds(1)) < 0 && !runId.equals(verifiedRunId)) {
+        // Only unverified nodes get here (a restart is caught by the script comparing run_ids), so the
+        // uptime alone decides. It is whole seconds, rounded down: one more second makes the comparison safe.
+        if (Duration.ofSeconds(uptime).compareTo(window.plusSeconds(1)) < 0) {
             return CompletableFuture.completedFuture(null);
         }
         return node.within(node.set(MARKER, runId), timeout).thenApply(ok -> {

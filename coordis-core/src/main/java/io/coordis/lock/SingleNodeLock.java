@@ -149,7 +149,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             result = Replies.list(node.await(reply, opTimeout), 2, ACQUIRE, node.address());
         } catch (io.coordis.CoordisException e) {
             lastVotes = List.of(new NodeVote(node.address(),
-                    e.getMessage() != null && e.getMessage().contains("in time") ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
+                    e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
                     e.getMessage()));
             releaseIfGranted(reply, token, e);
             throw e;

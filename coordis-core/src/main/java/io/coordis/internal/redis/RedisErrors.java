@@ -34,7 +34,7 @@ final class RedisErrors {
         if (t instanceof RedisCommandTimeoutException || t instanceof java.util.concurrent.TimeoutException) {
             return new NodeUnavailableException(node,
                     "Redis at " + node + " did not answer in time (" + firstLine(t.getMessage())
-                            + "); check that it is running and reachable", t);
+                            + "); check that it is running and reachable", t, true);
         }
         if (causedBy(t, javax.net.ssl.SSLException.class) || causedBy(t, java.security.cert.CertificateException.class)) {
             return new NodeUnavailableException(node, "TLS handshake with Redis at " + node + " failed: " + describe(t)

@@ -244,6 +244,8 @@ class SignalIT {
     void ctrlCEndsAnEndlessWaitWith130Quietly() {
         try (CliProcess waiter = cli("wait", "it:forever")) {
             awaitSubscribed("it:forever", waiter);
+            // The line is printed once the subscription is confirmed, which Redis can show first.
+            waiter.awaitStderr("waiting for a signal on 'it:forever'\n");
             waiter.interrupt();
             assertThat(waiter.exitCode()).isEqualTo(128 + 2);
             assertThat(waiter.stdout()).isEmpty();

@@ -1,0 +1,79 @@
+package io.coordis.bench;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The measuring child JVM: one implementation of one scenario. Started by {@link Bench}; talks to it over
+ * stdout and stdin so that the runner can take Redis command counts around the measured window alone:
+ * <ol>
+ *   <li>sets up, runs the warm-up (discarded), prints {@code READY}, waits for a {@code GO} line;</li>
+ *   <li>measures, stops sending commands, prints {@code STOPPED}, waits for a {@code CONTINUE} line;</li>
+ *   <li>prints {@code RESULT <json>} (the workload's figures plus {@code cpuUsPerOp}, the process CPU time
+ *       over the measured window per operation), closes its clients and exits 0.</li>
+ * </ol>
+ * On failure it prints {@code FAILED <reason>} and exits 1. It exits when its stdin closes.
+ *
+ * <p>Arguments: {@code scenarioId implementation warmupMillis measureMillis uri...}
+ */
+public final class Child {
+    private Child() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 5) {
+            System.out.println("FAILED usage: Child scenarioId implementation warmupMillis measureMillis uri...");
+            System.exit(2);
+        }
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        try {
+            Scenario scenario = Scenarios.byId(args[0])
+                    .orElseThrow(() -> new IllegalArgumentException("no scenario named '" + args[0] + "'"));
+            Duration warmup = Duration.ofMillis(Long.parseLong(args[2]));
+            Duration measure = Duration.ofMillis(Long.parseLong(args[3]));
+            List<String> uris = List.of(args).subList(4, args.length);
+            try (Workload workload = scenario.factory().create(args[1], uris)) {
+                workload.run(warmup);
+                System.gc();
+                System.out.println("READY");
+                await(in, "GO");
+                com.sun.management.OperatingSystemMXBean os =
+                        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+                long cpu0 = os.getProcessCpuTime();
+                Map<String, Double> figures = workload.run(measure);
+                long cpu1 = os.getProcessCpuTime();
+                System.out.println("STOPPED");
+                await(in, "CONTINUE");
+                Map<String, Object> result = new LinkedHashMap<>();
+                result.put("scenario", scenario.id());
+                result.put("implementation", args[1]);
+                result.putAll(figures);
+                double ops = figures.getOrDefault("ops", 0.0);
+                result.put("cpuUsPerOp", ops > 0 ? (cpu1 - cpu0) / 1e3 / ops : Double.NaN);
+                System.out.println("RESULT " + Json.write(result));
+            }
+            System.exit(0);
+        } catch (Throwable e) {
+            String message = String.valueOf(e).replace('\n', ' ');
+            System.out.println("FAILED " + message);
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void await(BufferedReader in, String word) throws java.io.IOException {
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.trim().equals(word)) {
+                return;
+            }
+        }
+        throw new IllegalStateException("the runner went away before sending " + word);
+    }
+}

@@ -1,0 +1,118 @@
+package io.coordis.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * The registry of scenarios, in the order they run. To add one — the reliable queue (Coordis against a
+ * Redisson reliable-move queue and raw {@code LPUSH}/{@code BLMOVE}/{@code LREM}) is the one still
+ * missing — write its {@link Workload}s, list a {@link Scenario} in {@link #all()} with the issue's
+ * targets, and the runner, the rotation and the report pick it up.
+ */
+final class Scenarios {
+    /** The series of Redlock cost growth (3, 5, 7 masters). */
+    static final String REDLOCK_GROWTH = "Redlock cost growth";
+    /** The series of contended cost growth (2, 8, 32 threads). */
+    static final String CONTENDED_GROWTH = "Contended cost growth";
+    /** Signals a second in the signal scenario. */
+    static final int SIGNALS_PER_SECOND = 1_000;
+
+    private static final List<String> SINGLE = List.of("coordis", "redisson", "lettuce");
+    private static final List<String> CONTENDED = List.of("coordis", "redisson", "lettuce-spin");
+    private static final List<String> REDLOCK =
+            List.of("coordis", "redisson-multilock", "redisson-redlock", "lettuce-sequential", "lettuce-parallel");
+    private static final List<String> REDLOCK_SERIES =
+            List.of("coordis", "redisson-multilock", "lettuce-sequential", "lettuce-parallel");
+
+    private Scenarios() {
+    }
+
+    static List<Scenario> all() {
+        List<Scenario> all = new ArrayList<>();
+        all.add(new Scenario("lock-uncontended", "Uncontended lock cycle: 1 thread, 1 key (Coordis reads the fencing number)",
+                null, null, 1, false, SINGLE, "opsPerSec", true, List.of(
+                        Target.ratio("≥ 1.6 × Redisson ops/s", "opsPerSec", "redisson", true, 1.6),
+                        Target.ratio("≥ 0.95 × raw Lettuce ops/s", "opsPerSec", "lettuce", true, 0.95)),
+                locks(1, 1, t -> 0, LockLoop.Mode.TRY)));
+        all.add(contended(2, List.of()));
+        all.add(contended(8, List.of(
+                Target.ratio("≥ 3 × Redisson throughput", "opsPerSec", "redisson", true, 3.0),
+                Target.absolute("acquire-wait p99 ≤ 1 ms", "acquireP99Us", false, 1000),
+                Target.spread("no thread starves (slowest thread ≥ 0.5 × fastest)", "threadMinOps", "threadMaxOps", true, 0.5),
+                Target.absolute("never two holders at once", "violations", false, 0))));
+        all.add(contended(32, List.of(
+                Target.growth("throughput does not fall as threads grow (32 ÷ 2 threads ≥ 0.9)", "opsPerSec",
+                        "lock-contended-2", true, 0.9))));
+        all.add(new Scenario("lock-many-keys", "Many keys: 16 threads, each on its own key", null, null, 1, false,
+                SINGLE, "opsPerSec", true, List.of(
+                        Target.ratio("≥ 5 × Redisson ops/s", "opsPerSec", "redisson", true, 5.0),
+                        Target.ratio("≥ 0.9 × raw Lettuce ops/s", "opsPerSec", "lettuce", true, 0.9)),
+                locks(16, 16, t -> t, LockLoop.Mode.TRY)));
+        all.add(redlock(3, REDLOCK_SERIES, List.of()));
+        all.add(redlock(5, REDLOCK, List.of(
+                Target.ratio("≥ 3 × Redisson (RedissonMultiLock; RedissonRedLock is deprecated in 4.x)", "opsPerSec",
+                        "redisson-multilock", true, 3.0),
+                Target.ratio("≥ 3 × RedissonRedLock (deprecated, shown for reference)", "opsPerSec",
+                        "redisson-redlock", true, 3.0),
+                Target.ratio("≥ 0.9 × raw parallel Lettuce", "opsPerSec", "lettuce-parallel", true, 0.9))));
+        all.add(redlock(7, REDLOCK_SERIES, List.of(
+                Target.growth("acquire latency nearly flat: p50 at 7 masters ≤ 1.5 × at 3", "acquireP50Us",
+                        "redlock-3", false, 1.5))));
+        all.add(new Scenario("signal-latency", "Signal → wake latency at " + SIGNALS_PER_SECOND + " signals/s",
+                null, null, 1, false, SINGLE, "p50Us", false, List.of(
+                        Target.ratio("p50 ≤ 1.1 × raw Lettuce", "p50Us", "lettuce", false, 1.1),
+                        Target.ratio("p50 ≤ 0.75 × Redisson", "p50Us", "redisson", false, 0.75)),
+                (impl, uris) -> new SignalLatency(signaling(impl, uris.get(0)), "bench:signal", SIGNALS_PER_SECOND)));
+        return List.copyOf(all);
+    }
+
+    /** The figure a series is shown by: acquire latency for Redlock growth, throughput for contention. */
+    static String seriesMetric(String series) {
+        return REDLOCK_GROWTH.equals(series) ? "acquireP50Us" : "opsPerSec";
+    }
+
+    static Optional<Scenario> byId(String id) {
+        return all().stream().filter(s -> s.id().equals(id)).findFirst();
+    }
+
+    private static Scenario contended(int threads, List<Target> targets) {
+        return new Scenario("lock-contended-" + threads,
+                "Contended: " + threads + " threads on 1 key in 1 JVM (acquire, tiny work, release)",
+                CONTENDED_GROWTH, threads + " threads", 1, false, CONTENDED, "opsPerSec", true, targets,
+                locks(threads, 1, t -> 0, LockLoop.Mode.WAIT));
+    }
+
+    private static Scenario redlock(int masters, List<String> implementations, List<Target> targets) {
+        return new Scenario("redlock-" + masters, "Redlock, " + masters + " masters, uncontended (1 thread)",
+                REDLOCK_GROWTH, masters + " masters", masters, true, implementations, "opsPerSec", true, targets,
+                locks(1, 1, t -> 0, LockLoop.Mode.TRY));
+    }
+
+    private static Workload.Factory locks(int threads, int keys, IntUnaryOperator keyOfThread, LockLoop.Mode mode) {
+        return (impl, uris) -> new LockLoop(locking(impl, uris), threads, "bench:lock:", keys, keyOfThread, mode);
+    }
+
+    /** The lock client named {@code impl}. */
+    static Locking locking(String impl, List<String> uris) {
+        return switch (impl) {
+            case "coordis" -> new CoordisLocking(uris);
+            case "redisson", "redisson-multilock" -> new RedissonLocking(uris, RedissonLocking.Combine.MULTI);
+            case "redisson-redlock" -> new RedissonLocking(uris, RedissonLocking.Combine.RED);
+            case "lettuce", "lettuce-spin", "lettuce-sequential" -> new LettuceLocking(uris, LettuceLocking.Fanout.SEQUENTIAL);
+            case "lettuce-parallel" -> new LettuceLocking(uris, LettuceLocking.Fanout.PARALLEL);
+            default -> throw new IllegalArgumentException("no lock implementation named '" + impl + "'");
+        };
+    }
+
+    /** The pub/sub client named {@code impl}. */
+    static Signaling signaling(String impl, String uri) {
+        return switch (impl) {
+            case "coordis" -> new CoordisSignaling(uri);
+            case "redisson" -> new RedissonSignaling(uri);
+            case "lettuce" -> new LettuceSignaling(uri);
+            default -> throw new IllegalArgumentException("no signal implementation named '" + impl + "'");
+        };
+    }
+}

@@ -1,0 +1,91 @@
+package io.coordis.bench;
+
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The clients the benchmarks compare are correct locks and working pub/sub on real servers, so no side
+ * wins by skipping work: a held lock keeps a second caller (on another thread, since Redisson's locks are
+ * reentrant per thread) out, and a release frees it in Redis. Coordis's Redlock is tested in coordis-core;
+ * here Redisson's and the raw multi-master locks are, on three masters.
+ */
+class ClientsIT {
+    @RegisterExtension
+    static final RedisExtension one = RedisExtension.standalone();
+
+    @RegisterExtension
+    static final RedisExtension three = RedisExtension.masters(3);
+
+    @ParameterizedTest
+    @ValueSource(strings = {"coordis", "redisson", "lettuce"})
+    void singleServerLocksExcludeAndRelease(String impl) throws Exception {
+        excludesAndReleases(impl, List.of(one.server()));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"redisson-multilock", "redisson-redlock", "lettuce-sequential", "lettuce-parallel"})
+    void multiMasterLocksExcludeAndRelease(String impl) throws Exception {
+        excludesAndReleases(impl, three.servers());
+    }
+
+    @Test
+    void rawLocksRespectAForeignHolder() {
+        one.server().command("SET", "bench:foreign", "someone-else", "PX", "30000");
+        try (Locking raw = Scenarios.locking("lettuce", List.of(one.uri()))) {
+            assertThat(raw.tryLock("bench:foreign")).isNull();
+        }
+        assertThat(one.server().command("GET", "bench:foreign")).isEqualTo("someone-else");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"coordis", "redisson", "lettuce"})
+    void signalsReachTheSubscriber(String impl) throws Exception {
+        BlockingQueue<String> inbox = new LinkedBlockingQueue<>();
+        try (Signaling signaling = Scenarios.signaling(impl, one.uri())) {
+            signaling.subscribe("bench:ch", inbox::add);
+            signaling.publish("bench:ch", "hello " + impl);
+            assertThat(inbox.poll(10, TimeUnit.SECONDS)).isEqualTo("hello " + impl);
+        }
+    }
+
+    private static void excludesAndReleases(String impl, List<RedisServer> servers) throws Exception {
+        List<String> uris = servers.stream().map(RedisServer::uri).toList();
+        String key = "bench:lock:" + impl;
+        try (Locking locking = Scenarios.locking(impl, uris)) {
+            Object held = locking.tryLock(key);
+            assertThat(held).isNotNull();
+            assertThat(presentOn(servers, key)).as("nodes holding the key").isEqualTo(servers.size());
+            assertThat(fromAnotherThread(() -> locking.tryLock(key))).as("second holder").isNull();
+
+            locking.unlock(held);
+            assertThat(presentOn(servers, key)).as("nodes still holding the key after release").isZero();
+            Object again = fromAnotherThread(() -> locking.tryLock(key));
+            assertThat(again).as("lock after release").isNotNull();
+        }
+    }
+
+    private static Object fromAnotherThread(java.util.function.Supplier<Object> call) throws Exception {
+        return CompletableFuture.supplyAsync(call).get(Duration.ofSeconds(20).toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private static int presentOn(List<RedisServer> servers, String key) {
+        int n = 0;
+        for (RedisServer s : servers) {
+            n += ((Number) s.command("EXISTS", key)).intValue();
+        }
+        return n;
+    }
+}

@@ -120,21 +120,22 @@ public final class Bench {
         Duration slack = Duration.ofSeconds(120);
         try (ChildRun child = ChildRun.start(name, CHILD_JVM, args)) {
             child.await("READY", options.warmup().plus(slack));
-            Map<String, Long> before = CommandStats.snapshot(servers);
+            CommandStats.Snapshot before = CommandStats.snapshot(servers);
             child.send("GO");
             child.await("STOPPED", options.measure().plus(slack));
-            Map<String, Long> after = CommandStats.snapshot(servers);
+            CommandStats.Snapshot after = CommandStats.snapshot(servers);
             child.send("CONTINUE");
             Map<String, Object> result = new LinkedHashMap<>(Json.parse(child.await("RESULT", slack)));
             if (!child.awaitExit(Duration.ofSeconds(30))) {
                 System.out.print("(did not exit; killed) ");
             }
-            Map<String, Long> delta = CommandStats.delta(before, after);
+            Map<String, Long> delta = CommandStats.delta(before.calls(), after.calls());
             double ops = result.get("ops") instanceof Number n ? n.doubleValue() : 0;
             long total = delta.values().stream().mapToLong(Long::longValue).sum();
             result.put("round", (double) (round + 1));
             result.put("redisCommandsPerOp", ops > 0 ? total / ops : Double.NaN);
             result.put("redisCommands", ops > 0 ? CommandStats.perOp(delta, ops) : "");
+            result.put("redisCpuUsPerOp", ops > 0 ? (after.cpuSeconds() - before.cpuSeconds()) * 1e6 / ops : Double.NaN);
             results.add(s.id(), impl, round, result);
             raw.write(Json.write(result) + "\n");
             raw.flush();

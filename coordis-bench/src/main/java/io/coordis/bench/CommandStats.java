@@ -7,20 +7,34 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Commands the servers ran, from {@code INFO commandstats} (which counts commands run inside scripts as
- * well as the script call). The runner's own {@code INFO} calls are left out.
+ * What the servers did: commands from {@code INFO commandstats} (which counts commands run inside scripts
+ * as well as the script call; the runner's own {@code INFO} calls are left out) and CPU time from
+ * {@code INFO cpu} (the main thread's user + system time).
  */
 final class CommandStats {
     private CommandStats() {
     }
 
-    /** Calls per command, summed over {@code servers}. */
-    static Map<String, Long> snapshot(List<RedisServer> servers) {
+    /** Calls per command and CPU seconds, each summed over the servers at one moment. */
+    record Snapshot(Map<String, Long> calls, double cpuSeconds) {
+    }
+
+    /** Calls per command and CPU seconds, summed over {@code servers}. */
+    static Snapshot snapshot(List<RedisServer> servers) {
         Map<String, Long> calls = new TreeMap<>();
+        double cpu = 0;
         for (RedisServer s : servers) {
             parse(s.info("commandstats")).forEach((cmd, n) -> calls.merge(cmd, n, Long::sum));
+            cpu += cpuSeconds(s.info("cpu"));
         }
-        return calls;
+        return new Snapshot(calls, cpu);
+    }
+
+    /** {@code used_cpu_user + used_cpu_sys} of {@code INFO cpu}, in seconds; NaN when absent. */
+    static double cpuSeconds(Map<String, String> info) {
+        String user = info.get("used_cpu_user");
+        String sys = info.get("used_cpu_sys");
+        return user == null || sys == null ? Double.NaN : Double.parseDouble(user) + Double.parseDouble(sys);
     }
 
     /** {@code cmdstat_set -> "calls=3,usec=..."} into {@code set -> 3}, without {@code info}. */

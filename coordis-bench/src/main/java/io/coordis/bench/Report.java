@@ -110,8 +110,8 @@ final class Report {
         md.append("## ").append(s.title()).append(" (`").append(s.id()).append("`)\n\n");
         md.append("| implementation | Coordis ÷ this (").append(label(headline)).append(") | ").append(label(headline))
                 .append(" | ").append(latency ? "latency" : "acquire").append(" p50 µs | p99 µs | client CPU µs/op"
-                        + " | Redis commands/op | commands per op (last round) | notes |\n")
-                .append("|---|---|---|---|---|---|---|---|---|\n");
+                        + " | Redis CPU µs/op | Redis commands/op | commands per op (last round) | notes |\n")
+                .append("|---|---|---|---|---|---|---|---|---|---|\n");
         for (String impl : s.implementations()) {
             md.append("| ").append(impl).append(" | ")
                     .append(impl.equals(Scenario.COORDIS) ? "—" : range(results.ratio(s.id(), impl, headline), "×")).append(" | ")
@@ -119,6 +119,7 @@ final class Report {
                     .append(num(results.summary(s.id(), impl, p50).median())).append(" | ")
                     .append(num(results.summary(s.id(), impl, p99).median())).append(" | ")
                     .append(num(results.summary(s.id(), impl, "cpuUsPerOp").median())).append(" | ")
+                    .append(num(results.summary(s.id(), impl, "redisCpuUsPerOp").median())).append(" | ")
                     .append(num(results.summary(s.id(), impl, "redisCommandsPerOp").median())).append(" | ")
                     .append(lastString(s.id(), impl, "redisCommands")).append(" | ")
                     .append(notes(s, impl)).append(" |\n");

@@ -42,6 +42,9 @@ class ParsingTest {
         Map<String, Long> delta = CommandStats.delta(before, after);
         assertThat(delta).containsExactlyInAnyOrderEntriesOf(Map.of("set", 20L, "evalsha", 20L));
         assertThat(CommandStats.perOp(Map.of("set", 20L, "get", 40L), 20)).isEqualTo("get 2.00, set 1.00");
+        assertThat(CommandStats.cpuSeconds(Map.of("used_cpu_sys", "1.250000", "used_cpu_user", "0.500000",
+                "used_cpu_sys_children", "9.0"))).isEqualTo(1.75);
+        assertThat(CommandStats.cpuSeconds(Map.of())).isNaN();
     }
 
     @Test

@@ -6,10 +6,22 @@ import java.util.Optional;
 import java.util.function.IntUnaryOperator;
 
 /**
- * The registry of scenarios, in the order they run. To add one — the reliable queue (Coordis against a
- * Redisson reliable-move queue and raw {@code LPUSH}/{@code BLMOVE}/{@code LREM}) is the one still
- * missing — write its {@link Workload}s, list a {@link Scenario} in {@link #all()} with the issue's
- * targets, and the runner, the rotation and the report pick it up.
+ * The registry of scenarios, in the order they run. To add one, write its {@link Workload}s, list a
+ * {@link Scenario} in {@link #all()} with the issue's targets, and the runner, the rotation and the report
+ * pick it up.
+ *
+ * <p>Still missing: the reliable queue, 1 producer + 4 consumers (push, take, ack), targets "≥ 1.0 × raw
+ * Lettuce per message; ≥ 3 × with the batch API; 0 lost". Its workload ({@link QueueFlow}) and the Redisson
+ * and raw Lettuce sides ({@link #queueing}) exist; once Coordis has a queue, add its case to
+ * {@link #queueing} and list:
+ * <pre>{@code
+ * new Scenario("queue-reliable", "Reliable queue: 1 producer + 4 consumers (push, take, ack)", null, null, 1, false,
+ *         List.of("coordis", "redisson", "lettuce"), "opsPerSec", true, List.of(
+ *                 Target.ratio("≥ 1.0 × raw Lettuce per message", "opsPerSec", "lettuce", true, 1.0),
+ *                 Target.absolute("0 lost", "lost", false, 0)),
+ *         (impl, uris) -> new QueueFlow(queueing(impl, uris.get(0)), "bench:queue", 4, 256))
+ * }</pre>
+ * and, for the batch API, a second scenario whose Coordis side pushes and takes in batches.
  */
 final class Scenarios {
     /** The series of Redlock cost growth (3, 5, 7 masters). */
@@ -103,6 +115,15 @@ final class Scenarios {
             case "lettuce", "lettuce-spin", "lettuce-sequential" -> new LettuceLocking(uris, LettuceLocking.Fanout.SEQUENTIAL);
             case "lettuce-parallel" -> new LettuceLocking(uris, LettuceLocking.Fanout.PARALLEL);
             default -> throw new IllegalArgumentException("no lock implementation named '" + impl + "'");
+        };
+    }
+
+    /** The reliable-queue client named {@code impl}. */
+    static Queueing queueing(String impl, String uri) {
+        return switch (impl) {
+            case "redisson" -> new RedissonQueueing(uri);
+            case "lettuce" -> new LettuceQueueing(uri);
+            default -> throw new IllegalArgumentException("no queue implementation named '" + impl + "'");
         };
     }
 

@@ -9,6 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -59,6 +60,18 @@ class ClientsIT {
             signaling.publish("bench:ch", "hello " + impl);
             assertThat(inbox.poll(10, TimeUnit.SECONDS)).isEqualTo("hello " + impl);
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"redisson", "lettuce"})
+    void queueFlowLosesNothingAndLeavesNothingBehind(String impl) throws Exception {
+        try (QueueFlow flow = new QueueFlow(Scenarios.queueing(impl, one.uri()), "bench:queue", 4, 64)) {
+            Map<String, Double> figures = flow.run(Duration.ofMillis(500));
+            assertThat(figures.get("ops")).isPositive().isEqualTo(figures.get("pushed"));
+            assertThat(figures.get("lost")).isZero();
+            assertThat(figures.get("duplicates")).isZero();
+        }
+        assertThat(one.server().command("KEYS", "bench:queue*")).asList().isEmpty();
     }
 
     private static void excludesAndReleases(String impl, List<RedisServer> servers) throws Exception {

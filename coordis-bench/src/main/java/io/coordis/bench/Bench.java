@@ -140,10 +140,11 @@ public final class Bench {
             raw.write(Json.write(result) + "\n");
             raw.flush();
             System.out.printf("%s %s%n", Report.num(number(result, s.headline())), Report.label(s.headline()));
-        } catch (IllegalStateException e) {
+        } catch (RuntimeException e) {
+            // one failed run (a child that crashed, timed out or printed something unreadable) is reported, not fatal
             System.out.println("FAILED");
             System.out.println("  " + e.getMessage());
-            results.failed(name + ": " + e.getMessage());
+            results.failed(e.getMessage());
         }
     }
 

@@ -19,7 +19,8 @@ import java.util.function.IntUnaryOperator;
  * {@code cycleP99Us}); acquire latency, which under contention is the wait for the lock
  * ({@code acquireP50Us}, {@code acquireP99Us}, {@code acquireMaxUs}); the fewest and most cycles one thread
  * completed ({@code threadMinOps}, {@code threadMaxOps}); {@code busy} (a non-waiting acquire found the lock
- * taken) and {@code violations} (two holders at once).
+ * taken), {@code errors} (an acquire threw, e.g. a Redlock quorum lost to node timeouts on an overloaded
+ * machine; the run fails only when errors outnumber successes) and {@code violations} (two holders at once).
  */
 final class LockLoop implements Workload {
     /** Whether an acquire may wait for the lock ({@code WAIT}) or must find it free ({@code TRY}). */
@@ -35,6 +36,7 @@ final class LockLoop implements Workload {
     private final AtomicInteger[] holders;
     private final AtomicLong violations = new AtomicLong();
     private final AtomicLong busy = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
     private volatile boolean stop;
     private long sink;
 
@@ -59,6 +61,7 @@ final class LockLoop implements Workload {
         stop = false;
         violations.set(0);
         busy.set(0);
+        errors.set(0);
         Histogram[] cycle = new Histogram[threads];
         Histogram[] acquire = new Histogram[threads];
         long[] counts = new long[threads];
@@ -123,6 +126,10 @@ final class LockLoop implements Workload {
         out.put("threadMaxOps", (double) max);
         out.put("busy", (double) busy.get());
         out.put("violations", (double) violations.get());
+        out.put("errors", (double) errors.get());
+        if (errors.get() > ops) {
+            throw new IllegalStateException(errors.get() + " acquire attempts failed and only " + ops + " succeeded");
+        }
         return out;
     }
 
@@ -134,7 +141,16 @@ final class LockLoop implements Workload {
         long local = 0;
         while (!stop) {
             long t0 = System.nanoTime();
-            Object handle = mode == Mode.WAIT ? locking.lock(key) : locking.tryLock(key);
+            Object handle;
+            try {
+                handle = mode == Mode.WAIT ? locking.lock(key) : locking.tryLock(key);
+            } catch (RuntimeException e) {
+                // e.g. a Redlock node timeout on an overloaded machine: counted, reported, not fatal
+                if (errors.getAndIncrement() == 0) {
+                    System.err.println("first failed acquire: " + e);
+                }
+                continue;
+            }
             long t1 = System.nanoTime();
             if (handle == null) {
                 busy.incrementAndGet();

@@ -96,7 +96,7 @@ final class Report {
         redisBenchmarkSection(md);
         if (!results.failures().isEmpty()) {
             md.append("## Failed runs\n\n");
-            results.failures().forEach(f -> md.append("- ").append(f.replace("\n", " ")).append('\n'));
+            results.failures().forEach(f -> md.append("- ").append(firstLine(f)).append('\n'));
             md.append('\n');
         }
         return md.toString();
@@ -134,7 +134,7 @@ final class Report {
             notes.add("per-thread cycles min/max " + num(results.summary(s.id(), impl, "threadMinOps").median()) + " / "
                     + num(results.summary(s.id(), impl, "threadMaxOps").median()));
         }
-        for (String bad : List.of("violations", "busy", "lost")) {
+        for (String bad : List.of("violations", "errors", "busy", "lost", "duplicates")) {
             Summary v = results.summary(s.id(), impl, bad);
             if (!v.isEmpty() && v.max() > 0) {
                 notes.add(bad + " " + num(v.median()) + " (max " + num(v.max()) + ")");
@@ -207,6 +207,12 @@ final class Report {
             }
         }
         return "";
+    }
+
+    /** The first line of a failure, at most 400 characters (the raw child output is on the console). */
+    static String firstLine(String failure) {
+        String line = failure.lines().findFirst().orElse("");
+        return line.length() <= 400 ? line : line.substring(0, 400) + " …";
     }
 
     static String label(String metric) {

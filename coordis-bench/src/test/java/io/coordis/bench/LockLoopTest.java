@@ -1,0 +1,93 @@
+package io.coordis.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The driver's own bookkeeping, with in-JVM locks standing in for the clients. */
+class LockLoopTest {
+
+    /** A correct in-JVM lock per process; every {@code failEvery}-th acquire throws instead. */
+    private static final class LocalLocking implements Locking {
+        private final Semaphore permit = new Semaphore(1, true);
+        private final AtomicInteger calls = new AtomicInteger();
+        private final int failEvery;
+        private final boolean broken;
+
+        LocalLocking(int failEvery, boolean broken) {
+            this.failEvery = failEvery;
+            this.broken = broken;
+        }
+
+        @Override
+        public Object tryLock(String name) {
+            maybeFail();
+            return broken || permit.tryAcquire() ? name : null;
+        }
+
+        @Override
+        public Object lock(String name) throws InterruptedException {
+            maybeFail();
+            if (!broken) {
+                permit.acquire();
+            } else {
+                Thread.yield();
+            }
+            return name;
+        }
+
+        private void maybeFail() {
+            if (failEvery > 0 && calls.incrementAndGet() % failEvery == 0) {
+                throw new IllegalStateException("node timed out");
+            }
+        }
+
+        @Override
+        public void unlock(Object handle) {
+            if (!broken) {
+                permit.release();
+            }
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void countsCyclesPerThreadAndFindsNoViolationWithACorrectLock() throws Exception {
+        try (LockLoop loop = new LockLoop(new LocalLocking(0, false), 4, "k", 1, t -> 0, LockLoop.Mode.WAIT)) {
+            Map<String, Double> f = loop.run(Duration.ofMillis(300));
+            assertThat(f.get("ops")).isPositive();
+            assertThat(f.get("threadMinOps")).isPositive().isLessThanOrEqualTo(f.get("threadMaxOps"));
+            assertThat(f.get("violations")).isZero();
+            assertThat(f.get("errors")).isZero();
+            assertThat(f.get("opsPerSec")).isCloseTo(f.get("ops") / f.get("seconds"), org.assertj.core.data.Percentage.withPercentage(0.1));
+        }
+    }
+
+    @Test
+    void catchesALockThatLetsTwoHoldersIn() throws Exception {
+        try (LockLoop loop = new LockLoop(new LocalLocking(0, true), 8, "k", 1, t -> 0, LockLoop.Mode.WAIT)) {
+            assertThat(loop.run(Duration.ofMillis(500)).get("violations")).isPositive();
+        }
+    }
+
+    @Test
+    void failedAcquiresAreCountedNotFatalUnlessTheyOutnumberSuccesses() throws Exception {
+        try (LockLoop loop = new LockLoop(new LocalLocking(3, false), 2, "k", 2, t -> t, LockLoop.Mode.TRY)) {
+            Map<String, Double> f = loop.run(Duration.ofMillis(200));
+            assertThat(f.get("errors")).isPositive();
+            assertThat(f.get("ops")).isGreaterThan(f.get("errors"));
+        }
+        try (LockLoop loop = new LockLoop(new LocalLocking(1, false), 1, "k", 1, t -> 0, LockLoop.Mode.TRY)) {
+            assertThatThrownBy(() -> loop.run(Duration.ofMillis(100))).hasMessageContaining("acquire attempts failed and only 0 succeeded");
+        }
+    }
+}

@@ -118,7 +118,13 @@ public final class Bench {
                 Long.toString(options.measure().toMillis())));
         servers.forEach(server -> args.add(server.uri()));
         Duration slack = Duration.ofSeconds(120);
-        try (ChildRun child = ChildRun.start(name, CHILD_JVM, args)) {
+        List<String> jvm = new ArrayList<>(CHILD_JVM);
+        if (options.jfr() != null) {
+            Files.createDirectories(options.jfr());
+            Path file = options.jfr().resolve(s.id() + "-" + impl + "-r" + (round + 1) + ".jfr").toAbsolutePath();
+            jvm.add("-XX:StartFlightRecording=settings=profile,filename=" + file);
+        }
+        try (ChildRun child = ChildRun.start(name, jvm, args)) {
             child.await("READY", options.warmup().plus(slack));
             CommandStats.Snapshot before = CommandStats.snapshot(servers);
             child.send("GO");

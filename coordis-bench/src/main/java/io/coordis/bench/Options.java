@@ -16,17 +16,19 @@ import java.util.List;
  * @param only    scenario ids (or id prefixes) to run, {@code redis-benchmark} included; empty for all
  * @param out     the Markdown report; raw results go beside it ({@code <name>-raw.jsonl})
  * @param note    a paragraph put at the top of the report (e.g. "smoke run on a loaded machine"), or empty
+ * @param jfr     a directory for one Flight Recorder file per child run (profiling), or {@code null}
  */
-record Options(int rounds, Duration warmup, Duration measure, List<String> only, Path out, String note) {
+record Options(int rounds, Duration warmup, Duration measure, List<String> only, Path out, String note, Path jfr) {
 
     static final String USAGE = """
-            usage: coordis-bench/run [--rounds N] [--seconds S] [--warmup S] [--only ID[,ID...]] [--out FILE] [--note TEXT]
+            usage: coordis-bench/run [--rounds N] [--seconds S] [--warmup S] [--only ID[,ID...]] [--out FILE] [--note TEXT] [--jfr DIR]
               --rounds N    rounds; each implementation runs once per scenario per round, order rotated (default 5)
               --seconds S   measured seconds per run (default 10)
               --warmup S    warm-up seconds per run, discarded (default 5)
               --only IDS    comma-separated scenario ids or prefixes, e.g. lock-uncontended,redlock,redis-benchmark
               --out FILE    the report to write (default docs/benchmarks.md)
               --note TEXT   a note shown at the top of the report
+              --jfr DIR     record every child with Java Flight Recorder (profile settings) into DIR
             """;
 
     static Options parse(String... args) {
@@ -36,6 +38,7 @@ record Options(int rounds, Duration warmup, Duration measure, List<String> only,
         List<String> only = new ArrayList<>();
         Path out = Path.of("docs", "benchmarks.md");
         String note = "";
+        Path jfr = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -51,11 +54,12 @@ record Options(int rounds, Duration warmup, Duration measure, List<String> only,
                 }
                 case "--out" -> out = Path.of(value(args, ++i, a));
                 case "--note" -> note = value(args, ++i, a);
+                case "--jfr" -> jfr = Path.of(value(args, ++i, a));
                 default -> throw new IllegalArgumentException("unknown option '" + a + "'\n" + USAGE);
             }
         }
         return new Options(rounds, Duration.ofMillis(Math.round(warmup * 1000)), Duration.ofMillis(Math.round(seconds * 1000)),
-                List.copyOf(only), out, note);
+                List.copyOf(only), out, note, jfr);
     }
 
     /** Whether scenario {@code id} was asked for: all are when {@code --only} is absent. */

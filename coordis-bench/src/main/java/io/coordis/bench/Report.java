@@ -58,7 +58,8 @@ final class Report {
 
                 Options: `--rounds N` (default 5), `--seconds S` measured per run (default 10), `--warmup S`
                 (default 5), `--only ID,...` (scenario ids or prefixes, e.g. `lock-uncontended`, `redlock`,
-                `redis-benchmark`), `--out FILE`, `--note TEXT`. A quick check:
+                `redis-benchmark`), `--out FILE`, `--note TEXT`, `--jfr DIR` (a Flight Recorder file per run,
+                to profile where time goes). A quick check:
                 `coordis-bench/run --rounds 1 --seconds 3 --warmup 1 --only lock-uncontended --out /tmp/b.md`.
 
                 How it measures: the runner starts real redis-servers through the test kit, then for every

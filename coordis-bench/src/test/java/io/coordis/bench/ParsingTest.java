@@ -69,6 +69,8 @@ class ParsingTest {
         assertThat(o.selects("redlock-5")).isTrue();
         assertThat(o.selects("signal-latency")).isFalse();
         assertThat(Options.parse().selects("anything")).isTrue();
+        assertThat(Options.parse().jfr()).isNull();
+        assertThat(Options.parse("--jfr", "/tmp/j").jfr()).isEqualTo(Path.of("/tmp/j"));
 
         assertThatThrownBy(() -> Options.parse("--rounds", "0")).hasMessageContaining("--rounds must be between 1 and 1000, got 0");
         assertThatThrownBy(() -> Options.parse("--rounds", "two")).hasMessageContaining("--rounds takes a whole number, got 'two'");

@@ -27,6 +27,10 @@
 local leader_key, term_key, details_key = KEYS[1], KEYS[2], KEYS[3]
 local id, ttl, held, seen, now, channel = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6]
 
+local kind = redis.call('TYPE', leader_key)['ok']
+if kind ~= 'string' and kind ~= 'none' then
+  return redis.error_reply("WRONGTYPE key '" .. leader_key .. "' holds a " .. kind)
+end
 local current = redis.call('GET', leader_key)
 local current_term = false
 if current and redis.call('HGET', details_key, 'id') == current then
@@ -45,11 +49,6 @@ end
 if current then
   return {0, redis.call('PTTL', leader_key), current, current_term}
 end
-local kind = redis.call('TYPE', leader_key)['ok']
-if kind ~= 'none' then
-  return redis.error_reply("WRONGTYPE key '" .. leader_key .. "' holds a " .. kind)
-end
-
 local term = redis.call('INCR', term_key)
 local regressed = 0
 if term <= seen then

@@ -286,8 +286,10 @@ final class LeaseElection implements LeaderElection {
     @Override
     public Optional<Leader> leader() {
         try {
-            return parseLeader(node.await(node.eval(LEADER, List.of(key, detailsKey), List.of()), node.commandTimeout()))
-                    .map(r -> r.leader);
+            Optional<Leader> leader = parseLeader(node.await(node.eval(LEADER, List.of(key, detailsKey), List.of()),
+                    node.commandTimeout())).map(r -> r.leader);
+            leader.ifPresent(this::observed);
+            return leader;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordisException(node.address(), "interrupted while reading the leader of '" + key + "'", e);

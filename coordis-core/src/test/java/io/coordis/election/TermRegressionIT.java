@@ -65,6 +65,7 @@ class TermRegressionIT {
                         .isSameAs(l);
 
                 Leadership again = ea.campaign(Duration.ofSeconds(5)).orElseThrow();
+                awaitSize(regressions, 1); // listeners are called on the client's timer thread
                 assertThat(regressions).as("the regressed term 1 was reported").containsExactly(before + "->1");
                 assertThat(again.term()).as("and refused: the counter was raised past it").isEqualTo(before + 1);
                 assertThat(redis.server().command("GET", "{el:regress}:term")).isEqualTo(Long.toString(before + 1));
@@ -90,6 +91,13 @@ class TermRegressionIT {
                     low.resign();
                 }
             }
+        }
+    }
+
+    private static void awaitSize(List<String> list, int size) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (list.size() < size && System.nanoTime() < until) {
+            Thread.sleep(10);
         }
     }
 

@@ -1,5 +1,9 @@
 package io.coordis;
 
+import io.coordis.election.CounterElection;
+import io.coordis.election.ElectionOptions;
+import io.coordis.election.Elections;
+import io.coordis.election.LeaderElection;
 import io.coordis.internal.Durations;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.RedisResources;
@@ -49,6 +53,7 @@ public final class Coordis implements AutoCloseable {
     private final Locks locks;
     private final List<RedisNode> replicas;
     private final Signals signals;
+    private final Elections elections;
 
     private Coordis(Builder b) {
         if (b.urls.isEmpty()) {
@@ -77,6 +82,7 @@ public final class Coordis implements AutoCloseable {
         this.nodes = List.copyOf(opened);
         this.scheduler = newScheduler();
         this.locks = new Locks(nodes, b.ticker, scheduler);
+        this.elections = new Elections(nodes, b.ticker, scheduler);
         List<RedisNode> replicaNodes = new ArrayList<>();
         try {
             for (String url : b.replicaUrls) {
@@ -148,6 +154,42 @@ public final class Coordis implements AutoCloseable {
      */
     public Signals signals() {
         return signals;
+    }
+
+    /**
+     * A candidate in the lease election {@code name} (the Redis key is the name itself) with default
+     * options: TTL 15 s, a fresh candidate id. See {@link LeaderElection}.
+     *
+     * @throws IllegalArgumentException when the name is blank
+     * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
+     */
+    public LeaderElection election(String name) {
+        return election(name, ElectionOptions.defaults());
+    }
+
+    /**
+     * A candidate in the lease election {@code name} with the given options. Each call makes a new
+     * candidate; make one per process and election.
+     *
+     * @throws IllegalArgumentException when the name is blank
+     * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
+     */
+    public LeaderElection election(String name, ElectionOptions options) {
+        return elections.election(name, options);
+    }
+
+    /**
+     * A candidate in the classic incumbent-favouring counter election on {@code key}
+     * ({@code INCR key}, {@code EXPIRE key <term>}), which programs running the classic
+     * {@code master()} function on the same key take part in; with the local term check built in. See
+     * {@link CounterElection}.
+     *
+     * @param term the expiry the leader refreshes, whole seconds (the classic code uses 20 s)
+     * @throws IllegalArgumentException when the key is blank or the term is not a whole number of seconds
+     * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
+     */
+    public CounterElection counterElection(String key, Duration term) {
+        return elections.counterElection(key, term);
     }
 
     /** The Redis node this client talks to, as {@code host:port}; several are separated by commas. */

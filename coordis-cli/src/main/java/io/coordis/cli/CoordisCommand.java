@@ -19,12 +19,13 @@ import java.util.regex.Pattern;
 
 /** {@code coordis}: the options every subcommand shares (where Redis is, how much to show on failure). */
 @Command(name = "coordis", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Distributed coordination on Redis: run a command while holding a lock, signal and wait, "
-                + "try the demo.",
-        footer = {"", "Exit status: the command's own for 'lock'; 1 lock not acquired (-E), or no signal within "
+        description = "Distributed coordination on Redis: run a command while holding a lock or while leader of "
+                + "an election, signal and wait, try the demo.",
+        footer = {"", "Exit status: the command's own for 'lock' and 'elect'; 1 lock not acquired (-E), not "
+                + "elected within --wait ('elect'), nobody leads ('leader'), or no signal within "
                 + "--timeout ('wait'); 64 usage; "
-                + "65 a key holds the wrong type; 69 Redis unavailable; 70 internal error; 75 lock lost while "
-                + "the command ran; 77 credentials or permission refused."})
+                + "65 a key holds the wrong type; 69 Redis unavailable; 70 internal error; 75 lock or leadership "
+                + "lost while the command ran; 77 credentials or permission refused."})
 final class CoordisCommand implements Callable<Integer> {
     /**
      * The environment variable that gives the Redis URL when no {@code --url} is given; a

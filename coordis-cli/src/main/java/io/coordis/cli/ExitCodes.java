@@ -14,6 +14,10 @@ final class ExitCodes {
     static final int OK = 0;
     /** {@code lock}: the lock was not acquired in time (changed with {@code -E}). */
     static final int NOT_ACQUIRED = 1;
+    /** {@code elect}: not elected within {@code --wait}. */
+    static final int NOT_ELECTED = 1;
+    /** {@code leader}: nobody leads the election. */
+    static final int NO_LEADER = 1;
     /** {@code wait}: no signal arrived within {@code --timeout}. */
     static final int NO_SIGNAL = 1;
     /** EX_USAGE: bad arguments or options. */
@@ -27,7 +31,7 @@ final class ExitCodes {
     static final int UNAVAILABLE = 69;
     /** EX_SOFTWARE: any other failure. */
     static final int SOFTWARE = 70;
-    /** EX_TEMPFAIL: the lock was lost while the command ran; the command was stopped. */
+    /** EX_TEMPFAIL: the lock (or, for {@code elect}, the leadership) was lost while the command ran; it was stopped. */
     static final int LOCK_LOST = 75;
     /** EX_NOPERM: Redis refused the credentials or the ACL user lacks a permission. */
     static final int NO_PERMISSION = 77;

@@ -116,11 +116,11 @@ final class LockCommand implements Callable<Integer> {
             if (lease.isEmpty()) {
                 return conflictExitCode;
             }
-            if (!teardown.adopt(lease.get())) {
+            if (!teardown.adopt(Claim.of(lease.get()))) {
                 return ExitCodes.SOFTWARE; // shutting down; the JVM's exit status wins
             }
             progress("acquired '" + name + "' (token " + lease.get().fencingToken() + ")" + where(lease.get(), nodes.size()));
-            return new Supervisor(lease.get(), command, teardown, terminal).run();
+            return new Supervisor(Claim.of(lease.get()), command, teardown, terminal).run();
         }
     }
 

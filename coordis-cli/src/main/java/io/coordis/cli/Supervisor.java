@@ -1,24 +1,24 @@
 package io.coordis.cli;
 
 import io.coordis.internal.Durations;
-import io.coordis.lock.Lease;
 
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Runs the command while a lease is held and watches both: the command's exit gives the exit status;
- * the lease's loss stops the command (SIGTERM, then SIGKILL after the grace period) and gives 75.
+ * Runs the command while a lock's lease or a leadership is held and watches both: the command's exit
+ * gives the exit status; the claim's loss stops the command (SIGTERM, then SIGKILL after the grace
+ * period) and gives 75.
  */
 final class Supervisor {
-    private final Lease lease;
+    private final Claim claim;
     private final List<String> command;
     private final Teardown teardown;
     private final Terminal terminal;
 
-    Supervisor(Lease lease, List<String> command, Teardown teardown, Terminal terminal) {
-        this.lease = lease;
+    Supervisor(Claim claim, List<String> command, Teardown teardown, Terminal terminal) {
+        this.claim = claim;
         this.command = command;
         this.teardown = teardown;
         this.terminal = terminal;
@@ -27,8 +27,7 @@ final class Supervisor {
     /** Blocks until the command has exited; answers the exit status for {@code coordis}. */
     int run() {
         ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
-        builder.environment().put(LockCommand.NAME_ENV, lease.name());
-        builder.environment().put(LockCommand.TOKEN_ENV, Long.toString(lease.fencingToken()));
+        builder.environment().putAll(claim.environment());
         Process child;
         try {
             child = teardown.launch(builder);
@@ -38,19 +37,17 @@ final class Supervisor {
         if (child == null) {
             return ExitCodes.SOFTWARE;
         }
-        CompletableFuture<Lease> lost = lease.lost().toCompletableFuture();
+        CompletableFuture<?> lost = claim.lost();
         CompletableFuture.anyOf(child.onExit(), lost).join();
         if (child.isAlive()) {
-            terminal.say("lost lock '" + lease.name() + "' (token " + lease.fencingToken()
-                    + ") while the command was running; stopping it (SIGTERM, SIGKILL after "
+            terminal.say("lost " + claim.describe() + " while the command was running; stopping it (SIGTERM, SIGKILL after "
                     + Durations.format(teardown.grace()) + ")");
             teardown.close();
             return ExitCodes.LOCK_LOST;
         }
         int status = child.exitValue();
-        if (lost.isDone() || (!lease.isHeld() && !teardown.isClosed())) {
-            terminal.say("lost lock '" + lease.name() + "' (token " + lease.fencingToken()
-                    + ") before the command finished (its exit status was " + status + ")");
+        if (lost.isDone() || (!claim.isHeld() && !teardown.isClosed())) {
+            terminal.say("lost " + claim.describe() + " before the command finished (its exit status was " + status + ")");
             return ExitCodes.LOCK_LOST;
         }
         return status;

@@ -2,23 +2,22 @@ package io.coordis.cli;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.Durations;
-import io.coordis.lock.Lease;
 
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Ends a {@code lock} run exactly once, whoever gets there first — the command thread when the child
+ * Ends a {@code lock} or {@code elect} run exactly once, whoever gets there first — the command thread when the child
  * exits, or the JVM shutdown hook on Ctrl-C / SIGTERM: stops the child (SIGTERM, SIGKILL after the
- * grace period), then releases the lease, so the command never runs unprotected. A lease or child that
- * arrives after the teardown is released or never started. Thread-safe.
+ * grace period), then releases the lease or resigns the leadership (the claim), so the command never runs
+ * unprotected. A claim or child that arrives after the teardown is released or never started. Thread-safe.
  */
 final class Teardown implements AutoCloseable {
     private final Duration grace;
     private final Terminal terminal;
     private final Thread hook = new Thread(this::close, "coordis-shutdown");
-    private Lease lease;
+    private Claim claim;
     private Process child;
     private boolean closed;
     private boolean hookInstalled;
@@ -36,16 +35,16 @@ final class Teardown implements AutoCloseable {
     }
 
     /**
-     * Takes charge of releasing {@code lease}.
+     * Takes charge of releasing {@code claim} (a lease or a leadership).
      *
-     * @return {@code false} when the teardown already ran (the lease has then been released)
+     * @return {@code false} when the teardown already ran (the claim has then been released)
      */
-    synchronized boolean adopt(Lease lease) {
+    synchronized boolean adopt(Claim claim) {
         if (closed) {
-            release(lease);
+            release(claim);
             return false;
         }
-        this.lease = lease;
+        this.claim = claim;
         return true;
     }
 
@@ -82,7 +81,7 @@ final class Teardown implements AutoCloseable {
         }
     }
 
-    /** Whether the teardown ran (or runs): the lease is then released on purpose, not lost. */
+    /** Whether the teardown ran (or runs): the claim is then released on purpose, not lost. */
     synchronized boolean isClosed() {
         return closed;
     }
@@ -92,7 +91,7 @@ final class Teardown implements AutoCloseable {
         return grace;
     }
 
-    /** Stops the child, releases the lease and removes the shutdown hook. Idempotent. */
+    /** Stops the child, releases the claim and removes the shutdown hook. Idempotent. */
     @Override
     public synchronized void close() {
         if (!closed) {
@@ -100,8 +99,8 @@ final class Teardown implements AutoCloseable {
             if (child != null) {
                 stop(child, grace);
             }
-            if (lease != null) {
-                release(lease);
+            if (claim != null) {
+                release(claim);
             }
         }
         if (hookInstalled && Thread.currentThread() != hook) {
@@ -114,15 +113,15 @@ final class Teardown implements AutoCloseable {
         }
     }
 
-    private void release(Lease lease) {
-        boolean held = lease.isHeld();
+    private void release(Claim claim) {
+        boolean held = claim.isHeld();
         try {
-            lease.release();
+            claim.release();
         } catch (CoordisException e) {
             if (!held) {
                 return; // already lost and reported; nothing of ours is left to release
             }
-            terminal.say("could not release lock '" + lease.name() + "' (" + e.getMessage()
+            terminal.say("could not release " + claim.what() + " (" + e.getMessage()
                     + "); it expires by its TTL");
         }
     }

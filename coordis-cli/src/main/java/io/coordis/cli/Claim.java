@@ -1,0 +1,116 @@
+package io.coordis.cli;
+
+import io.coordis.election.Leadership;
+import io.coordis.lock.Lease;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What a supervised command runs under: a lock's lease ({@code lock}) or a leadership ({@code elect}).
+ * {@link Supervisor} stops the command when it is lost; {@link Teardown} releases it at the end.
+ */
+interface Claim {
+
+    /** For messages: {@code lock 'name'}, {@code leadership of 'name'}. */
+    String what();
+
+    /** For messages: {@link #what()} with its number, {@code lock 'name' (token 7)}. */
+    String describe();
+
+    /** Variables the command sees in its environment. */
+    Map<String, String> environment();
+
+    /** Completes when the claim is lost. */
+    CompletableFuture<?> lost();
+
+    boolean isHeld();
+
+    /**
+     * Gives the claim up (release the lock, resign the leadership).
+     *
+     * @throws io.coordis.CoordisException when Redis cannot be reached
+     */
+    void release();
+
+    static Claim of(Lease lease) {
+        return new Claim() {
+            @Override
+            public String what() {
+                return "lock '" + lease.name() + "'";
+            }
+
+            @Override
+            public String describe() {
+                return what() + " (token " + lease.fencingToken() + ")";
+            }
+
+            @Override
+            public Map<String, String> environment() {
+                return Map.of(LockCommand.NAME_ENV, lease.name(), LockCommand.TOKEN_ENV, Long.toString(lease.fencingToken()));
+            }
+
+            @Override
+            public CompletableFuture<?> lost() {
+                return lease.lost().toCompletableFuture();
+            }
+
+            @Override
+            public boolean isHeld() {
+                return lease.isHeld();
+            }
+
+            @Override
+            public void release() {
+                lease.release();
+            }
+        };
+    }
+
+    /**
+     * A leadership as a claim. Only a loss counts as lost: the revocation that {@link #release()}'s own
+     * resignation causes does not, so a command stopped by Ctrl-C is not reported as having lost it.
+     */
+    static Claim of(Leadership leadership) {
+        CompletableFuture<Void> lost = new CompletableFuture<>();
+        java.util.concurrent.atomic.AtomicBoolean releasing = new java.util.concurrent.atomic.AtomicBoolean();
+        leadership.revoked().thenRun(() -> {
+            if (!releasing.get()) {
+                lost.complete(null);
+            }
+        });
+        return new Claim() {
+            @Override
+            public String what() {
+                return "leadership of '" + leadership.name() + "'";
+            }
+
+            @Override
+            public String describe() {
+                return what() + " (term " + leadership.term() + ")";
+            }
+
+            @Override
+            public Map<String, String> environment() {
+                return Map.of(ElectCommand.NAME_ENV, leadership.name(), ElectCommand.TERM_ENV,
+                        Long.toString(leadership.term()), ElectCommand.ID_ENV, leadership.candidateId());
+            }
+
+            @Override
+            public CompletableFuture<?> lost() {
+                return lost;
+            }
+
+            @Override
+            public boolean isHeld() {
+                return leadership.isValid();
+            }
+
+            @Override
+            public void release() {
+                releasing.set(true);
+                leadership.resign();
+            }
+        };
+    }
+}

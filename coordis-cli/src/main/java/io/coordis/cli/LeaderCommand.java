@@ -1,0 +1,58 @@
+package io.coordis.cli;
+
+import io.coordis.Coordis;
+import io.coordis.election.Leader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/** {@code coordis leader NAME}: prints who leads the election NAME and with which term. */
+@Command(name = "leader", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Print the current leader of the election NAME and its term: 'leader=ID term=T' "
+                + "(term '-' when the key was not written by Coordis).",
+        footer = {"", "Exit status: 0 a leader was printed; 1 nobody leads; 64 usage; 65 the key holds another "
+                + "type; 69 Redis unavailable; 77 credentials refused."})
+final class LeaderCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "The election's name (the Redis key).")
+    String name;
+
+    @Mixin
+    RedisUrls urls = new RedisUrls();
+
+    @ParentCommand
+    CoordisCommand parent;
+
+    @Spec
+    CommandSpec spec;
+
+    private final Terminal terminal;
+
+    LeaderCommand(Terminal terminal) {
+        this.terminal = terminal;
+    }
+
+    @Override
+    public Integer call() {
+        if (name.isBlank()) {
+            throw new ParameterException(spec.commandLine(), "election name must not be blank: name the election, "
+                    + "e.g. reports:scheduler");
+        }
+        try (Coordis coordis = Connections.open(parent.url(spec, urls), spec)) {
+            Optional<Leader> leader = coordis.election(name).leader();
+            if (leader.isEmpty()) {
+                terminal.say("nobody leads '" + name + "'");
+                return ExitCodes.NO_LEADER;
+            }
+            terminal.output(leader.get().describe());
+            return ExitCodes.OK;
+        }
+    }
+}

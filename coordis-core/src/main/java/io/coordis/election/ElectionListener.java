@@ -1,0 +1,30 @@
+package io.coordis.election;
+
+/**
+ * Told when this candidate's leadership starts and ends. Called on the client's timer thread, one call
+ * at a time per election: implementations must be quick and must not block (hand work to another
+ * thread). Exceptions they throw are logged and otherwise ignored. All methods default to doing nothing.
+ */
+public interface ElectionListener {
+
+    /** This candidate became leader with {@code leadership.term()}. */
+    default void elected(Leadership leadership) {
+    }
+
+    /**
+     * This candidate's leadership ended: resigned, taken over, expired, or its local deadline passed
+     * without a successful renewal. {@code reason} says which, for logs. From this call on,
+     * {@link Leadership#isValid()} is {@code false}.
+     */
+    default void revoked(Leadership leadership, String reason) {
+    }
+
+    /**
+     * Redis handed out a term not above the highest this candidate had seen ({@code highestSeen}), so it
+     * lost data. When this candidate was being elected the term {@code got} was refused and the counter
+     * raised past {@code highestSeen}; when another candidate leads with it, {@code got} is that
+     * leader's term and a fenced resource will refuse its writes. Also logged at ERROR.
+     */
+    default void termRegressed(long highestSeen, long got) {
+    }
+}

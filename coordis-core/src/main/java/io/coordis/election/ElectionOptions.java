@@ -1,0 +1,129 @@
+package io.coordis.election;
+
+import io.coordis.internal.Durations;
+import io.coordis.internal.Hosts;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * How a {@link LeaderElection} candidate behaves. Immutable; each {@code with...} method returns a
+ * changed copy.
+ *
+ * <ul>
+ *   <li>{@code ttl} — how long a leadership lives in Redis without renewal, and so how long an election
+ *       can stay without a leader after a leader died; default 15 s, at least {@link #MIN_TTL}. The
+ *       leader renews every ttl/3.</li>
+ *   <li>{@code candidateId} — the value written to the election's key while this candidate leads, shown
+ *       to operators and observers; default {@code user@host:pid:<6 hex digits>}, unique per options
+ *       object made from the defaults.</li>
+ *   <li>{@code keyPrefix} — an explicit prefix put before the name to make the key; default none.</li>
+ *   <li>{@code clockDriftFactor} — the share of the TTL assumed lost to clock drift between this process
+ *       and Redis: a leader counts its term as over at start of its last successful renewal + TTL −
+ *       (TTL × factor + 2 ms); default 0.01.</li>
+ * </ul>
+ */
+public final class ElectionOptions {
+    /**
+     * The smallest TTL accepted: renewal runs at a third of it, and below 100 ms between renewals one
+     * slow round trip would end a healthy leadership.
+     */
+    public static final Duration MIN_TTL = Duration.ofMillis(300);
+    /** The default TTL. */
+    public static final Duration DEFAULT_TTL = Duration.ofSeconds(15);
+
+    private final Duration ttl;
+    private final String candidateId;
+    private final String keyPrefix;
+    private final double clockDriftFactor;
+
+    private ElectionOptions(Duration ttl, String candidateId, String keyPrefix, double clockDriftFactor) {
+        this.ttl = ttl;
+        this.candidateId = candidateId;
+        this.keyPrefix = keyPrefix;
+        this.clockDriftFactor = clockDriftFactor;
+    }
+
+    /** Default options with a fresh default candidate id. */
+    public static ElectionOptions defaults() {
+        return new ElectionOptions(DEFAULT_TTL, defaultCandidateId(), "", 0.01);
+    }
+
+    /** {@code user@host:pid:<6 random hex digits>}: tells apart two candidates in one process. */
+    public static String defaultCandidateId() {
+        return Hosts.processId() + ":" + String.format("%06x", ThreadLocalRandom.current().nextInt(1 << 24));
+    }
+
+    /**
+     * @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_TTL}
+     */
+    public ElectionOptions withTtl(Duration ttl) {
+        return new ElectionOptions(Durations.atLeast(ttl, MIN_TTL, "election ttl"), candidateId, keyPrefix,
+                clockDriftFactor);
+    }
+
+    /**
+     * @throws IllegalArgumentException when the id is blank or contains a space or line break (the id
+     *                                  travels in space-separated notifications)
+     */
+    public ElectionOptions withCandidateId(String id) {
+        Objects.requireNonNull(id, "candidate id must not be null");
+        if (id.isBlank()) {
+            throw new IllegalArgumentException("candidate id must not be blank: name this candidate, e.g. \"web-1\"");
+        }
+        if (id.chars().anyMatch(Character::isWhitespace)) {
+            throw new IllegalArgumentException("candidate id must not contain blanks or line breaks, was \""
+                    + id.replaceAll("\\R", "\\\\n") + "\"");
+        }
+        return new ElectionOptions(ttl, id, keyPrefix, clockDriftFactor);
+    }
+
+    public ElectionOptions withKeyPrefix(String keyPrefix) {
+        return new ElectionOptions(ttl, candidateId, Objects.requireNonNull(keyPrefix, "key prefix must not be null"),
+                clockDriftFactor);
+    }
+
+    /**
+     * @throws IllegalArgumentException unless {@code 0 <= factor < 0.3}
+     */
+    public ElectionOptions withClockDriftFactor(double factor) {
+        if (!(factor >= 0 && factor < 0.3)) {
+            throw new IllegalArgumentException("clock drift factor must be at least 0 and below 0.3, was " + factor);
+        }
+        return new ElectionOptions(ttl, candidateId, keyPrefix, factor);
+    }
+
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** The leader renews this often: a third of the TTL. */
+    public Duration renewInterval() {
+        return ttl.dividedBy(3);
+    }
+
+    public String candidateId() {
+        return candidateId;
+    }
+
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    public double clockDriftFactor() {
+        return clockDriftFactor;
+    }
+
+    /** How long after the start of a successful campaign or renewal the leader counts itself leader, in ns. */
+    long validityNanos() {
+        long ttlNanos = ttl.toNanos();
+        return ttlNanos - (long) (ttlNanos * clockDriftFactor) - 2_000_000L;
+    }
+
+    @Override
+    public String toString() {
+        return "ElectionOptions[ttl=" + Durations.format(ttl) + ", candidateId=" + candidateId + ", keyPrefix='"
+                + keyPrefix + "']";
+    }
+}

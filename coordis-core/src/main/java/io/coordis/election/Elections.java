@@ -1,0 +1,71 @@
+package io.coordis.election;
+
+import io.coordis.Ticker;
+import io.coordis.internal.redis.RedisNode;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Creates election candidates over one client's Redis connection. Obtained from {@code Coordis}; the
+ * constructor is not part of the API. Thread-safe.
+ */
+public final class Elections {
+    /** The term the classic counter election uses: {@code EXPIRE master_selector 20}. */
+    public static final Duration CLASSIC_TERM = Duration.ofSeconds(20);
+
+    private final List<RedisNode> nodes;
+    private final Ticker ticker;
+    private final ScheduledExecutorService scheduler;
+
+    public Elections(List<RedisNode> nodes, Ticker ticker, ScheduledExecutorService scheduler) {
+        this.nodes = List.copyOf(nodes);
+        this.ticker = ticker;
+        this.scheduler = scheduler;
+    }
+
+    /**
+     * A candidate in the lease election {@code name}.
+     *
+     * @throws IllegalArgumentException when the name is blank
+     * @throws IllegalStateException    when this client talks to several independent masters
+     */
+    public LeaderElection election(String name, ElectionOptions options) {
+        Objects.requireNonNull(options, "election options must not be null");
+        return new LeaseElection(node(), checkName(name, "election name"), options, ticker, scheduler);
+    }
+
+    /**
+     * A candidate in the classic counter election on {@code key}.
+     *
+     * @throws IllegalArgumentException when the key is blank, or the term is not a whole number of
+     *                                  seconds of at least 1 s
+     * @throws IllegalStateException    when this client talks to several independent masters
+     */
+    public CounterElection counterElection(String key, Duration term) {
+        Objects.requireNonNull(term, "term must not be null");
+        if (term.compareTo(Duration.ofSeconds(1)) < 0 || term.toNanos() % 1_000_000_000L != 0) {
+            throw new IllegalArgumentException("counter election term must be a whole number of seconds, at least 1s "
+                    + "(it is sent as EXPIRE <key> <seconds>), was " + term.toMillis() + "ms");
+        }
+        return new IncrementingElection(node(), checkName(key, "election key"), term, 0.01, ticker);
+    }
+
+    private RedisNode node() {
+        if (nodes.size() != 1) {
+            throw new IllegalStateException("leader election runs on one Redis node (or a Sentinel-managed master); "
+                    + "this client has " + nodes.size() + " independent masters: connect a client to one of them");
+        }
+        return nodes.get(0);
+    }
+
+    private static String checkName(String name, String what) {
+        Objects.requireNonNull(name, what + " must not be null");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException(what + " must not be blank: name the election, e.g. \"reports:scheduler\"");
+        }
+        return name;
+    }
+}

@@ -1,0 +1,121 @@
+package io.coordis.election;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * One candidate in a lease election on one Redis node (or Sentinel-managed master). The election's key
+ * is its name (plus an explicit prefix, if set) and holds the leader's candidate id with a TTL; the
+ * leader renews it every TTL/3 and so is re-elected without a gap. Every new leadership gets a term
+ * from a counter that only grows ({@code {name}:term}), the fencing token for the leader's writes.
+ *
+ * <pre>{@code
+ * LeaderElection election = coordis.election("reports:scheduler");
+ * Leadership leadership = election.campaign();          // blocks until this candidate leads
+ * while (leadership.isValid()) {
+ *     runOneJob(leadership.term());                      // pass the term to what you write
+ * }
+ * }</pre>
+ *
+ * <p>Waiting candidates do not poll: they wake when a leader resigns (pub/sub on {@code {name}:changed})
+ * and when the leader's TTL runs out (a timer set from the TTL Redis reported, plus jitter). A leader
+ * counts itself leader only until start of its last successful renewal + TTL − drift on the monotonic
+ * clock, so it knows it lost before another candidate can be elected, even when Redis is unreachable or
+ * the process was paused.
+ *
+ * <p>Term regression: the candidate remembers the highest term it has seen. If Redis lost data
+ * (restart without persistence, failover to a replica that lagged) and hands out a term not above it,
+ * that term is refused: the counter is raised past the highest seen and the new leadership takes the
+ * next term, and the regression is reported to {@link ElectionListener#termRegressed}, in an ERROR log
+ * and to observers. A candidate that never saw the older terms cannot detect this; a fenced resource
+ * that remembers the highest term it accepted still refuses the regressed leader.
+ *
+ * <p>Thread-safe; one campaign runs at a time per candidate (concurrent callers wait for it).
+ */
+public interface LeaderElection extends AutoCloseable {
+
+    /** The election's name as given. */
+    String name();
+
+    /** The Redis key that holds the leader's id: the key prefix plus the name. */
+    String key();
+
+    /** This candidate's id. */
+    String candidateId();
+
+    /**
+     * Campaigns until this candidate leads or {@code timeout} passes. Returns at once with the current
+     * leadership if this candidate leads already.
+     *
+     * @return the leadership, or empty when another candidate still led when the time was up
+     * @throws InterruptedException         when interrupted while waiting (nothing is left held)
+     * @throws io.coordis.CoordisException when Redis cannot be reached or refuses the commands
+     */
+    Optional<Leadership> campaign(Duration timeout) throws InterruptedException;
+
+    /** Like {@link #campaign(Duration)} without a time limit. */
+    Leadership campaign() throws InterruptedException;
+
+    /** This candidate's current leadership, if it leads (checked against the local deadline). Does not block. */
+    Optional<Leadership> leadership();
+
+    /** Whether this candidate leads now (its leadership is valid). Does not block. */
+    default boolean isLeader() {
+        return leadership().isPresent();
+    }
+
+    /**
+     * Resigns this candidate's leadership if it has one (see {@link Leadership#resign()}).
+     *
+     * @return {@code true} if this call ended a leadership at Redis
+     */
+    boolean resign();
+
+    /**
+     * Who leads now, read from Redis (one round trip).
+     *
+     * @throws io.coordis.CoordisException when Redis cannot be reached, or the key holds another type
+     */
+    Optional<Leader> leader();
+
+    /** The highest term this candidate has seen (elected, renewed, observed, or reported busy); 0 if none. */
+    long highestTermSeen();
+
+    /**
+     * Calls {@code events} with the current leader at once (on the client's timer thread), then on every
+     * change of leader or term: elections and resignations as they are announced, expiries when the
+     * leader's TTL runs out. Each event is also checked for term regression. The callback must be quick.
+     * Close the returned handle to stop.
+     *
+     * @throws io.coordis.CoordisException when the pub/sub connection cannot be opened
+     */
+    AutoCloseable observe(Consumer<LeaderEvent> events);
+
+    /** Adds a listener for this candidate's leaderships. */
+    void addListener(ElectionListener listener);
+
+    void removeListener(ElectionListener listener);
+
+    /**
+     * Campaigns for at most {@code wait}, then runs {@code task} on this thread while leading, resigns
+     * when it ends, and answers its result. If the leadership ends while the task runs, this thread is
+     * interrupted and {@link LeadershipLostException} is thrown once the task returns or throws.
+     *
+     * @return the task's result, or empty when this candidate was not elected within {@code wait}
+     * @throws InterruptedException     when interrupted while campaigning, or by the caller while the
+     *                                  task runs
+     * @throws LeadershipLostException  when the leadership ended while the task ran
+     */
+    <T> Optional<T> whileLeader(Duration wait, LeaderTask<T> task) throws InterruptedException;
+
+    /** Work that runs while leading; it should stop promptly when interrupted. */
+    @FunctionalInterface
+    interface LeaderTask<T> {
+        T run(Leadership leadership) throws InterruptedException;
+    }
+
+    /** Resigns if leading and stops every observer; the candidate cannot be used afterwards. */
+    @Override
+    void close();
+}

@@ -1,0 +1,48 @@
+package io.coordis.election;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One term of leadership won by a {@link LeaderElection} candidate. The leadership renews itself every
+ * TTL/3 until it is resigned or lost. Thread-safe.
+ *
+ * <p>Safety: the leader counts itself leader only until start of its last successful renewal + TTL −
+ * drift, measured on the monotonic clock, which is before the key can expire in Redis and so before any
+ * other candidate can be elected (as long as Redis keeps its data). A process that was paused (GC,
+ * SIGSTOP) past that deadline sees {@link #isValid()} {@code false} on its first check after resuming.
+ * Pass {@link #term()} to whatever the leader writes, so that a resource can refuse a stale leader.
+ */
+public interface Leadership {
+
+    /** The election's name. */
+    String name();
+
+    /** This candidate's id, the value of the election's key while it leads. */
+    String candidateId();
+
+    /** The term: grows with every new leadership of this election; the fencing token for writes. */
+    long term();
+
+    /**
+     * Whether this leadership still holds: not resigned, not lost, and its local deadline not passed.
+     * Once {@code false}, never {@code true} again. Does not block.
+     */
+    boolean isValid();
+
+    /** Time left until the local deadline; zero once the leadership is over. */
+    Duration remainingValidity();
+
+    /** Completes (on the client's timer thread) when the leadership ends for any reason, resigning included. */
+    CompletionStage<Leadership> revoked();
+
+    /**
+     * Ends this leadership: deletes the election's key if it still holds this id and term, and notifies
+     * waiting candidates so that one takes over at once. Blocks for one round trip.
+     *
+     * @return {@code true} if this call deleted the key; {@code false} if the leadership was over already
+     * @throws io.coordis.CoordisException when Redis cannot be reached (the leadership is over locally
+     *                                     anyway, and the key expires by its TTL)
+     */
+    boolean resign();
+}

@@ -1,0 +1,128 @@
+package io.coordis.election;
+
+import io.coordis.Coordis;
+import io.coordis.testkit.RespClient;
+
+import java.net.URI;
+import java.time.Duration;
+
+/**
+ * Child-JVM main: one election candidate that reports to an {@link ElectionReferee} and prints what it
+ * believes on stdout ({@code CAMPAIGNING}, {@code ELECTED term=T}, {@code REVOKED term=T},
+ * {@code ROUND leader=B remembered=V}). Exits when stdin closes.
+ *
+ * <p>Arguments: {@code <mode> <referee port> <redis uri> <name> <id> <ttl ms>}, mode one of:
+ * <ul>
+ *   <li>{@code lease} — the lease election: campaign; once elected, report ELECTED and write to the fenced
+ *       resource every 20 ms while {@link Leadership#isValid()}; when it turns false report REVOKED (before
+ *       anything else) and campaign again.</li>
+ *   <li>{@code counter} — Coordis's counter election, one round every ttl/10; after each round report ACT
+ *       if {@link CounterElection#isLeader()}.</li>
+ *   <li>{@code seed} — the classic {@code master()} function emulated command for command (INCR, then
+ *       EXPIRE key term while leading) without the local term check; ACT after each round it won.</li>
+ * </ul>
+ */
+public final class CandidateProcess {
+    private CandidateProcess() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String mode = args[0];
+        int port = Integer.parseInt(args[1]);
+        String uri = args[2];
+        String name = args[3];
+        String id = args[4];
+        Duration ttl = Duration.ofMillis(Long.parseLong(args[5]));
+        Thread stdinWatch = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // ignore input; exit when it closes
+                }
+            } catch (java.io.IOException ignored) {
+                // exit
+            }
+            Runtime.getRuntime().halt(0);
+        }, "stdin-watch");
+        stdinWatch.setDaemon(true);
+        stdinWatch.start();
+        try (RefereeClient referee = new RefereeClient(port, id)) {
+            referee.send("HELLO", 0);
+            switch (mode) {
+                case "lease" -> lease(referee, uri, name, id, ttl);
+                case "counter" -> counter(referee, uri, name, ttl);
+                case "seed" -> seed(referee, uri, name, ttl);
+                default -> throw new IllegalArgumentException("unknown mode " + mode);
+            }
+        }
+    }
+
+    static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    private static void lease(RefereeClient referee, String uri, String name, String id, Duration ttl)
+            throws InterruptedException {
+        try (Coordis coordis = Coordis.connect(uri)) {
+            LeaderElection election = coordis.election(name,
+                    ElectionOptions.defaults().withCandidateId(id).withTtl(ttl));
+            while (true) {
+                say("CAMPAIGNING");
+                Leadership l = election.campaign();
+                referee.send("ELECTED", l.term());
+                say("ELECTED term=" + l.term());
+                while (l.isValid()) {
+                    if (!referee.send("WRITE", l.term())) {
+                        say("WRITE_REJECTED term=" + l.term());
+                    }
+                    Thread.sleep(20);
+                }
+                referee.send("REVOKED", l.term());
+                say("REVOKED term=" + l.term());
+            }
+        }
+    }
+
+    private static void counter(RefereeClient referee, String uri, String key, Duration term) throws InterruptedException {
+        try (Coordis coordis = Coordis.connect(uri)) {
+            CounterElection election = coordis.counterElection(key, term);
+            while (true) {
+                boolean won = election.round();
+                say("ROUND leader=" + won + " remembered=" + election.remembered());
+                if (election.isLeader()) {
+                    referee.send("ACT", 0);
+                }
+                Thread.sleep(term.toMillis() / 10);
+            }
+        }
+    }
+
+    /** The classic master() function, line for line, on a raw RESP connection. */
+    private static void seed(RefereeClient referee, String uri, String key, Duration term) throws InterruptedException {
+        URI u = URI.create(uri);
+        try (RespClient rc = RespClient.connect(u.getHost(), u.getPort())) {
+            long localSelector = 0;
+            while (true) {
+                long masterSelector = (Long) rc.command("INCR", key);
+                if (masterSelector == 1) {
+                    localSelector = masterSelector;
+                } else if (localSelector > 0) {
+                    if (localSelector > masterSelector) {
+                        localSelector = 0;
+                    } else {
+                        localSelector = masterSelector;
+                    }
+                }
+                if (localSelector > 0) {
+                    rc.command("EXPIRE", key, Long.toString(term.toSeconds()));
+                }
+                boolean master = localSelector > 0;
+                say("ROUND leader=" + master + " remembered=" + localSelector);
+                if (master) {
+                    referee.send("ACT", 0);
+                }
+                Thread.sleep(term.toMillis() / 10);
+            }
+        }
+    }
+}

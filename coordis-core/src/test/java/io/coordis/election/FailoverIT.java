@@ -1,0 +1,109 @@
+package io.coordis.election;
+
+import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.RedisExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Leaders in separate JVMs die (kill -9) or freeze (SIGSTOP): another candidate takes over within the
+ * TTL + 1 s, terms strictly increase, no term has two leaders, and the fenced resource never sees a
+ * stale write accepted.
+ */
+class FailoverIT {
+    private static final Duration TTL = Duration.ofSeconds(2);
+
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void killingTheLeaderTwentyTimesElectsANewOneWithinTheTtlPlusOneSecondEachTime() throws Exception {
+        try (ElectionReferee referee = new ElectionReferee();
+             Candidates candidates = new Candidates(referee, "lease", "el:failover", TTL)) {
+            for (int i = 0; i < 3; i++) {
+                candidates.start(redis.uri());
+            }
+            ElectionReferee.Event leader = referee.await(0, "ELECTED", null, 10_000)
+                    .orElseThrow(() -> new AssertionError("nobody elected; " + candidates.describe()));
+            List<Long> takeovers = new ArrayList<>();
+            for (int kill = 1; kill <= 20; kill++) {
+                Thread.sleep(200 + (kill * 37) % 500); // kill at different points of the renewal cycle
+                int mark = referee.size();
+                long killed = System.nanoTime();
+                candidates.kill(leader.id());
+                ElectionReferee.Event next = referee.await(mark, "ELECTED", null, TTL.toMillis() + 10_000)
+                        .orElseThrow(() -> new AssertionError("no new leader; " + candidates.describe()));
+                long took = TimeUnit.NANOSECONDS.toMillis(next.nanos() - killed);
+                takeovers.add(took);
+                assertThat(next.id()).isNotEqualTo(leader.id());
+                assertThat(took).as("kill %d: new leader after %d ms", kill, took)
+                        .isLessThanOrEqualTo(TTL.toMillis() + 1000);
+                assertThat(next.term()).as("kill %d", kill).isGreaterThan(leader.term());
+                leader = next;
+                candidates.start(redis.uri()); // keep three candidates
+            }
+            System.out.println("take-over after kill -9 (ms, TTL " + TTL.toMillis() + "): " + takeovers);
+            assertThat(referee.violations()).isEmpty();
+            assertThat(referee.events("ELECTED")).hasSize(21);
+            assertThat(referee.events("WRITE")).allMatch(ElectionReferee.Event::accepted);
+        }
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void aPausedLeaderIsReplacedAndOnResumingKnowsItIsNoLongerLeaderBeforeWritingAgain() throws Exception {
+        try (ElectionReferee referee = new ElectionReferee();
+             Candidates candidates = new Candidates(referee, "lease", "el:paused", TTL)) {
+            for (int i = 0; i < 3; i++) {
+                candidates.start(redis.uri());
+            }
+            ElectionReferee.Event old = referee.await(0, "ELECTED", null, 10_000)
+                    .orElseThrow(() -> new AssertionError("nobody elected; " + candidates.describe()));
+            Thread.sleep(TTL.toMillis()); // a few renewals and writes
+            ChildJvm frozen = candidates.get(old.id());
+            int mark = referee.size();
+            long paused = System.nanoTime();
+            frozen.pause();
+            ElectionReferee.Event next = referee.await(mark, "ELECTED", null, TTL.toMillis() + 10_000)
+                    .orElseThrow(() -> new AssertionError("nobody took over; " + candidates.describe()));
+            assertThat(TimeUnit.NANOSECONDS.toMillis(next.nanos() - paused)).isLessThanOrEqualTo(TTL.toMillis() + 1000);
+            assertThat(next.term()).isGreaterThan(old.term());
+            long stillPaused = TTL.multipliedBy(3).dividedBy(2).toNanos() - (System.nanoTime() - paused);
+            if (stillPaused > 0) {
+                TimeUnit.NANOSECONDS.sleep(stillPaused);
+            }
+            Thread.sleep(300); // the new leader writes meanwhile
+            int resumedAt = referee.size();
+            frozen.resume();
+            ElectionReferee.Event revoked = referee.await(resumedAt, "REVOKED", old.id(), 5_000)
+                    .orElseThrow(() -> new AssertionError("resumed leader did not report its revocation; "
+                            + frozen.describe()));
+            Thread.sleep(TTL.toMillis()); // it campaigns again, and waits
+            List<ElectionReferee.Event> after = referee.events().subList(resumedAt, referee.size());
+            List<ElectionReferee.Event> staleWrites = after.stream()
+                    .filter(e -> e.kind().equals("WRITE") && e.id().equals(old.id())).toList();
+            // A write in flight when the process froze may arrive after resuming; the resource must refuse it.
+            assertThat(staleWrites).as("writes of the resumed leader").hasSizeLessThanOrEqualTo(1)
+                    .noneMatch(ElectionReferee.Event::accepted);
+            assertThat(after.indexOf(revoked)).as("revocation comes before any other action")
+                    .isLessThanOrEqualTo(staleWrites.isEmpty() ? Integer.MAX_VALUE : after.indexOf(staleWrites.get(0)) + 1);
+            assertThat(referee.events("WRITE")).filteredOn(e -> e.id().equals(next.id()))
+                    .as("the current leader's writes").isNotEmpty().allMatch(ElectionReferee.Event::accepted);
+            assertThat(referee.events("WRITE")).filteredOn(e -> !e.accepted())
+                    .as("only stale writes are refused").allMatch(e -> e.id().equals(old.id()) && e.term() == old.term());
+            assertThat(referee.violations()).isEmpty();
+            assertThat(candidates.get(next.id()).lines()).noneMatch(l -> l.startsWith("REVOKED"));
+            System.out.println("paused leader: take-over after " + TimeUnit.NANOSECONDS.toMillis(next.nanos() - paused)
+                    + " ms; stale writes after resuming: " + staleWrites.size());
+        }
+    }
+}

@@ -121,8 +121,10 @@ class RedlockIT {
 
     @Test
     void watchdogKeepsARedlockPastItsTtl() throws Exception {
-        Lease lease = a.lock("renewed", OPTIONS.withTtl(Duration.ofMillis(500))).tryAcquire().orElseThrow();
-        Thread.sleep(1500);
+        // Several TTLs pass: only renewals keep it. Node timeouts roomy enough for a loaded 2-core machine.
+        LockOptions shortTtl = OPTIONS.withTtl(Duration.ofMillis(1500)).withNodeTimeout(Duration.ofMillis(200));
+        Lease lease = a.lock("renewed", shortTtl).tryAcquire().orElseThrow();
+        Thread.sleep(4500);
         assertThat(lease.isHeld()).isTrue();
         assertThat(b.lock("renewed", OPTIONS).tryAcquire()).isEmpty();
         lease.close();

@@ -277,6 +277,11 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     }
 
     private void sweepQuietly() {
+        if (queue.scheduler.isShutdown()) {
+            // the client was closed without closing this consumer: stop like its heartbeat did
+            sweeper.shutdown();
+            return;
+        }
         try {
             int moved = queue.sweep();
             if (moved > 0) {

@@ -103,17 +103,16 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             return List.of();
         }
         List<Delivery> handed = new ArrayList<>();
+        boolean clean = false;
         try {
             if (queue.ticker.read() - lastBeatNanos > ttlNanos * 2 / 3) {
                 beat();
             }
             while (true) {
                 fill(slots, handed);
-                if (!handed.isEmpty()) {
-                    return handed;
-                }
                 long left = deadline - queue.ticker.read();
-                if (left <= 0) {
+                if (!handed.isEmpty() || left <= 0) {
+                    clean = true;
                     return handed;
                 }
                 int slot = slots.get(0);
@@ -126,6 +125,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                     if (handed.isEmpty()) {
                         throw e;
                     }
+                    clean = true;
                     return handed;
                 }
             }
@@ -133,7 +133,8 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             List<Integer> used = handed.stream().map(d -> d.ref().slot()).toList();
             List<Integer> unused = new ArrayList<>(slots);
             unused.removeAll(used);
-            giveBack(unused);
+            // after a failure or interrupt a slot may hold a moved message: offer it to the next take first
+            giveBack(unused, !clean);
         }
     }
 
@@ -218,13 +219,22 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     }
 
     private void giveBack(List<Integer> slots) {
+        giveBack(slots, false);
+    }
+
+    /** Returns slots to the pool; suspect ones (which may hold a moved message) to its head. */
+    private void giveBack(List<Integer> slots, boolean suspect) {
         if (slots.isEmpty()) {
             return;
         }
         synchronized (free) {
             for (int s : slots) {
                 if (!free.contains(s)) {
-                    free.add(s);
+                    if (suspect) {
+                        free.addFirst(s);
+                    } else {
+                        free.add(s);
+                    }
                 }
             }
             free.notifyAll();

@@ -42,7 +42,8 @@ public final class Main {
                 .addSubcommand(new LockCommand(terminal))
                 .addSubcommand(new SignalCommand(terminal))
                 .addSubcommand(new WaitCommand(terminal))
-                .addSubcommand(new DemoCommand(terminal));
+                .addSubcommand(new DemoCommand(terminal))
+                .addSubcommand(QueueCommand.create(terminal));
         ErrorReporter errors = new ErrorReporter(terminal, root);
         return cli.registerConverter(Duration.class, new DurationParser())
                 .setExpandAtFiles(false)

@@ -136,7 +136,7 @@ class ReliableQueueIT {
 
     @Test
     void sweepersRaceButNeverTakeFromALiveSlowConsumer() throws Exception {
-        QueueOptions fast = QueueOptions.defaults().withHeartbeatTtl(Duration.ofMillis(600))
+        QueueOptions fast = QueueOptions.defaults().withHeartbeatTtl(Duration.ofMillis(1000))
                 .withSweepInterval(Duration.ofMillis(50));
         ReliableQueue q = coordis.reliableQueue("slow", fast);
         q.pushAll(List.of("held".getBytes(), "other".getBytes()));
@@ -162,7 +162,7 @@ class ReliableQueueIT {
 
     @Test
     void deadConsumersMessagesComeBackOnceWithAnAttemptCounted() throws Exception {
-        QueueOptions fast = QueueOptions.defaults().withHeartbeatTtl(Duration.ofMillis(500))
+        QueueOptions fast = QueueOptions.defaults().withHeartbeatTtl(Duration.ofMillis(1000))
                 .withSweepInterval(Duration.ofMillis(100));
         ReliableQueue q = coordis.reliableQueue("orphaned", fast);
         q.push("work");
@@ -180,6 +180,14 @@ class ReliableQueueIT {
             QueueStats stats = q.stats();
             assertThat(stats.consumers()).filteredOn(s -> s.id().equals(lost.id().split("/")[0]))
                     .singleElement().satisfies(s -> assertThat(s.alive()).isFalse());
+        }
+    }
+
+    @Test
+    void scriptShasMatchWhatRedisComputes() {
+        for (var script : List.of(SlotQueue.PUSH, SlotQueue.TAKE, SlotQueue.ACK, SlotQueue.NACK, SlotQueue.BEAT,
+                SlotQueue.SWEEP, SlotQueue.PROMOTE, SlotQueue.REQUEUE_DEAD)) {
+            assertThat(foreign.command("SCRIPT", "LOAD", script.source())).as(script.name()).isEqualTo(script.sha());
         }
     }
 

@@ -40,6 +40,8 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     private final long[] numbers;
     private final ListCommands.Blocking[] blocking;
     private final ArrayDeque<Integer> free = new ArrayDeque<>();
+    /** Takes hold it shared; close holds it exclusively, so no take moves a message after close released. */
+    private final java.util.concurrent.locks.ReadWriteLock closing = new java.util.concurrent.locks.ReentrantReadWriteLock();
     private final ScheduledExecutorService sweeper;
     private final ScheduledFuture<?> beats;
     private volatile long lastBeatNanos;
@@ -104,7 +106,9 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         }
         List<Delivery> handed = new ArrayList<>();
         boolean clean = false;
+        closing.readLock().lock();
         try {
+            requireOpen();
             if (queue.ticker.read() - lastBeatNanos > ttlNanos * 2 / 3) {
                 beat();
             }
@@ -120,6 +124,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                 try {
                     blocking(slot).move(queue.keys.queue, queue.keys.slot(id, slot), queue.options.order().right(), block);
                 } catch (CoordisException e) {
+                    requireOpen();
                     // The move may have happened with its reply lost: hand out what the slot holds.
                     fill(slots, handed);
                     if (handed.isEmpty()) {
@@ -130,11 +135,18 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                 }
             }
         } finally {
+            closing.readLock().unlock();
             List<Integer> used = handed.stream().map(d -> d.ref().slot()).toList();
             List<Integer> unused = new ArrayList<>(slots);
             unused.removeAll(used);
             // after a failure or interrupt a slot may hold a moved message: offer it to the next take first
             giveBack(unused, !clean);
+        }
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("consumer " + id + " of queue '" + queue.name() + "' is closed");
         }
     }
 
@@ -243,6 +255,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
 
     private ListCommands.Blocking blocking(int slot) {
         synchronized (blocking) {
+            requireOpen();
             if (blocking[slot] == null) {
                 blocking[slot] = queue.lists.blocking();
             }
@@ -321,12 +334,14 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         stopTimers();
         boolean confirmed = true;
         synchronized (blocking) {
-            for (ListCommands.Blocking b : blocking) {
-                if (b != null) {
-                    confirmed &= b.abandon();
+            for (int i = 0; i < blocking.length; i++) {
+                if (blocking[i] != null) {
+                    confirmed &= blocking[i].retire(); // a blocked take returns at once
                 }
             }
         }
+        closing.writeLock().lock(); // takes still running finish (and see the consumer closed) first
+        closing.writeLock().unlock();
         if (!confirmed) {
             // A blocked move may still land in a slot: leave the registration, so sweepers recover it
             // once the heartbeat (not renewed any more) expires.

@@ -55,6 +55,20 @@ class QueueOptionsTest {
     }
 
     @Test
+    void everyKeyOfAQueueIsInItsClusterSlot() {
+        QueueKeys plain = new QueueKeys("jobs");
+        QueueKeys tagged = new QueueKeys("tenant{7}:jobs");
+        for (String k : List.of(plain.registry, plain.attempts, plain.dead, plain.delayed, plain.delayedData,
+                plain.enqueued, plain.heartbeat("c1"), plain.slot("c1", 3), plain.settled("c1"))) {
+            assertThat(k).startsWith("{jobs}:");
+        }
+        assertThat(plain.queue).as("the list itself is named exactly as given").isEqualTo("jobs");
+        for (String k : List.of(tagged.registry, tagged.dead, tagged.slot("c1", 0), tagged.heartbeat("c1"))) {
+            assertThat(k).startsWith("tenant{7}:jobs:");
+        }
+    }
+
+    @Test
     void registrationParsesAndToleratesGarbage() {
         assertThat(SlotQueue.Registration.parse("8 1700000000000 1000 63000"))
                 .isEqualTo(new SlotQueue.Registration(8, 1700000000000L, 1000, 63000));

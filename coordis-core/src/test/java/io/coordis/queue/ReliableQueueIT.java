@@ -184,6 +184,33 @@ class ReliableQueueIT {
     }
 
     @Test
+    void closeEndsABlockedTakeAndNoMessageIsMovedAfterwards() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("close-blocked");
+        Consumer c = q.consumer();
+        java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
+        Thread taker = new Thread(() -> {
+            try {
+                c.take(Duration.ofSeconds(30));
+                ended.complete(null);
+            } catch (Throwable t) {
+                ended.complete(t);
+            }
+        });
+        taker.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> String.valueOf(foreign.command("CLIENT", "LIST"))
+                .contains("cmd=blmove"));
+        long start = System.nanoTime();
+        c.close();
+        assertThat(ended.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+        foreign.command("LPUSH", "close-blocked", "after close");
+        Thread.sleep(200);
+        assertThat(foreign.command("LLEN", "close-blocked")).as("not taken by the closed consumer").isEqualTo(1L);
+        assertThat(foreign.command("HLEN", "{close-blocked}:consumers")).isEqualTo(0L);
+        assertThat(foreign.command("KEYS", "{close-blocked}:proc:*")).isEqualTo(List.of());
+    }
+
+    @Test
     void scriptShasMatchWhatRedisComputes() {
         for (var script : List.of(SlotQueue.PUSH, SlotQueue.TAKE, SlotQueue.ACK, SlotQueue.NACK, SlotQueue.BEAT,
                 SlotQueue.SWEEP, SlotQueue.PROMOTE, SlotQueue.REQUEUE_DEAD)) {

@@ -174,6 +174,7 @@ public final class ListCommands implements AutoCloseable {
     public final class Blocking implements AutoCloseable {
         private CompletableFuture<StatefulRedisConnection<byte[], byte[]>> conn;
         private volatile long clientId = -1;
+        private volatile boolean retired;
 
         private Blocking() {
         }
@@ -200,7 +201,7 @@ public final class ListCommands implements AutoCloseable {
 
         private <T> T call(Function<RedisAsyncCommands<byte[], byte[]>, CompletionStage<T>> command, Duration block)
                 throws InterruptedException {
-            if (closed) {
+            if (closed || retired) {
                 throw new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
             }
             if (conn == null || conn.isCompletedExceptionally()) {
@@ -259,9 +260,18 @@ public final class ListCommands implements AutoCloseable {
             return confirmed;
         }
 
+        /**
+         * Closes for good: later calls fail instead of opening a new connection. Answers like
+         * {@link #abandon()} whether the server confirmed the old connection is gone.
+         */
+        public boolean retire() {
+            retired = true;
+            return abandon();
+        }
+
         @Override
         public void close() {
-            abandon();
+            retire();
         }
     }
 

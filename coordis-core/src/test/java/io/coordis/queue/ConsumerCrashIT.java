@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,8 +37,11 @@ class ConsumerCrashIT {
     private static final Duration SLACK = Duration.ofMillis(3000);
     private static final int MAX_KILLS = 12;
 
+    private static volatile String diagnostics = "";
+
     private record Result(int messages, int processed, int lost, int duplicates, List<Long> duplicateIds,
-                          long stuck, long depth, List<Long> recoveryMillis, int kills, long inFlightAtKill) {
+                          long stuck, long depth, long deadLetters, List<Long> lostIds, List<Long> recoveryMillis,
+                          int kills, long inFlightAtKill) {
         long maxRecovery() {
             return recoveryMillis.stream().mapToLong(x -> x).max().orElse(0);
         }
@@ -48,11 +53,27 @@ class ConsumerCrashIT {
         try (RedisServer server = RedisServer.builder().appendOnly(true).appendFsync("always").start()) {
             Result r = run(server, 100_000, false);
             System.out.println("consumer crashes: " + r);
+            if (r.lost() > 0) {
+                System.out.println(diagnostics);
+                Path copy = Path.of("/tmp/queue-crash-aof-" + System.currentTimeMillis());
+                try (var files = Files.walk(server.dir())) {
+                    for (Path f : files.toList()) {
+                        Path target = copy.resolve(server.dir().relativize(f).toString());
+                        if (Files.isDirectory(f)) {
+                            Files.createDirectories(target);
+                        } else {
+                            Files.copy(f, target);
+                        }
+                    }
+                }
+                System.out.println("redis files copied to " + copy);
+            }
             assertThat(r.kills()).as("consumers were killed").isGreaterThanOrEqualTo(5);
             assertThat(r.recoveryMillis()).as("kills that found messages in flight; " + r).hasSizeGreaterThanOrEqualTo(2);
             assertThat(r.lost()).as("lost messages; " + r).isZero();
             assertThat(r.stuck()).as("messages stuck in processing slots; " + r).isZero();
             assertThat(r.depth()).as("messages left in the queue; " + r).isZero();
+            assertThat(r.deadLetters()).as("messages dead-lettered; " + r).isZero();
             assertThat(r.processed()).isGreaterThanOrEqualTo(r.messages());
             assertThat(r.maxRecovery()).as("slowest recovery (ms) against heartbeat TTL + 2 sweeps + slack; " + r)
                     .isLessThanOrEqualTo(TTL.plus(SWEEP.multipliedBy(2)).plus(SLACK).toMillis());
@@ -90,7 +111,7 @@ class ConsumerCrashIT {
             long quietSince = System.nanoTime();
             int lastSeen = -1;
             while (true) {
-                Thread.sleep(100);
+                Thread.sleep(300);
                 int seen = tally.update(children, retired);
                 if (killRedis && !redisKilled && seen > messages / 4) {
                     server.restart(Duration.ZERO);
@@ -129,17 +150,38 @@ class ConsumerCrashIT {
             tally.update(children, retired);
             TreeMap<Long, Integer> counts = tally.counts;
             int lost = 0;
+            List<Long> lostIds = new ArrayList<>();
             for (long m = 0; m < messages; m++) {
                 if (!counts.containsKey(m)) {
                     lost++;
+                    if (lostIds.size() < 40) {
+                        lostIds.add(m);
+                    }
                 }
             }
             List<Long> dupIds = counts.entrySet().stream().filter(e -> e.getValue() > 1).map(java.util.Map.Entry::getKey)
                     .toList();
             int duplicates = counts.values().stream().mapToInt(n -> n - 1).sum();
             int processed = counts.values().stream().mapToInt(n -> n).sum();
+            StringBuilder diag = new StringBuilder();
+            List<ChildJvm> everyone = new ArrayList<>(children);
+            everyone.addAll(retired);
+            for (ChildJvm c : everyone) {
+                List<String> lines = reported(c);
+                diag.append(c).append(": ").append(lines.stream().filter(l -> !l.startsWith("P ") && !l.startsWith("D "))
+                        .limit(30).toList()).append('\n');
+                for (int i = 0; i < lines.size(); i++) {
+                    if (!lostIds.isEmpty() && lines.get(i).startsWith("P ")
+                            && lines.get(i).contains(" " + (lostIds.get(0) - 1))) {
+                        diag.append("  around first lost: ").append(lines.subList(Math.max(0, i - 4),
+                                Math.min(lines.size(), i + 6))).append('\n');
+                    }
+                }
+            }
+            diagnostics = diag.toString();
             return new Result(messages, processed, lost, duplicates, dupIds.subList(0, Math.min(20, dupIds.size())),
-                    stuck(watch), (Long) watch.command("LLEN", QUEUE), recoveries, kills, inFlightAtKill);
+                    stuck(watch), (Long) watch.command("LLEN", QUEUE),
+                    (Long) watch.command("LLEN", "{" + QUEUE + "}:dead"), lostIds, recoveries, kills, inFlightAtKill);
         } finally {
             watch.close();
             children.forEach(ChildJvm::close);
@@ -167,10 +209,26 @@ class ConsumerCrashIT {
         }
     }
 
-    private static ChildJvm startConsumer(RedisServer server, int i) throws InterruptedException {
+    private static final java.util.Map<ChildJvm, Path> REPORTS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static ChildJvm startConsumer(RedisServer server, int i) throws java.io.IOException {
+        Path report = Files.createTempFile("coordis-crash-consumer-", ".txt");
+        report.toFile().deleteOnExit();
         ChildJvm child = ChildJvm.start("consumer-" + i, CrashConsumer.class, List.of(server.address(), QUEUE,
-                Long.toString(TTL.toMillis()), Long.toString(SWEEP.toMillis())));
+                Long.toString(TTL.toMillis()), Long.toString(SWEEP.toMillis()), report.toString()));
+        REPORTS.put(child, report);
         return child;
+    }
+
+    /** The complete lines a child reported (a line cut by SIGKILL is ignored: its batch was not acked). */
+    private static List<String> reported(ChildJvm child) {
+        try {
+            String text = Files.readString(REPORTS.get(child), StandardCharsets.UTF_8);
+            int end = text.lastIndexOf('\n');
+            return end < 0 ? List.of() : List.of(text.substring(0, end).split("\n"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static String consumerId(ChildJvm child) {
@@ -219,7 +277,7 @@ class ConsumerCrashIT {
             List<ChildJvm> all = new ArrayList<>(children);
             all.addAll(retired);
             for (ChildJvm c : all) {
-                List<String> lines = c.lines();
+                List<String> lines = reported(c);
                 int from = read.getOrDefault(c, 0);
                 for (String line : lines.subList(from, lines.size())) {
                     if (line.startsWith("P ")) {

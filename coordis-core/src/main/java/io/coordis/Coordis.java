@@ -10,6 +10,10 @@ import io.coordis.internal.redis.RedisResources;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Locks;
+import io.coordis.queue.Queue;
+import io.coordis.queue.QueueOptions;
+import io.coordis.queue.Queues;
+import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.PubSubSignals;
 import io.coordis.signal.Signals;
 
@@ -54,6 +58,7 @@ public final class Coordis implements AutoCloseable {
     private final List<RedisNode> replicas;
     private final Signals signals;
     private final Elections elections;
+    private final Queues queues;
 
     private Coordis(Builder b) {
         if (b.urls.isEmpty()) {
@@ -95,6 +100,7 @@ public final class Coordis implements AutoCloseable {
         }
         this.replicas = List.copyOf(replicaNodes);
         this.signals = PubSubSignals.over(nodes.get(0), replicas, b.ticker);
+        this.queues = new Queues(nodes.get(0), b.ticker, scheduler);
     }
 
     /**
@@ -190,6 +196,46 @@ public final class Coordis implements AutoCloseable {
      */
     public CounterElection counterElection(String key, Duration term) {
         return elections.counterElection(key, term);
+    }
+
+    /**
+     * The plain list {@code name} as a queue ({@code LPUSH} / {@code RPOP}, no envelope), with default
+     * options; see {@link Queue}.
+     *
+     * @throws IllegalArgumentException when the name is empty
+     * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
+     */
+    public Queue queue(String name) {
+        return queue(name, QueueOptions.defaults());
+    }
+
+    /** Like {@link #queue(String)} with {@code options} (order, maximum message size). */
+    public Queue queue(String name, QueueOptions options) {
+        return queues().plain(name, options);
+    }
+
+    /** A reliable queue on the list {@code name} with default options; see {@link ReliableQueue}. */
+    public ReliableQueue reliableQueue(String name) {
+        return reliableQueue(name, QueueOptions.defaults());
+    }
+
+    /**
+     * A reliable (at-least-once) queue on the list {@code name}: consumers hold messages in processing
+     * slots guarded by heartbeats, so nothing is lost when a consumer dies; see {@link ReliableQueue}.
+     *
+     * @throws IllegalArgumentException when the name is empty
+     * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
+     */
+    public ReliableQueue reliableQueue(String name, QueueOptions options) {
+        return queues().reliable(name, options);
+    }
+
+    private Queues queues() {
+        if (nodes.size() > 1) {
+            throw new IllegalStateException("queues live on one Redis, but this client talks to " + nodes.size()
+                    + " independent masters (Redlock): connect a separate client to one Redis for queues");
+        }
+        return queues;
     }
 
     /** The Redis node this client talks to, as {@code host:port}; several are separated by commas. */

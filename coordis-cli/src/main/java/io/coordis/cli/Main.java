@@ -44,7 +44,8 @@ public final class Main {
                 .addSubcommand(new WaitCommand(terminal))
                 .addSubcommand(new DemoCommand(terminal))
                 .addSubcommand(new ElectCommand(terminal))
-                .addSubcommand(new LeaderCommand(terminal));
+                .addSubcommand(new LeaderCommand(terminal))
+                .addSubcommand(QueueCommand.create(terminal));
         ErrorReporter errors = new ErrorReporter(terminal, root);
         return cli.registerConverter(Duration.class, new DurationParser())
                 .setExpandAtFiles(false)

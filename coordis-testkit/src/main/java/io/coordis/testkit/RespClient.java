@@ -166,13 +166,39 @@ public final class RespClient implements AutoCloseable {
      * order. Several {@code send} calls before reading form a pipeline.
      */
     public void send(String... args) {
+        byte[][] raw = new byte[args.length][];
+        for (int i = 0; i < args.length; i++) {
+            raw[i] = args[i].getBytes(StandardCharsets.UTF_8);
+        }
+        sendBinary(raw);
+    }
+
+    /**
+     * Like {@link #command(String...)} with binary-safe arguments and replies: bulk strings arrive as
+     * {@code byte[]} exactly as the server sent them (simple strings, integers and arrays as usual), for
+     * tests of payloads that are not UTF-8.
+     */
+    public Object commandBinary(byte[]... args) {
+        sendBinary(args);
+        Object reply;
+        try {
+            reply = readReply(true);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read reply: " + e, e);
+        }
+        if (reply instanceof RespException error) {
+            throw new RespException(error.getMessage());
+        }
+        return reply;
+    }
+
+    private void sendBinary(byte[]... args) {
         if (args.length == 0) {
             throw new IllegalArgumentException("a command needs at least one argument (its name)");
         }
         ByteArrayOutputStream buf = new ByteArrayOutputStream(64);
         writeAscii(buf, "*" + args.length + "\r\n");
-        for (String arg : args) {
-            byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+        for (byte[] bytes : args) {
             writeAscii(buf, "$" + bytes.length + "\r\n");
             buf.writeBytes(bytes);
             writeAscii(buf, "\r\n");
@@ -181,7 +207,8 @@ public final class RespClient implements AutoCloseable {
             out.write(buf.toByteArray());
             out.flush();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot send " + args[0] + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot send " + new String(args[0], StandardCharsets.UTF_8) + ": "
+                    + e.getMessage(), e);
         }
     }
 
@@ -194,7 +221,7 @@ public final class RespClient implements AutoCloseable {
     public Object read() {
         Object reply;
         try {
-            reply = readReply();
+            reply = readReply(false);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read reply: " + e, e);
         }
@@ -215,7 +242,7 @@ public final class RespClient implements AutoCloseable {
         closeQuietly(socket);
     }
 
-    private Object readReply() throws IOException {
+    private Object readReply(boolean binary) throws IOException {
         int type = in.read();
         if (type < 0) {
             throw new EOFException("connection closed by peer");
@@ -238,7 +265,7 @@ public final class RespClient implements AutoCloseable {
                     throw new EOFException("connection closed inside a bulk string");
                 }
                 expectCrlf();
-                return new String(data, StandardCharsets.UTF_8);
+                return binary ? data : new String(data, StandardCharsets.UTF_8);
             }
             case '*': {
                 int count = Integer.parseInt(line);
@@ -247,7 +274,7 @@ public final class RespClient implements AutoCloseable {
                 }
                 List<Object> items = new ArrayList<>(count);
                 for (int i = 0; i < count; i++) {
-                    items.add(readReply());
+                    items.add(readReply(binary));
                 }
                 return items;
             }

@@ -45,6 +45,8 @@ public final class RedisNode implements AutoCloseable {
     /** The command connection; replaced after a timeout (see {@link #replace}). */
     private final AtomicReference<CompletableFuture<StatefulRedisConnection<String, String>>> connection;
     private final Subscriptions subscriptions;
+    /** Binary-safe list commands (queues), opened on first use. */
+    private ListCommands lists;
     private volatile boolean closed;
 
     private RedisNode(String address, Duration commandTimeout, RedisResources ownResources, RedisClient client,
@@ -298,6 +300,20 @@ public final class RedisNode implements AutoCloseable {
         }
     }
 
+    /**
+     * Binary-safe list commands on this node (queues), with their own connections: opened on first use,
+     * closed with this node.
+     */
+    public synchronized ListCommands lists() {
+        if (closed) {
+            throw new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
+        }
+        if (lists == null) {
+            lists = new ListCommands(address, commandTimeout, client, uri);
+        }
+        return lists;
+    }
+
     /** Translates any failure into the Coordis exception family, naming this node. */
     public CoordisException translate(Throwable failure) {
         return RedisErrors.translate(failure, address);
@@ -370,6 +386,11 @@ public final class RedisNode implements AutoCloseable {
     public void close() {
         closed = true;
         subscriptions.close();
+        synchronized (this) {
+            if (lists != null) {
+                lists.close();
+            }
+        }
         // Never the blocking close: a connection still opening completes on an I/O thread, which must not
         // wait for its own channel to close; and a stalled channel must not stall the caller past 2 s.
         try {

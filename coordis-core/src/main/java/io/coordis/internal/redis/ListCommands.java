@@ -1,0 +1,357 @@
+package io.coordis.internal.redis;
+
+import io.coordis.CoordisException;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.LMoveArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Binary-safe list, hash and script commands on one node, for queues: keys are strings, values are
+ * {@code byte[]} passed through unchanged (a payload need not be UTF-8). Commands share one multiplexed
+ * connection; blocking pops run on {@link Blocking} connections of their own, one per concurrent blocking
+ * call, because {@code BLMOVE}/{@code BRPOP} hold their connection until they return.
+ *
+ * <p>Timeouts are enforced here, not by Lettuce: a normal command fails after the node's command timeout
+ * and its connection is replaced (a late reply could otherwise answer a later command); a blocking command
+ * may take its block time plus the command timeout. Thread-safe. Results leave as {@code byte[]},
+ * {@code Long}, {@code List<Object>} or {@code null}; failures as {@link CoordisException} naming the node.
+ */
+public final class ListCommands implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ListCommands.class);
+    private final String address;
+    private final Duration commandTimeout;
+    private final RedisClient client;
+    private final RedisURI uri;
+    private final AtomicReference<CompletableFuture<StatefulRedisConnection<byte[], byte[]>>> connection;
+    private volatile boolean closed;
+
+    ListCommands(String address, Duration commandTimeout, RedisClient template, RedisURI uri) {
+        this.address = address;
+        this.commandTimeout = commandTimeout;
+        this.uri = uri;
+        this.client = RedisClient.create(template.getResources(), uri);
+        // Our own timeouts (see the class comment): Lettuce's fixed one would end every BLMOVE early.
+        ClientOptions options = template.getOptions().mutate()
+                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build()).build();
+        client.setOptions(options);
+        this.connection = new AtomicReference<>(connect());
+    }
+
+    public String address() {
+        return address;
+    }
+
+    public Duration commandTimeout() {
+        return commandTimeout;
+    }
+
+    /** Runs {@code script} (EVALSHA, falling back to EVAL on NOSCRIPT) with binary arguments. */
+    public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<byte[]> args) {
+        byte[][] k = keys.stream().map(ListCommands::bytes).toArray(byte[][]::new);
+        byte[][] a = args.toArray(byte[][]::new);
+        return send(c -> c.<Object>evalsha(script.sha(), ScriptOutputType.MULTI, k, a)
+                .handle((value, failure) -> failure != null && RedisErrors.isNoScript(failure)
+                        ? c.<Object>eval(script.source(), ScriptOutputType.MULTI, k, a)
+                        : (failure != null ? CompletableFuture.failedFuture(failure) : CompletableFuture.completedFuture(value)))
+                .thenCompose(stage -> stage));
+    }
+
+    /** {@code LPUSH key values...}, answering the list's new length. */
+    public CompletableFuture<Long> lpush(String key, List<byte[]> values) {
+        byte[][] v = values.toArray(byte[][]::new);
+        return send(c -> c.lpush(bytes(key), v));
+    }
+
+    /** {@code RPOP key count} (or {@code LPOP} when {@code right} is false); an empty list when none. */
+    public CompletableFuture<List<byte[]>> pop(String key, boolean right, long count) {
+        return send(c -> right ? c.rpop(bytes(key), count) : c.lpop(bytes(key), count))
+                .thenApply(l -> l == null ? List.of() : l);
+    }
+
+    /** {@code LMOVE source destination RIGHT|LEFT LEFT}: one message moved, or {@code null}. */
+    public CompletableFuture<byte[]> move(String source, String destination, boolean fromRight) {
+        LMoveArgs args = fromRight ? LMoveArgs.Builder.rightLeft() : LMoveArgs.Builder.leftLeft();
+        return send(c -> c.lmove(bytes(source), bytes(destination), args));
+    }
+
+    /** {@code LREM key count value}, answering how many were removed. */
+    public CompletableFuture<Long> lrem(String key, long count, byte[] value) {
+        return send(c -> c.lrem(bytes(key), count, value));
+    }
+
+    public CompletableFuture<Long> llen(String key) {
+        return send(c -> c.llen(bytes(key)));
+    }
+
+    public CompletableFuture<byte[]> lindex(String key, long index) {
+        return send(c -> c.lindex(bytes(key), index));
+    }
+
+    public CompletableFuture<List<byte[]>> lrange(String key, long start, long stop) {
+        return send(c -> c.lrange(bytes(key), start, stop));
+    }
+
+    public CompletableFuture<Map<byte[], byte[]>> hgetall(String key) {
+        return send(c -> c.hgetall(bytes(key)));
+    }
+
+    public CompletableFuture<byte[]> hget(String key, String field) {
+        return send(c -> c.hget(bytes(key), bytes(field)));
+    }
+
+    public CompletableFuture<Long> zcard(String key) {
+        return send(c -> c.zcard(bytes(key)));
+    }
+
+    public CompletableFuture<Long> exists(String key) {
+        return send(c -> c.exists(bytes(key)));
+    }
+
+    public CompletableFuture<String> type(String key) {
+        return send(c -> c.type(bytes(key)));
+    }
+
+    /** The server's clock ({@code TIME}) in milliseconds since the epoch. */
+    public CompletableFuture<Long> timeMillis() {
+        return send(RedisAsyncCommands::time).thenApply(t -> Long.parseLong(text(t.get(0))) * 1000
+                + Long.parseLong(text(t.get(1))) / 1000);
+    }
+
+    /** {@code CLIENT KILL ID id}: ends another connection of ours on the server at once. */
+    public CompletableFuture<Long> killClient(long id) {
+        return send(c -> c.clientKill(KillArgs.Builder.id(id)));
+    }
+
+    /** A new dedicated connection for blocking commands; opened on first use, closed by its owner. */
+    public Blocking blocking() {
+        return new Blocking();
+    }
+
+    /** Waits for {@code future} (whose timeout this class enforces), translating failures. */
+    public <T> T await(CompletionStage<T> future) throws InterruptedException {
+        try {
+            return future.toCompletableFuture().get();
+        } catch (ExecutionException e) {
+            throw RedisErrors.translate(e.getCause(), address);
+        }
+    }
+
+    public static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    public static String text(byte[] b) {
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A connection of its own for blocking pops. One call at a time. After a call that timed out, failed
+     * or was interrupted, the connection is closed and the server is told to drop it ({@code CLIENT KILL}),
+     * so that it cannot move a message after the caller stopped listening; the next call opens a new one.
+     */
+    public final class Blocking implements AutoCloseable {
+        private CompletableFuture<StatefulRedisConnection<byte[], byte[]>> conn;
+        private volatile long clientId = -1;
+        private volatile boolean retired;
+
+        private Blocking() {
+        }
+
+        /**
+         * {@code BLMOVE source destination RIGHT|LEFT LEFT block}: the moved message, or {@code null} when
+         * none came within {@code block}. On any failure or interrupt, see {@link #abandon()}: the
+         * message may or may not have been moved; the caller must look at {@code destination}.
+         */
+        public byte[] move(String source, String destination, boolean fromRight, Duration block)
+                throws InterruptedException {
+            LMoveArgs args = fromRight ? LMoveArgs.Builder.rightLeft() : LMoveArgs.Builder.leftLeft();
+            double seconds = Math.max(0.001, block.toMillis() / 1000.0);
+            return call(c -> c.blmove(bytes(source), bytes(destination), args, seconds), block);
+        }
+
+        /** {@code BRPOP key block} (or {@code BLPOP}): the value, or {@code null} after {@code block}. */
+        public byte[] pop(String key, boolean right, Duration block) throws InterruptedException {
+            double seconds = Math.max(0.001, block.toMillis() / 1000.0);
+            KeyValue<byte[], byte[]> kv = call(c -> right ? c.brpop(seconds, bytes(key)) : c.blpop(seconds, bytes(key)),
+                    block);
+            return kv == null || !kv.hasValue() ? null : kv.getValue();
+        }
+
+        private <T> T call(Function<RedisAsyncCommands<byte[], byte[]>, CompletionStage<T>> command, Duration block)
+                throws InterruptedException {
+            if (closed || retired) {
+                throw new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
+            }
+            if (conn == null || conn.isCompletedExceptionally()) {
+                conn = connect();
+                clientId = -1;
+            }
+            CompletableFuture<StatefulRedisConnection<byte[], byte[]>> via = conn;
+            Duration limit = block.plus(commandTimeout);
+            CompletableFuture<T> result = via.thenCompose(c -> {
+                CompletionStage<Long> id = clientId < 0 ? c.async().clientId() : CompletableFuture.completedFuture(clientId);
+                return id.thenCompose(n -> {
+                    clientId = n;
+                    return command.apply(c.async());
+                });
+            }).toCompletableFuture();
+            try {
+                return result.get(limit.toNanos() + TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                abandon();
+                throw e;
+            } catch (ExecutionException e) {
+                abandon();
+                throw RedisErrors.translate(e.getCause(), address);
+            } catch (TimeoutException e) {
+                abandon();
+                throw RedisErrors.translate(new TimeoutException("no reply to a blocking pop within "
+                        + limit.toMillis() + " ms"), address);
+            }
+        }
+
+        /**
+         * Drops this connection: closes it and, when its server-side id is known, kills it on the server
+         * through the shared connection, waiting at most the command timeout. Answers whether the server
+         * confirmed, i.e. whether a blocked command of this connection can no longer move anything.
+         */
+        public boolean abandon() {
+            CompletableFuture<StatefulRedisConnection<byte[], byte[]>> old = conn;
+            long id = clientId;
+            conn = null;
+            clientId = -1;
+            if (old == null) {
+                return true;
+            }
+            boolean confirmed = false;
+            if (id >= 0 && !closed) {
+                try {
+                    killClient(id).get(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+                    confirmed = true;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (ExecutionException | TimeoutException e) {
+                    log.debug("could not end a blocking connection to {} on the server: {}", address, e.toString());
+                }
+            }
+            old.thenAccept(StatefulRedisConnection::closeAsync);
+            return confirmed;
+        }
+
+        /**
+         * Closes for good: later calls fail instead of opening a new connection. Answers like
+         * {@link #abandon()} whether the server confirmed the old connection is gone.
+         */
+        public boolean retire() {
+            retired = true;
+            return abandon();
+        }
+
+        @Override
+        public void close() {
+            retire();
+        }
+    }
+
+    private CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connect() {
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> f = new CompletableFuture<>();
+        try {
+            client.connectAsync(ByteArrayCodec.INSTANCE, uri).whenComplete((c, e) -> {
+                if (e == null) {
+                    f.complete(c);
+                    if (closed) {
+                        c.closeAsync();
+                    }
+                } else {
+                    f.completeExceptionally(e);
+                }
+            });
+        } catch (RuntimeException e) {
+            f.completeExceptionally(e);
+        }
+        return f;
+    }
+
+    private <T> CompletableFuture<T> send(Function<RedisAsyncCommands<byte[], byte[]>, CompletionStage<T>> command) {
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> via = connection.get();
+        if (via.isCompletedExceptionally()) {
+            via = replace(via);
+        }
+        boolean connectedAtSend = via.isDone() && !via.isCompletedExceptionally();
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> sentOn = via;
+        CompletableFuture<T> result = new CompletableFuture<>();
+        via.thenCompose(c -> command.apply(c.async())).whenComplete((v, f) -> {
+            if (f == null) {
+                result.complete(v);
+            } else {
+                result.completeExceptionally(RedisErrors.translate(f, address));
+            }
+        });
+        return result.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS).handle((v, f) -> {
+            if (f == null) {
+                return CompletableFuture.completedFuture(v);
+            }
+            Throwable cause = RedisErrors.unwrap(f);
+            if (cause instanceof TimeoutException) {
+                if (connectedAtSend) {
+                    replace(sentOn);
+                }
+                cause = RedisErrors.translate(new TimeoutException("no reply within " + commandTimeout.toMillis()
+                        + " ms"), address);
+            }
+            return CompletableFuture.<T>failedFuture(cause);
+        }).thenCompose(x -> x);
+    }
+
+    private CompletableFuture<StatefulRedisConnection<byte[], byte[]>> replace(
+            CompletableFuture<StatefulRedisConnection<byte[], byte[]>> stale) {
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> fresh = new CompletableFuture<>();
+        if (closed || !connection.compareAndSet(stale, fresh)) {
+            return connection.get();
+        }
+        stale.thenAccept(StatefulRedisConnection::closeAsync);
+        connect().whenComplete((c, f) -> {
+            if (f == null) {
+                fresh.complete(c);
+            } else {
+                fresh.completeExceptionally(f);
+            }
+        });
+        return fresh;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            connection.get().thenCompose(StatefulRedisConnection::closeAsync).get(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.debug("closing the list connection to {} did not finish cleanly: {}", address, e.toString());
+        }
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+}

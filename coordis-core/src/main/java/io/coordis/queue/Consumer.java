@@ -1,0 +1,41 @@
+package io.coordis.queue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One consumer of a {@link ReliableQueue}: a heartbeat, up to {@code slots} processing slots, and a sweeper
+ * that recovers the messages of dead consumers. Thread-safe: several threads may take from one consumer,
+ * each delivery holding one slot until settled.
+ */
+public interface Consumer extends AutoCloseable {
+    /** This consumer's id, the first part of its delivery ids. */
+    String id();
+
+    /**
+     * Takes one message, waiting up to {@code wait} for one (and for a free slot); empty when none came.
+     * A message already moved into a free slot (a lost reply) is handed out first.
+     *
+     * @throws InterruptedException when interrupted; a message moved meanwhile stays in its slot and is
+     *                              handed out by a later take, or put back by {@link #close()}
+     */
+    Optional<Delivery> take(Duration wait) throws InterruptedException;
+
+    /** Takes up to {@code max} messages in one round trip, waiting up to {@code wait} for the first. */
+    List<Delivery> take(int max, Duration wait) throws InterruptedException;
+
+    /**
+     * Acknowledges several deliveries of this consumer in one round trip; outcomes in the same order.
+     * Safe to retry after an exception.
+     */
+    List<Outcome> ack(List<Delivery> deliveries) throws InterruptedException;
+
+    /**
+     * Stops the heartbeat and the sweeps and puts every message in this consumer's slots back at the end
+     * consumers take from next (unsettled deliveries then answer {@link Outcome#GONE}). If Redis cannot be
+     * reached, the messages stay, and sweepers put them back once the heartbeat expires. Idempotent.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,124 @@
+package io.coordis.queue;
+
+import io.coordis.internal.redis.ListCommands;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * {@link Queue} over plain list commands. Blocking pops borrow a dedicated connection from a small pool
+ * (one per concurrent blocking call), so they never hold up other commands.
+ */
+final class ListQueue implements Queue {
+    private final ListCommands lists;
+    private final String name;
+    private final QueueOptions options;
+    private final ConcurrentLinkedQueue<ListCommands.Blocking> idle = new ConcurrentLinkedQueue<>();
+
+    ListQueue(ListCommands lists, String name, QueueOptions options) {
+        this.lists = lists;
+        this.name = Payloads.name(name);
+        this.options = options;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public long push(byte[] payload) throws InterruptedException {
+        return pushAll(List.of(payload));
+    }
+
+    @Override
+    public long push(String payload) throws InterruptedException {
+        return push(Payloads.utf8(payload));
+    }
+
+    @Override
+    public long pushAll(List<byte[]> payloads) throws InterruptedException {
+        List<byte[]> checked = Payloads.checked(payloads, options.maxMessageBytes(), name);
+        if (checked.isEmpty()) {
+            return depth();
+        }
+        return Payloads.await(lists, lists.lpush(name, checked), name);
+    }
+
+    @Override
+    public Optional<byte[]> pop() throws InterruptedException {
+        return pop(1).stream().findFirst();
+    }
+
+    @Override
+    public List<byte[]> pop(int max) throws InterruptedException {
+        if (max < 1) {
+            throw new IllegalArgumentException("pop count must be at least 1, was " + max);
+        }
+        return Payloads.await(lists, lists.pop(name, options.order().right(), max), name);
+    }
+
+    @Override
+    public Optional<byte[]> pop(Duration wait) throws InterruptedException {
+        if (wait.isZero() || wait.isNegative()) {
+            return pop();
+        }
+        ListCommands.Blocking b = borrow();
+        try {
+            byte[] value = b.pop(name, options.order().right(), wait);
+            return Optional.ofNullable(value);
+        } catch (io.coordis.WrongTypeException e) {
+            throw wrongType(e);
+        } finally {
+            idle.add(b);
+        }
+    }
+
+    @Override
+    public Optional<byte[]> moveTo(String processingList, Duration wait) throws InterruptedException {
+        Payloads.name(processingList);
+        if (wait.isZero() || wait.isNegative()) {
+            return Optional.ofNullable(Payloads.await(lists, lists.move(name, processingList, options.order().right()),
+                    name));
+        }
+        ListCommands.Blocking b = borrow();
+        try {
+            return Optional.ofNullable(b.move(name, processingList, options.order().right(), wait));
+        } catch (io.coordis.WrongTypeException e) {
+            throw wrongType(e);
+        } finally {
+            idle.add(b);
+        }
+    }
+
+    @Override
+    public boolean remove(String processingList, byte[] payload) throws InterruptedException {
+        return Payloads.await(lists, lists.lrem(Payloads.name(processingList), 1, payload), processingList) > 0;
+    }
+
+    @Override
+    public long depth() throws InterruptedException {
+        return Payloads.await(lists, lists.llen(name), name);
+    }
+
+    private ListCommands.Blocking borrow() {
+        ListCommands.Blocking b = idle.poll();
+        return b != null ? b : lists.blocking();
+    }
+
+    private RuntimeException wrongType(io.coordis.WrongTypeException e) throws InterruptedException {
+        try {
+            Payloads.await(lists, java.util.concurrent.CompletableFuture.failedFuture(e), name);
+        } catch (io.coordis.WrongTypeException named) {
+            return named;
+        }
+        return e;
+    }
+
+    @Override
+    public String toString() {
+        return "Queue[" + name + "]";
+    }
+}

@@ -1,0 +1,72 @@
+package io.coordis.queue;
+
+import io.coordis.CoordisException;
+import io.coordis.WrongTypeException;
+import io.coordis.internal.redis.ListCommands;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/** Checks shared by both kinds of queue: names, payload sizes, and naming the key of a WRONGTYPE error. */
+final class Payloads {
+    private Payloads() {
+    }
+
+    static String name(String name) {
+        Objects.requireNonNull(name, "queue name must not be null");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("queue name must not be empty");
+        }
+        return name;
+    }
+
+    static byte[] utf8(String payload) {
+        return Objects.requireNonNull(payload, "payload must not be null").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Checks every payload before any is sent, so a refused batch pushes nothing. */
+    static List<byte[]> checked(List<byte[]> payloads, int maxBytes, String queue) {
+        Objects.requireNonNull(payloads, "payloads must not be null");
+        List<byte[]> copy = new ArrayList<>(payloads.size());
+        for (int i = 0; i < payloads.size(); i++) {
+            byte[] p = Objects.requireNonNull(payloads.get(i), "payload " + i + " must not be null");
+            if (p.length > maxBytes) {
+                throw new IllegalArgumentException("message " + (payloads.size() > 1 ? i + " " : "") + "for queue '"
+                        + queue + "' is " + p.length + " bytes, over the maximum of " + maxBytes
+                        + " (QueueOptions.withMaxMessageBytes); nothing was pushed");
+            }
+            copy.add(p);
+        }
+        return copy;
+    }
+
+    /**
+     * Waits for {@code reply}; a WRONGTYPE error whose key Redis did not name is re-thrown naming the
+     * queue key when that key is what holds another type.
+     */
+    static <T> T await(ListCommands lists, CompletableFuture<T> reply, String queueKey) throws InterruptedException {
+        try {
+            return lists.await(reply);
+        } catch (WrongTypeException e) {
+            if (e.key() != null) {
+                throw e;
+            }
+            String type;
+            try {
+                type = lists.await(lists.type(queueKey));
+            } catch (CoordisException other) {
+                throw e;
+            }
+            if ("list".equals(type) || "none".equals(type)) {
+                throw e;
+            }
+            String node = e.node().orElse(lists.address());
+            throw new WrongTypeException(node, queueKey, type, "Redis at " + node + ": key '" + queueKey
+                    + "' holds a " + type + ", not a list; another program uses this name: choose another queue "
+                    + "name or remove the key", e);
+        }
+    }
+}

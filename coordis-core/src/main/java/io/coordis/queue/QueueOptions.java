@@ -1,0 +1,124 @@
+package io.coordis.queue;
+
+import io.coordis.internal.Durations;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How a queue and its consumers behave. Immutable; each {@code with...} method returns a changed copy.
+ *
+ * <ul>
+ *   <li>{@code order} — {@link Order#FIFO} (take from the right) or {@link Order#LIFO}; default FIFO.</li>
+ *   <li>{@code maxMessageBytes} — larger payloads are refused before anything is sent; default 1 MiB.</li>
+ *   <li>{@code maxAttempts} — a message whose delivery failed this many times (nacked, or its consumer
+ *       died) goes to the dead letters; default 5.</li>
+ *   <li>{@code heartbeatTtl} — a consumer's heartbeat key lives this long without renewal (renewed every
+ *       third of it, on a timer independent of processing); once it is gone, sweepers put the consumer's
+ *       in-flight messages back; default 10 s, at least 300 ms.</li>
+ *   <li>{@code sweepInterval} — how often every consumer looks for dead consumers and due delayed retries;
+ *       a dead consumer's messages are back in the queue within {@code heartbeatTtl + 2 × sweepInterval};
+ *       default 2 s, at least 50 ms.</li>
+ *   <li>{@code slots} — how many deliveries one consumer may hold at once (the largest batch, or the
+ *       number of threads taking from it); default 16, 1 to 1024.</li>
+ * </ul>
+ */
+public final class QueueOptions {
+    private static final QueueOptions DEFAULTS = new QueueOptions(Order.FIFO, 1 << 20, 5, Duration.ofSeconds(10),
+            Duration.ofSeconds(2), 16);
+    /** The shortest heartbeat TTL: renewal at a third of it must fit a round trip. */
+    public static final Duration MIN_HEARTBEAT_TTL = Duration.ofMillis(300);
+
+    private final Order order;
+    private final int maxMessageBytes;
+    private final int maxAttempts;
+    private final Duration heartbeatTtl;
+    private final Duration sweepInterval;
+    private final int slots;
+
+    private QueueOptions(Order order, int maxMessageBytes, int maxAttempts, Duration heartbeatTtl,
+                         Duration sweepInterval, int slots) {
+        this.order = order;
+        this.maxMessageBytes = maxMessageBytes;
+        this.maxAttempts = maxAttempts;
+        this.heartbeatTtl = heartbeatTtl;
+        this.sweepInterval = sweepInterval;
+        this.slots = slots;
+    }
+
+    public static QueueOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public QueueOptions withOrder(Order order) {
+        return new QueueOptions(Objects.requireNonNull(order, "order must not be null"), maxMessageBytes, maxAttempts,
+                heartbeatTtl, sweepInterval, slots);
+    }
+
+    /** @throws IllegalArgumentException unless 1 ≤ bytes ≤ 512 MiB (Redis's own limit) */
+    public QueueOptions withMaxMessageBytes(int bytes) {
+        if (bytes < 1 || bytes > 512 << 20) {
+            throw new IllegalArgumentException("max message size must be between 1 byte and 512 MiB, was " + bytes);
+        }
+        return new QueueOptions(order, bytes, maxAttempts, heartbeatTtl, sweepInterval, slots);
+    }
+
+    /** @throws IllegalArgumentException when {@code attempts} is below 1 */
+    public QueueOptions withMaxAttempts(int attempts) {
+        if (attempts < 1) {
+            throw new IllegalArgumentException("max attempts must be at least 1, was " + attempts);
+        }
+        return new QueueOptions(order, maxMessageBytes, attempts, heartbeatTtl, sweepInterval, slots);
+    }
+
+    /** @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_HEARTBEAT_TTL} */
+    public QueueOptions withHeartbeatTtl(Duration ttl) {
+        return new QueueOptions(order, maxMessageBytes, maxAttempts,
+                Durations.atLeast(ttl, MIN_HEARTBEAT_TTL, "heartbeat ttl"), sweepInterval, slots);
+    }
+
+    /** @throws IllegalArgumentException when {@code interval} is below 50 ms */
+    public QueueOptions withSweepInterval(Duration interval) {
+        return new QueueOptions(order, maxMessageBytes, maxAttempts, heartbeatTtl,
+                Durations.atLeast(interval, Duration.ofMillis(50), "sweep interval"), slots);
+    }
+
+    /** @throws IllegalArgumentException unless 1 ≤ slots ≤ 1024 */
+    public QueueOptions withSlots(int slots) {
+        if (slots < 1 || slots > 1024) {
+            throw new IllegalArgumentException("slots must be between 1 and 1024, was " + slots);
+        }
+        return new QueueOptions(order, maxMessageBytes, maxAttempts, heartbeatTtl, sweepInterval, slots);
+    }
+
+    public Order order() {
+        return order;
+    }
+
+    public int maxMessageBytes() {
+        return maxMessageBytes;
+    }
+
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    public Duration heartbeatTtl() {
+        return heartbeatTtl;
+    }
+
+    public Duration sweepInterval() {
+        return sweepInterval;
+    }
+
+    public int slots() {
+        return slots;
+    }
+
+    @Override
+    public String toString() {
+        return "QueueOptions[order=" + order + ", maxMessageBytes=" + maxMessageBytes + ", maxAttempts=" + maxAttempts
+                + ", heartbeatTtl=" + Durations.format(heartbeatTtl) + ", sweepInterval="
+                + Durations.format(sweepInterval) + ", slots=" + slots + "]";
+    }
+}

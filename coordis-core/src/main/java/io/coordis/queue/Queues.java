@@ -1,0 +1,36 @@
+package io.coordis.queue;
+
+import io.coordis.Ticker;
+import io.coordis.internal.redis.RedisNode;
+
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Makes queues on one Redis node; used by {@link io.coordis.Coordis#queue} and
+ * {@link io.coordis.Coordis#reliableQueue}. Thread-safe.
+ */
+public final class Queues {
+    private final RedisNode node;
+    private final Ticker ticker;
+    private final ScheduledExecutorService scheduler;
+
+    /** For {@link io.coordis.Coordis}: queues on {@code node}, heartbeats on {@code scheduler}. */
+    public Queues(RedisNode node, Ticker ticker, ScheduledExecutorService scheduler) {
+        this.node = node;
+        this.ticker = ticker;
+        this.scheduler = scheduler;
+    }
+
+    /** @throws IllegalArgumentException when the name is empty */
+    public Queue plain(String name, QueueOptions options) {
+        java.util.Objects.requireNonNull(options, "options must not be null");
+        Payloads.name(name);
+        return new ListQueue(node.lists(), name, options);
+    }
+
+    /** @throws IllegalArgumentException when the name is empty */
+    public ReliableQueue reliable(String name, QueueOptions options) {
+        Payloads.name(name);
+        return new SlotQueue(node.lists(), name, options, ticker, scheduler);
+    }
+}

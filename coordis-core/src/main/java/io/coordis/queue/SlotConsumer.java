@@ -1,0 +1,365 @@
+package io.coordis.queue;
+
+import io.coordis.CoordisException;
+import io.coordis.internal.Tokens;
+import io.coordis.internal.redis.ListCommands;
+import io.coordis.internal.redis.Replies;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A consumer with {@code slots} processing slots. Free slots wait in a local pool; a take borrows some,
+ * fills them with {@code take.lua} (which first hands out anything already in a slot), and, when the queue
+ * is empty, blocks with {@code BLMOVE} into the first borrowed slot on that slot's own connection, then
+ * runs {@code take.lua} again to hand out the slot's rightmost message. A slot returns to the pool when its
+ * delivery is settled.
+ *
+ * <p>The heartbeat runs on the client's timer without blocking it; the sweeps on a thread of their own,
+ * starting after a random part of the interval so that consumers started together spread out. A take
+ * whose last confirmed heartbeat is older than two thirds of the TTL beats first, synchronously, so it
+ * never moves a message into slots that sweepers no longer know about.
+ */
+final class SlotConsumer implements Consumer, Delivery.Settler {
+    private static final Logger log = LoggerFactory.getLogger(SlotConsumer.class);
+
+    private final SlotQueue queue;
+    private final String id;
+    private final int slotCount;
+    private final long ttlNanos;
+    private final long[] numbers;
+    private final ListCommands.Blocking[] blocking;
+    private final ArrayDeque<Integer> free = new ArrayDeque<>();
+    /** Takes hold it shared; close holds it exclusively, so no take moves a message after close released. */
+    private final java.util.concurrent.locks.ReadWriteLock closing = new java.util.concurrent.locks.ReentrantReadWriteLock();
+    private final ScheduledExecutorService sweeper;
+    private final ScheduledFuture<?> beats;
+    private volatile long lastBeatNanos;
+    private volatile boolean closed;
+
+    private SlotConsumer(SlotQueue queue) {
+        this.queue = queue;
+        this.id = Tokens.next().substring(0, 12);
+        this.slotCount = queue.options.slots();
+        this.ttlNanos = queue.options.heartbeatTtl().toNanos();
+        this.numbers = new long[slotCount];
+        this.blocking = new ListCommands.Blocking[slotCount];
+        for (int i = 0; i < slotCount; i++) {
+            free.add(i);
+        }
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "coordis-queue-sweep-" + id);
+            t.setDaemon(true);
+            return t;
+        });
+        long beatEvery = Math.max(1, ttlNanos / 3);
+        this.beats = queue.scheduler.scheduleAtFixedRate(this::beatAsync, beatEvery, beatEvery, TimeUnit.NANOSECONDS);
+        long interval = queue.options.sweepInterval().toNanos();
+        sweeper.scheduleWithFixedDelay(this::sweepQuietly, ThreadLocalRandom.current().nextLong(interval), interval,
+                TimeUnit.NANOSECONDS);
+    }
+
+    static SlotConsumer start(SlotQueue queue) throws InterruptedException {
+        SlotConsumer c = new SlotConsumer(queue);
+        try {
+            c.beat();
+        } catch (CoordisException | InterruptedException e) {
+            c.stopTimers();
+            throw e;
+        }
+        return c;
+    }
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public Optional<Delivery> take(Duration wait) throws InterruptedException {
+        return take(1, wait).stream().findFirst();
+    }
+
+    @Override
+    public List<Delivery> take(int max, Duration wait) throws InterruptedException {
+        if (max < 1) {
+            throw new IllegalArgumentException("take count must be at least 1, was " + max);
+        }
+        if (max > slotCount) {
+            throw new IllegalArgumentException("take count " + max + " is over this consumer's " + slotCount
+                    + " slots (QueueOptions.withSlots)");
+        }
+        long deadline = queue.ticker.read() + Math.max(0, wait.toNanos());
+        List<Integer> slots = borrow(max, deadline);
+        if (slots.isEmpty()) {
+            return List.of();
+        }
+        List<Delivery> handed = new ArrayList<>();
+        boolean clean = false;
+        closing.readLock().lock();
+        try {
+            requireOpen();
+            if (queue.ticker.read() - lastBeatNanos > ttlNanos * 2 / 3) {
+                beat();
+            }
+            while (true) {
+                fill(slots, handed);
+                long left = deadline - queue.ticker.read();
+                if (!handed.isEmpty() || left <= 0) {
+                    clean = true;
+                    return handed;
+                }
+                int slot = slots.get(0);
+                Duration block = Duration.ofNanos(Math.min(left, ttlNanos));
+                try {
+                    blocking(slot).move(queue.keys.queue, queue.keys.slot(id, slot), queue.options.order().right(), block);
+                } catch (CoordisException e) {
+                    requireOpen();
+                    // The move may have happened with its reply lost: hand out what the slot holds.
+                    fill(slots, handed);
+                    if (handed.isEmpty()) {
+                        throw e;
+                    }
+                    clean = true;
+                    return handed;
+                }
+            }
+        } finally {
+            closing.readLock().unlock();
+            List<Integer> used = handed.stream().map(d -> d.ref().slot()).toList();
+            List<Integer> unused = new ArrayList<>(slots);
+            unused.removeAll(used);
+            // after a failure or interrupt a slot may hold a moved message: offer it to the next take first
+            giveBack(unused, !clean);
+        }
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("consumer " + id + " of queue '" + queue.name() + "' is closed");
+        }
+    }
+
+    /** Runs take.lua on {@code slots} and adds a delivery for every slot that got a message. */
+    private void fill(List<Integer> slots, List<Delivery> handed) throws InterruptedException {
+        List<Integer> open = new ArrayList<>(slots);
+        open.removeAll(handed.stream().map(d -> d.ref().slot()).toList());
+        if (open.isEmpty()) {
+            return;
+        }
+        List<String> k = new ArrayList<>(List.of(queue.keys.queue, queue.keys.attempts));
+        for (int s : open) {
+            k.add(queue.keys.slot(id, s));
+        }
+        Object reply = Payloads.await(queue.lists, queue.lists.eval(SlotQueue.TAKE, k,
+                List.of(SlotQueue.bytes(queue.options.order().side()))), queue.name());
+        List<?> r = Replies.list(reply, open.size() * 2, SlotQueue.TAKE, queue.lists.address());
+        for (int i = 0; i < open.size(); i++) {
+            if (r.get(2 * i) instanceof byte[] payload) {
+                int slot = open.get(i);
+                long failures = Replies.number(r, 2 * i + 1, SlotQueue.TAKE, queue.lists.address());
+                long n;
+                synchronized (numbers) {
+                    n = ++numbers[slot];
+                }
+                handed.add(new Delivery(new DeliveryRef(id, slot, n), payload, (int) Math.min(Integer.MAX_VALUE,
+                        failures + 1), this));
+            }
+        }
+    }
+
+    @Override
+    public Outcome settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+        Outcome o = queue.settle(ref, ack, delay);
+        giveBack(List.of(ref.slot()));
+        return o;
+    }
+
+    @Override
+    public List<Outcome> ack(List<Delivery> deliveries) throws InterruptedException {
+        List<Delivery> open = new ArrayList<>();
+        for (Delivery d : deliveries) {
+            if (!d.ref().consumer().equals(id)) {
+                throw new IllegalArgumentException("delivery " + d.id() + " belongs to another consumer than " + id);
+            }
+            if (d.outcome() == null) {
+                open.add(d);
+            }
+        }
+        if (!open.isEmpty()) {
+            List<Outcome> outcomes = queue.acks(open.stream().map(Delivery::ref).toList());
+            for (int i = 0; i < open.size(); i++) {
+                Outcome o = outcomes.get(i);
+                open.get(i).record(o);
+                giveBack(List.of(open.get(i).ref().slot()));
+            }
+        }
+        return deliveries.stream().map(Delivery::outcome).toList();
+    }
+
+    private List<Integer> borrow(int max, long deadline) throws InterruptedException {
+        synchronized (free) {
+            while (free.isEmpty()) {
+                if (closed) {
+                    throw new IllegalStateException("consumer " + id + " of queue '" + queue.name() + "' is closed");
+                }
+                long left = deadline - queue.ticker.read();
+                if (left <= 0) {
+                    return List.of();
+                }
+                TimeUnit.NANOSECONDS.timedWait(free, left);
+            }
+            if (closed) {
+                throw new IllegalStateException("consumer " + id + " of queue '" + queue.name() + "' is closed");
+            }
+            List<Integer> got = new ArrayList<>();
+            while (got.size() < max && !free.isEmpty()) {
+                got.add(free.poll());
+            }
+            return got;
+        }
+    }
+
+    private void giveBack(List<Integer> slots) {
+        giveBack(slots, false);
+    }
+
+    /** Returns slots to the pool; suspect ones (which may hold a moved message) to its head. */
+    private void giveBack(List<Integer> slots, boolean suspect) {
+        if (slots.isEmpty()) {
+            return;
+        }
+        synchronized (free) {
+            for (int s : slots) {
+                if (!free.contains(s)) {
+                    if (suspect) {
+                        free.addFirst(s);
+                    } else {
+                        free.add(s);
+                    }
+                }
+            }
+            free.notifyAll();
+        }
+    }
+
+    private ListCommands.Blocking blocking(int slot) {
+        synchronized (blocking) {
+            requireOpen();
+            if (blocking[slot] == null) {
+                blocking[slot] = queue.lists.blocking();
+            }
+            return blocking[slot];
+        }
+    }
+
+    private void beat() throws InterruptedException {
+        long sent = queue.ticker.read();
+        queue.lists.await(queue.lists.eval(SlotQueue.BEAT, beatKeys(), beatArgs()));
+        lastBeatNanos = sent;
+    }
+
+    private void beatAsync() {
+        if (closed) {
+            return;
+        }
+        long sent = queue.ticker.read();
+        queue.lists.eval(SlotQueue.BEAT, beatKeys(), beatArgs()).whenComplete((reply, failure) -> {
+            if (failure != null) {
+                log.warn("heartbeat of consumer {} on queue '{}' failed: {}", id, queue.name(), failure.getMessage());
+                return;
+            }
+            if (reply instanceof List<?> l && !l.isEmpty() && Long.valueOf(0).equals(l.get(0))) {
+                log.warn("heartbeat of consumer {} on queue '{}' had expired: its unsettled messages may have "
+                        + "been given to other consumers", id, queue.name());
+            }
+            lastBeatNanos = sent;
+        });
+    }
+
+    private List<String> beatKeys() {
+        return List.of(queue.keys.heartbeat(id), queue.keys.registry);
+    }
+
+    private List<byte[]> beatArgs() {
+        long ttl = queue.options.heartbeatTtl().toMillis();
+        // keep a dead consumer's registration long enough for any move it sent to be served and swept
+        long retention = 3 * ttl + 60_000;
+        return List.of(ListCommands.bytes(id), SlotQueue.bytes(ttl), SlotQueue.bytes(slotCount),
+                SlotQueue.bytes(retention));
+    }
+
+    private void sweepQuietly() {
+        if (queue.scheduler.isShutdown()) {
+            // the client was closed without closing this consumer: stop like its heartbeat did
+            sweeper.shutdown();
+            return;
+        }
+        try {
+            int moved = queue.sweep();
+            if (moved > 0) {
+                log.info("put back {} message(s) of dead consumers of queue '{}'", moved, queue.name());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.warn("sweep of queue '{}' failed: {}", queue.name(), e.getMessage());
+        }
+    }
+
+    private void stopTimers() {
+        beats.cancel(false);
+        sweeper.shutdownNow();
+    }
+
+    @Override
+    public void close() {
+        synchronized (free) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            free.notifyAll();
+        }
+        stopTimers();
+        boolean confirmed = true;
+        synchronized (blocking) {
+            for (int i = 0; i < blocking.length; i++) {
+                if (blocking[i] != null) {
+                    confirmed &= blocking[i].retire(); // a blocked take returns at once
+                }
+            }
+        }
+        closing.writeLock().lock(); // takes still running finish (and see the consumer closed) first
+        closing.writeLock().unlock();
+        if (!confirmed) {
+            // A blocked move may still land in a slot: leave the registration, so sweepers recover it
+            // once the heartbeat (not renewed any more) expires.
+            log.debug("consumer {} closed without confirming its blocking connections ended", id);
+            return;
+        }
+        try {
+            queue.release(id, slotCount, "release", true);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.warn("consumer {} of queue '{}' could not put its messages back ({}); sweepers will once its "
+                    + "heartbeat expires", id, queue.name(), e.getMessage());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Consumer[" + id + " of " + queue.name() + "]";
+    }
+}

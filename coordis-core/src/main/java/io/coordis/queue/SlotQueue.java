@@ -1,0 +1,273 @@
+package io.coordis.queue;
+
+import io.coordis.Ticker;
+import io.coordis.internal.Tokens;
+import io.coordis.internal.redis.ListCommands;
+import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.Replies;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * {@link ReliableQueue} with per-consumer processing slots and heartbeats; see the interface for the
+ * design. This class holds the queue-wide operations (push, settle by id, sweep, stats); {@link
+ * SlotConsumer} the per-consumer ones.
+ */
+final class SlotQueue implements ReliableQueue {
+    static final LuaScript PUSH = LuaScript.load(SlotQueue.class, "push.lua");
+    static final LuaScript TAKE = LuaScript.load(SlotQueue.class, "take.lua");
+    static final LuaScript ACK = LuaScript.load(SlotQueue.class, "ack.lua");
+    static final LuaScript NACK = LuaScript.load(SlotQueue.class, "nack.lua");
+    static final LuaScript BEAT = LuaScript.load(SlotQueue.class, "beat.lua");
+    static final LuaScript SWEEP = LuaScript.load(SlotQueue.class, "sweep.lua");
+    static final LuaScript PROMOTE = LuaScript.load(SlotQueue.class, "promote.lua");
+    static final LuaScript REQUEUE_DEAD = LuaScript.load(SlotQueue.class, "requeue-dead.lua");
+    /** Pushes are sent in scripts of at most this many messages. */
+    static final int PUSH_CHUNK = 1000;
+    private static final int PROMOTE_LIMIT = 1000;
+
+    final ListCommands lists;
+    final QueueKeys keys;
+    final QueueOptions options;
+    final Ticker ticker;
+    final ScheduledExecutorService scheduler;
+    private final String name;
+
+    /** For {@link io.coordis.Coordis}; not part of the API. */
+    SlotQueue(ListCommands lists, String name, QueueOptions options, Ticker ticker,
+                     ScheduledExecutorService scheduler) {
+        this.name = Payloads.name(name);
+        this.lists = lists;
+        this.keys = new QueueKeys(name);
+        this.options = java.util.Objects.requireNonNull(options, "options must not be null");
+        this.ticker = ticker;
+        this.scheduler = scheduler;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public QueueOptions options() {
+        return options;
+    }
+
+    @Override
+    public long push(byte[] payload) throws InterruptedException {
+        return pushAll(List.of(payload));
+    }
+
+    @Override
+    public long push(String payload) throws InterruptedException {
+        return push(Payloads.utf8(payload));
+    }
+
+    @Override
+    public long pushAll(List<byte[]> payloads) throws InterruptedException {
+        List<byte[]> checked = Payloads.checked(payloads, options.maxMessageBytes(), name);
+        long length = 0;
+        for (int from = 0; from < checked.size() || from == 0; from += PUSH_CHUNK) {
+            List<byte[]> chunk = checked.subList(from, Math.min(checked.size(), from + PUSH_CHUNK));
+            Object reply = Payloads.await(lists, lists.eval(PUSH, List.of(keys.queue, keys.enqueued), chunk), name);
+            length = Replies.number(Replies.list(reply, 1, PUSH, lists.address()), 0, PUSH, lists.address());
+            if (checked.isEmpty()) {
+                break;
+            }
+        }
+        return length;
+    }
+
+    @Override
+    public Consumer consumer() throws InterruptedException {
+        return SlotConsumer.start(this);
+    }
+
+    @Override
+    public Outcome ack(String deliveryId) throws InterruptedException {
+        return settle(DeliveryRef.parse(deliveryId), true, Duration.ZERO);
+    }
+
+    @Override
+    public Outcome nack(String deliveryId, Duration delay) throws InterruptedException {
+        if (delay == null || delay.isNegative()) {
+            throw new IllegalArgumentException("nack delay must be zero or positive, was " + delay);
+        }
+        return settle(DeliveryRef.parse(deliveryId), false, delay);
+    }
+
+    /** Settles one delivery: the ack or nack script for its slot. */
+    Outcome settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+        if (ack) {
+            return acks(List.of(ref)).get(0);
+        }
+        List<String> k = List.of(keys.slot(ref.consumer(), ref.slot()), keys.settled(ref.consumer()), keys.attempts,
+                keys.queue, keys.dead, keys.delayed, keys.delayedData, keys.enqueued);
+        List<byte[]> a = List.of(bytes(ref.slot()), bytes(ref.number()), bytes(options.maxAttempts()),
+                bytes(delay.toMillis()), bytes(options.order().side()), bytes(Tokens.next()));
+        List<?> reply = Replies.list(Payloads.await(lists, lists.eval(NACK, k, a), name), 2, NACK, lists.address());
+        return switch ((int) Replies.number(reply, 0, NACK, lists.address())) {
+            case 1 -> Outcome.REQUEUED;
+            case 2 -> Outcome.ALREADY_SETTLED;
+            case 3 -> Outcome.DEAD_LETTERED;
+            case 4 -> Outcome.DELAYED;
+            default -> Outcome.GONE;
+        };
+    }
+
+    /** Acks deliveries, all of one consumer, in one script. */
+    List<Outcome> acks(List<DeliveryRef> refs) throws InterruptedException {
+        if (refs.isEmpty()) {
+            return List.of();
+        }
+        String consumer = refs.get(0).consumer();
+        List<String> k = new ArrayList<>(List.of(keys.settled(consumer), keys.attempts, keys.enqueued));
+        List<byte[]> a = new ArrayList<>();
+        for (DeliveryRef r : refs) {
+            if (!r.consumer().equals(consumer)) {
+                throw new IllegalArgumentException("deliveries of different consumers cannot be acked together: "
+                        + r + " and " + refs.get(0));
+            }
+            k.add(keys.slot(r.consumer(), r.slot()));
+            a.add(bytes(r.slot()));
+            a.add(bytes(r.number()));
+        }
+        List<?> reply = Replies.list(Payloads.await(lists, lists.eval(ACK, k, a), name), refs.size(), ACK,
+                lists.address());
+        List<Outcome> out = new ArrayList<>(refs.size());
+        for (int i = 0; i < refs.size(); i++) {
+            long code = Replies.number(reply, i, ACK, lists.address());
+            out.add(code == 1 ? Outcome.ACKED : code == 2 ? Outcome.ALREADY_SETTLED : Outcome.GONE);
+        }
+        return out;
+    }
+
+    @Override
+    public int sweep() throws InterruptedException {
+        long now = lists.await(lists.timeMillis());
+        Map<byte[], byte[]> registry = Payloads.await(lists, lists.hgetall(keys.registry), name);
+        int moved = 0;
+        for (Map.Entry<byte[], byte[]> e : registry.entrySet()) {
+            String id = ListCommands.text(e.getKey());
+            Registration reg = Registration.parse(ListCommands.text(e.getValue()));
+            if (reg == null || lists.await(lists.exists(keys.heartbeat(id))) > 0) {
+                continue;
+            }
+            boolean forget = now - reg.lastBeatMillis() > reg.retentionMillis();
+            moved += release(id, reg.slots(), "dead", forget);
+        }
+        lists.await(lists.eval(PROMOTE, List.of(keys.delayed, keys.delayedData, keys.queue),
+                List.of(bytes(options.order().side()), bytes(PROMOTE_LIMIT))));
+        return moved;
+    }
+
+    /** Runs sweep.lua for one consumer; answers the messages moved out of its slots, or 0 if it is alive. */
+    int release(String consumer, int slots, String mode, boolean forget) throws InterruptedException {
+        List<String> k = new ArrayList<>(List.of(keys.heartbeat(consumer), keys.registry, keys.queue, keys.attempts,
+                keys.dead, keys.enqueued, keys.settled(consumer)));
+        k.addAll(keys.slots(consumer, slots));
+        List<byte[]> a = List.of(ListCommands.bytes(consumer), bytes(options.maxAttempts()),
+                bytes(options.order().side()), bytes(forget ? "1" : "0"), bytes(mode));
+        List<?> reply = Replies.list(Payloads.await(lists, lists.eval(SWEEP, k, a), name), 2, SWEEP, lists.address());
+        long requeued = Replies.number(reply, 0, SWEEP, lists.address());
+        return requeued < 0 ? 0 : (int) (requeued + Replies.number(reply, 1, SWEEP, lists.address()));
+    }
+
+    @Override
+    public int requeueDead(int max) throws InterruptedException {
+        if (max < 1) {
+            throw new IllegalArgumentException("requeue count must be at least 1, was " + max);
+        }
+        Object reply = Payloads.await(lists, lists.eval(REQUEUE_DEAD, List.of(keys.dead, keys.queue),
+                List.of(bytes(max))), name);
+        return (int) Replies.number(Replies.list(reply, 1, REQUEUE_DEAD, lists.address()), 0, REQUEUE_DEAD,
+                lists.address());
+    }
+
+    @Override
+    public QueueStats stats() throws InterruptedException {
+        CompletableFuture<Long> now = lists.timeMillis();
+        CompletableFuture<Long> depth = lists.llen(keys.queue);
+        CompletableFuture<Long> dead = lists.llen(keys.dead);
+        CompletableFuture<Long> delayed = lists.zcard(keys.delayed);
+        CompletableFuture<byte[]> oldest = lists.lindex(keys.queue, -1);
+        CompletableFuture<Map<byte[], byte[]>> registry = lists.hgetall(keys.registry);
+        long nowMillis = lists.await(now);
+        long depthNow = Payloads.await(lists, depth, name);
+        Optional<Duration> age = Optional.empty();
+        byte[] head = lists.await(oldest);
+        if (head != null) {
+            byte[] at = lists.await(lists.hget(keys.enqueued, sha1(head)));
+            if (at != null) {
+                age = Optional.of(Duration.ofMillis(Math.max(0, nowMillis - Long.parseLong(ListCommands.text(at)))));
+            }
+        }
+        List<QueueStats.ConsumerStats> consumers = new ArrayList<>();
+        for (Map.Entry<byte[], byte[]> e : lists.await(registry).entrySet()) {
+            String id = ListCommands.text(e.getKey());
+            Registration reg = Registration.parse(ListCommands.text(e.getValue()));
+            if (reg == null) {
+                continue;
+            }
+            CompletableFuture<Long> alive = lists.exists(keys.heartbeat(id));
+            List<CompletableFuture<Long>> lengths = new ArrayList<>();
+            for (String slot : keys.slots(id, reg.slots())) {
+                lengths.add(lists.llen(slot));
+            }
+            long inFlight = 0;
+            for (CompletableFuture<Long> l : lengths) {
+                inFlight += lists.await(l);
+            }
+            consumers.add(new QueueStats.ConsumerStats(id, reg.slots(), inFlight,
+                    Instant.ofEpochMilli(reg.lastBeatMillis()), lists.await(alive) > 0));
+        }
+        consumers.sort(java.util.Comparator.comparing(QueueStats.ConsumerStats::id));
+        return new QueueStats(name, depthNow, age, lists.await(dead), lists.await(delayed), consumers);
+    }
+
+    /** A registry entry: {@code "<slots> <last beat ms> <ttl ms> <retention ms>"}. */
+    record Registration(int slots, long lastBeatMillis, long ttlMillis, long retentionMillis) {
+        static Registration parse(String value) {
+            String[] p = value == null ? new String[0] : value.trim().split(" ");
+            if (p.length < 4) {
+                return null;
+            }
+            try {
+                return new Registration(Integer.parseInt(p[0]), Long.parseLong(p[1]), Long.parseLong(p[2]),
+                        Long.parseLong(p[3]));
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+    }
+
+    static byte[] bytes(Object value) {
+        return String.valueOf(value).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Lower-case hex SHA-1, as Lua's {@code redis.sha1hex} computes it. */
+    static String sha1(byte[] payload) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(payload));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is missing from this JVM", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ReliableQueue[" + name + "]";
+    }
+}

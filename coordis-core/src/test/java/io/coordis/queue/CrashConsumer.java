@@ -1,0 +1,91 @@
+package io.coordis.queue;
+
+import io.coordis.Coordis;
+import io.coordis.CoordisException;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A consumer process for {@link ConsumerCrashIT}: takes batches, reports each message as processed
+ * ({@code P id id ...}) and only then acks them, so a kill between the two makes a duplicate, never an
+ * unreported ack. Reports go to a file of its own (written with one {@code write} per line, which survives
+ * SIGKILL in the page cache), not to stdout: a pipe's last lines can be lost when the reading JVM reaps the
+ * killed process. Prints {@code ID <consumer id>} on stdout when started; exits when stdin closes.
+ *
+ * <p>Arguments: redis-host:port queue heartbeat-ttl-ms sweep-interval-ms report-file
+ */
+public final class CrashConsumer {
+    private CrashConsumer() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Thread watchdog = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // wait for EOF
+                }
+            } catch (java.io.IOException ignored) {
+                // parent gone
+            }
+            Runtime.getRuntime().halt(0);
+        }, "stdin-watch");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        QueueOptions options = QueueOptions.defaults().withSlots(8)
+                .withHeartbeatTtl(Duration.ofMillis(Long.parseLong(args[2])))
+                .withSweepInterval(Duration.ofMillis(Long.parseLong(args[3])));
+        PrintStream stdout = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, "UTF-8");
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(args[4], true), false, "UTF-8");
+        try (Coordis coordis = Coordis.builder().url("redis://" + args[0]).commandTimeout(Duration.ofSeconds(1)).connect()) {
+            ReliableQueue queue = coordis.reliableQueue(args[1], options);
+            Consumer consumer = null;
+            while (consumer == null) {
+                try {
+                    consumer = queue.consumer();
+                } catch (CoordisException e) {
+                    Thread.sleep(100);
+                }
+            }
+            stdout.println("ID " + consumer.id());
+            while (true) {
+                List<Delivery> batch;
+                try {
+                    batch = consumer.take(8, Duration.ofMillis(500));
+                } catch (CoordisException e) {
+                    out.println("E take " + e.getMessage());
+                    out.flush();
+                    Thread.sleep(50);
+                    continue;
+                }
+                if (batch.isEmpty()) {
+                    continue;
+                }
+                StringBuilder line = new StringBuilder("P");
+                for (Delivery d : batch) {
+                    line.append(' ').append(d.text());
+                }
+                out.println(line);
+                out.flush();
+                Thread.sleep(1); // the "work": messages stay in flight long enough for kills to find some
+                while (true) {
+                    try {
+                        List<Outcome> outcomes = consumer.ack(batch);
+                        for (int i = 0; i < batch.size(); i++) {
+                            if (outcomes.get(i) != Outcome.ACKED) {
+                                out.println("O " + outcomes.get(i) + " " + batch.get(i).id() + " " + batch.get(i).text());
+                            }
+                        }
+                        out.flush();
+                        break;
+                    } catch (CoordisException e) {
+                        out.println("E ack " + e.getMessage());
+                        out.flush();
+                        Thread.sleep(50);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package io.coordis.queue;
+
+import io.coordis.Coordis;
+import io.coordis.CoordisException;
+import io.coordis.NodeUnavailableException;
+import io.coordis.testkit.FaultProxy;
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RespClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Ambiguous replies (the command ran, its reply was lost) through a {@link FaultProxy}, and Redis being
+ * unreachable: nothing is lost, duplicates are counted, and no other message is touched.
+ */
+class QueueFaultsIT {
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
+    /** Long heartbeat and sweep periods, so no background reply takes the dropped one's place. */
+    private static final QueueOptions QUIET = QueueOptions.defaults().withHeartbeatTtl(Duration.ofSeconds(60))
+            .withSweepInterval(Duration.ofSeconds(60));
+
+    private FaultProxy proxy;
+    private Coordis coordis;
+    private RespClient direct;
+
+    @BeforeEach
+    void connect() {
+        proxy = FaultProxy.to(redis.server());
+        coordis = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofMillis(500)).connect();
+        direct = RespClient.connect(redis.server());
+        // loaded beforehand, so the dropped reply is the script's own and not a NOSCRIPT before it ran
+        for (var script : List.of(SlotQueue.PUSH, SlotQueue.TAKE, SlotQueue.ACK, SlotQueue.NACK, SlotQueue.BEAT,
+                SlotQueue.SWEEP, SlotQueue.PROMOTE)) {
+            direct.command("SCRIPT", "LOAD", script.source());
+        }
+    }
+
+    /** Opens the queue connection, so that the dropped reply is not one of its handshake. */
+    private ReliableQueue warm(ReliableQueue q) throws InterruptedException {
+        q.stats();
+        return q;
+    }
+
+    @AfterEach
+    void close() {
+        direct.close();
+        coordis.close();
+        proxy.close();
+    }
+
+    /** Takes and acks everything left, counting each payload; asserts every list of the queue is empty. */
+    private Map<String, Integer> drain(ReliableQueue q) throws InterruptedException {
+        Map<String, Integer> seen = new HashMap<>();
+        try (Coordis clean = Coordis.connect(redis.uri()); Consumer c = clean.reliableQueue(q.name(), QUIET).consumer()) {
+            Optional<Delivery> d;
+            while ((d = c.take(Duration.ofMillis(200))).isPresent()) {
+                seen.merge(d.get().text(), 1, Integer::sum);
+                assertThat(d.get().ack()).isEqualTo(Outcome.ACKED);
+            }
+        }
+        List<?> keys = (List<?>) direct.command("KEYS", "*" + q.name() + "*");
+        assertThat(keys).as("left over").allMatch(k -> String.valueOf(k).contains(":consumers")
+                || String.valueOf(k).contains(":settled:") || String.valueOf(k).contains(":hb:"));
+        for (Object k : keys) {
+            if (String.valueOf(k).contains(":proc:")) {
+                throw new AssertionError("stuck in a processing slot: " + k);
+            }
+        }
+        return seen;
+    }
+
+    @Test
+    void lostReplyToTheNonBlockingMoveIsHandedOutByTheNextTake() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("move-lost", QUIET);
+        q.push("only");
+        try (Consumer c = q.consumer()) {
+            proxy.dropNextReply();
+            assertThatThrownBy(() -> c.take(Duration.ZERO)).isInstanceOf(NodeUnavailableException.class);
+            assertThat(proxy.droppedReplies()).isEqualTo(1);
+            assertThat(direct.command("LLEN", "move-lost")).as("the move ran").isEqualTo(0L);
+            Delivery d = c.take(Duration.ZERO).orElseThrow();
+            assertThat(d.text()).isEqualTo("only");
+            assertThat(d.attempts()).as("not a failed delivery").isEqualTo(1);
+            assertThat(d.ack()).isEqualTo(Outcome.ACKED);
+        }
+        assertThat(drain(q)).isEmpty();
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void lostReplyToTheBlockingMoveIsHandedOutByTheSameTake() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("blmove-lost", QUIET);
+        try (Consumer c = q.consumer()) {
+            CompletableFuture<Optional<Delivery>> taking = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return c.take(Duration.ofSeconds(3));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> String.valueOf(direct.command("CLIENT", "LIST"))
+                    .contains("cmd=blmove"));
+            proxy.dropNextReply();
+            direct.command("LPUSH", "blmove-lost", "payload");
+            Delivery d = taking.get(20, TimeUnit.SECONDS).orElseThrow(() -> new AssertionError("take gave up"));
+            assertThat(proxy.droppedReplies()).as("the BLMOVE reply was dropped").isEqualTo(1);
+            assertThat(d.text()).isEqualTo("payload");
+            assertThat(d.ack()).isEqualTo(Outcome.ACKED);
+        }
+        assertThat(drain(q)).isEmpty();
+    }
+
+    @Test
+    void lostReplyToAnAckRetriedRemovesNoIdenticalTwin() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("ack-lost", QUIET);
+        q.pushAll(List.of("twin".getBytes(), "twin".getBytes()));
+        try (Consumer c = q.consumer()) {
+            List<Delivery> both = c.take(2, Duration.ZERO);
+            assertThat(both).hasSize(2);
+            proxy.dropNextReply();
+            assertThatThrownBy(() -> both.get(0).ack()).isInstanceOf(CoordisException.class);
+            assertThat(proxy.droppedReplies()).isEqualTo(1);
+            assertThat(q.stats().inFlight()).as("the ack ran once").isEqualTo(1);
+            assertThat(both.get(0).ack()).as("retried").isEqualTo(Outcome.ALREADY_SETTLED);
+            assertThat(q.stats().inFlight()).as("the twin is still in flight").isEqualTo(1);
+            assertThat(both.get(1).ack()).isEqualTo(Outcome.ACKED);
+        }
+        assertThat(drain(q)).isEmpty();
+    }
+
+    @Test
+    void lostReplyToANackRetriedRequeuesOnce() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("nack-lost", QUIET);
+        q.push("retry me");
+        try (Consumer c = q.consumer()) {
+            Delivery d = c.take(Duration.ZERO).orElseThrow();
+            proxy.dropNextReply();
+            assertThatThrownBy(d::nack).isInstanceOf(CoordisException.class);
+            assertThat(d.nack()).isEqualTo(Outcome.ALREADY_SETTLED);
+            assertThat(direct.command("LLEN", "nack-lost")).as("requeued exactly once").isEqualTo(1L);
+        }
+        assertThat(drain(q)).containsExactly(Map.entry("retry me", 1));
+    }
+
+    @Test
+    void lostReplyToAPushRetriedLosesNothingAndTheDuplicateIsCounted() throws Exception {
+        ReliableQueue q = warm(coordis.reliableQueue("push-lost", QUIET));
+        List<String> sent = new ArrayList<>();
+        int retries = 0;
+        for (int i = 0; i < 20; i++) {
+            String m = "m" + i;
+            if (i % 5 == 0) {
+                proxy.dropNextReply();
+            }
+            while (true) {
+                try {
+                    q.push(m);
+                    break;
+                } catch (NodeUnavailableException e) {
+                    retries++;
+                }
+            }
+            sent.add(m);
+        }
+        Map<String, Integer> seen = drain(q);
+        assertThat(seen.keySet()).as("lost").containsAll(sent);
+        int duplicates = seen.values().stream().mapToInt(n -> n - 1).sum();
+        System.out.println("push with lost replies: " + retries + " retries, " + duplicates + " duplicates, 0 lost");
+        assertThat(proxy.droppedReplies()).isEqualTo(4);
+        assertThat(retries).isGreaterThanOrEqualTo(4);
+        assertThat(duplicates).as("a push whose reply was lost ran, so its retry is a duplicate").isEqualTo(4);
+    }
+
+    @Test
+    void redisUnreachableFailsClearlyAndLosesNothing() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("down", QUIET);
+        q.push("kept");
+        try (Consumer c = q.consumer()) {
+            Delivery d = c.take(Duration.ZERO).orElseThrow();
+            proxy.blackhole();
+            try {
+                assertThatThrownBy(() -> q.push("refused")).isInstanceOf(NodeUnavailableException.class)
+                        .hasMessageContaining(proxy.address());
+                assertThatThrownBy(d::ack).isInstanceOf(NodeUnavailableException.class);
+                assertThatThrownBy(() -> c.take(Duration.ZERO)).isInstanceOf(NodeUnavailableException.class);
+            } finally {
+                proxy.pass();
+            }
+            assertThat(d.ack()).isEqualTo(Outcome.ACKED);
+        }
+        // the blackholed push was delivered when the partition healed: at least once, never lost
+        assertThat(drain(q).keySet()).containsAnyOf("refused").doesNotContain("kept");
+    }
+}

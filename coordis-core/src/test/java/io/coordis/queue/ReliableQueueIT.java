@@ -1,0 +1,293 @@
+package io.coordis.queue;
+
+import io.coordis.Coordis;
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RespClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Reliable queues on one Redis: exact acks, retries, dead letters, delays, sweeps, stats, close. */
+class ReliableQueueIT {
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
+    private Coordis coordis;
+    private RespClient foreign;
+
+    @BeforeEach
+    void connect() {
+        coordis = Coordis.connect(redis.uri());
+        foreign = RespClient.connect(redis.server());
+    }
+
+    @AfterEach
+    void close() {
+        foreign.close();
+        coordis.close();
+    }
+
+    /** Every key of the queue other than the registry and heartbeats: what must be empty at the end. */
+    private long leftovers(String q) {
+        long n = 0;
+        for (Object key : (List<?>) foreign.command("KEYS", "*" + q + "*")) {
+            String k = (String) key;
+            if (!k.endsWith(":consumers") && !k.contains(":hb:") && !k.contains(":settled:")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void tenThousandIdenticalPayloadsEachAckRemovesExactlyOne() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("same", QueueOptions.defaults().withSlots(64));
+        List<byte[]> batch = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            batch.add("same payload".getBytes());
+        }
+        q.pushAll(batch);
+        int acked = 0;
+        try (Consumer c = q.consumer()) {
+            while (acked < 10_000) {
+                List<Delivery> got = c.take(64, Duration.ofMillis(200));
+                assertThat(got).as("taken so far %d", acked).isNotEmpty();
+                long inFlightBefore = q.stats().inFlight();
+                assertThat(inFlightBefore).isEqualTo(got.size());
+                // ack one by one for part of them, and the ack retried (as after a lost reply) removes nothing more
+                Delivery first = got.get(0);
+                assertThat(first.ack()).isEqualTo(Outcome.ACKED);
+                assertThat(q.ack(first.id())).as("retried ack").isEqualTo(Outcome.ALREADY_SETTLED);
+                assertThat(q.stats().inFlight()).isEqualTo(got.size() - 1);
+                List<Outcome> rest = c.ack(got);
+                assertThat(rest).containsOnly(Outcome.ACKED);
+                assertThat(c.ack(got)).as("batch ack again").containsOnly(Outcome.ACKED);
+                acked += got.size();
+                assertThat(q.stats().inFlight()).isZero();
+                assertThat(foreign.command("LLEN", "same")).isEqualTo(10_000L - acked);
+            }
+        }
+        assertThat(leftovers("same")).as("lists left: %s", foreign.command("KEYS", "*same*")).isZero();
+    }
+
+    @Test
+    void nackCountsAttemptsThenDeadLettersAndOperatorRequeues() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("flaky", QueueOptions.defaults().withMaxAttempts(3));
+        q.push("poison");
+        try (Consumer c = q.consumer()) {
+            for (int attempt = 1; attempt <= 3; attempt++) {
+                Delivery d = c.take(Duration.ofSeconds(1)).orElseThrow();
+                assertThat(d.attempts()).isEqualTo(attempt);
+                assertThat(d.nack()).isEqualTo(attempt < 3 ? Outcome.REQUEUED : Outcome.DEAD_LETTERED);
+                assertThat(d.nack()).as("settled once").isEqualTo(attempt < 3 ? Outcome.REQUEUED : Outcome.DEAD_LETTERED);
+            }
+            assertThat(c.take(Duration.ZERO)).isEmpty();
+            assertThat(q.stats().deadLetters()).isEqualTo(1);
+            assertThat(foreign.command("LRANGE", "{flaky}:dead", "0", "-1")).isEqualTo(List.of("poison"));
+            assertThat(q.requeueDead(10)).isEqualTo(1);
+            Delivery again = c.take(Duration.ofSeconds(1)).orElseThrow();
+            assertThat(again.attempts()).as("counts start over after an operator requeue").isEqualTo(1);
+            assertThat(again.ack()).isEqualTo(Outcome.ACKED);
+        }
+        assertThat(leftovers("flaky")).isZero();
+    }
+
+    @Test
+    void delayedNackComesBackAfterTheDelayNotBefore() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("later", QueueOptions.defaults().withSweepInterval(Duration.ofMillis(100)));
+        q.push("job");
+        try (Consumer c = q.consumer()) {
+            Delivery d = c.take(Duration.ofSeconds(1)).orElseThrow();
+            long nacked = System.nanoTime();
+            assertThat(d.nack(Duration.ofMillis(800))).isEqualTo(Outcome.DELAYED);
+            assertThat(q.stats().delayed()).isEqualTo(1);
+            assertThat(foreign.command("LLEN", "later")).as("not visible to anyone while delayed").isEqualTo(0L);
+            Delivery back = c.take(Duration.ofSeconds(10)).orElseThrow();
+            assertThat(Duration.ofNanos(System.nanoTime() - nacked)).isGreaterThanOrEqualTo(Duration.ofMillis(750));
+            assertThat(back.attempts()).isEqualTo(2);
+            back.ack();
+        }
+        assertThat(leftovers("later")).isZero();
+    }
+
+    @Test
+    void closingPutsUnsettledMessagesBackAtTheFront() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("closing");
+        q.pushAll(List.of("a".getBytes(), "b".getBytes(), "c".getBytes()));
+        Consumer c = q.consumer();
+        Delivery a = c.take(Duration.ofSeconds(1)).orElseThrow();
+        assertThat(a.text()).isEqualTo("a");
+        c.close();
+        assertThat(a.ack()).isEqualTo(Outcome.GONE);
+        assertThat(foreign.command("RPOP", "closing")).as("redelivered first").isEqualTo("a");
+        assertThat(foreign.command("HLEN", "{closing}:consumers")).isEqualTo(0L);
+    }
+
+    @Test
+    void sweepersRaceButNeverTakeFromALiveSlowConsumer() throws Exception {
+        QueueOptions fast = QueueOptions.defaults().withHeartbeatTtl(Duration.ofMillis(1000))
+                .withSweepInterval(Duration.ofMillis(50));
+        ReliableQueue q = coordis.reliableQueue("slow", fast);
+        q.pushAll(List.of("held".getBytes(), "other".getBytes()));
+        try (Coordis second = Coordis.connect(redis.uri());
+             Consumer slow = q.consumer();
+             Consumer sweeperA = second.reliableQueue("slow", fast).consumer();
+             Consumer sweeperB = q.consumer()) {
+            Delivery held = slow.take(Duration.ofSeconds(1)).orElseThrow();
+            // "processing" for 5 heartbeat TTLs while two consumers sweep every 50 ms, plus on-demand sweeps
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() < end) {
+                assertThat(q.sweep()).isZero();
+                Thread.sleep(20);
+            }
+            assertThat(held.ack()).as("nothing was taken from the live consumer").isEqualTo(Outcome.ACKED);
+            Delivery other = sweeperA.take(Duration.ofSeconds(1)).orElseThrow();
+            assertThat(other.text()).isEqualTo("other");
+            assertThat(other.attempts()).as("never requeued").isEqualTo(1);
+            other.ack();
+            assertThat(sweeperB.take(Duration.ZERO)).isEmpty();
+        }
+    }
+
+    @Test
+    void deadConsumersMessagesComeBackOnceWithAnAttemptCounted() throws Exception {
+        QueueOptions fast = QueueOptions.defaults().withHeartbeatTtl(Duration.ofMillis(1000))
+                .withSweepInterval(Duration.ofMillis(100));
+        ReliableQueue q = coordis.reliableQueue("orphaned", fast);
+        q.push("work");
+        Coordis dying = Coordis.connect(redis.uri());
+        Consumer doomed = dying.reliableQueue("orphaned", fast).consumer();
+        Delivery lost = doomed.take(Duration.ofSeconds(1)).orElseThrow();
+        dying.close(); // heartbeats stop; nothing is released (as after kill -9)
+        try (Consumer a = q.consumer(); Consumer b = q.consumer()) {
+            Delivery again = a.take(Duration.ofSeconds(5)).orElseThrow();
+            assertThat(again.text()).isEqualTo("work");
+            assertThat(again.attempts()).isEqualTo(2);
+            assertThat(b.take(Duration.ofMillis(500))).as("requeued once only").isEmpty();
+            assertThat(q.ack(lost.id())).as("the dead consumer's delivery").isEqualTo(Outcome.GONE);
+            assertThat(again.ack()).isEqualTo(Outcome.ACKED);
+            QueueStats stats = q.stats();
+            assertThat(stats.consumers()).filteredOn(s -> s.id().equals(lost.id().split("/")[0]))
+                    .singleElement().satisfies(s -> assertThat(s.alive()).isFalse());
+        }
+    }
+
+    @Test
+    void closeEndsABlockedTakeAndNoMessageIsMovedAfterwards() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("close-blocked");
+        Consumer c = q.consumer();
+        java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
+        Thread taker = new Thread(() -> {
+            try {
+                c.take(Duration.ofSeconds(30));
+                ended.complete(null);
+            } catch (Throwable t) {
+                ended.complete(t);
+            }
+        });
+        taker.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> String.valueOf(foreign.command("CLIENT", "LIST"))
+                .contains("cmd=blmove"));
+        long start = System.nanoTime();
+        c.close();
+        assertThat(ended.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+        foreign.command("LPUSH", "close-blocked", "after close");
+        Thread.sleep(200);
+        assertThat(foreign.command("LLEN", "close-blocked")).as("not taken by the closed consumer").isEqualTo(1L);
+        assertThat(foreign.command("HLEN", "{close-blocked}:consumers")).isEqualTo(0L);
+        assertThat(foreign.command("KEYS", "{close-blocked}:proc:*")).isEqualTo(List.of());
+    }
+
+    @Test
+    void scriptShasMatchWhatRedisComputes() {
+        for (var script : List.of(SlotQueue.PUSH, SlotQueue.TAKE, SlotQueue.ACK, SlotQueue.NACK, SlotQueue.BEAT,
+                SlotQueue.SWEEP, SlotQueue.PROMOTE, SlotQueue.REQUEUE_DEAD)) {
+            assertThat(foreign.command("SCRIPT", "LOAD", script.source())).as(script.name()).isEqualTo(script.sha());
+        }
+    }
+
+    @Test
+    void statsReportDepthAgeInFlightDeadAndConsumers() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("stats");
+        q.push("old");
+        Thread.sleep(300);
+        q.push("new");
+        foreign.command("LPUSH", "stats", "foreign");
+        QueueStats s = q.stats();
+        assertThat(s.depth()).isEqualTo(3);
+        assertThat(s.oldestAge()).hasValueSatisfying(age -> assertThat(age).isGreaterThanOrEqualTo(Duration.ofMillis(250)));
+        try (Consumer c = q.consumer()) {
+            Delivery d = c.take(Duration.ZERO).orElseThrow();
+            s = q.stats();
+            assertThat(s.depth()).isEqualTo(2);
+            assertThat(s.inFlight()).isEqualTo(1);
+            assertThat(s.consumers()).singleElement().satisfies(cs -> {
+                assertThat(cs.id()).isEqualTo(c.id());
+                assertThat(cs.alive()).isTrue();
+                assertThat(cs.inFlight()).isEqualTo(1);
+            });
+            d.ack();
+            c.take(Duration.ZERO).orElseThrow().ack();
+            assertThat(q.stats().oldestAge()).as("pushed by a foreign client: unknown").isEmpty();
+        }
+    }
+
+    @Test
+    void blockingTakeWakesOnAForeignPush() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("wake");
+        try (Consumer c = q.consumer()) {
+            Thread pusher = new Thread(() -> {
+                try {
+                    Thread.sleep(300);
+                    try (RespClient p = RespClient.connect(redis.server())) {
+                        p.command("LPUSH", "wake", "hello");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            pusher.start();
+            Delivery d = c.take(Duration.ofSeconds(10)).orElseThrow();
+            assertThat(d.text()).isEqualTo("hello");
+            d.ack();
+            pusher.join();
+        }
+    }
+
+    @Test
+    void interruptedBlockingTakeStrandsNothing() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("interrupted");
+        try (Consumer c = q.consumer()) {
+            Thread taker = new Thread(() -> {
+                try {
+                    c.take(Duration.ofSeconds(30));
+                } catch (InterruptedException expected) {
+                    // the point
+                }
+            });
+            taker.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> String.valueOf(foreign.command("CLIENT", "LIST"))
+                    .contains("cmd=blmove"));
+            taker.interrupt();
+            taker.join(5000);
+            assertThat(taker.isAlive()).isFalse();
+            q.push("after");
+            Delivery d = c.take(Duration.ofSeconds(2)).orElseThrow();
+            assertThat(d.text()).isEqualTo("after");
+            d.ack();
+        }
+        assertThat(leftovers("interrupted")).isZero();
+    }
+}

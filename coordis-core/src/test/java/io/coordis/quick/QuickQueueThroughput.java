@@ -1,0 +1,196 @@
+package io.coordis.quick;
+
+import io.coordis.Coordis;
+import io.coordis.queue.Consumer;
+import io.coordis.queue.Delivery;
+import io.coordis.queue.QueueOptions;
+import io.coordis.queue.ReliableQueue;
+import io.coordis.testkit.RedisServer;
+import io.lettuce.core.LMoveArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Reliable queue throughput, 1 producer + 4 consumers (push, take, ack), per message and batched,
+ * against the same cycle in raw Lettuce (LPUSH, BLMOVE into a processing list, LREM), interleaved in one
+ * run on one redis-server. A first ratio, not a benchmark suite. Run with
+ * {@code java -cp <test classpath> io.coordis.quick.QuickQueueThroughput [messages] [rounds] [batch]}.
+ */
+public final class QuickQueueThroughput {
+    private static final int CONSUMERS = 4;
+
+    interface Mode {
+        double run(int messages) throws Exception;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int messages = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        int batch = args.length > 2 ? Integer.parseInt(args[2]) : 32;
+        try (RedisServer server = RedisServer.start();
+             Coordis coordis = Coordis.connect(server.uri())) {
+            RedisClient client = RedisClient.create(server.uri());
+            try {
+                ReliableQueue q = coordis.reliableQueue("quick:coordis", QueueOptions.defaults().withSlots(batch));
+                Mode coordisSingle = n -> coordis(q, n, 1);
+                Mode coordisBatch = n -> coordis(q, n, batch);
+                Mode rawSingle = n -> raw(client, n, 1);
+                Mode rawBatch = n -> raw(client, n, batch);
+                coordisSingle.run(messages / 4);
+                rawSingle.run(messages / 4);
+                coordisBatch.run(messages / 4);
+                rawBatch.run(messages / 4);
+                System.out.printf("redis %s, %d messages per run, 1 producer + %d consumers, batch %d, %d rounds%n",
+                        server.version(), messages, CONSUMERS, batch, rounds);
+                for (int r = 0; r < rounds; r++) {
+                    double cs = coordisSingle.run(messages);
+                    double rs = rawSingle.run(messages);
+                    double rb = rawBatch.run(messages);
+                    double cb = coordisBatch.run(messages);
+                    System.out.printf("round %d: per message coordis %.0f msg/s, raw lettuce %.0f msg/s, ratio %.2f; "
+                            + "batched coordis %.0f msg/s, raw lettuce %.0f msg/s, ratio %.2f%n",
+                            r + 1, cs, rs, cs / rs, cb, rb, cb / rb);
+                }
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    private static double coordis(ReliableQueue q, int messages, int batch) throws Exception {
+        AtomicInteger acked = new AtomicInteger();
+        List<Consumer> consumers = new ArrayList<>();
+        for (int i = 0; i < CONSUMERS; i++) {
+            consumers.add(q.consumer());
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(CONSUMERS + 1);
+        long start = System.nanoTime();
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            running.add(pool.submit(() -> {
+                List<byte[]> chunk = new ArrayList<>();
+                for (int m = 0; m < messages; m++) {
+                    byte[] payload = ("message-" + m).getBytes();
+                    if (batch == 1) {
+                        q.push(payload);
+                    } else {
+                        chunk.add(payload);
+                        if (chunk.size() == batch || m == messages - 1) {
+                            q.pushAll(chunk);
+                            chunk = new ArrayList<>();
+                        }
+                    }
+                }
+                return null;
+            }));
+            for (Consumer c : consumers) {
+                running.add(pool.submit(() -> {
+                    while (acked.get() < messages) {
+                        List<Delivery> got = c.take(batch, Duration.ofMillis(100));
+                        if (got.isEmpty()) {
+                            continue;
+                        }
+                        if (batch == 1) {
+                            got.get(0).ack();
+                        } else {
+                            c.ack(got);
+                        }
+                        acked.addAndGet(got.size());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                f.get();
+            }
+            return messages / ((System.nanoTime() - start) / 1e9);
+        } finally {
+            pool.shutdownNow();
+            consumers.forEach(Consumer::close);
+        }
+    }
+
+    private static double raw(RedisClient client, int messages, int batch) throws Exception {
+        AtomicInteger acked = new AtomicInteger();
+        List<StatefulRedisConnection<String, String>> conns = new ArrayList<>();
+        for (int i = 0; i <= CONSUMERS; i++) {
+            conns.add(client.connect());
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(CONSUMERS + 1);
+        long start = System.nanoTime();
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            RedisCommands<String, String> producer = conns.get(0).sync();
+            running.add(pool.submit(() -> {
+                List<String> chunk = new ArrayList<>();
+                for (int m = 0; m < messages; m++) {
+                    String payload = "message-" + m;
+                    if (batch == 1) {
+                        producer.lpush("quick:raw", payload);
+                    } else {
+                        chunk.add(payload);
+                        if (chunk.size() == batch || m == messages - 1) {
+                            producer.lpush("quick:raw", chunk.toArray(String[]::new));
+                            chunk.clear();
+                        }
+                    }
+                }
+                return null;
+            }));
+            for (int i = 1; i <= CONSUMERS; i++) {
+                StatefulRedisConnection<String, String> conn = conns.get(i);
+                String processing = "quick:raw:processing:" + i;
+                running.add(pool.submit(() -> {
+                    RedisCommands<String, String> sync = conn.sync();
+                    RedisAsyncCommands<String, String> async = conn.async();
+                    while (acked.get() < messages) {
+                        String first = sync.blmove("quick:raw", processing, LMoveArgs.Builder.rightLeft(), 0.1);
+                        if (first == null) {
+                            continue;
+                        }
+                        List<String> got = new ArrayList<>(List.of(first));
+                        if (batch > 1) {
+                            List<RedisFuture<String>> more = new ArrayList<>();
+                            for (int k = 1; k < batch; k++) {
+                                more.add(async.lmove("quick:raw", processing, LMoveArgs.Builder.rightLeft()));
+                            }
+                            for (RedisFuture<String> f : more) {
+                                String v = f.get();
+                                if (v != null) {
+                                    got.add(v);
+                                }
+                            }
+                        }
+                        List<RedisFuture<Long>> removed = new ArrayList<>();
+                        for (String v : got) {
+                            removed.add(async.lrem(processing, 1, v));
+                        }
+                        for (RedisFuture<Long> f : removed) {
+                            f.get();
+                        }
+                        acked.addAndGet(got.size());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                f.get();
+            }
+            return messages / ((System.nanoTime() - start) / 1e9);
+        } finally {
+            pool.shutdownNow();
+            conns.forEach(StatefulRedisConnection::close);
+        }
+    }
+}

@@ -138,6 +138,15 @@ public final class ChildJvm implements AutoCloseable {
         awaitState(false);
     }
 
+    /** Closes the child's stdin (children that read it until EOF then finish on their own). */
+    public void closeInput() {
+        try {
+            process.getOutputStream().close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot close the input of child " + name, e);
+        }
+    }
+
     /** Waits for the child to exit on its own; true if it did within {@code timeout}. */
     public boolean awaitExit(Duration timeout) throws InterruptedException {
         return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);

@@ -1,0 +1,150 @@
+package io.coordis.safety;
+
+import io.coordis.Coordis;
+import io.coordis.lock.DistributedLock;
+import io.coordis.lock.Lease;
+import io.coordis.lock.LockOptions;
+import io.coordis.testkit.RespClient;
+import io.coordis.testkit.fault.FencedClient;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A lock client process for the fault runs: several threads take the lock, enter the fenced resource, write
+ * twice with their fencing token, leave, release. Runs until stdin closes, then prints one line
+ * {@code STATS cycles=N errors=N late=N maxLateMs=N} (late: acquire calls that returned more than 1 s after
+ * their wait) and exits.
+ *
+ * <p>Modes: {@code coordis} (the real lock); and the broken variants the checkers must flag:
+ * {@code no-nx} (a raw {@code SET} without NX plus an INCR for the token: holders overlap) and
+ * {@code no-fence} (the real lock, but every write carries token 0: the resource cannot order holders).
+ *
+ * <p>Arguments: redis-host:port resource-host:port lock-name mode threads ttl-ms wait-ms name
+ * <br>With name {@code holder}: one thread takes the lock once, enters, prints {@code HOLDING token}, waits
+ * for a line on stdin (the test pauses this process meanwhile), writes, prints {@code WROTE ok|stale},
+ * leaves and exits.
+ */
+public final class FenceWorker {
+    private FenceWorker() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String redis = args[0];
+        String resource = args[1];
+        String lockName = args[2];
+        String mode = args[3];
+        int threads = Integer.parseInt(args[4]);
+        Duration ttl = Duration.ofMillis(Long.parseLong(args[5]));
+        Duration wait = Duration.ofMillis(Long.parseLong(args[6]));
+        String name = args[7];
+        try (Coordis coordis = Coordis.builder().url("redis://" + redis).commandTimeout(Duration.ofMillis(500)).connect()) {
+            DistributedLock lock = coordis.lock(lockName, LockOptions.defaults().withTtl(ttl));
+            if (name.equals("holder")) {
+                holdOnce(lock, resource);
+                return;
+            }
+            AtomicLong cycles = new AtomicLong();
+            AtomicLong errors = new AtomicLong();
+            AtomicLong late = new AtomicLong();
+            AtomicLong maxLate = new AtomicLong();
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                String client = name + "-" + t;
+                Thread w = new Thread(() -> {
+                    try (FencedClient fenced = FencedClient.connect(resource, client);
+                         RespClient raw = mode.equals("no-nx") ? connect(redis) : null) {
+                        while (!Thread.currentThread().isInterrupted()) {
+                            long start = System.nanoTime();
+                            try {
+                                if (mode.equals("no-nx")) {
+                                    brokenCycle(raw, lockName, ttl, fenced);
+                                    cycles.incrementAndGet();
+                                    continue;
+                                }
+                                Optional<Lease> got = lock.acquire(wait);
+                                long overMs = (System.nanoTime() - start) / 1_000_000 - wait.toMillis();
+                                if (overMs > 1000) {
+                                    late.incrementAndGet();
+                                }
+                                maxLate.accumulateAndGet(overMs, Math::max);
+                                if (got.isEmpty()) {
+                                    continue;
+                                }
+                                try (Lease lease = got.get()) {
+                                    long token = mode.equals("no-fence") ? 0 : lease.fencingToken();
+                                    fenced.enter(token);
+                                    fenced.write(token);
+                                    Thread.sleep(1);
+                                    fenced.write(token);
+                                    fenced.exit(token);
+                                }
+                                cycles.incrementAndGet();
+                            } catch (InterruptedException e) {
+                                return;
+                            } catch (RuntimeException e) {
+                                errors.incrementAndGet(); // Redis down or paused: typed errors, try again
+                                sleep(20);
+                            }
+                        }
+                    }
+                }, client);
+                w.setDaemon(true);
+                workers.add(w);
+                w.start();
+            }
+            System.out.println("READY");
+            while (System.in.read() >= 0) {
+                // until the test closes stdin
+            }
+            workers.forEach(Thread::interrupt);
+            for (Thread w : workers) {
+                w.join(5000);
+            }
+            System.out.println("STATS cycles=" + cycles + " errors=" + errors + " late=" + late + " maxLateMs=" + maxLate);
+        }
+    }
+
+    private static void holdOnce(DistributedLock lock, String resource) throws Exception {
+        try (FencedClient fenced = FencedClient.connect(resource, "holder")) {
+            Lease lease = lock.acquire(Duration.ofSeconds(30)).orElseThrow();
+            long token = lease.fencingToken();
+            fenced.enter(token);
+            System.out.println("HOLDING " + token);
+            new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+            boolean ok = fenced.write(token);
+            System.out.println("WROTE " + (ok ? "ok" : "stale") + " held=" + lease.isHeld());
+            fenced.exit(token);
+            lease.close();
+        }
+    }
+
+    /** The broken lock: SET without NX, so a second client simply overwrites the first. */
+    private static void brokenCycle(RespClient raw, String lockName, Duration ttl, FencedClient fenced)
+            throws InterruptedException {
+        long token = (Long) raw.command("INCR", lockName + ":broken-fence");
+        raw.command("SET", lockName, Long.toString(token), "PX", Long.toString(ttl.toMillis()));
+        fenced.enter(token);
+        fenced.write(token);
+        Thread.sleep(1);
+        fenced.write(token);
+        fenced.exit(token);
+        raw.command("DEL", lockName);
+    }
+
+    private static RespClient connect(String redis) {
+        int colon = redis.lastIndexOf(':');
+        return RespClient.connect(redis.substring(0, colon), Integer.parseInt(redis.substring(colon + 1)));
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

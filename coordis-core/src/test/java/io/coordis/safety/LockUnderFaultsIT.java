@@ -1,0 +1,155 @@
+package io.coordis.safety;
+
+import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.FaultProxy;
+import io.coordis.testkit.RedisServer;
+import io.coordis.testkit.fault.FencedResource;
+import io.coordis.testkit.fault.Nemesis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The single-node lock under combined faults, judged by a fenced resource: two client JVMs with four threads
+ * each contend through a fault proxy while a seeded nemesis kills and restarts Redis ({@code appendfsync
+ * always}), SIGSTOPs it, CLIENT-PAUSEs it, slows and blackholes the proxy; then a holder JVM is SIGSTOPped
+ * past its lease. Pass: 0 fenced violations; the paused holder's late write is refused as stale and the
+ * overlap it caused is seen (proof that the pause bit); no acquire call returns more than 1 s after its
+ * wait; writes resume within 2 s of every healed fault. Negative controls: the same resource flags a lock
+ * without NX (overlaps) and holders that do not pass their token (violations).
+ */
+class LockUnderFaultsIT {
+    private static final Duration TTL = Duration.ofSeconds(1);
+    private static final Duration WAIT = Duration.ofSeconds(2);
+    private static final Pattern STATS = Pattern.compile("STATS cycles=(\\d+) errors=(\\d+) late=(\\d+) maxLateMs=(-?\\d+)");
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void noFencedViolationUnderCombinedFaultsAndAPausedHolderIsFencedOff() throws Exception {
+        long seed = Nemesis.seedFromPropertyOrRandom();
+        List<ChildJvm> children = new ArrayList<>();
+        try (RedisServer redis = RedisServer.builder().appendOnly(true).appendFsync("always").start();
+             FaultProxy proxy = FaultProxy.to(redis);
+             FencedResource resource = FencedResource.start()) {
+            for (String name : List.of("a", "b")) {
+                children.add(worker(name, proxy.address(), resource, "coordis", 4));
+            }
+            for (ChildJvm c : children) {
+                c.awaitLine("READY", Duration.ofSeconds(30));
+            }
+            Nemesis.Event last;
+            try (Nemesis nemesis = Nemesis.builder(seed).servers(List.of(redis)).proxies(List.of(proxy))
+                    .kinds(EnumSet.of(Nemesis.Kind.KILL_RESTART, Nemesis.Kind.PAUSE, Nemesis.Kind.CLIENT_PAUSE,
+                            Nemesis.Kind.LATENCY, Nemesis.Kind.BLACKHOLE))
+                    .gap(Duration.ofMillis(1500), Duration.ofMillis(2500)).hold(Duration.ofMillis(300), Duration.ofMillis(1200))
+                    .restartDelay(Duration.ofMillis(500)).build()) {
+                nemesis.start(Duration.ofSeconds(25));
+                assertThat(nemesis.await(Duration.ofSeconds(60))).as("nemesis finished").isTrue();
+                List<Nemesis.Event> events = nemesis.events();
+                System.out.println("seed " + seed + " faults: " + events.stream()
+                        .map(e -> e.kind() + "@" + e.target() + " " + e.held().toMillis() + "ms").toList());
+                assertThat(events).as("faults applied").hasSizeGreaterThanOrEqualTo(5);
+                Thread.sleep(3000);
+                List<String> slow = new ArrayList<>();
+                for (Nemesis.Event e : events) {
+                    long first = resource.firstAcceptAfter(e.healedNanos());
+                    long ms = first < 0 ? Long.MAX_VALUE : TimeUnit.NANOSECONDS.toMillis(first - e.healedNanos());
+                    if (ms > 2000) {
+                        slow.add(e.kind() + "@" + e.target() + ": " + (first < 0 ? "never" : ms + " ms"));
+                    }
+                }
+                assertThat(slow).as("faults after whose healing writes took more than 2 s to resume (seed " + seed + ")")
+                        .isEmpty();
+                last = events.get(events.size() - 1);
+            }
+
+            // A holder paused past its lease: the others get in (an overlap an unfenced resource would
+            // suffer), and its write after resuming is refused as stale.
+            FencedResource.Report beforePause = resource.report();
+            ChildJvm holder = worker("holder", redis.address(), resource, "coordis", 1);
+            children.add(holder);
+            String holding = holder.awaitLine("HOLDING", Duration.ofSeconds(40));
+            assertThat(holding).as(holder.describe()).isNotNull();
+            holder.pause();
+            Thread.sleep(TTL.multipliedBy(3).toMillis());
+            holder.resume();
+            holder.send("go");
+            String wrote = holder.awaitLine("WROTE", Duration.ofSeconds(10));
+            assertThat(wrote).as(holder.describe()).startsWith("WROTE stale");
+            assertThat(holder.awaitExit(Duration.ofSeconds(10))).isTrue();
+
+            for (ChildJvm c : children) {
+                c.closeInput();
+            }
+            long cycles = 0;
+            for (ChildJvm c : children.subList(0, 2)) {
+                String stats = c.awaitLine("STATS", Duration.ofSeconds(20));
+                assertThat(stats).as(c.describe()).isNotNull();
+                Matcher m = STATS.matcher(stats);
+                assertThat(m.find()).as(stats).isTrue();
+                cycles += Long.parseLong(m.group(1));
+                assertThat(Long.parseLong(m.group(3))).as("acquire calls that returned > 1 s after their wait: "
+                        + stats + " (seed " + seed + ")").isZero();
+            }
+            FencedResource.Report r = resource.report();
+            System.out.println("lock under faults (seed " + seed + "): cycles=" + cycles + " " + r);
+            assertThat(r.violations()).as("fenced violations; " + r).isZero();
+            assertThat(r.protocolErrors()).as("protocol errors; " + r).isZero();
+            assertThat(r.overlaps() - beforePause.overlaps()).as("overlaps while the holder was paused past its lease")
+                    .isPositive();
+            assertThat(r.staleRejections()).as("stale writes refused").isPositive();
+            assertThat(cycles).as("lock cycles completed").isGreaterThan(100);
+            assertThat(last).isNotNull();
+        } finally {
+            children.forEach(ChildJvm::close);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void negativeControlsALockWithoutNxOverlapsAndUnfencedHoldersViolate() throws Exception {
+        try (RedisServer redis = RedisServer.start()) {
+            FencedResource.Report noNx = run(redis, "no-nx");
+            System.out.println("negative control, lock without NX: " + noNx);
+            assertThat(noNx.overlaps()).as("a lock without NX must let holders overlap; " + noNx).isPositive();
+            FencedResource.Report noFence = run(redis, "no-fence");
+            System.out.println("negative control, holders without tokens: " + noFence);
+            assertThat(noFence.violations()).as("writes without a token must be flagged; " + noFence).isPositive();
+            assertThat(noFence.overlaps()).as("the real lock still excludes; " + noFence).isZero();
+        }
+    }
+
+    private static FencedResource.Report run(RedisServer redis, String mode) throws Exception {
+        List<ChildJvm> children = new ArrayList<>();
+        try (FencedResource resource = FencedResource.start()) {
+            for (String name : List.of("a", "b")) {
+                children.add(worker(name, redis.address(), resource, mode, 4));
+            }
+            for (ChildJvm c : children) {
+                c.awaitLine("READY", Duration.ofSeconds(30));
+            }
+            Thread.sleep(3000);
+            for (ChildJvm c : children) {
+                c.closeInput();
+                c.awaitLine("STATS", Duration.ofSeconds(20));
+            }
+            return resource.report();
+        } finally {
+            children.forEach(ChildJvm::close);
+        }
+    }
+
+    private static ChildJvm worker(String name, String redis, FencedResource resource, String mode, int threads) {
+        return ChildJvm.start(name, FenceWorker.class, List.of(redis, resource.address(), "faults:lock", mode,
+                Integer.toString(threads), Long.toString(TTL.toMillis()), Long.toString(WAIT.toMillis()), name));
+    }
+}

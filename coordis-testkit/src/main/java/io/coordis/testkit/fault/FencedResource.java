@@ -1,0 +1,282 @@
+package io.coordis.testkit.fault;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The oracle of a fault run: a resource that lock holders (threads here or in other processes) write to,
+ * with one clock and one monitor, reached over loopback TCP so that child JVMs and CLI processes can use it.
+ * It accepts a write only with a fencing token at least as high as every token it accepted before, and
+ * judges:
+ * <ul>
+ *   <li><b>unfenced overlaps</b>: an {@code ENTER} while another client is inside — what a resource without
+ *       fencing would suffer. They are expected when a holder is paused past its lease (that is the proof
+ *       that a pause bit), and must be 0 among holders that were never paused;</li>
+ *   <li><b>stale rejections</b>: writes refused because a higher token was accepted before — the fence
+ *       working as designed;</li>
+ *   <li><b>fenced violations</b>: writes the fence cannot order: a token equal to the highest accepted one
+ *       but from a different client (two holders were handed the same token). Must be 0.</li>
+ * </ul>
+ *
+ * <p>Line protocol, one connection per client thread, every request answered with one line:
+ * <pre>
+ *   ENTER client token   -> OK         (the client believes it holds the lock)
+ *   WRITE client token   -> OK | STALE
+ *   EXIT client token    -> OK
+ * </pre>
+ * Anything else is answered {@code ERR} and counted as a protocol error. Thread-safe.
+ */
+public final class FencedResource implements AutoCloseable {
+    private static final int MAX_NOTES = 30;
+
+    private final ServerSocket server;
+    private final Thread acceptor;
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final long origin = System.nanoTime();
+    private volatile boolean closed;
+
+    // guarded by this
+    private final Map<String, Long> inside = new LinkedHashMap<>();
+    private final Map<String, Integer> enters = new TreeMap<>();
+    private final List<String> notes = new ArrayList<>();
+    private boolean anyAccepted;
+    private long highest;
+    private String highestOwner;
+    private long accepted;
+    private long stale;
+    private long overlaps;
+    private long violations;
+    private long protocolErrors;
+    private int maxInside;
+    private long lastAcceptNanos = -1;
+    private long[] acceptTimes = new long[1024];
+    private int acceptCount;
+
+    private FencedResource() {
+        try {
+            server = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot bind a loopback port for the fenced resource", e);
+        }
+        acceptor = daemon("fenced-resource-accept", this::acceptLoop);
+        acceptor.start();
+    }
+
+    /** Starts a resource on a free loopback port. */
+    public static FencedResource start() {
+        return new FencedResource();
+    }
+
+    /** The loopback port clients connect to. */
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    /** {@code 127.0.0.1:port}, for child processes. */
+    public String address() {
+        return InetAddress.getLoopbackAddress().getHostAddress() + ":" + port();
+    }
+
+    /** ENTER in this JVM, without a connection (same judgement as over TCP). */
+    public synchronized void enter(String client, long token) {
+        long now = System.nanoTime() - origin;
+        enters.merge(client, 1, Integer::sum);
+        if (inside.containsKey(client)) {
+            protocolErrors++;
+            note(now, client + " entered twice");
+        }
+        if (!inside.isEmpty()) {
+            overlaps++;
+            note(now, client + " (token " + token + ") entered while inside: " + inside);
+        }
+        inside.put(client, token);
+        maxInside = Math.max(maxInside, inside.size());
+    }
+
+    /** WRITE in this JVM: true when accepted. */
+    public synchronized boolean write(String client, long token) {
+        long now = System.nanoTime() - origin;
+        if (anyAccepted && token < highest) {
+            stale++;
+            return false;
+        }
+        if (anyAccepted && token == highest && !client.equals(highestOwner)) {
+            violations++;
+            note(now, client + " wrote with token " + token + ", which " + highestOwner + " holds too");
+        }
+        anyAccepted = true;
+        highest = token;
+        highestOwner = client;
+        accepted++;
+        lastAcceptNanos = System.nanoTime();
+        if (acceptCount == acceptTimes.length) {
+            acceptTimes = java.util.Arrays.copyOf(acceptTimes, acceptCount * 2);
+        }
+        acceptTimes[acceptCount++] = lastAcceptNanos;
+        return true;
+    }
+
+    /** EXIT in this JVM. */
+    public synchronized void exit(String client, long token) {
+        long now = System.nanoTime() - origin;
+        Long entered = inside.remove(client);
+        if (entered == null || entered != token) {
+            protocolErrors++;
+            note(now, client + " exited with token " + token + " but had entered with " + entered);
+        }
+    }
+
+    /** {@link System#nanoTime()} of the last accepted write, or -1 if none. */
+    public synchronized long lastAcceptNanos() {
+        return lastAcceptNanos;
+    }
+
+    /**
+     * {@link System#nanoTime()} of the first write accepted at or after {@code nanos}, or -1 if none: how soon
+     * work resumed after a fault was healed.
+     */
+    public synchronized long firstAcceptAfter(long nanos) {
+        int lo = 0;
+        int hi = acceptCount;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (acceptTimes[mid] < nanos) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo < acceptCount ? acceptTimes[lo] : -1;
+    }
+
+    /** What the resource saw so far. */
+    public synchronized Report report() {
+        return new Report(new TreeMap<>(enters), accepted, stale, overlaps, violations, protocolErrors, maxInside,
+                highest, List.copyOf(notes));
+    }
+
+    /**
+     * The verdict.
+     *
+     * @param enters          ENTERs per client
+     * @param accepted        writes accepted
+     * @param staleRejections writes refused as stale (the fence working)
+     * @param overlaps        ENTERs while another client was inside (what an unfenced resource would suffer)
+     * @param violations      accepted writes with a token another client also wrote with (must be 0)
+     * @param protocolErrors  malformed requests, EXIT without ENTER, ENTER twice
+     * @param maxInside       most clients inside at once
+     * @param highestToken    the highest token accepted
+     * @param notes           the first anomalies, with the resource's time
+     */
+    public record Report(Map<String, Integer> enters, long accepted, long staleRejections, long overlaps,
+                         long violations, long protocolErrors, int maxInside, long highestToken, List<String> notes) {
+        public int totalEnters() {
+            return enters.values().stream().mapToInt(Integer::intValue).sum();
+        }
+    }
+
+    /** Stops listening and closes every client connection. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        for (Socket s : sockets) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        }
+        try {
+            acceptor.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket s;
+            try {
+                s = server.accept();
+            } catch (IOException e) {
+                return;
+            }
+            sockets.add(s);
+            daemon("fenced-resource-" + s.getPort(), () -> serve(s)).start();
+        }
+    }
+
+    private void serve(Socket s) {
+        try (s; BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))) {
+            s.setTcpNoDelay(true);
+            OutputStream out = s.getOutputStream();
+            String line;
+            while ((line = in.readLine()) != null) {
+                out.write((handle(line) + "\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            }
+        } catch (IOException e) {
+            // client gone (killed) or resource closing
+        } finally {
+            sockets.remove(s);
+        }
+    }
+
+    private String handle(String line) {
+        String[] p = line.trim().split(" ");
+        try {
+            if (p.length != 3) {
+                throw new IllegalArgumentException("expected: VERB client token");
+            }
+            long token = Long.parseLong(p[2]);
+            return switch (p[0]) {
+                case "ENTER" -> {
+                    enter(p[1], token);
+                    yield "OK";
+                }
+                case "WRITE" -> write(p[1], token) ? "OK" : "STALE";
+                case "EXIT" -> {
+                    exit(p[1], token);
+                    yield "OK";
+                }
+                default -> throw new IllegalArgumentException("unknown verb");
+            };
+        } catch (RuntimeException e) {
+            synchronized (this) {
+                protocolErrors++;
+                note(System.nanoTime() - origin, "bad request '" + line + "': " + e.getMessage());
+            }
+            return "ERR";
+        }
+    }
+
+    private void note(long nanos, String what) {
+        if (notes.size() < MAX_NOTES) {
+            notes.add(String.format("t=%.3fms %s", nanos / 1e6, what));
+        }
+    }
+
+    private static Thread daemon(String name, Runnable body) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        return t;
+    }
+}

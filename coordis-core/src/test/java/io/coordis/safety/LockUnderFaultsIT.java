@@ -5,6 +5,7 @@ import io.coordis.testkit.FaultProxy;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.fault.FencedResource;
 import io.coordis.testkit.fault.Nemesis;
+import io.coordis.testkit.fault.NetworkNamespace;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The single-node lock under combined faults, judged by a fenced resource: two client JVMs with four threads
  * each contend through a fault proxy while a seeded nemesis kills and restarts Redis ({@code appendfsync
- * always}), SIGSTOPs it, CLIENT-PAUSEs it, slows and blackholes the proxy; then a holder JVM is SIGSTOPped
+ * always}), SIGSTOPs it, CLIENT-PAUSEs it, partitions it (it runs in a network namespace; nftables rules
+ * drop its traffic), slows and blackholes the proxy; then a holder JVM is SIGSTOPped
  * past its lease. Pass: 0 fenced violations; the paused holder's late write is refused as stale and the
  * overlap it caused is seen (proof that the pause bit); no acquire call returns more than 1 s after its
  * wait; writes resume within 2 s of every healed fault. Negative controls: the same resource flags a lock
@@ -37,7 +39,12 @@ class LockUnderFaultsIT {
     void noFencedViolationUnderCombinedFaultsAndAPausedHolderIsFencedOff() throws Exception {
         long seed = Nemesis.seedFromPropertyOrRandom();
         List<ChildJvm> children = new ArrayList<>();
-        try (RedisServer redis = RedisServer.builder().appendOnly(true).appendFsync("always").start();
+        String reason = NetworkNamespace.unavailableReason();
+        org.junit.jupiter.api.Assumptions.assumeTrue(reason == null || System.getenv("CI") != null,
+                () -> "skipped outside CI: " + reason);
+        assertThat(reason).as("network namespaces (for partitions) are required in CI").isNull();
+        try (NetworkNamespace ns = NetworkNamespace.create();
+             RedisServer redis = RedisServer.builder().namespace(ns).appendOnly(true).appendFsync("always").start();
              FaultProxy proxy = FaultProxy.to(redis);
              FencedResource resource = FencedResource.start()) {
             for (String name : List.of("a", "b")) {
@@ -48,8 +55,9 @@ class LockUnderFaultsIT {
             }
             Nemesis.Event last;
             try (Nemesis nemesis = Nemesis.builder(seed).servers(List.of(redis)).proxies(List.of(proxy))
+                    .namespaces(List.of(ns))
                     .kinds(EnumSet.of(Nemesis.Kind.KILL_RESTART, Nemesis.Kind.PAUSE, Nemesis.Kind.CLIENT_PAUSE,
-                            Nemesis.Kind.LATENCY, Nemesis.Kind.BLACKHOLE))
+                            Nemesis.Kind.LATENCY, Nemesis.Kind.BLACKHOLE, Nemesis.Kind.PARTITION))
                     .gap(Duration.ofMillis(1500), Duration.ofMillis(2500)).hold(Duration.ofMillis(300), Duration.ofMillis(1200))
                     .restartDelay(Duration.ofMillis(500)).build()) {
                 nemesis.start(Duration.ofSeconds(25));

@@ -64,9 +64,9 @@ public final class RedisServer implements AutoCloseable {
         return builder().start();
     }
 
-    /** Always {@code "127.0.0.1"}. */
+    /** {@code "127.0.0.1"}, or the namespace's address for a server started in a network namespace. */
     public String host() {
-        return HOST;
+        return config.namespace != null ? config.namespace.address() : HOST;
     }
 
     /** The TCP port; stays the same across {@link #restart(Duration)}. */
@@ -74,9 +74,9 @@ public final class RedisServer implements AutoCloseable {
         return port;
     }
 
-    /** {@code "127.0.0.1:PORT"}. */
+    /** {@code "127.0.0.1:PORT"} ({@link #host()}{@code :PORT}). */
     public String address() {
-        return HOST + ":" + port;
+        return host() + ":" + port;
     }
 
     /**
@@ -192,7 +192,7 @@ public final class RedisServer implements AutoCloseable {
         try {
             Files.writeString(dir.resolve("redis.conf"), config.render(port, dir, binary, false), StandardCharsets.UTF_8);
             Files.deleteIfExists(logFile());
-            p = new ProcessBuilder(command)
+            p = new ProcessBuilder(config.namespace != null ? config.namespace.wrap(command) : command)
                     .directory(dir.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.log").toFile()))
@@ -407,8 +407,8 @@ public final class RedisServer implements AutoCloseable {
 
     private RespClient open(Duration timeout) {
         return config.tls != null
-                ? RespClient.connect(HOST, port, timeout, config.tls.sslContext())
-                : RespClient.connect(HOST, port, timeout);
+                ? RespClient.connect(host(), port, timeout, config.tls.sslContext())
+                : RespClient.connect(host(), port, timeout);
     }
 
     private void requireRunning(String action) {

@@ -27,8 +27,18 @@ public final class RedisServerBuilder {
     Duration startTimeout = Duration.ofSeconds(10);
     final List<String[]> aclUsers = new ArrayList<>();
     final List<String> args = new ArrayList<>();
+    io.coordis.testkit.fault.NetworkNamespace namespace;
 
     RedisServerBuilder() {
+    }
+
+    /**
+     * Starts the server inside {@code ns}, listening on the namespace's address only, so that
+     * {@link io.coordis.testkit.fault.NetworkNamespace#partition()} cuts it off from every client.
+     */
+    public RedisServerBuilder namespace(io.coordis.testkit.fault.NetworkNamespace ns) {
+        this.namespace = Objects.requireNonNull(ns, "ns");
+        return this;
     }
 
     /** Runs this binary instead of {@link RedisBinary#resolve()}. */
@@ -159,6 +169,7 @@ public final class RedisServerBuilder {
         RedisServerBuilder b = new RedisServerBuilder();
         b.binary = binary;
         b.port = port;
+        b.namespace = namespace;
         b.appendOnly = appendOnly;
         b.appendFsync = appendFsync;
         b.requirePass = requirePass;
@@ -178,7 +189,10 @@ public final class RedisServerBuilder {
     String render(int port, Path dir, RedisBinary binary, boolean masked) {
         StringBuilder conf = new StringBuilder();
         line(conf, "port", Integer.toString(tls != null ? 0 : port));
-        line(conf, "bind", RedisServer.HOST);
+        line(conf, "bind", namespace != null ? namespace.address() : RedisServer.HOST);
+        if (namespace != null) {
+            line(conf, "protected-mode", "no"); // reached over the namespace's private link, not loopback
+        }
         line(conf, "daemonize", "no");
         line(conf, "dir", dir.toAbsolutePath().toString());
         line(conf, "logfile", dir.resolve("redis.log").toAbsolutePath().toString());

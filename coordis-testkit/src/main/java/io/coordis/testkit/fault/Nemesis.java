@@ -23,12 +23,13 @@ import java.util.function.Supplier;
  *
  * <p>Faults ({@link Kind}): kill -9 of a Redis server and restart after a delay; SIGSTOP/SIGCONT of a
  * Redis server; {@code CLIENT PAUSE}; latency or a blackhole through a {@link FaultProxy}; SIGSTOP/SIGCONT
- * of a client process (e.g. a lock holder paused past its lease). Each applied fault is recorded as an
+ * of a client process (e.g. a lock holder paused past its lease); a network partition of a server started in
+ * a {@link NetworkNamespace} (nftables rules inside the namespace). Each applied fault is recorded as an
  * {@link Event} with its times, so checkers can relate anomalies to faults and measure recovery.
  */
 public final class Nemesis implements AutoCloseable {
     /** The kinds of fault. */
-    public enum Kind { KILL_RESTART, PAUSE, CLIENT_PAUSE, LATENCY, BLACKHOLE, STOP_CLIENT }
+    public enum Kind { KILL_RESTART, PAUSE, CLIENT_PAUSE, LATENCY, BLACKHOLE, STOP_CLIENT, PARTITION }
 
     /**
      * One applied fault.
@@ -48,6 +49,7 @@ public final class Nemesis implements AutoCloseable {
     private final Random random;
     private final List<RedisServer> servers;
     private final List<FaultProxy> proxies;
+    private final List<NetworkNamespace> namespaces;
     private final Supplier<List<Long>> clientPids;
     private final List<Kind> kinds;
     private final Duration minGap;
@@ -65,6 +67,7 @@ public final class Nemesis implements AutoCloseable {
         this.random = new Random(b.seed);
         this.servers = List.copyOf(b.servers);
         this.proxies = List.copyOf(b.proxies);
+        this.namespaces = List.copyOf(b.namespaces);
         this.clientPids = b.clientPids;
         this.kinds = List.copyOf(b.kinds);
         this.minGap = b.minGap;
@@ -206,6 +209,12 @@ public final class Nemesis implements AutoCloseable {
                 p.blackhole();
                 register(() -> p.pass().resetAll());
             }
+            case PARTITION -> {
+                NetworkNamespace ns = pick(namespaces, kind);
+                target = ns.toString();
+                ns.partition();
+                register(ns::heal);
+            }
             case STOP_CLIENT -> {
                 List<Long> pids = clientPids.get();
                 if (pids.isEmpty()) {
@@ -281,6 +290,7 @@ public final class Nemesis implements AutoCloseable {
         private final long seed;
         private final List<RedisServer> servers = new ArrayList<>();
         private final List<FaultProxy> proxies = new ArrayList<>();
+        private final List<NetworkNamespace> namespaces = new ArrayList<>();
         private Supplier<List<Long>> clientPids = List::of;
         private Set<Kind> kinds = EnumSet.noneOf(Kind.class);
         private Duration minGap = Duration.ofMillis(500);
@@ -300,6 +310,12 @@ public final class Nemesis implements AutoCloseable {
 
         public Builder proxies(List<FaultProxy> p) {
             proxies.addAll(p);
+            return this;
+        }
+
+        /** Namespaces whose servers PARTITION may cut off. */
+        public Builder namespaces(List<NetworkNamespace> n) {
+            namespaces.addAll(n);
             return this;
         }
 

@@ -1,0 +1,194 @@
+package io.coordis.testkit.fault;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A network namespace of the test's own, joined to this host's namespace by a veth pair with private
+ * addresses ({@code 10.213.N.1} here, {@code 10.213.N.2} inside): a second "host" on the same machine that
+ * nothing outside it can reach. A server started inside (see
+ * {@link io.coordis.testkit.RedisServerBuilder#namespace(NetworkNamespace)}) can be cut off from every client
+ * by {@link #partition()}, which installs nftables rules inside the namespace that drop all traffic on its
+ * end of the link; {@link #heal()} removes them. Needs root, {@code ip} (iproute2) and {@code nft}
+ * (nftables); {@link #unavailableReason()} says why not when they are missing.
+ */
+public final class NetworkNamespace implements AutoCloseable {
+    private static final AtomicInteger COUNTER = new AtomicInteger();
+    private static final String TABLE = "coordis_partition";
+
+    private final String name;
+    private final String outside;
+    private final String inside;
+    private final String hostAddress;
+    private final String address;
+    private boolean partitioned;
+    private boolean closed;
+
+    private NetworkNamespace(int n) {
+        String tag = Long.toString(ProcessHandle.current().pid() % 100_000) + "x" + n;
+        this.name = "coordis-" + tag;
+        this.outside = "cdv" + tag + "o";
+        this.inside = "cdv" + tag + "i";
+        int subnet = (int) ((ProcessHandle.current().pid() * 7 + n) % 250) + 1;
+        this.hostAddress = "10.213." + subnet + ".1";
+        this.address = "10.213." + subnet + ".2";
+    }
+
+    /** Why namespaces cannot be made here, or {@code null} when they can. */
+    public static String unavailableReason() {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            return "network namespaces need root (running as " + System.getProperty("user.name") + ")";
+        }
+        for (String tool : List.of("ip", "nft")) {
+            if (!onPath(tool)) {
+                return "'" + tool + "' is not installed (iproute2 / nftables)";
+            }
+        }
+        return null;
+    }
+
+    /** Creates a namespace with its link up. */
+    public static NetworkNamespace create() {
+        String reason = unavailableReason();
+        if (reason != null) {
+            throw new IllegalStateException("cannot create a network namespace: " + reason);
+        }
+        NetworkNamespace ns = new NetworkNamespace(COUNTER.incrementAndGet());
+        try {
+            ns.setUp();
+            return ns;
+        } catch (RuntimeException e) {
+            ns.close();
+            throw e;
+        }
+    }
+
+    private void setUp() {
+        run("ip", "netns", "add", name);
+        run("ip", "link", "add", outside, "type", "veth", "peer", "name", inside);
+        run("ip", "link", "set", inside, "netns", name);
+        run("ip", "addr", "add", hostAddress + "/30", "dev", outside);
+        run("ip", "link", "set", outside, "up");
+        inNamespace("ip", "addr", "add", address + "/30", "dev", inside);
+        inNamespace("ip", "link", "set", inside, "up");
+        inNamespace("ip", "link", "set", "lo", "up");
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The address of the namespace's end of the link (where a server inside listens). */
+    public String address() {
+        return address;
+    }
+
+    /** {@code command} prefixed so that it runs inside the namespace (the PID stays the command's own). */
+    public List<String> wrap(List<String> command) {
+        List<String> wrapped = new ArrayList<>(List.of(resolve("ip"), "netns", "exec", name));
+        wrapped.addAll(command);
+        return wrapped;
+    }
+
+    /** Drops every packet in and out of the namespace's link: its servers are cut off from all clients. */
+    public synchronized void partition() {
+        if (partitioned) {
+            return;
+        }
+        inNamespace("nft", "add", "table", "inet", TABLE);
+        inNamespace("nft", "add", "chain", "inet", TABLE, "in", "{ type filter hook input priority 0 ; policy accept ; }");
+        inNamespace("nft", "add", "chain", "inet", TABLE, "out", "{ type filter hook output priority 0 ; policy accept ; }");
+        inNamespace("nft", "add", "rule", "inet", TABLE, "in", "iifname", inside, "drop");
+        inNamespace("nft", "add", "rule", "inet", TABLE, "out", "oifname", inside, "drop");
+        partitioned = true;
+    }
+
+    /** Removes the partition. Idempotent. */
+    public synchronized void heal() {
+        if (!partitioned) {
+            return;
+        }
+        inNamespace("nft", "delete", "table", "inet", TABLE);
+        partitioned = false;
+    }
+
+    public synchronized boolean isPartitioned() {
+        return partitioned;
+    }
+
+    /** Heals, then deletes the namespace and its link. Servers inside must be stopped first. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            heal();
+        } catch (RuntimeException ignored) {
+            // deleting the namespace removes its rules too
+        }
+        runQuietly("ip", "link", "del", outside);
+        runQuietly("ip", "netns", "del", name);
+    }
+
+    @Override
+    public String toString() {
+        return "netns " + name + " (" + address + ")";
+    }
+
+    private void inNamespace(String... command) {
+        run(wrap(List.of(command)).toArray(String[]::new));
+    }
+
+    private static void runQuietly(String... command) {
+        try {
+            run(command);
+        } catch (RuntimeException ignored) {
+            // already gone
+        }
+    }
+
+    private static void run(String... command) {
+        command = command.clone();
+        command[0] = resolve(command[0]);
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException(String.join(" ", command) + " did not finish within 10 s");
+            }
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + String.join(" ", command) + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted running " + String.join(" ", command), e);
+        }
+    }
+
+    private static boolean onPath(String tool) {
+        return !resolve(tool).equals(tool);
+    }
+
+    /** The tool's full path (PATH, then the sbin directories root's PATH may lack), or the name itself. */
+    private static String resolve(String tool) {
+        if (tool.contains("/")) {
+            return tool;
+        }
+        String path = System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/sbin:/usr/bin:/bin";
+        for (String dir : path.split(":")) {
+            if (!dir.isEmpty() && java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, tool))) {
+                return java.nio.file.Path.of(dir, tool).toString();
+            }
+        }
+        return tool;
+    }
+}

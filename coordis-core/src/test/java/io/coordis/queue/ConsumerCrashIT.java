@@ -54,7 +54,7 @@ class ConsumerCrashIT {
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void noMessageLostWhileConsumersAreKilledAtRandom() throws Exception {
         try (RedisServer server = RedisServer.builder().appendOnly(true).appendFsync("always").start()) {
-            Result r = run(server, 100_000, false);
+            Result r = run(server, 100_000, false, true);
             System.out.println("consumer crashes: " + r);
             System.out.println("recoveries split as heartbeat expiry + sweep (ms): " + SPLITS);
             if (r.lost() > 0) {
@@ -86,16 +86,32 @@ class ConsumerCrashIT {
     }
 
     @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void noMessageLostWhenRedisItselfIsKilledTooWithAppendfsyncAlways() throws Exception {
+        try (RedisServer server = RedisServer.builder().appendOnly(true).appendFsync("always").start()) {
+            Result r = run(server, 30_000, true, true);
+            System.out.println("consumer crashes and a Redis kill -9 + restart: " + r);
+            if (r.lost() > 0) {
+                System.out.println(diagnostics);
+            }
+            assertThat(r.lost()).as("lost messages; " + r).isZero();
+            assertThat(r.stuck()).as("messages stuck in processing slots; " + r).isZero();
+            assertThat(r.depth()).as("messages left in the queue; " + r).isZero();
+            assertThat(r.deadLetters()).as("messages dead-lettered; " + r).isZero();
+        }
+    }
+
+    @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void negativeControlRedisWithoutPersistenceKilledMidRunIsSeenAsLoss() throws Exception {
         try (RedisServer server = RedisServer.builder().appendOnly(false).start()) {
-            Result r = run(server, 20_000, true);
+            Result r = run(server, 20_000, true, false);
             System.out.println("negative control (no persistence, Redis killed): " + r);
             assertThat(r.lost()).as("the checker must see the loss; " + r).isPositive();
         }
     }
 
-    private Result run(RedisServer server, int messages, boolean killRedis) throws Exception {
+    private Result run(RedisServer server, int messages, boolean killRedis, boolean killConsumers) throws Exception {
         Random random = new Random();
         List<ChildJvm> children = new ArrayList<>();
         ConcurrentLinkedQueue<ChildJvm> retired = new ConcurrentLinkedQueue<>();
@@ -126,7 +142,7 @@ class ConsumerCrashIT {
                 }
                 int victim = random.nextInt(children.size());
                 String id = consumerId(children.get(victim));
-                if (!killRedis && kills < MAX_KILLS && seen < messages * 0.9 && System.nanoTime() > nextKill && id != null) {
+                if (killConsumers && kills < MAX_KILLS && seen < messages * 0.9 && System.nanoTime() > nextKill && id != null) {
                     ChildJvm old = children.get(victim);
                     old.close(); // SIGKILL
                     long killedAt = System.nanoTime();

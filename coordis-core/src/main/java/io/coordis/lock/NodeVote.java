@@ -20,7 +20,12 @@ public record NodeVote(String node, Vote vote, String detail) {
         /** The node answered with an error, or could not be reached. */
         ERROR,
         /** The node did not answer within the per-node timeout. */
-        TIMEOUT
+        TIMEOUT,
+        /**
+         * The outcome was decided before this node answered (a majority had granted, or could no longer
+         * grant), so the caller did not wait for it; a late grant on it is released or expires by its TTL.
+         */
+        NOT_AWAITED
     }
 
     @Override

@@ -64,6 +64,8 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     private final String channel;
     private final LockOptions options;
     private final int quorum;
+    /** Per node: it failed or timed out on its last acquire, so attempts do not wait for it once decided. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray suspect;
     private final Contention contention;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
@@ -81,6 +83,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         this.channel = Keys.derived(key, "released");
         this.options = options;
         this.quorum = Quorum.of(nodes.size());
+        this.suspect = new java.util.concurrent.atomic.AtomicIntegerArray(nodes.size());
         this.contention = contention;
         this.ticker = ticker;
         this.scheduler = scheduler;
@@ -233,19 +236,83 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     }
 
     /**
-     * Waits for every node's answer (each bounded by its own timeout). Interrupted: the attempt is
-     * abandoned, and whatever it may have taken is released on every node.
+     * Waits until the attempt is decided (a majority granted, or so many refused that a majority can no
+     * longer grant, or every node answered, each bounded by the node timeout), then gives the nodes that
+     * answered last time a short grace (as long again as the decision took, at least 1 ms) and nodes that
+     * failed or timed out last time none: a slow, partitioned or crashed node costs little while a majority
+     * answers at once. Nodes not waited for are reported as {@link NodeVote.Vote#NOT_AWAITED}; a late grant
+     * there is released with the rest, or expires.
+     * Interrupted: the attempt is abandoned, and whatever it may have taken is released on every node.
      */
     private List<Answer> joinAll(List<CompletableFuture<Answer>> pending, String token) throws InterruptedException {
+        List<CompletableFuture<Answer>> awaited = new ArrayList<>();
+        for (int i = 0; i < pending.size(); i++) {
+            int node = i;
+            pending.get(i).thenAccept(a -> suspect.set(node, answered(a) ? 0 : 1));
+            if (suspect.get(i) == 0) {
+                awaited.add(pending.get(i));
+            }
+        }
         try {
-            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).get();
+            long start = System.nanoTime();
+            decided(pending, a -> a.vote().vote() == NodeVote.Vote.ACQUIRED,
+                    a -> a.vote().vote() == NodeVote.Vote.HELD_BY_OTHER, quorum).get();
+            // Healthy nodes answer within a hair of each other: give the others as long again as the
+            // decision took (at least 1 ms, at most the node timeout), so votes are complete unless one is slow.
+            long grace = Math.min(options.nodeTimeout().toNanos(), Math.max(1_000_000L, System.nanoTime() - start));
+            try {
+                CompletableFuture.allOf(awaited.toArray(CompletableFuture[]::new)).get(grace, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException slow) {
+                // decided without the slow ones
+            }
         } catch (java.util.concurrent.ExecutionException e) {
             throw new IllegalStateException("node answers never fail", e);
         } catch (InterruptedException e) {
             releaseEverywhere(token);
             throw e;
         }
-        return pending.stream().map(CompletableFuture::join).toList();
+        List<Answer> answers = new ArrayList<>(pending.size());
+        for (int i = 0; i < pending.size(); i++) {
+            Answer a = pending.get(i).getNow(null);
+            answers.add(a != null ? a : new Answer(vote(nodes.get(i), NodeVote.Vote.NOT_AWAITED,
+                    "a majority had decided"), 0, 0, null));
+        }
+        return answers;
+    }
+
+    /** True when the node itself answered (any vote), false when it failed or timed out. */
+    private static boolean answered(Answer a) {
+        NodeVote.Vote v = a.vote().vote();
+        return v != NodeVote.Vote.TIMEOUT && v != NodeVote.Vote.ERROR;
+    }
+
+    /**
+     * Completes once {@code quorum} of {@code pending} answered {@code yes}, or more than {@code n - quorum}
+     * answered {@code no} (so a majority can no longer say yes; other answers — failures, timeouts — decide
+     * nothing early), or all have answered.
+     */
+    static <T> CompletableFuture<Void> decided(List<CompletableFuture<T>> pending, java.util.function.Predicate<T> yes,
+                                               java.util.function.Predicate<T> no, int quorum) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        int n = pending.size();
+        int[] counts = new int[3]; // yes, no, other; guarded by counts
+        for (CompletableFuture<T> f : pending) {
+            f.whenComplete((value, failure) -> {
+                int kind = failure != null ? 2 : yes.test(value) ? 0 : no.test(value) ? 1 : 2;
+                boolean finished;
+                synchronized (counts) {
+                    counts[kind]++;
+                    finished = counts[0] >= quorum || counts[1] > n - quorum || counts[0] + counts[1] + counts[2] == n;
+                }
+                if (finished) {
+                    done.complete(null);
+                }
+            });
+        }
+        if (n == 0) {
+            done.complete(null);
+        }
+        return done;
     }
 
     /**
@@ -319,9 +386,11 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     public boolean release(String token) {
         List<CompletableFuture<Boolean>> released = releaseEverywhere(token).stream()
                 .map(f -> f.exceptionally(e -> null)).toList();
+        // a majority deleted is the answer; a slow or partitioned node is not waited for (its key expires)
+        joinBounded(List.of(decided(released, Boolean.TRUE::equals, r -> false, quorum)));
         int deleted = 0;
         int answered = 0;
-        for (Boolean r : joinBounded(released)) {
+        for (Boolean r : released.stream().map(f -> f.getNow(null)).toList()) {
             if (r != null) {
                 answered++;
                 deleted += r ? 1 : 0;

@@ -58,12 +58,16 @@ class RedlockQuorumIT {
                         Lease lease = got.get();
                         assertThat(lease.votes()).hasSize(N);
                         for (int i = 0; i < N; i++) {
+                            // a node answering later than the majority's decision (plus a grace) is not awaited
                             assertThat(lease.votes().get(i).vote()).as("vote of node %d, held on %s", i, nodes(mask))
-                                    .isEqualTo(held(mask, i) ? NodeVote.Vote.HELD_BY_OTHER : NodeVote.Vote.ACQUIRED);
+                                    .isIn(held(mask, i) ? NodeVote.Vote.HELD_BY_OTHER : NodeVote.Vote.ACQUIRED,
+                                            NodeVote.Vote.NOT_AWAITED);
                         }
                         for (int i = 0; i < N; i++) {
                             if (!held(mask, i)) {
-                                assertThat(servers.get(i).command("GET", name)).isEqualTo(lease.token());
+                                RedisServer server = servers.get(i);
+                                org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(2))
+                                        .until(() -> lease.token().equals(server.command("GET", name)));
                             }
                         }
                         assertThat(lease.release()).isTrue();
@@ -134,10 +138,13 @@ class RedlockQuorumIT {
                             NodeVote v = votes.get(i);
                             assertThat(v.node()).isEqualTo(proxies.get(i).address());
                             if (held(mask, i)) {
+                                // not awaited once a majority granted
                                 assertThat(v.vote()).as("vote of blackholed node %d", i)
-                                        .isIn(NodeVote.Vote.TIMEOUT, NodeVote.Vote.ERROR);
+                                        .isIn(NodeVote.Vote.TIMEOUT, NodeVote.Vote.ERROR, NodeVote.Vote.NOT_AWAITED);
                             } else {
-                                assertThat(v.vote()).as("vote of free node %d", i).isEqualTo(NodeVote.Vote.ACQUIRED);
+                                // a free node late by more than the grace on a loaded machine is not awaited either
+                                assertThat(v.vote()).as("vote of free node %d", i)
+                                        .isIn(NodeVote.Vote.ACQUIRED, NodeVote.Vote.NOT_AWAITED);
                             }
                         }
                     }

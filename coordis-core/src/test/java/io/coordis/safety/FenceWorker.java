@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code no-nx} (a raw {@code SET} without NX plus an INCR for the token: holders overlap) and
  * {@code no-fence} (the real lock, but every write carries token 0: the resource cannot order holders).
  *
- * <p>Arguments: redis-host:port resource-host:port lock-name mode threads ttl-ms wait-ms name
+ * <p>Arguments: redis-host:port[,host:port...] (several: Redlock) resource-host:port lock-name mode threads ttl-ms wait-ms name
  * <br>With name {@code holder}: one thread takes the lock once, enters, prints {@code HOLDING token}, waits
  * for a line on stdin (the test pauses this process meanwhile), writes, prints {@code WROTE ok|stale},
  * leaves and exits.
@@ -41,7 +41,7 @@ public final class FenceWorker {
         Duration ttl = Duration.ofMillis(Long.parseLong(args[5]));
         Duration wait = Duration.ofMillis(Long.parseLong(args[6]));
         String name = args[7];
-        try (Coordis coordis = Coordis.builder().url("redis://" + redis).commandTimeout(Duration.ofMillis(500)).connect()) {
+        try (Coordis coordis = connectTo(redis)) {
             DistributedLock lock = coordis.lock(lockName, LockOptions.defaults().withTtl(ttl));
             if (name.equals("holder")) {
                 holdOnce(lock, resource);
@@ -133,6 +133,12 @@ public final class FenceWorker {
         fenced.write(token);
         fenced.exit(token);
         raw.command("DEL", lockName);
+    }
+
+    /** One {@code host:port} (single node) or several, comma-separated (Redlock). */
+    private static Coordis connectTo(String redis) {
+        List<String> urls = java.util.Arrays.stream(redis.split(",")).map(a -> "redis://" + a).toList();
+        return Coordis.builder().urls(urls).commandTimeout(Duration.ofMillis(500)).connect();
     }
 
     private static RespClient connect(String redis) {

@@ -156,8 +156,12 @@ class LockUnderFaultsIT {
         }
     }
 
-    private static ChildJvm worker(String name, String redis, FencedResource resource, String mode, int threads) {
-        return ChildJvm.start(name, FenceWorker.class, List.of(redis, resource.address(), "faults:lock", mode,
+    static ChildJvm worker(String name, String redis, FencedResource resource, String mode, int threads) {
+        return worker(name, redis, resource, mode, threads, "faults:lock");
+    }
+
+    static ChildJvm worker(String name, String redis, FencedResource resource, String mode, int threads, String lock) {
+        return ChildJvm.start(name, FenceWorker.class, List.of(redis, resource.address(), lock, mode,
                 Integer.toString(threads), Long.toString(TTL.toMillis()), Long.toString(WAIT.toMillis()), name));
     }
 }

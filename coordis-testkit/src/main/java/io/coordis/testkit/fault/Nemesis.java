@@ -57,6 +57,8 @@ public final class Nemesis implements AutoCloseable {
     private final Duration minHold;
     private final Duration maxHold;
     private final Duration restartDelay;
+    private final Duration minLatency;
+    private final Duration maxLatency;
     private final List<Event> events = new ArrayList<>();
     private final List<Runnable> healers = new ArrayList<>();
     private Thread runner;
@@ -75,6 +77,8 @@ public final class Nemesis implements AutoCloseable {
         this.minHold = b.minHold;
         this.maxHold = b.maxHold;
         this.restartDelay = b.restartDelay;
+        this.minLatency = b.minLatency;
+        this.maxLatency = b.maxLatency;
     }
 
     /** A nemesis whose random choices come from {@code seed}. */
@@ -200,7 +204,7 @@ public final class Nemesis implements AutoCloseable {
             case LATENCY -> {
                 FaultProxy p = pick(proxies, kind);
                 target = p.address();
-                p.latency(Duration.ofMillis(50 + random.nextInt(200)));
+                p.latency(between(minLatency, maxLatency));
                 register(p::pass);
             }
             case BLACKHOLE -> {
@@ -298,6 +302,8 @@ public final class Nemesis implements AutoCloseable {
         private Duration minHold = Duration.ofMillis(300);
         private Duration maxHold = Duration.ofMillis(1500);
         private Duration restartDelay = Duration.ofMillis(500);
+        private Duration minLatency = Duration.ofMillis(50);
+        private Duration maxLatency = Duration.ofMillis(250);
 
         private Builder(long seed) {
             this.seed = seed;
@@ -341,6 +347,13 @@ public final class Nemesis implements AutoCloseable {
         public Builder hold(Duration min, Duration max) {
             minHold = min;
             maxHold = max;
+            return this;
+        }
+
+        /** The delay LATENCY adds to each direction, chosen uniformly in [min, max] (default 50–250 ms). */
+        public Builder latency(Duration min, Duration max) {
+            minLatency = min;
+            maxLatency = max;
             return this;
         }
 

@@ -66,6 +66,7 @@ public final class Elections {
         if (name.isBlank()) {
             throw new IllegalArgumentException(what + " must not be blank: name the election, e.g. \"reports:scheduler\"");
         }
+        io.coordis.internal.Keys.requireNotDerived(what, name);
         return name;
     }
 }

@@ -9,7 +9,66 @@ package io.coordis.internal;
  * derived name can reproduce; on Redis Cluster such names fail with CROSSSLOT, elsewhere they work.
  */
 public final class Keys {
+    /** Suffixes of the keys Coordis keeps beside an object (locks, elections, queues, events). */
+    private static final java.util.List<String> SUFFIXES = java.util.List.of("fence", "holder", "released", "audit",
+            "term", "leader", "changed", "event", "consumers", "attempts", "dead", "delayed", "delayed:data", "enqueued");
+    /** Leading segments of per-consumer queue keys ({@code {q}:hb:ID}, {@code {q}:proc:ID:K}, {@code {q}:settled:ID}). */
+    private static final java.util.List<String> SEGMENTS = java.util.List.of("hb:", "proc:", "settled:");
+
     private Keys() {
+    }
+
+    /**
+     * Refuses a name that is one of the keys Coordis derives for another object ({@code {orders}:fence} is
+     * the fencing counter of the lock {@code orders}): used as an object of its own it would read or
+     * overwrite that object's state.
+     *
+     * @throws IllegalArgumentException naming the object the key belongs to
+     */
+    public static void requireNotDerived(String what, String name) {
+        java.util.Optional<String> owner = ownerOf(name);
+        if (owner.isPresent()) {
+            throw new IllegalArgumentException(what + " '" + name + "' is a key Coordis keeps for " + owner.get()
+                    + "; choose another name");
+        }
+    }
+
+    /** For a derived key, its owner and role in words (e.g. "'orders' (its fence)"); empty for any other name. */
+    public static java.util.Optional<String> ownerOf(String name) {
+        if (name == null || !hasHashTag(name)) {
+            return java.util.Optional.empty(); // derived keys always carry a hash tag
+        }
+        for (String suffix : SUFFIXES) {
+            if (name.endsWith(":" + suffix)) {
+                String owner = unwrap(name.substring(0, name.length() - suffix.length() - 1));
+                if (!owner.isEmpty() && derived(owner, suffix).equals(name)) {
+                    return java.util.Optional.of("'" + owner + "' (its " + suffix + ")");
+                }
+            }
+        }
+        for (String segment : SEGMENTS) {
+            int at = name.indexOf(":" + segment);
+            while (at > 0) {
+                String owner = unwrap(name.substring(0, at));
+                if (!owner.isEmpty() && name.startsWith(derived(owner, segment))) {
+                    return java.util.Optional.of("the queue '" + owner + "' (a consumer's "
+                            + segment.substring(0, segment.length() - 1) + " key)");
+                }
+                at = name.indexOf(":" + segment, at + 1);
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** {@code {x}} (a name wrapped to make its derived keys) back to {@code x}; any other base as it is. */
+    private static String unwrap(String base) {
+        if (base.length() > 2 && base.charAt(0) == '{' && base.charAt(base.length() - 1) == '}') {
+            String inner = base.substring(1, base.length() - 1);
+            if (!hasHashTag(inner) && inner.indexOf('}') < 0) {
+                return inner;
+            }
+        }
+        return hasHashTag(base) ? base : "";
     }
 
     public static String derived(String key, String suffix) {

@@ -71,6 +71,7 @@ public final class Locks {
         if (name.isBlank()) {
             throw new IllegalArgumentException("lock name must not be blank: name the resource to lock, e.g. \"orders:42\"");
         }
+        io.coordis.internal.Keys.requireNotDerived("lock name", name);
         return name;
     }
 }

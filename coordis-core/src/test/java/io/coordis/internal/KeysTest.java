@@ -52,4 +52,23 @@ class KeysTest {
             return crc % 16384;
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void namesThatAreAnotherObjectsDerivedKeysAreRecognisedAndOthersAreNot() {
+        for (String owner : java.util.List.of("orders", "a{b}c", "x:y", "{tagged}")) {
+            for (String suffix : java.util.List.of("fence", "holder", "released", "audit", "term", "leader", "changed",
+                    "event", "consumers", "attempts", "dead", "delayed", "delayed:data", "enqueued", "hb:c1",
+                    "proc:c1:3", "settled:c1")) {
+                String derived = Keys.derived(owner, suffix);
+                org.assertj.core.api.Assertions.assertThat(Keys.ownerOf(derived)).as(derived).isPresent();
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> Keys.requireNotDerived("lock name", derived))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(derived)
+                        .hasMessageContaining("choose another name");
+            }
+        }
+        for (String plain : java.util.List.of("orders", "orders:fence", "{user42}:session", "a{}b:fence", "{a}b:x",
+                "jobs:hb:1", "{}:fence", "fence")) {
+            org.assertj.core.api.Assertions.assertThat(Keys.ownerOf(plain)).as(plain).isEmpty();
+        }
+    }
 }

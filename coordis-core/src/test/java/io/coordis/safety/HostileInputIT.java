@@ -1,0 +1,289 @@
+package io.coordis.safety;
+
+import io.coordis.CommandRejectedException;
+import io.coordis.Coordis;
+import io.coordis.CoordisException;
+import io.coordis.NodeUnavailableException;
+import io.coordis.WrongTypeException;
+import io.coordis.election.ElectionOptions;
+import io.coordis.lock.Lease;
+import io.coordis.lock.LockOptions;
+import io.coordis.queue.Consumer;
+import io.coordis.queue.ReliableQueue;
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * Bad input and a hostile environment, for every primitive: null and empty names, keys of the wrong type
+ * (including a name that is another object's derived key), Redis gone after connecting, out of memory,
+ * a read-only replica, scripts flushed a thousand times, interrupts during blocking calls. Each gets a typed
+ * error naming the object and the cause within its deadline + 1 s, and leaves the other object untouched.
+ */
+class HostileInputIT {
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
+    /** One operation per primitive on the object called {@code name}. */
+    private static Map<String, Function<String, Object>> operations(Coordis c) {
+        Map<String, Function<String, Object>> ops = new LinkedHashMap<>();
+        ops.put("lock", name -> c.lock(name).tryAcquire().map(l -> {
+            l.close();
+            return "acquired";
+        }));
+        ops.put("legacy lock", name -> c.legacyLock(name, LockOptions.defaults()).tryAcquire().map(l -> {
+            l.close();
+            return "acquired";
+        }));
+        ops.put("election", name -> call(() -> {
+            try (var e = c.election(name, ElectionOptions.defaults().withTtl(Duration.ofSeconds(2)))) {
+                return e.campaign(Duration.ofMillis(200));
+            }
+        }));
+        ops.put("queue", name -> call(() -> c.queue(name).push("m")));
+        ops.put("reliable queue", name -> call(() -> c.reliableQueue(name).push("m")));
+        ops.put("latched event", name -> c.signals().event(name, Duration.ofSeconds(5)).signal("d"));
+        return ops;
+    }
+
+    @Test
+    void nullAndEmptyNamesAreRefusedNamingTheProblem() {
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
+                Throwable nul = catchThrowable(() -> op.getValue().apply(null));
+                assertThat(nul).as(op.getKey() + " with a null name").isInstanceOfAny(NullPointerException.class,
+                        IllegalArgumentException.class);
+                assertThat(nul.getMessage()).as(op.getKey() + " with a null name").isNotBlank();
+                Throwable empty = catchThrowable(() -> op.getValue().apply(""));
+                assertThat(empty).as(op.getKey() + " with an empty name").isInstanceOf(IllegalArgumentException.class);
+                assertThat(empty.getMessage()).as(op.getKey() + " with an empty name").containsAnyOf("empty", "blank");
+            }
+            assertThat(redis.server().command("DBSIZE")).as("nothing written").isEqualTo(0L);
+        }
+    }
+
+    @Test
+    void aKeyOfAnotherTypeIsAWrongTypeErrorNamingItAndIsLeftAlone() {
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
+                String name = "hostile:" + op.getKey().replace(' ', '-');
+                // a string for the list-based primitives, a hash for the others; an event keeps its state in
+                // {name}:event
+                boolean listBased = op.getKey().contains("queue");
+                String key = op.getKey().equals("latched event") ? io.coordis.internal.Keys.derived(name, "event") : name;
+                if (listBased) {
+                    redis.server().command("SET", key, "not a list");
+                } else {
+                    redis.server().command("HSET", key, "field", "value");
+                }
+                Throwable t = catchThrowable(() -> op.getValue().apply(name));
+                assertThat(t).as(op.getKey() + " on a key of another type").isInstanceOf(WrongTypeException.class)
+                        .hasMessageContaining(key);
+                assertThat(redis.server().command("TYPE", key)).as(op.getKey() + ": the foreign key is left alone")
+                        .isEqualTo(listBased ? "string" : "hash");
+            }
+        }
+    }
+
+    @Test
+    void aNameThatIsAnotherObjectsDerivedKeyNeverCorruptsThatObject() throws Exception {
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            ReliableQueue q = c.reliableQueue("jobs");
+            q.push("j1");
+            Consumer consumer = q.consumer();
+            var d = consumer.take(Duration.ofSeconds(1)).orElseThrow();
+            assertThat(q.nack(d.id(), Duration.ZERO)).isNotNull();
+            Lease fenced = c.lock("orders").tryAcquire().orElseThrow();
+            List<String> derived = new ArrayList<>();
+            for (Object k : (List<?>) redis.server().command("KEYS", "*")) {
+                if (!k.equals("jobs") && !k.equals("orders")) {
+                    derived.add((String) k);
+                }
+            }
+            assertThat(derived).as("derived keys exist").isNotEmpty();
+            Map<String, Object> before = dump(derived);
+            for (String key : derived) {
+                for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
+                    if (op.getKey().equals("latched event")) {
+                        continue; // an event's name is a channel; its state lives in {name}:event
+                    }
+                    Throwable t = catchThrowable(() -> op.getValue().apply(key));
+                    assertThat(t).as(op.getKey() + " named " + key).isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining(key).hasMessageContaining("choose another name");
+                }
+            }
+            assertThat(dump(derived)).as("the queue's and the lock's own keys are untouched").isEqualTo(before);
+            assertThat(fenced.isHeld()).isTrue();
+            fenced.close();
+            consumer.close();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void redisGoneAfterConnectingIsNodeUnavailableWithinTheTimeoutForEveryPrimitive() {
+        Duration timeout = Duration.ofMillis(500);
+        try (RedisServer server = RedisServer.start();
+             Coordis c = Coordis.builder().url(server.uri()).commandTimeout(timeout).connect()) {
+            Map<String, Function<String, Object>> ops = operations(c);
+            ops.values().forEach(op -> op.apply("warm")); // scripts loaded, connections open
+            server.kill();
+            for (Map.Entry<String, Function<String, Object>> op : ops.entrySet()) {
+                long start = System.nanoTime();
+                Throwable t = catchThrowable(() -> op.getValue().apply("gone"));
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                assertThat(t).as(op.getKey() + " with Redis gone").isInstanceOf(NodeUnavailableException.class)
+                        .hasMessageContaining(server.address());
+                assertThat(took).as(op.getKey() + ": failed within the timeout + 1 s").isLessThan(timeout.plusSeconds(1));
+            }
+        }
+    }
+
+    @Test
+    void outOfMemoryIsCommandRejectedForEveryPrimitiveAndWritesNothing() {
+        try (RedisServer server = RedisServer.start(); Coordis c = Coordis.connect(server.uri())) {
+            Map<String, Function<String, Object>> ops = operations(c);
+            ops.values().forEach(op -> op.apply("warm"));
+            server.command("FLUSHALL");
+            server.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
+            server.command("CONFIG", "SET", "maxmemory", "1");
+            try {
+                for (Map.Entry<String, Function<String, Object>> op : ops.entrySet()) {
+                    Throwable t = catchThrowable(() -> op.getValue().apply("oom"));
+                    assertThat(t).as(op.getKey() + " out of memory").isInstanceOf(CommandRejectedException.class)
+                            .hasMessageContaining("OOM");
+                }
+            } finally {
+                server.command("CONFIG", "SET", "maxmemory", "0");
+            }
+            assertThat(server.command("DBSIZE")).as("nothing half-written").isEqualTo(0L);
+        }
+    }
+
+    @Test
+    void aReadOnlyReplicaIsCommandRejectedForEveryPrimitive() {
+        try (RedisServer master = RedisServer.start();
+             RedisServer replica = RedisServer.builder().replicaOf(master).start();
+             Coordis c = Coordis.connect(replica.uri())) {
+            for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
+                Throwable t = catchThrowable(() -> op.getValue().apply("ro"));
+                assertThat(t).as(op.getKey() + " on a replica").isInstanceOf(CommandRejectedException.class)
+                        .hasMessageContaining("READONLY").hasMessageContaining(replica.address());
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aThousandScriptFlushesAreEachRecoveredTransparently() {
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            Map<String, Function<String, Object>> ops = operations(c);
+            List<String> names = new ArrayList<>(ops.keySet());
+            for (int i = 0; i < 1000; i++) {
+                redis.server().command("SCRIPT", "FLUSH");
+                String kind = names.get(i % names.size());
+                Object result = ops.get(kind).apply("flush:" + i);
+                assertThat(result).as(kind + " after SCRIPT FLUSH #" + i).isNotNull();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void interruptsEndBlockingCallsPromptlyAndLeaveNothingBehind() throws Exception {
+        try (Coordis c = Coordis.connect(redis.uri()); Coordis other = Coordis.connect(redis.uri())) {
+            Lease held = other.lock("intr:lock").tryAcquire().orElseThrow();
+            var incumbent = other.election("intr:election");
+            var leader = incumbent.campaign(Duration.ofSeconds(2)).orElseThrow();
+            Map<String, Blocking> calls = new LinkedHashMap<>();
+            calls.put("lock acquire", () -> c.lock("intr:lock").acquire(Duration.ofSeconds(30)));
+            calls.put("election campaign", () -> c.election("intr:election").campaign(Duration.ofSeconds(30)));
+            calls.put("queue pop", () -> c.queue("intr:q").pop(Duration.ofSeconds(30)));
+            calls.put("reliable take", () -> {
+                try (Consumer consumer = c.reliableQueue("intr:rq").consumer()) {
+                    return consumer.take(Duration.ofSeconds(30));
+                }
+            });
+            calls.put("signal await", () -> c.signals().await("intr:signal", Duration.ofSeconds(30)));
+            for (Map.Entry<String, Blocking> call : calls.entrySet()) {
+                AtomicReference<Throwable> outcome = new AtomicReference<>();
+                CompletableFuture<Void> done = new CompletableFuture<>();
+                Thread t = new Thread(() -> {
+                    try {
+                        call.getValue().run();
+                    } catch (Throwable e) {
+                        outcome.set(e);
+                    } finally {
+                        done.complete(null);
+                    }
+                });
+                t.start();
+                Thread.sleep(300);
+                long start = System.nanoTime();
+                t.interrupt();
+                done.get(5, TimeUnit.SECONDS);
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as(call.getKey() + " ended after the interrupt")
+                        .isLessThan(Duration.ofSeconds(1));
+                assertThat(outcome.get()).as(call.getKey() + " interrupted").isInstanceOf(InterruptedException.class);
+            }
+            assertThat(held.isHeld()).isTrue();
+            assertThat(redis.server().command("GET", "intr:lock")).isEqualTo(held.token());
+            assertThat(redis.server().command("GET", "intr:election")).as("the leader is untouched")
+                    .isEqualTo(incumbent.candidateId());
+            assertThat(leader.term()).isPositive();
+            held.close();
+        }
+    }
+
+    private interface Blocking {
+        Object run() throws Exception;
+    }
+
+    private interface Call {
+        Object call() throws Exception;
+    }
+
+    private static Object call(Call c) {
+        try {
+            return c.call();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Type and content of each key (a heartbeat's value is renewed, so only its type counts). */
+    private static Map<String, Object> dump(List<String> keys) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        RedisServer s = redis.server();
+        for (String k : keys) {
+            String type = String.valueOf(s.command("TYPE", k));
+            Object content = switch (type) {
+                case "string" -> k.contains(":hb:") ? "" : s.command("GET", k);
+                case "hash" -> s.command("HGETALL", k);
+                case "list" -> s.command("LRANGE", k, "0", "-1");
+                case "zset" -> s.command("ZRANGE", k, "0", "-1", "WITHSCORES");
+                default -> "";
+            };
+            m.put(k, type + " " + content);
+        }
+        return m;
+    }
+}

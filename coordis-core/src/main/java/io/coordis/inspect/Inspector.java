@@ -545,6 +545,7 @@ public final class Inspector {
         String what = actual.equals("election") || actual.equals("lock") ? "is " + (actual.equals("election")
                 ? "an election" : "a lock") : "holds a " + actual;
         return new WrongTypeException(node.address(), key, actual,
-                "key '" + key + "' " + what + ", not a " + wanted + " (" + hint + ")", null);
+                "key '" + key + "' " + what + ", not " + (wanted.equals("election") ? "an " : "a ") + wanted
+                        + " (" + hint + ")", null);
     }
 }

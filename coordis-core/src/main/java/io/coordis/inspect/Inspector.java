@@ -111,7 +111,8 @@ public final class Inspector {
     /**
      * Everything about the lock {@code name}: holder, TTL, fencing number and counter, waiters, each node's
      * view, and the last {@value #AUDIT_ENTRIES} forced unlocks. A free lock that Coordis has used (it has a
-     * fencing counter or audit entries) is returned with {@link LockState#held()} false.
+     * fencing counter or audit entries) is returned with {@link LockState#held()} false. Asked by name, any
+     * string key is read as a lock, also one that {@link #locks} leaves out as not lock-like (no TTL).
      *
      * @return empty when nothing is known about {@code name} on any node
      * @throws WrongTypeException       when the key holds another Redis type, or is an election

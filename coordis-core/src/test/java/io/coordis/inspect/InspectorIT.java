@@ -103,6 +103,32 @@ class InspectorIT {
         }
     }
 
+    /** The README's example, compiled and run. */
+    @Test
+    void readmeExample() throws Exception {
+        try (Lease lease = coordis.lock("orders:42").tryAcquire().orElseThrow()) {
+            coordis.reliableQueue("jobs").push("job-1");
+            List<String> printed = new ArrayList<>();
+            Inspector inspector = coordis.inspector();
+            for (LockState lock : inspector.locks("orders:*")) {
+                printed.add(lock.name() + " held by " + lock.holderId().orElse("unknown") + ", fence "
+                        + lock.fencingToken() + ", flags " + lock.flags());
+            }
+            inspector.queue("jobs").ifPresent(q -> printed.add(q.depth() + " ready, oldest " + q.oldestReadyAge()));
+            assertThat(printed).hasSize(2);
+            assertThat(printed.get(0)).startsWith("orders:42 held by " + io.coordis.internal.Hosts.processId()
+                    + ", fence OptionalLong[" + lease.fencingToken() + "], flags []");
+            assertThat(printed.get(1)).startsWith("1 ready, oldest Optional[PT");
+        }
+    }
+
+    @Test
+    void scriptShasMatchWhatRedisComputes() {
+        for (io.coordis.internal.redis.LuaScript script : Inspector.scripts()) {
+            assertThat(raw.command("SCRIPT", "LOAD", script.source())).as(script.name()).isEqualTo(script.sha());
+        }
+    }
+
     @Test
     void globsMatchWhatRedisMatches() throws Exception {
         List<String> names = List.of("a:1", "a:2", "ab", "a[1]", "a*", "b:1", "A:1", "a:10", "a?", "a\\b");

@@ -39,6 +39,8 @@ import java.util.concurrent.Callable;
         footer = {"", "Exit status: 0 listed (also when nothing matched); 64 usage (unknown kind, bad glob); "
                 + "69 Redis unavailable; 77 credentials refused; 130 interrupted while watching."})
 final class LsCommand implements Callable<Integer> {
+    /** Cursor home, then erase the screen. */
+    private static final String CLEAR_SCREEN = "\033[H\033[2J";
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "KIND",
             description = "locks, elections, queues or signals. Default: all four.")
@@ -153,6 +155,14 @@ final class LsCommand implements Callable<Integer> {
                 lines.addAll(table.lines());
             }
         }
+        if (watch != null && !json && onScreen()) {
+            terminal.out().print(CLEAR_SCREEN); // redraw in place, as watch(1) does
+        }
         terminal.output(String.join("\n", lines));
+    }
+
+    /** Whether standard output is the terminal the user watches (not a pipe or a file). */
+    private boolean onScreen() {
+        return terminal.out() == System.out && System.console() != null;
     }
 }

@@ -27,6 +27,8 @@ import java.util.concurrent.Callable;
         footer = {"", "Exit status: 0 shown; 1 nothing known under NAME; 64 usage (unknown kind, or NAME holds "
                 + "another kind of object); 69 Redis unavailable; 77 credentials refused."})
 final class InspectCommand implements Callable<Integer> {
+    /** Nothing is known under the name (like {@code leader} when nobody leads). */
+    static final int NOTHING_FOUND = 1;
 
     @Parameters(index = "0", paramLabel = "KIND", description = "lock, election, queue or signal.")
     String kind;
@@ -90,7 +92,7 @@ final class InspectCommand implements Callable<Integer> {
             if (json0.isEmpty()) {
                 terminal.say("no " + k.singular() + " '" + name + "' (nothing under that name, nor the keys Coordis "
                         + "keeps beside it)");
-                return 1;
+                return NOTHING_FOUND;
             }
             terminal.output(json ? JsonWriter.write(json0.get()) : String.join("\n", text));
             return ExitCodes.OK;

@@ -7,6 +7,7 @@ import io.coordis.election.LeaderElection;
 import io.coordis.internal.Durations;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.RedisResources;
+import io.coordis.inspect.Inspector;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Locks;
@@ -59,6 +60,7 @@ public final class Coordis implements AutoCloseable {
     private final Signals signals;
     private final Elections elections;
     private final Queues queues;
+    private final Inspector inspector;
 
     private Coordis(Builder b) {
         if (b.urls.isEmpty()) {
@@ -101,6 +103,7 @@ public final class Coordis implements AutoCloseable {
         this.replicas = List.copyOf(replicaNodes);
         this.signals = PubSubSignals.over(nodes.get(0), replicas, b.ticker);
         this.queues = new Queues(nodes.get(0), b.ticker, scheduler);
+        this.inspector = new Inspector(nodes);
     }
 
     /**
@@ -236,6 +239,14 @@ public final class Coordis implements AutoCloseable {
                     + " independent masters (Redlock): connect a separate client to one Redis for queues");
         }
         return queues;
+    }
+
+    /**
+     * Read-only views of the locks, elections, queues and signals on this client's Redis (Redlock: locks on
+     * every node), as {@code coordis ls} and {@code coordis inspect} show them. Thread-safe.
+     */
+    public Inspector inspector() {
+        return inspector;
     }
 
     /** The Redis node this client talks to, as {@code host:port}; several are separated by commas. */

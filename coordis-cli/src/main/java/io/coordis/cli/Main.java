@@ -45,7 +45,9 @@ public final class Main {
                 .addSubcommand(new DemoCommand(terminal))
                 .addSubcommand(new ElectCommand(terminal))
                 .addSubcommand(new LeaderCommand(terminal))
-                .addSubcommand(QueueCommand.create(terminal));
+                .addSubcommand(QueueCommand.create(terminal))
+                .addSubcommand(new LsCommand(terminal))
+                .addSubcommand(new InspectCommand(terminal));
         ErrorReporter errors = new ErrorReporter(terminal, root);
         return cli.registerConverter(Duration.class, new DurationParser())
                 .setExpandAtFiles(false)

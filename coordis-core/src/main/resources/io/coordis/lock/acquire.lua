@@ -3,7 +3,7 @@
 --
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
 -- KEYS[2]  fencing counter: derived from the name, same cluster slot; a plain integer, never expires
--- KEYS[3]  holder details hash (token, holder, fence, since): derived, same slot; never expires, and
+-- KEYS[3]  holder details hash (token, holder, fence, since, ttl): derived, same slot; never expires, and
 --          describes the lock only while its token field equals the lock's value
 -- KEYS[4]  optional, Redlock's restart-guard marker: the node's run_id, set once a client verified that the
 --          node has been up longer than its lock TTLs; a node restarted without persistence has lost it
@@ -43,7 +43,8 @@ if type(fence) == 'table' and fence.err then
   redis.call('DEL', lock)
   return fence
 end
-local written = redis.pcall('HSET', holder_key, 'token', token, 'holder', holder, 'fence', fence, 'since', now)
+local written = redis.pcall('HSET', holder_key, 'token', token, 'holder', holder, 'fence', fence, 'since', now,
+  'ttl', ttl)
 if type(written) == 'table' and written.err then
   redis.call('DEL', lock)
   return written

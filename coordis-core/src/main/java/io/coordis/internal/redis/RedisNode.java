@@ -251,6 +251,37 @@ public final class RedisNode implements AutoCloseable {
         return subscriptions.subscribe(names, patterns, listener);
     }
 
+    /**
+     * One {@code SCAN cursor MATCH match COUNT count [TYPE type]} step (never {@code KEYS}): answers the
+     * next cursor ({@code "0"} when the scan is complete) and the keys of this step. {@code type} may be
+     * {@code null} for every type; the TYPE filter needs Redis 6.0 or later.
+     */
+    public CompletableFuture<KeyPage> scan(String cursor, String match, String type, long count) {
+        io.lettuce.core.KeyScanArgs args = io.lettuce.core.KeyScanArgs.Builder.matches(match).limit(count);
+        if (type != null) {
+            args.type(type);
+        }
+        return send(c -> c.scan(io.lettuce.core.ScanCursor.of(cursor), args))
+                .thenApply(page -> new KeyPage(page.isFinished() ? "0" : page.getCursor(), List.copyOf(page.getKeys())));
+    }
+
+    /** {@code PUBSUB CHANNELS pattern}: the channels with at least one subscriber on this node. */
+    public CompletableFuture<List<String>> pubsubChannels(String pattern) {
+        return send(c -> c.pubsubChannels(pattern));
+    }
+
+    /** {@code PUBSUB NUMSUB channel...}: subscribers per channel on this node (pattern subscribers not counted). */
+    public CompletableFuture<java.util.Map<String, Long>> pubsubNumsub(List<String> channels) {
+        if (channels.isEmpty()) {
+            return CompletableFuture.completedFuture(java.util.Map.of());
+        }
+        return send(c -> c.pubsubNumsub(channels.toArray(String[]::new)));
+    }
+
+    /** One step of a {@link #scan}: the cursor to continue from ({@code "0"}: done) and the keys found. */
+    public record KeyPage(String cursor, List<String> keys) {
+    }
+
     /** {@code GET key}. */
     public CompletableFuture<String> get(String key) {
         return send(c -> c.get(key));

@@ -1,0 +1,103 @@
+package io.coordis.cli;
+
+import io.coordis.Coordis;
+import io.coordis.WrongTypeException;
+import io.coordis.inspect.Inspector;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/** {@code coordis inspect lock|election|queue|signal NAME [-o text|json]}: everything about one object. */
+@Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = {"Show everything about one lock, election, queue or signal.",
+                "lock: holder (id, host, pid), token, since, TTL left of the lease TTL, fencing number and "
+                        + "counter, waiters, flags, each node's value, TTL and fence (several --url: Redlock, "
+                        + "and whether the nodes agree), and forced unlocks (newest first).",
+                "election: leader, term, since, TTL left, term counter, observers. queue: depth, ages, "
+                        + "in-flight, overdue, dead letters, each consumer. signal: subscribers, latched event."},
+        footer = {"", "Exit status: 0 shown; 1 nothing known under NAME; 64 usage (unknown kind, or NAME holds "
+                + "another kind of object); 69 Redis unavailable; 77 credentials refused."})
+final class InspectCommand implements Callable<Integer> {
+    /** Nothing is known under the name (like {@code leader} when nobody leads). */
+    static final int NOTHING_FOUND = 1;
+
+    @Parameters(index = "0", paramLabel = "KIND", description = "lock, election, queue or signal.")
+    String kind;
+
+    @Parameters(index = "1", paramLabel = "NAME", description = "The object's name (its Redis key or channel).")
+    String name;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
+            description = "text or json (one JSON document). Default: text.")
+    String output;
+
+    @Mixin
+    RedisUrls urls = new RedisUrls();
+
+    @ParentCommand
+    CoordisCommand parent;
+
+    @Spec
+    CommandSpec spec;
+
+    private final Terminal terminal;
+
+    InspectCommand(Terminal terminal) {
+        this.terminal = terminal;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        ObjectKind k = ObjectKind.parse(kind, spec, false);
+        boolean json = ObjectKind.json(output, spec);
+        if (name.isBlank()) {
+            throw new ParameterException(spec.commandLine(), k.singular() + " name must not be blank: give the "
+                    + k.singular() + "'s name, e.g. orders:42");
+        }
+        try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
+            Inspector inspector = coordis.inspector();
+            Optional<Object> json0;
+            List<String> text;
+            switch (k) {
+                case LOCKS -> {
+                    var state = inspector.lock(name);
+                    json0 = state.map(s -> StateViews.json(s, true));
+                    text = state.map(StateViews::text).orElse(null);
+                }
+                case ELECTIONS -> {
+                    var state = inspector.election(name);
+                    json0 = state.map(StateViews::json);
+                    text = state.map(StateViews::text).orElse(null);
+                }
+                case QUEUES -> {
+                    var state = inspector.queue(name);
+                    json0 = state.map(StateViews::json);
+                    text = state.map(StateViews::text).orElse(null);
+                }
+                default -> {
+                    var state = inspector.signal(name);
+                    json0 = Optional.of(StateViews.json(state));
+                    text = StateViews.text(state);
+                }
+            }
+            if (json0.isEmpty()) {
+                terminal.say("no " + k.singular() + " '" + name + "' (nothing under that name, nor the keys Coordis "
+                        + "keeps beside it)");
+                return NOTHING_FOUND;
+            }
+            terminal.output(json ? JsonWriter.write(json0.get()) : String.join("\n", text));
+            return ExitCodes.OK;
+        } catch (WrongTypeException e) {
+            throw new CommandFailure(ExitCodes.USAGE, e.getMessage(), e);
+        }
+    }
+}

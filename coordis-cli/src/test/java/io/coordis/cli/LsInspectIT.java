@@ -1,0 +1,419 @@
+package io.coordis.cli;
+
+import io.coordis.Coordis;
+import io.coordis.election.ElectionOptions;
+import io.coordis.election.LeaderElection;
+import io.coordis.election.Leadership;
+import io.coordis.lock.Lease;
+import io.coordis.lock.LockOptions;
+import io.coordis.queue.Consumer;
+import io.coordis.queue.Delivery;
+import io.coordis.queue.ReliableQueue;
+import io.coordis.signal.Waiter;
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RespClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import static io.coordis.cli.TestJson.list;
+import static io.coordis.cli.TestJson.map;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code coordis ls} and {@code coordis inspect} against real objects of every kind, made by Coordis and by
+ * another client speaking raw RESP; the JSON output is parsed and checked field by field.
+ */
+class LsInspectIT {
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
+    private Coordis coordis;
+    private RespClient raw;
+    private RespClient subscriber;
+    private final InProcess cli = new InProcess();
+
+    @BeforeEach
+    void connect() {
+        coordis = Coordis.connect(redis.uri());
+        raw = RespClient.connect(redis.server());
+    }
+
+    @AfterEach
+    void disconnect() {
+        if (subscriber != null) {
+            subscriber.close();
+        }
+        raw.close();
+        coordis.close();
+    }
+
+    private Map<String, Object> json(String... args) {
+        String[] all = new String[args.length + 4];
+        System.arraycopy(args, 0, all, 0, args.length);
+        System.arraycopy(new String[] {"-o", "json", "-u", redis.uri()}, 0, all, args.length, 4);
+        int status = cli.run(all);
+        assertThat(status).as(cli.err()).isZero();
+        assertThat(cli.out().lines()).as("one JSON document").hasSize(1);
+        return TestJson.object(cli.out());
+    }
+
+    private static Map<String, Map<String, Object>> byName(Map<String, Object> doc, String field) {
+        return list(doc.get("items")).stream().map(TestJson::map)
+                .collect(Collectors.toMap(m -> (String) m.get(field), m -> m, (a, b) -> a, java.util.TreeMap::new));
+    }
+
+    private static long number(Object value) {
+        return (Long) value;
+    }
+
+    @Test
+    void locksMadeByCoordisAndByForeignClientsAreListedWithEveryField() throws Exception {
+        long before = System.currentTimeMillis();
+        Lease lease = coordis.lock("ls:orders", LockOptions.defaults().withTtl(Duration.ofSeconds(30))
+                .withHolderId("alice@web1:4242")).tryAcquire().orElseThrow();
+        assertThat(raw.command("SET", "ls:py", "tok-123", "NX", "PX", "60000")).isEqualTo("OK");
+        long legacyExpiry = System.currentTimeMillis() / 1000 + 40;
+        raw.command("SETNX", "ls:legacy", Long.toString(legacyExpiry));
+        raw.command("SET", "ls:cache", "x".repeat(300), "PX", "60000"); // a long value with a TTL: not a lock
+        raw.command("SET", "ls:config", "on"); // no TTL, not a timestamp: not a lock
+        subscriber = RespClient.connect(redis.server());
+        subscriber.command("SUBSCRIBE", "{ls:orders}:released"); // a client waiting for the lock
+        long after = System.currentTimeMillis();
+
+        Map<String, Object> doc = json("ls", "locks");
+        assertThat(doc.get("kind")).isEqualTo("locks");
+        assertThat(doc.get("match")).isEqualTo("*");
+        assertThat(number(doc.get("at"))).isBetween(before, System.currentTimeMillis());
+        Map<String, Map<String, Object>> locks = byName(doc, "name");
+        assertThat(locks).containsOnlyKeys("ls:orders", "ls:py", "ls:legacy");
+
+        Map<String, Object> ours = locks.get("ls:orders");
+        assertThat(ours.get("mode")).isEqualTo("single-node");
+        assertThat(ours.get("nodes")).isEqualTo(1L);
+        assertThat(ours.get("agreeing")).isEqualTo(1L);
+        assertThat(ours.get("held")).isEqualTo(true);
+        assertThat(map(ours.get("holder"))).containsEntry("id", "alice@web1:4242").containsEntry("host", "web1")
+                .containsEntry("pid", 4242L);
+        assertThat(ours.get("token")).isEqualTo(lease.token());
+        assertThat(number(ours.get("since"))).isBetween(before, after);
+        assertThat(number(ours.get("heldForMs"))).isBetween(0L, 30_000L);
+        assertThat(number(ours.get("ttlMs"))).isBetween(1L, 30_000L);
+        assertThat(ours.get("leaseTtlMs")).isEqualTo(30_000L);
+        assertThat(ours.get("fence")).isEqualTo(lease.fencingToken());
+        assertThat(ours.get("fenceCounter")).isEqualTo(lease.fencingToken());
+        assertThat(ours.get("waiters")).isEqualTo(1L);
+        assertThat(list(ours.get("flags"))).isEmpty();
+
+        Map<String, Object> foreign = locks.get("ls:py");
+        assertThat(foreign.get("mode")).isEqualTo("single-node");
+        assertThat(foreign.get("held")).isEqualTo(true);
+        assertThat(map(foreign.get("holder"))).containsEntry("id", null).containsEntry("host", null)
+                .containsEntry("pid", null);
+        assertThat(foreign.get("token")).isEqualTo("tok-123");
+        assertThat(foreign.get("since")).isNull();
+        assertThat(foreign.get("heldForMs")).isNull();
+        assertThat(number(foreign.get("ttlMs"))).isBetween(1L, 60_000L);
+        assertThat(foreign.get("leaseTtlMs")).isNull();
+        assertThat(foreign.get("fence")).isNull();
+        assertThat(foreign.get("fenceCounter")).isNull();
+        assertThat(foreign.get("waiters")).isEqualTo(0L);
+        assertThat(list(foreign.get("flags"))).containsExactly("foreign");
+
+        Map<String, Object> legacy = locks.get("ls:legacy");
+        assertThat(legacy.get("mode")).isEqualTo("legacy");
+        assertThat(legacy.get("token")).isEqualTo(Long.toString(legacyExpiry));
+        assertThat(number(legacy.get("ttlMs"))).as("time until the stored expiry").isBetween(30_000L, 42_000L);
+        assertThat(list(legacy.get("flags"))).isEmpty();
+
+        assertThat(cli.run("ls", "locks", "-u", redis.uri())).isZero();
+        List<String> lines = cli.out().lines().toList();
+        assertThat(lines.get(0).split("\\s{2,}")).containsExactly("NAME", "MODE", "HOLDER", "HOST", "PID", "HELD FOR",
+                "TTL", "FENCE", "FLAGS");
+        assertThat(lines).hasSize(4);
+        assertThat(lines.get(2).split("\\s{2,}")).startsWith("ls:orders", "single", "alice@web1:4242", "web1", "4242");
+        assertThat(lines.get(2).split("\\s{2,}")).endsWith(Long.toString(lease.fencingToken()), "-");
+        assertThat(lines.get(3).split("\\s{2,}")).startsWith("ls:py", "single", "unknown", "-", "-", "-");
+        assertThat(lines.get(3)).endsWith("foreign");
+        lease.close();
+    }
+
+    @Test
+    void electionsShowLeaderTermSinceAndTtl() throws Exception {
+        long before = System.currentTimeMillis();
+        LeaderElection election = coordis.election("ls:leader", ElectionOptions.defaults()
+                .withCandidateId("node-a").withTtl(Duration.ofSeconds(20)));
+        Leadership leadership = election.campaign(Duration.ofSeconds(5)).orElseThrow();
+        Map<String, Map<String, Object>> elections = byName(json("ls", "elections"), "name");
+        assertThat(elections).containsOnlyKeys("ls:leader");
+        Map<String, Object> e = elections.get("ls:leader");
+        assertThat(e.get("leader")).isEqualTo("node-a");
+        assertThat(e.get("term")).isEqualTo(leadership.term());
+        assertThat(number(e.get("since"))).isBetween(before, System.currentTimeMillis());
+        assertThat(number(e.get("leaderForMs"))).isBetween(0L, 20_000L);
+        assertThat(number(e.get("ttlMs"))).isBetween(1L, 20_000L);
+        assertThat(e.get("termCounter")).isEqualTo(leadership.term());
+        assertThat(number(e.get("observers"))).isGreaterThanOrEqualTo(0L);
+
+        assertThat(byName(json("ls", "locks"), "name")).as("an election is not a lock").isEmpty();
+        Map<String, Object> one = json("inspect", "election", "ls:leader");
+        assertThat(one.get("leader")).isEqualTo("node-a");
+        assertThat(one.get("term")).isEqualTo(leadership.term());
+
+        election.resign();
+        Map<String, Object> after = json("inspect", "election", "ls:leader");
+        assertThat(after.get("leader")).as("nobody leads after resigning").isNull();
+        assertThat(after.get("term")).isNull();
+        assertThat(after.get("termCounter")).isEqualTo(leadership.term());
+        election.close();
+    }
+
+    @Test
+    void queuesShowDepthAgesInFlightOverdueDeadLettersAndConsumers() throws Exception {
+        ReliableQueue jobs = coordis.reliableQueue("ls:jobs");
+        jobs.push("m1");
+        jobs.push("m2");
+        jobs.push("m3");
+        raw.command("LPUSH", "ls:plain", "a", "b", "c"); // a queue fed by another client
+        long now = System.currentTimeMillis();
+        // a consumer that died holding a message, before any sweep: registered, no heartbeat
+        raw.command("HSET", "{ls:stuck}:consumers", "ghost", "1 " + (now - 60_000) + " 5000 600000");
+        raw.command("LPUSH", "{ls:stuck}:proc:ghost:0", "lost-job");
+        raw.command("LPUSH", "{ls:stuck}:dead", "poison-1", "poison-2");
+        try (Consumer consumer = jobs.consumer()) {
+            Delivery delivery = consumer.take(Duration.ofSeconds(5)).orElseThrow();
+            assertThat(delivery.text()).isEqualTo("m1");
+
+            Map<String, Map<String, Object>> queues = byName(json("ls", "queues"), "name");
+            assertThat(queues).containsOnlyKeys("ls:jobs", "ls:plain", "ls:stuck");
+
+            Map<String, Object> q = queues.get("ls:jobs");
+            assertThat(q.get("depth")).isEqualTo(2L);
+            assertThat(number(q.get("oldestReadyAgeMs"))).isBetween(0L, 60_000L);
+            assertThat(q.get("inFlight")).isEqualTo(1L);
+            assertThat(number(q.get("oldestInFlightAgeMs"))).isBetween(0L, 60_000L);
+            assertThat(q.get("overdue")).isEqualTo(0L);
+            assertThat(q.get("deadLetters")).isEqualTo(0L);
+            assertThat(q.get("delayed")).isEqualTo(0L);
+            List<Object> consumers = list(q.get("consumers"));
+            assertThat(consumers).hasSize(1);
+            Map<String, Object> c = map(consumers.get(0));
+            assertThat(c.get("id")).isEqualTo(consumer.id());
+            assertThat(c.get("alive")).isEqualTo(true);
+            assertThat(c.get("slots")).isEqualTo((long) jobs.options().slots());
+            assertThat(c.get("inFlight")).isEqualTo(1L);
+            assertThat(number(c.get("lastHeartbeat"))).isBetween(now - 60_000, System.currentTimeMillis() + 1000);
+            assertThat(number(c.get("heartbeatAgeMs"))).isBetween(0L, 60_000L);
+
+            Map<String, Object> plain = queues.get("ls:plain");
+            assertThat(plain.get("depth")).isEqualTo(3L);
+            assertThat(plain.get("oldestReadyAgeMs")).as("pushed by another client: no enqueue time").isNull();
+            assertThat(plain.get("inFlight")).isEqualTo(0L);
+            assertThat(plain.get("oldestInFlightAgeMs")).isNull();
+            assertThat(list(plain.get("consumers"))).isEmpty();
+
+            Map<String, Object> stuck = queues.get("ls:stuck");
+            assertThat(stuck.get("depth")).isEqualTo(0L);
+            assertThat(stuck.get("inFlight")).isEqualTo(1L);
+            assertThat(stuck.get("overdue")).as("held by a dead consumer").isEqualTo(1L);
+            assertThat(stuck.get("deadLetters")).isEqualTo(2L);
+            Map<String, Object> ghost = map(list(stuck.get("consumers")).get(0));
+            assertThat(ghost).containsEntry("id", "ghost").containsEntry("alive", false).containsEntry("inFlight", 1L);
+            assertThat(number(ghost.get("heartbeatAgeMs"))).isGreaterThanOrEqualTo(60_000L);
+
+            Map<String, Object> one = json("inspect", "queue", "ls:jobs");
+            assertThat(one).containsEntry("name", "ls:jobs").containsEntry("depth", 2L).containsEntry("inFlight", 1L)
+                    .containsEntry("overdue", 0L);
+            assertThat(cli.run("inspect", "queue", "ls:stuck", "-u", redis.uri())).isZero();
+            assertThat(cli.out()).contains("overdue           1 (held by dead consumers; the next sweep puts them back)")
+                    .contains("dead letters      2").containsPattern("ghost +dead +1 +1 ");
+            delivery.ack();
+        }
+    }
+
+    @Test
+    void signalsShowSubscribersAndLatchedEventsButNotCoordisOwnChannels() throws Exception {
+        try (Waiter waiter = coordis.signals().waiter("ls:chan")) {
+            coordis.signals().event("ls:ready", Duration.ofSeconds(60)).signal("build 7 done");
+            subscriber = RespClient.connect(redis.server());
+            subscriber.command("SUBSCRIBE", "ls:foreign-chan");
+            subscriber.command("SUBSCRIBE", "{ls:orders}:released");
+            Map<String, Map<String, Object>> signals = byName(json("ls", "signals"), "channel");
+            assertThat(signals).containsOnlyKeys("ls:chan", "ls:foreign-chan", "ls:ready");
+            assertThat(signals.get("ls:chan")).containsEntry("subscribers", 1L).containsEntry("latched", null)
+                    .containsEntry("latchedTtlMs", null);
+            assertThat(signals.get("ls:foreign-chan")).containsEntry("subscribers", 1L).containsEntry("latched", null);
+            assertThat(signals.get("ls:ready")).containsEntry("latched", "build 7 done");
+            assertThat(number(signals.get("ls:ready").get("latchedTtlMs"))).isBetween(1L, 60_000L);
+
+            Map<String, Object> one = json("inspect", "signal", "ls:chan");
+            assertThat(one).containsEntry("channel", "ls:chan").containsEntry("subscribers", 1L);
+            assertThat(cli.run("inspect", "signal", "nobody:listens", "-u", redis.uri())).isZero();
+            assertThat(cli.out()).contains("subscribers  0").contains("last event   -");
+        }
+    }
+
+    @Test
+    void matchFiltersEveryKindByGlob() throws Exception {
+        raw.command("SET", "app:a:lock", "t1", "NX", "PX", "60000");
+        raw.command("SET", "app:b:lock", "t2", "NX", "PX", "60000");
+        raw.command("SET", "other:lock", "t3", "NX", "PX", "60000");
+        raw.command("LPUSH", "app:a:queue", "x");
+        raw.command("LPUSH", "other:queue", "x");
+        raw.command("HSET", "{app:c:queue}:consumers", "ghost", "1 0 5000 600000");
+        assertThat(byName(json("ls", "locks", "--match", "app:*"), "name")).containsOnlyKeys("app:a:lock", "app:b:lock");
+        assertThat(byName(json("ls", "locks", "--match", "app:[ab]:l?ck"), "name")).containsOnlyKeys("app:a:lock",
+                "app:b:lock");
+        assertThat(byName(json("ls", "locks", "--match", "app:[^a]:*"), "name")).containsOnlyKeys("app:b:lock");
+        assertThat(byName(json("ls", "queues", "--match", "app:*"), "name")).as("found by list and by registry")
+                .containsOnlyKeys("app:a:queue", "app:c:queue");
+        assertThat(byName(json("ls", "queues", "--match", "nothing*"), "name")).isEmpty();
+    }
+
+    @Test
+    void allKindsAsNewlineDelimitedJsonOneDocumentPerTable() {
+        raw.command("SET", "k", "v", "NX", "PX", "60000");
+        assertThat(cli.run("ls", "-o", "json", "-u", redis.uri())).isZero();
+        List<String> docs = cli.out().lines().toList();
+        assertThat(docs).hasSize(4);
+        assertThat(docs.stream().map(d -> TestJson.object(d).get("kind")))
+                .containsExactly("locks", "elections", "queues", "signals");
+        assertThat(list(TestJson.object(docs.get(0)).get("items"))).hasSize(1);
+        assertThat(cli.err()).isEmpty();
+    }
+
+    @Test
+    void inspectLockShowsForcedUnlockAuditEntriesNewestFirst() throws Exception {
+        Lease lease = coordis.lock("ls:audited", LockOptions.defaults().withHolderId("dave@db2:17")).tryAcquire()
+                .orElseThrow();
+        long fence = lease.fencingToken();
+        lease.close();
+        raw.command("LPUSH", "{ls:audited}:audit", "{\"at\":1700000000000,\"by\":\"bob@ops:77\",\"action\":\"force-unlock\","
+                + "\"reason\":\"stuck \\\"deploy\\\"\",\"holder\":\"dave@db2:17\",\"fence\":" + (fence + 1) + "}");
+        raw.command("LPUSH", "{ls:audited}:audit", "{\"at\":1700000100000,\"by\":\"eve@ops:78\",\"action\":\"force-unlock\","
+                + "\"reason\":\"\",\"holder\":\"unknown\",\"fence\":" + (fence + 2) + "}");
+        Map<String, Object> doc = json("inspect", "lock", "ls:audited");
+        assertThat(doc.get("held")).isEqualTo(false);
+        assertThat(doc.get("holder")).isNull();
+        assertThat(doc.get("token")).isNull();
+        assertThat(doc.get("fenceCounter")).isEqualTo(fence);
+        List<Object> audit = list(doc.get("audit"));
+        assertThat(audit).hasSize(2);
+        Map<String, Object> newest = map(audit.get(0));
+        assertThat(newest).containsEntry("at", 1700000100000L).containsEntry("by", "eve@ops:78")
+                .containsEntry("action", "force-unlock").containsEntry("reason", "").containsEntry("holder", "unknown")
+                .containsEntry("fence", fence + 2);
+        Map<String, Object> older = map(audit.get(1));
+        assertThat(older).containsEntry("by", "bob@ops:77").containsEntry("reason", "stuck \"deploy\"")
+                .containsEntry("holder", "dave@db2:17").containsEntry("fence", fence + 1);
+        List<Object> nodes = list(doc.get("perNode"));
+        assertThat(nodes).hasSize(1);
+        assertThat(map(nodes.get(0))).containsEntry("node", redis.server().host() + ":" + redis.server().port())
+                .containsEntry("token", null).containsEntry("agrees", false).containsEntry("fenceCounter", fence)
+                .containsEntry("error", null);
+
+        assertThat(cli.run("inspect", "lock", "ls:audited", "-u", redis.uri())).isZero();
+        assertThat(cli.out()).contains("held           no")
+                .contains("2023-11-14T22:15:00Z force-unlock by eve@ops:78, holder unknown, fence now " + (fence + 2))
+                .contains("2023-11-14T22:13:20Z force-unlock by bob@ops:77, holder dave@db2:17, fence now " + (fence + 1)
+                        + ", reason: stuck \"deploy\"");
+        assertThat(cli.out().indexOf("eve@ops:78")).as("newest first").isLessThan(cli.out().indexOf("bob@ops:77"));
+    }
+
+    @Test
+    void inspectLockOfAHeldLockShowsTheHolderAndItsNode() throws Exception {
+        try (Lease lease = coordis.lock("ls:held", LockOptions.defaults().withHolderId("alice@web1:4242")
+                .withTtl(Duration.ofSeconds(30))).tryAcquire().orElseThrow()) {
+            Map<String, Object> doc = json("inspect", "lock", "ls:held");
+            assertThat(doc.get("held")).isEqualTo(true);
+            assertThat(map(doc.get("holder"))).containsEntry("id", "alice@web1:4242");
+            assertThat(doc.get("fence")).isEqualTo(lease.fencingToken());
+            assertThat(list(doc.get("audit"))).isEmpty();
+            Map<String, Object> node = map(list(doc.get("perNode")).get(0));
+            assertThat(node).containsEntry("token", lease.token()).containsEntry("holder", "alice@web1:4242")
+                    .containsEntry("fence", lease.fencingToken()).containsEntry("agrees", true);
+            assertThat(number(node.get("ttlMs"))).isBetween(1L, 30_000L);
+            assertThat(cli.run("inspect", "lock", "ls:held", "-u", redis.uri())).isZero();
+            assertThat(cli.out()).contains("holder         alice@web1:4242 (host web1, pid 4242)")
+                    .contains("token          " + lease.token()).contains("audit (newest first): none");
+        }
+    }
+
+    @Test
+    void badInputIsOneClearLineAndExit64() {
+        raw.command("LPUSH", "ls:list", "x");
+        raw.command("SET", "ls:lock", "t", "NX", "PX", "60000");
+        raw.command("SET", "ls:string", "v");
+        int status = cli.run("inspect", "lock", "ls:list", "-u", redis.uri());
+        assertThat(status).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli.out()).isEmpty();
+        assertThat(cli.err()).isEqualTo("coordis: key 'ls:list' holds a list, not a lock (a queue? try 'inspect queue "
+                + "ls:list')\n");
+        assertThat(cli.run("inspect", "election", "ls:lock", "-u", redis.uri())).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli.err()).isEqualTo("coordis: key 'ls:lock' is a lock, not an election (try 'inspect lock ls:lock')\n");
+        assertThat(cli.run("inspect", "queue", "ls:string", "-u", redis.uri())).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli.err()).startsWith("coordis: key 'ls:string' holds a string, not a queue").hasLineCount(1);
+
+        cli.assertUsageError(cli.run("ls", "widgets", "-u", redis.uri()),
+                "unknown kind 'widgets': use locks, elections, queues or signals", "coordis ls");
+        cli.assertUsageError(cli.run("inspect", "widget", "x", "-u", redis.uri()),
+                "unknown kind 'widget': use lock, election, queue or signal", "coordis inspect");
+        cli.assertUsageError(cli.run("ls", "--match", "app:[x", "-u", redis.uri()),
+                "--match: bad match pattern 'app:[x': the '[' at position 5 has no closing ']'", "coordis ls");
+        cli.assertUsageError(cli.run("ls", "-o", "yaml", "-u", redis.uri()),
+                "unknown output format 'yaml': use text or json", "coordis ls");
+        cli.assertUsageError(cli.run("ls", "--watch", "10ms", "-u", redis.uri()), "--watch must be at least 100ms",
+                "coordis ls");
+        cli.assertUsageError(cli.run("inspect", "lock", " ", "-u", redis.uri()), "lock name must not be blank",
+                "coordis inspect");
+
+        assertThat(cli.run("inspect", "lock", "ls:nothing", "-u", redis.uri())).isEqualTo(1);
+        assertThat(cli.out()).isEmpty();
+        assertThat(cli.err()).startsWith("coordis: no lock 'ls:nothing'").hasLineCount(1);
+        assertThat(raw.command("LRANGE", "ls:list", "0", "-1")).as("nothing lost").isEqualTo(List.of("x"));
+        assertThat(raw.command("GET", "ls:lock")).isEqualTo("t");
+    }
+
+    @Test
+    void redisDownExits69() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        assertThat(cli.run("ls", "-u", "redis://127.0.0.1:" + port)).isEqualTo(ExitCodes.UNAVAILABLE);
+        assertThat(cli.out()).isEmpty();
+        assertThat(cli.err()).startsWith("coordis: ").hasLineCount(1).contains("127.0.0.1:" + port);
+        assertThat(cli.run("inspect", "lock", "x", "-u", "redis://127.0.0.1:" + port)).isEqualTo(ExitCodes.UNAVAILABLE);
+    }
+
+    @Test
+    void watchRedrawsEveryIntervalAndCtrlCEndsItQuietlyWith130() {
+        raw.command("SET", "ls:w", "t", "NX", "PX", "60000");
+        try (CliProcess watch = CliProcess.start("ls", "locks", "-o", "json", "--watch", "300ms", "-u", redis.uri())) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (watch.stdout().lines().count() < 2 && System.nanoTime() < deadline) {
+                CliProcess.sleep(50);
+            }
+            raw.command("SET", "ls:w2", "t", "NX", "PX", "60000");
+            long seen = watch.stdout().lines().count();
+            while (watch.stdout().lines().count() < seen + 2 && System.nanoTime() < deadline) {
+                CliProcess.sleep(50);
+            }
+            watch.interrupt();
+            assertThat(watch.exitCode()).isEqualTo(130);
+            List<String> frames = watch.stdout().lines().toList();
+            assertThat(frames.size()).as(watch.stdout()).isGreaterThanOrEqualTo(3);
+            assertThat(byName(TestJson.object(frames.get(0)), "name")).containsOnlyKeys("ls:w");
+            assertThat(byName(TestJson.object(frames.get(frames.size() - 1)), "name")).as("a later frame sees the new lock")
+                    .containsOnlyKeys("ls:w", "ls:w2");
+            assertThat(watch.stderr()).isEmpty();
+        }
+    }
+}

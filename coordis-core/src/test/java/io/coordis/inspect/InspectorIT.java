@@ -1,0 +1,162 @@
+package io.coordis.inspect;
+
+import io.coordis.Coordis;
+import io.coordis.lock.Lease;
+import io.coordis.lock.LockOptions;
+import io.coordis.queue.Consumer;
+import io.coordis.queue.Delivery;
+import io.coordis.queue.ReliableQueue;
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RespClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The Java read API against a real redis-server: flags, read-only reads, and globs that agree with Redis. */
+class InspectorIT {
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
+    private Coordis coordis;
+    private Inspector inspector;
+    private RespClient raw;
+
+    @BeforeEach
+    void connect() {
+        coordis = Coordis.connect(redis.uri());
+        inspector = coordis.inspector();
+        raw = RespClient.connect(redis.server());
+    }
+
+    @AfterEach
+    void disconnect() {
+        raw.close();
+        coordis.close();
+    }
+
+    @Test
+    void flagsALeaseWhoseRenewalIsLateButNotOneTheWatchdogKeeps() throws Exception {
+        try (Lease kept = coordis.lock("in:kept", LockOptions.defaults().withTtl(Duration.ofSeconds(6))).tryAcquire()
+                .orElseThrow();
+             Lease fixed = coordis.lock("in:fixed", LockOptions.defaults().withTtl(Duration.ofSeconds(4))
+                     .withAutoRenew(false)).tryAcquire().orElseThrow()) {
+            Thread.sleep(2_500); // past a third of each TTL: the watchdog renewed 'kept', nothing renewed 'fixed'
+            LockState k = inspector.lock("in:kept").orElseThrow();
+            LockState f = inspector.lock("in:fixed").orElseThrow();
+            assertThat(k.leaseTtl()).contains(Duration.ofSeconds(6));
+            assertThat(k.flags()).as("%s", k).isEmpty();
+            assertThat(f.leaseTtl()).contains(Duration.ofSeconds(4));
+            assertThat(f.flags()).as("%s", f).contains(LockState.Flag.NOT_RENEWED);
+            assertThat(kept.isHeld()).isTrue();
+            assertThat(fixed.isHeld()).isTrue();
+        }
+    }
+
+    @Test
+    void flagsForeignLocksWithoutExpiryAndSoonExpiring() throws Exception {
+        raw.command("SET", "in:forever", "tok", "NX");
+        raw.command("SET", "in:fence-only", "tok"); // no TTL, not a timestamp, but Coordis has a counter for it
+        raw.command("SET", "{in:fence-only}:fence", "7");
+        raw.command("SET", "in:soon", "tok", "NX", "PX", "600");
+        List<LockState> locks = inspector.locks("in:*");
+        assertThat(locks).extracting(LockState::name).containsExactly("in:fence-only", "in:soon");
+        LockState fenced = locks.get(0);
+        assertThat(fenced.flags()).containsExactlyInAnyOrder(LockState.Flag.FOREIGN, LockState.Flag.NO_EXPIRY);
+        assertThat(fenced.fenceCounter()).hasValue(7);
+        assertThat(fenced.fencingToken()).isEmpty();
+        assertThat(locks.get(1).flags()).containsExactlyInAnyOrder(LockState.Flag.FOREIGN, LockState.Flag.EXPIRING_SOON);
+        assertThat(inspector.lock("in:forever")).as("asked by name, any string is read as a lock; ls leaves it out")
+                .hasValueSatisfying(l -> assertThat(l.flags()).containsExactlyInAnyOrder(LockState.Flag.FOREIGN,
+                        LockState.Flag.NO_EXPIRY));
+    }
+
+    @Test
+    void readsChangeNothingAndDoNotRestartTheInFlightClock() throws Exception {
+        ReliableQueue queue = coordis.reliableQueue("in:jobs");
+        queue.push("a");
+        queue.push("b");
+        try (Consumer consumer = queue.consumer()) {
+            Delivery d = consumer.take(Duration.ofSeconds(5)).orElseThrow();
+            Object before = raw.command("DBSIZE");
+            long deadline = System.nanoTime() + Duration.ofMillis(3_200).toNanos();
+            while (System.nanoTime() < deadline) {
+                inspector.queues("*");
+                inspector.locks("*");
+                inspector.signals("*");
+                Thread.sleep(150);
+            }
+            QueueState q = inspector.queue("in:jobs").orElseThrow();
+            assertThat(q.inFlight()).isEqualTo(1);
+            assertThat(q.oldestInFlightAge()).as("reads do not touch the slot").hasValueSatisfying(
+                    age -> assertThat(age).isGreaterThanOrEqualTo(Duration.ofSeconds(2)));
+            assertThat(raw.command("DBSIZE")).isEqualTo(before);
+            d.ack();
+        }
+    }
+
+    /** The README's example, compiled and run. */
+    @Test
+    void readmeExample() throws Exception {
+        try (Lease lease = coordis.lock("orders:42").tryAcquire().orElseThrow()) {
+            coordis.reliableQueue("jobs").push("job-1");
+            List<String> printed = new ArrayList<>();
+            Inspector inspector = coordis.inspector();
+            for (LockState lock : inspector.locks("orders:*")) {
+                printed.add(lock.name() + " held by " + lock.holderId().orElse("unknown") + ", fence "
+                        + lock.fencingToken() + ", flags " + lock.flags());
+            }
+            inspector.queue("jobs").ifPresent(q -> printed.add(q.depth() + " ready, oldest " + q.oldestReadyAge()));
+            assertThat(printed).hasSize(2);
+            assertThat(printed.get(0)).startsWith("orders:42 held by " + io.coordis.internal.Hosts.processId()
+                    + ", fence OptionalLong[" + lease.fencingToken() + "], flags []");
+            assertThat(printed.get(1)).startsWith("1 ready, oldest Optional[PT");
+        }
+    }
+
+    @Test
+    void scriptShasMatchWhatRedisComputes() {
+        for (io.coordis.internal.redis.LuaScript script : Inspector.scripts()) {
+            assertThat(raw.command("SCRIPT", "LOAD", script.source())).as(script.name()).isEqualTo(script.sha());
+        }
+    }
+
+    @Test
+    void globsMatchWhatRedisMatches() throws Exception {
+        List<String> names = List.of("a:1", "a:2", "ab", "a[1]", "a*", "b:1", "A:1", "a:10", "a?", "a\\b");
+        for (String n : names) {
+            raw.command("SET", n, "t", "PX", "60000");
+        }
+        List<String> patterns = List.of("*", "a:*", "a?", "a:[12]", "a:[^1]*", "[a-b]:1", "a\\*", "a\\?", "a\\[*",
+                "*1", "a:1?", "*\\\\*");
+        for (String p : patterns) {
+            Set<String> redisSays = new HashSet<>();
+            String cursor = "0";
+            do {
+                List<?> page = (List<?>) raw.command("SCAN", cursor, "MATCH", p, "COUNT", "1000");
+                cursor = (String) page.get(0);
+                for (Object k : (List<?>) page.get(1)) {
+                    redisSays.add((String) k);
+                }
+            } while (!cursor.equals("0"));
+            Glob glob = Glob.of(p);
+            Set<String> weSay = new HashSet<>();
+            for (String n : names) {
+                if (glob.matches(n)) {
+                    weSay.add(n);
+                }
+            }
+            assertThat(weSay).as("pattern %s", p).isEqualTo(redisSays);
+            assertThat(new HashSet<>(new ArrayList<>(inspector.locks(p).stream().map(LockState::name).toList())))
+                    .as("ls with %s", p).isEqualTo(redisSays);
+        }
+    }
+}

@@ -12,9 +12,8 @@ import java.util.Set;
  * {@code io.coordis.queue.QueueKeys}), and how to tell such a key from a user's own key.
  */
 final class KeyLayout {
-    private static final Set<String> SUFFIXES = Set.of("fence", "holder", "released", "audit", "term", "leader",
-            "changed", "event", "consumers", "attempts", "dead", "delayed", "delayed:data", "enqueued");
-    private static final Set<String> PREFIXED = Set.of("hb:", "proc:", "settled:");
+    private static final Set<String> SUFFIXES = Set.copyOf(Keys.reservedSuffixes());
+    private static final Set<String> PREFIXED = Set.copyOf(Keys.reservedSegments());
     /** Redlock's restart-guard marker (one per node, not derived from a name). */
     static final String REDLOCK_MARKER = "coordis:redlock:verified";
 

@@ -18,6 +18,16 @@ public final class Keys {
     private Keys() {
     }
 
+    /** The suffixes of derived keys ({@code fence}, {@code holder}, ...), for tools that recognise them. */
+    public static java.util.List<String> reservedSuffixes() {
+        return SUFFIXES;
+    }
+
+    /** The leading segments of per-consumer derived keys ({@code hb:}, {@code proc:}, {@code settled:}). */
+    public static java.util.List<String> reservedSegments() {
+        return SEGMENTS;
+    }
+
     /**
      * Refuses a name that is one of the keys Coordis derives for another object ({@code {orders}:fence} is
      * the fencing counter of the lock {@code orders}): used as an object of its own it would read or

@@ -177,6 +177,23 @@ class HostileInputIT {
     }
 
     @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void maxclientsReachedIsATypedErrorNamingTheServerWithinTheTimeout() {
+        Duration timeout = Duration.ofMillis(500);
+        try (RedisServer server = RedisServer.start();
+             io.coordis.testkit.RespClient first = io.coordis.testkit.RespClient.connect(server.host(), server.port())) {
+            Coordis.builder().url(server.uri()).commandTimeout(timeout).connect().close(); // classes loaded
+            server.command("CONFIG", "SET", "maxclients", "1");
+            long start = System.nanoTime();
+            Throwable t = catchThrowable(() -> Coordis.builder().url(server.uri()).commandTimeout(timeout).connect().close());
+            assertThat(t).as("connecting beyond maxclients").isInstanceOf(CoordisException.class)
+                    .hasMessageContaining(server.address()).hasMessageContaining("max number of clients");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(timeout.multipliedBy(2).plusSeconds(1));
+            first.command("CONFIG", "SET", "maxclients", "10000");
+        }
+    }
+
+    @Test
     void aReadOnlyReplicaIsCommandRejectedForEveryPrimitive() {
         try (RedisServer master = RedisServer.start();
              RedisServer replica = RedisServer.builder().replicaOf(master).start();

@@ -2,10 +2,8 @@ package io.coordis.internal.redis;
 
 import io.coordis.CoordisException;
 import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
@@ -33,11 +31,14 @@ import org.slf4j.LoggerFactory;
  * <p>After a lost connection Lettuce reconnects and subscribes again; when Redis confirms a channel
  * again, its listeners are told through {@link PubSubListener#gap()} that messages may have been lost.
  * A registration counts as confirmed when Redis's own subscribe reply for the channel arrives.
+ *
+ * <p>On a Redis Cluster the connection goes to one node; classic PUBLISH reaches subscribers on every node,
+ * so listeners hear messages published anywhere in the cluster.
  */
 final class Subscriptions {
     private static final Logger log = LoggerFactory.getLogger(Subscriptions.class);
     private final String address;
-    private final RedisClient client;
+    private final Connector connector;
     private final Duration timeout;
     /** Read without locking by the I/O thread that delivers messages; changed under this object's monitor. */
     private final Map<String, Entry> channels = new ConcurrentHashMap<>();
@@ -53,9 +54,9 @@ final class Subscriptions {
         final AtomicBoolean interrupted = new AtomicBoolean();
     }
 
-    Subscriptions(String address, RedisClient client, Duration timeout) {
+    Subscriptions(String address, Connector connector, Duration timeout) {
         this.address = address;
-        this.client = client;
+        this.connector = connector;
         this.timeout = timeout;
     }
 
@@ -186,7 +187,7 @@ final class Subscriptions {
     private StatefulRedisPubSubConnection<String, String> connection() {
         if (connection == null) {
             try {
-                connection = client.connectPubSub(StringCodec.UTF8);
+                connection = connector.connectPubSub();
             } catch (RuntimeException e) {
                 throw RedisErrors.translate(e, address);
             }

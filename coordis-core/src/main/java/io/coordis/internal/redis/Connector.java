@@ -51,6 +51,9 @@ abstract sealed class Connector {
     /** Client options for a cluster client with the settings of {@code base}, refreshing the topology on redirects and reconnects. */
     static ClusterClientOptions clusterOptions(ClientOptions base) {
         return ClusterClientOptions.builder(base)
+                // node connections open lazily, on the first command routed to them: rejecting commands
+                // while disconnected would reject that first command; they are bounded by the command timeout
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(PERIODIC_REFRESH)
                         .enableAllAdaptiveRefreshTriggers()
@@ -181,19 +184,48 @@ abstract sealed class Connector {
             return true;
         }
 
+        /** The first topology read; connections can only be opened once it succeeded (redone after a failure). */
+        private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> topology =
+                new java.util.concurrent.atomic.AtomicReference<>();
+
+        private CompletableFuture<Void> topology() {
+            while (true) {
+                CompletableFuture<Void> known = topology.get();
+                if (known != null && !known.isCompletedExceptionally()) {
+                    return known;
+                }
+                CompletableFuture<Void> fresh = new CompletableFuture<>();
+                if (topology.compareAndSet(known, fresh)) {
+                    try {
+                        client.refreshPartitionsAsync().whenComplete((v, e) -> complete(fresh, v, e));
+                    } catch (RuntimeException e) {
+                        fresh.completeExceptionally(e);
+                    }
+                    return fresh;
+                }
+            }
+        }
+
         @Override
         <K, V> CompletableFuture<StatefulConnection<K, V>> connectAsync(RedisCodec<K, V> codec) {
             CompletableFuture<StatefulConnection<K, V>> f = new CompletableFuture<>();
-            try {
-                client.connectAsync(codec).whenComplete((c, e) -> complete(f, c, e));
-            } catch (RuntimeException e) {
-                f.completeExceptionally(e);
-            }
+            topology().whenComplete((ready, failed) -> {
+                if (failed != null) {
+                    f.completeExceptionally(failed);
+                    return;
+                }
+                try {
+                    client.connectAsync(codec).whenComplete((c, e) -> complete(f, c, e));
+                } catch (RuntimeException e) {
+                    f.completeExceptionally(e);
+                }
+            });
             return f;
         }
 
         @Override
         StatefulRedisPubSubConnection<String, String> connectPubSub() {
+            topology().join();
             return client.connectPubSub(StringCodec.UTF8);
         }
 

@@ -34,6 +34,8 @@ import java.util.concurrent.CompletableFuture;
 abstract sealed class Connector {
     /** How often a cluster client re-reads the topology even when nothing suggests a change. */
     static final Duration PERIODIC_REFRESH = Duration.ofSeconds(30);
+    /** At most one topology read per this interval because commands failed (a node down fails many at once). */
+    static final Duration REFRESH_SPACING = Duration.ofMillis(500);
 
     private Connector() {
     }
@@ -83,7 +85,11 @@ abstract sealed class Connector {
         return null;
     }
 
-    /** A command was redirected ({@code MOVED}/{@code ASK}) outside the cluster client's routing: re-read the topology. */
+    /**
+     * A command was redirected ({@code MOVED}/{@code ASK}) outside the cluster client's routing, or failed
+     * because a node is unreachable or silent: re-read the topology (at most every {@link #REFRESH_SPACING}),
+     * so that a promoted replica is found without waiting for the periodic refresh.
+     */
     void topologyChanged() {
     }
 
@@ -259,9 +265,16 @@ abstract sealed class Connector {
             return owner.getUri();
         }
 
+        /** When the topology was last re-read because of a failure, for spacing such reads (nanoTime). */
+        private final java.util.concurrent.atomic.AtomicLong lastRefresh = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+
         @Override
         void topologyChanged() {
-            client.refreshPartitionsAsync();
+            long last = lastRefresh.get();
+            long now = System.nanoTime();
+            if (now - last >= REFRESH_SPACING.toNanos() && lastRefresh.compareAndSet(last, now)) {
+                client.refreshPartitionsAsync();
+            }
         }
     }
 

@@ -142,10 +142,48 @@ public final class ListCommands implements AutoCloseable {
         return send(c -> c.type(bytes(key)));
     }
 
-    /** The server's clock ({@code TIME}) in milliseconds since the epoch. */
-    public CompletableFuture<Long> timeMillis() {
-        return send(RedisClusterAsyncCommands::time).thenApply(t -> Long.parseLong(text(t.get(0))) * 1000
-                + Long.parseLong(text(t.get(1))) / 1000);
+    /**
+     * The server's clock ({@code TIME}) in milliseconds since the epoch: on a cluster, the clock of the master
+     * that serves {@code key} (whose scripts wrote the times it is compared with); elsewhere the node's.
+     */
+    public CompletableFuture<Long> timeMillis(String key) {
+        RedisURI owner;
+        try {
+            owner = connector.masterFor(key, address);
+        } catch (CoordisException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<List<byte[]>> time = owner == null ? send(RedisClusterAsyncCommands::time)
+                : onNode(owner, RedisClusterAsyncCommands::time);
+        return time.thenApply(t -> Long.parseLong(text(t.get(0))) * 1000 + Long.parseLong(text(t.get(1))) / 1000);
+    }
+
+    /** On a cluster: one command on the node {@code node} itself (not routed by key), within the command timeout. */
+    private <T> CompletableFuture<T> onNode(RedisURI node,
+                                            Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        connection.get()
+                .thenCompose(c -> ((StatefulRedisClusterConnection<byte[], byte[]>) c).getConnectionAsync(node.getHost(), node.getPort()))
+                .thenCompose(nc -> command.apply(nc.async()))
+                .whenComplete((v, f) -> {
+                    if (f == null) {
+                        result.complete(v);
+                    } else {
+                        CoordisException e = RedisErrors.translate(f, address);
+                        if (e instanceof io.coordis.NodeUnavailableException) {
+                            connector.topologyChanged();
+                        }
+                        result.completeExceptionally(e);
+                    }
+                });
+        return result.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS).exceptionallyCompose(f -> {
+            Throwable cause = RedisErrors.unwrap(f);
+            if (cause instanceof TimeoutException) {
+                connector.topologyChanged();
+                cause = RedisErrors.translate(new TimeoutException("no reply within " + commandTimeout.toMillis() + " ms"), address);
+            }
+            return CompletableFuture.failedFuture(cause);
+        });
     }
 
     /**
@@ -156,11 +194,7 @@ public final class ListCommands implements AutoCloseable {
         if (node == null) {
             return send(c -> c.clientKill(KillArgs.Builder.id(id)));
         }
-        CompletableFuture<Long> killed = connection.get()
-                .thenCompose(c -> ((StatefulRedisClusterConnection<byte[], byte[]>) c).getConnectionAsync(node.getHost(), node.getPort()))
-                .thenCompose(nc -> nc.async().clientKill(KillArgs.Builder.id(id)))
-                .toCompletableFuture();
-        return killed.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        return onNode(node, c -> c.clientKill(KillArgs.Builder.id(id)));
     }
 
     /** A new dedicated connection for blocking commands; opened on first use, closed by its owner. */
@@ -260,11 +294,13 @@ public final class ListCommands implements AutoCloseable {
                 throw e;
             } catch (ExecutionException e) {
                 abandon();
-                if (RedisErrors.isRedirect(e.getCause())) {
+                CoordisException failure = RedisErrors.translate(e.getCause(), address);
+                if (failure instanceof io.coordis.NodeUnavailableException || RedisErrors.isRedirect(e.getCause())) {
                     connector.topologyChanged();
                 }
-                throw RedisErrors.translate(e.getCause(), address);
+                throw failure;
             } catch (TimeoutException e) {
+                connector.topologyChanged();
                 abandon();
                 throw RedisErrors.translate(new TimeoutException("no reply to a blocking pop within "
                         + limit.toMillis() + " ms"), address);
@@ -348,7 +384,11 @@ public final class ListCommands implements AutoCloseable {
             if (f == null) {
                 result.complete(v);
             } else {
-                result.completeExceptionally(RedisErrors.translate(f, address));
+                CoordisException e = RedisErrors.translate(f, address);
+                if (e instanceof io.coordis.NodeUnavailableException || RedisErrors.isRedirect(f)) {
+                    connector.topologyChanged();
+                }
+                result.completeExceptionally(e);
             }
         });
         return result.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS).handle((v, f) -> {
@@ -357,6 +397,7 @@ public final class ListCommands implements AutoCloseable {
             }
             Throwable cause = RedisErrors.unwrap(f);
             if (cause instanceof TimeoutException) {
+                connector.topologyChanged();
                 if (connectedAtSend) {
                     replace(sentOn);
                 }

@@ -225,6 +225,7 @@ public final class RedisNode implements AutoCloseable {
             }
             Throwable cause = RedisErrors.unwrap(f);
             if (cause instanceof TimeoutException) {
+                connector.topologyChanged();
                 if (sent instanceof Sent<?> s && s.connectedAtSend) {
                     replace(s.via);
                 }
@@ -336,6 +337,7 @@ public final class RedisNode implements AutoCloseable {
         } catch (ExecutionException e) {
             throw RedisErrors.translate(e.getCause(), address);
         } catch (TimeoutException e) {
+            connector.topologyChanged();
             // The reply may still come, or never: either way this connection's replies can no longer be
             // trusted to match its commands, so it is replaced.
             CompletableFuture<?> pending = future.toCompletableFuture();
@@ -410,7 +412,11 @@ public final class RedisNode implements AutoCloseable {
                 if (RedisErrors.unwrap(f) instanceof RedisCommandTimeoutException) {
                     replace(via);
                 }
-                result.completeExceptionally(RedisErrors.translate(f, address));
+                CoordisException e = RedisErrors.translate(f, address);
+                if (e instanceof io.coordis.NodeUnavailableException || RedisErrors.isRedirect(f)) {
+                    connector.topologyChanged();
+                }
+                result.completeExceptionally(e);
             }
         });
         return result;

@@ -11,7 +11,8 @@ class RedisClusterIT {
     void startsAClusterWhoseSlotsFollowAFailover() {
         long started = System.nanoTime();
         try (RedisCluster cluster = RedisCluster.builder().masters(3).replicasPerMaster(1).start()) {
-            System.out.println("cluster of 6 started in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+            System.out.println("cluster of 6 redis-server " + cluster.masters().get(0).version() + " started in "
+                    + (System.nanoTime() - started) / 1_000_000 + " ms");
             assertThat(cluster.masters()).hasSize(3);
             assertThat(cluster.replicas()).hasSize(3);
             assertThat(cluster.uri()).startsWith("redis-cluster://127.0.0.1:");

@@ -161,6 +161,10 @@ public final class ListCommands implements AutoCloseable {
     /** On a cluster: one command on the node {@code node} itself (not routed by key), within the command timeout. */
     private <T> CompletableFuture<T> onNode(RedisURI node,
                                             Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command) {
+        if (closed) {
+            return CompletableFuture.failedFuture(
+                    new CoordisException(address, "the connection to Redis at " + address + " is closed", null));
+        }
         CompletableFuture<T> result = new CompletableFuture<>();
         connection.get()
                 .thenCompose(c -> ((StatefulRedisClusterConnection<byte[], byte[]>) c).getConnectionAsync(node.getHost(), node.getPort()))

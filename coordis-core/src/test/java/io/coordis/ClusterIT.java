@@ -113,6 +113,33 @@ class ClusterIT {
     }
 
     @Test
+    void scriptsAreResentToEachNodeThatForgotThem() throws Exception {
+        List<String> names = cluster.keysOnEveryMaster("noscript-");
+        for (String name : names) {
+            coordis.lock(name).tryAcquire().orElseThrow().release(); // every master has the scripts cached
+        }
+        for (RedisServer m : cluster.masters()) {
+            m.command("SCRIPT", "FLUSH");
+        }
+        for (String name : names) {
+            Lease lease = coordis.lock(name).tryAcquire().orElseThrow(); // EVALSHA answers NOSCRIPT, EVAL runs
+            assertThat(onOwner(name, "GET", name)).isEqualTo(lease.token());
+            assertThat(lease.release()).isTrue();
+            ReliableQueue q = coordis.reliableQueue(name + ":q");
+            q.push("x");
+            assertThat(q.stats().depth()).isEqualTo(1);
+        }
+        String acquireSha;
+        try (var in = io.coordis.lock.Lease.class.getResourceAsStream("acquire.lua")) {
+            acquireSha = java.util.HexFormat.of().formatHex(
+                    java.security.MessageDigest.getInstance("SHA-1").digest(in.readAllBytes()));
+        }
+        for (RedisServer m : cluster.masters()) {
+            assertThat(m.command("SCRIPT", "EXISTS", acquireSha)).as("reloaded on %s", m.address()).isEqualTo(List.of(1L));
+        }
+    }
+
+    @Test
     void aNameWhoseKeysCannotShareASlotFailsNamingCrossslot() {
         String name = "a{}b"; // braces without a tag: the name hashes whole, {a{}b}:fence does not
         assertThat(RedisCluster.slot(name)).isNotEqualTo(RedisCluster.slot("{a{}b}:fence"));

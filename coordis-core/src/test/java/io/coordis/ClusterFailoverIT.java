@@ -122,6 +122,46 @@ class ClusterFailoverIT {
         }
     }
 
+    @Test
+    void aPausedMasterStallsOnlyItsOwnSlots() throws Exception {
+        try (Coordis coordis = Coordis.builder().url(cluster.uri()).commandTimeout(Duration.ofMillis(500)).connect()) {
+            List<String> names = cluster.keysOnEveryMaster("pause-");
+            for (String name : names) {
+                coordis.lock(name).tryAcquire().orElseThrow().release(); // node connections open, scripts cached
+            }
+            RedisServer paused = cluster.masterForKey(names.get(0));
+            int stalled = 0;
+            int served = 0;
+            paused.pause(); // SIGSTOP for about 2 s: shorter than the node timeout, so no failover
+            try {
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+                while (System.nanoTime() < until) {
+                    try {
+                        coordis.lock("{" + names.get(0) + "}:" + stalled).tryAcquire(); // in the paused slot
+                        throw new AssertionError("a lock on the paused master's slot was answered");
+                    } catch (NodeUnavailableException expected) {
+                        stalled++;
+                    }
+                    for (String name : names.subList(1, names.size())) {
+                        Lease lease = coordis.lock(name).tryAcquire().orElseThrow(
+                                () -> new AssertionError("a healthy master did not grant its lock"));
+                        assertThat(lease.release()).isTrue();
+                        served++;
+                    }
+                }
+            } finally {
+                paused.resume();
+            }
+            System.out.printf("ClusterFailoverIT: while %s was paused, %d locks on its slot timed out and %d on the "
+                    + "other masters were granted%n", paused.address(), stalled, served);
+            assertThat(stalled).isPositive();
+            assertThat(served).as("healthy masters kept serving while one was paused").isGreaterThanOrEqualTo(stalled);
+            String after = "{" + names.get(0) + "}:after-resume";
+            Lease back = eventually(() -> coordis.lock(after).tryAcquire().orElseThrow());
+            assertThat(back.release()).as("the resumed master serves its slots again").isTrue();
+        }
+    }
+
     /** Waits until the replica reports the master's replication offset (writes are replicated asynchronously). */
     private static void awaitReplicaCaughtUp(RedisServer master, RedisServer replica) throws InterruptedException {
         long target = Long.parseLong(master.info("replication").get("master_repl_offset"));

@@ -403,13 +403,24 @@ public final class ListCommands implements AutoCloseable {
             if (cause instanceof TimeoutException) {
                 connector.topologyChanged();
                 if (connectedAtSend) {
-                    replace(sentOn);
+                    replaceAfterTimeout(sentOn);
                 }
                 cause = RedisErrors.translate(new TimeoutException("no reply within " + commandTimeout.toMillis()
                         + " ms"), address);
             }
             return CompletableFuture.<T>failedFuture(cause);
         }).thenCompose(x -> x);
+    }
+
+    /**
+     * After a timeout: {@link #replace} the connection, except on a cluster, where one connection multiplexes
+     * every node and closing it would fail commands in flight to healthy masters because one was slow; Lettuce
+     * matches replies per node connection, and a late reply completes only its own, already failed, command.
+     */
+    private void replaceAfterTimeout(CompletableFuture<StatefulConnection<byte[], byte[]>> stale) {
+        if (!connector.isCluster()) {
+            replace(stale);
+        }
     }
 
     private CompletableFuture<StatefulConnection<byte[], byte[]>> replace(

@@ -227,7 +227,7 @@ public final class RedisNode implements AutoCloseable {
             if (cause instanceof TimeoutException) {
                 connector.topologyChanged();
                 if (sent instanceof Sent<?> s && s.connectedAtSend) {
-                    replace(s.via);
+                    replaceAfterTimeout(s.via);
                 }
                 cause = RedisErrors.translate(new TimeoutException("no reply within " + timeout.toMillis() + " ms"),
                         address);
@@ -342,7 +342,7 @@ public final class RedisNode implements AutoCloseable {
             // trusted to match its commands, so it is replaced.
             CompletableFuture<?> pending = future.toCompletableFuture();
             if (pending instanceof Sent<?> sent && sent.connectedAtSend) {
-                replace(sent.via);
+                replaceAfterTimeout(sent.via);
             }
             throw RedisErrors.translate(new TimeoutException("no reply within " + timeout.toMillis() + " ms"), address);
         }
@@ -410,7 +410,7 @@ public final class RedisNode implements AutoCloseable {
                 result.complete(v);
             } else {
                 if (RedisErrors.unwrap(f) instanceof RedisCommandTimeoutException) {
-                    replace(via);
+                    replaceAfterTimeout(via);
                 }
                 CoordisException e = RedisErrors.translate(f, address);
                 if (e instanceof io.coordis.NodeUnavailableException || RedisErrors.isRedirect(f)) {
@@ -425,6 +425,17 @@ public final class RedisNode implements AutoCloseable {
     private CompletableFuture<StatefulConnection<String, String>> current() {
         CompletableFuture<StatefulConnection<String, String>> c = connection.get();
         return c.isCompletedExceptionally() ? replace(c) : c;
+    }
+
+    /**
+     * After a timeout: {@link #replace} the connection, except on a cluster, where one connection multiplexes
+     * every node and closing it would fail commands in flight to healthy masters because one was slow; Lettuce
+     * matches replies per node connection, and a late reply completes only its own, already failed, command.
+     */
+    private void replaceAfterTimeout(CompletableFuture<StatefulConnection<String, String>> stale) {
+        if (!connector.isCluster()) {
+            replace(stale);
+        }
     }
 
     /**

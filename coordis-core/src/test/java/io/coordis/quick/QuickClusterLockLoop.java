@@ -22,6 +22,10 @@ import java.util.List;
 public final class QuickClusterLockLoop {
     private static final String DELETE_IF_OURS =
             "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+    /** The same, plus the release notification Coordis publishes (a cluster broadcasts it to every node). */
+    private static final String DELETE_AND_PUBLISH =
+            "if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('publish', KEYS[1], 'released'); "
+                    + "return redis.call('del', KEYS[1]) else return 0 end";
 
     public static void main(String[] args) throws Exception {
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
@@ -34,11 +38,14 @@ public final class QuickClusterLockLoop {
             try (StatefulRedisClusterConnection<String, String> conn = client.connect()) {
                 RedisAdvancedClusterCommands<String, String> raw = conn.sync();
                 String sha = null;
+                String publishingSha = null;
                 for (String name : names) {
-                    sha = raw.getConnection(cluster.masterForKey(name).host(), cluster.masterForKey(name).port())
-                            .scriptLoad(DELETE_IF_OURS);
+                    var node = raw.getConnection(cluster.masterForKey(name).host(), cluster.masterForKey(name).port());
+                    sha = node.scriptLoad(DELETE_IF_OURS);
+                    publishingSha = node.scriptLoad(DELETE_AND_PUBLISH);
                 }
                 String deleteSha = sha;
+                String deleteAndPublishSha = publishingSha;
                 List<DistributedLock> locks = names.stream().map(coordis::lock).toList();
                 int[] turn = new int[1];
                 Runnable coordisCycle = () -> locks.get(turn[0]++ % locks.size()).tryAcquire().orElseThrow().close();
@@ -50,7 +57,16 @@ public final class QuickClusterLockLoop {
                     }
                     raw.evalsha(deleteSha, ScriptOutputType.INTEGER, new String[]{key}, token);
                 };
+                Runnable publishingCycle = () -> {
+                    String key = names.get(turn[0]++ % names.size()) + ":pub";
+                    String token = Tokens.next();
+                    if (!"OK".equals(raw.set(key, token, SetArgs.Builder.nx().px(30_000)))) {
+                        throw new IllegalStateException("raw lock busy");
+                    }
+                    raw.evalsha(deleteAndPublishSha, ScriptOutputType.INTEGER, new String[]{key}, token);
+                };
                 run(coordisCycle, ops / 4);
+                run(publishingCycle, ops / 4);
                 run(rawCycle, ops / 4);
                 System.out.printf("redis cluster of %d masters (%s), %d ops per round, %d rounds, interleaved%n",
                         cluster.masters().size(), cluster.masters().get(0).version(), ops, rounds);
@@ -66,7 +82,9 @@ public final class QuickClusterLockLoop {
                         c = run(coordisCycle, ops);
                     }
                     ratios[r] = c / w;
-                    System.out.printf("round %d: coordis %.0f ops/s, raw lettuce %.0f ops/s, ratio %.2f%n", r + 1, c, w, ratios[r]);
+                    double p = run(publishingCycle, ops);
+                    System.out.printf("round %d: coordis %.0f ops/s, raw lettuce %.0f ops/s, ratio %.2f; raw lettuce with the "
+                            + "release PUBLISH %.0f ops/s, coordis / that %.2f%n", r + 1, c, w, ratios[r], p, c / p);
                 }
                 java.util.Arrays.sort(ratios);
                 System.out.printf("median ratio coordis / raw lettuce: %.2f (min %.2f, max %.2f)%n",

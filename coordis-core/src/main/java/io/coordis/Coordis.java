@@ -8,6 +8,7 @@ import io.coordis.internal.Durations;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.RedisResources;
 import io.coordis.inspect.Inspector;
+import io.coordis.internal.redis.Uris;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Locks;
@@ -42,7 +43,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }</pre>
  *
  * <p>URLs: {@code redis://[user:password@]host:port[/db]}, {@code rediss://...} for TLS,
- * {@code redis-sentinel://host:port[,host:port]/db#masterName} for Sentinel.
+ * {@code redis-sentinel://host:port[,host:port]/db#masterName} for Sentinel,
+ * {@code redis-cluster://[user:password@]host:port[,host:port...]} (or {@code rediss-cluster://} for TLS) for
+ * Redis Cluster: the seeds are any nodes of the cluster, the topology is read from them and kept up to date.
+ *
+ * <p>On Redis Cluster every primitive keeps the keys of one name in one hash slot ({@code {name}:suffix},
+ * or the name's own {@code {hash tag}}), so locks, elections, signals and queues work there; a name whose keys
+ * would land in different slots (braces without a valid tag, such as {@code a{}b}) fails with a
+ * {@link CommandRejectedException} naming CROSSSLOT. Several URLs with a cluster among them (Redlock over a
+ * cluster) and replica URLs with a cluster are refused. Replication in a cluster is asynchronous: a write the
+ * master acknowledged but had not passed on before it failed can be lost in a failover.
  *
  * <p>Given three or more URLs of independent masters ({@link Builder#urls}), locks are Redlock locks over
  * all of them; such a client connects to each node in the background, so a minority of nodes may be down
@@ -69,6 +79,17 @@ public final class Coordis implements AutoCloseable {
         if (b.urls.size() == 2) {
             throw new IllegalArgumentException("2 Redis URLs given: give one, or at least 3 independent masters "
                     + "for Redlock (5 is typical)");
+        }
+        for (String url : b.urls) {
+            if (Uris.isCluster(url) && b.urls.size() > 1) {
+                throw new IllegalArgumentException(b.urls.size() + " Redis URLs given, one of them a Redis Cluster ("
+                        + Uris.redact(url) + "): Redlock needs independent masters, and a cluster is one deployment; "
+                        + "give the cluster URL alone (redis-cluster://host:port,host:port...)");
+            }
+        }
+        if (b.urls.size() == 1 && Uris.isCluster(b.urls.get(0)) && !b.replicaUrls.isEmpty()) {
+            throw new IllegalArgumentException("replica URLs cannot be combined with a Redis Cluster URL: "
+                    + "the cluster's own pub/sub already reaches subscribers on replicas; remove the replica URLs");
         }
         this.resources = new RedisResources();
         List<RedisNode> opened = new ArrayList<>();

@@ -12,7 +12,8 @@ import java.util.List;
 final class RedisUrls {
     @Option(names = {"-u", "--url"}, paramLabel = "URL",
             description = "Redis URL: redis://[user:password@]host:port[/db], rediss://... (TLS) or "
-                    + "redis-sentinel://host:port#master. Give it 3 or more times (or a comma-separated list) "
+                    + "redis-sentinel://host:port#master or redis-cluster://host:port[,host:port...] "
+                    + "(Redis Cluster). Give it 3 or more times (or a comma-separated list) "
                     + "for Redlock over independent masters. Default: $" + CoordisCommand.URL_ENV
                     + " (one URL or a comma-separated list), else " + CoordisCommand.DEFAULT_URL
                     + " (demo: a redis-server of its own).")

@@ -156,7 +156,7 @@ final class SlotQueue implements ReliableQueue {
 
     @Override
     public int sweep() throws InterruptedException {
-        long now = lists.await(lists.timeMillis());
+        long now = lists.await(lists.timeMillis(keys.queue));
         Map<byte[], byte[]> registry = Payloads.await(lists, lists.hgetall(keys.registry), name);
         int moved = 0;
         for (Map.Entry<byte[], byte[]> e : registry.entrySet()) {
@@ -198,7 +198,7 @@ final class SlotQueue implements ReliableQueue {
 
     @Override
     public QueueStats stats() throws InterruptedException {
-        CompletableFuture<Long> now = lists.timeMillis();
+        CompletableFuture<Long> now = lists.timeMillis(keys.queue);
         CompletableFuture<Long> depth = lists.llen(keys.queue);
         CompletableFuture<Long> dead = lists.llen(keys.dead);
         CompletableFuture<Long> delayed = lists.zcard(keys.delayed);

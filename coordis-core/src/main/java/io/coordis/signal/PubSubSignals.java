@@ -63,7 +63,13 @@ public final class PubSubSignals implements Signals {
     public long signalOne(String channel, String data) {
         requireName(channel, "channel");
         Objects.requireNonNull(data, "data must not be null");
-        String pick = Integer.toString(ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE));
+        int draw = ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE);
+        if (master.isCluster()) {
+            // PUBSUB CHANNELS sees one node only: the waiters of a cluster are gathered from every node
+            return master.awaitUninterruptibly(master.publishToOneSubscriber(Globs.unicast(channel), draw, data),
+                    master.commandTimeout().multipliedBy(2));
+        }
+        String pick = Integer.toString(draw);
         Object reply = master.awaitUninterruptibly(
                 master.eval(SIGNAL_ONE, List.of(), List.of(Globs.unicast(channel), pick, data)), master.commandTimeout());
         return Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE, master.address());

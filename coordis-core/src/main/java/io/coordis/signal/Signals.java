@@ -23,6 +23,11 @@ import java.util.Optional;
  * their order and content, so two identical signals published back to back across a node's outage may be
  * heard as one. With several independent masters (Redlock), signals use the first.
  *
+ * <p><b>Redis Cluster.</b> {@code PUBLISH} on any node reaches subscribers on every node, so signals, waiters
+ * and events work as on one server; but Redis counts receivers per node, so {@link #signal} counts only those
+ * connected to the node that ran it. {@link #signalOne} gathers the waiting channels from every reachable
+ * node and publishes on the node where the chosen waiter listens, so its count is exact.
+ *
  * <p>Many waiters share one pub/sub connection per node and no threads of their own.
  */
 public interface Signals {
@@ -30,7 +35,8 @@ public interface Signals {
      * Publishes {@code data} on {@code channel} (broadcast). Blocks for one round trip (at most the command
      * timeout; an interrupt meanwhile is kept for later, not thrown).
      *
-     * @return how many clients subscribed on the master received it (subscribers on replicas are not counted)
+     * @return how many clients subscribed on the master received it (subscribers on replicas are not counted;
+     *         on a cluster, only those on the node that ran the PUBLISH)
      * @throws IllegalArgumentException for an empty channel
      * @throws io.coordis.CoordisException when the master is unavailable
      */
@@ -39,7 +45,8 @@ public interface Signals {
     /**
      * Publishes {@code data} to one waiter of {@link #unicastWaiter(String) unicast channel} {@code channel},
      * chosen at random: one script lists {@code PUBSUB CHANNELS <channel>?*} (glob characters in
-     * {@code channel} escaped) on the master and publishes to one of them. Blocks for one round trip.
+     * {@code channel} escaped) on the master and publishes to one of them. Blocks for one round trip (on a
+     * cluster: one to each node, in parallel, then one to publish).
      *
      * @return 0 when nobody waits, else how many clients received it (1 unless several share an id)
      */

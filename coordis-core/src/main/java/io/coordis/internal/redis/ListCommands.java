@@ -5,12 +5,12 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.LMoveArgs;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 
 import java.nio.charset.StandardCharsets;
@@ -37,25 +37,24 @@ import org.slf4j.LoggerFactory;
  * and its connection is replaced (a late reply could otherwise answer a later command); a blocking command
  * may take its block time plus the command timeout. Thread-safe. Results leave as {@code byte[]},
  * {@code Long}, {@code List<Object>} or {@code null}; failures as {@link CoordisException} naming the node.
+ *
+ * <p>On a Redis Cluster commands are routed by their first key, and a blocking connection talks directly to
+ * the master that owns its key's slot (looked up on each call, so it follows a failover), so that
+ * {@code CLIENT KILL} reaches the same server.
  */
 public final class ListCommands implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ListCommands.class);
     private final String address;
     private final Duration commandTimeout;
-    private final RedisClient client;
-    private final RedisURI uri;
-    private final AtomicReference<CompletableFuture<StatefulRedisConnection<byte[], byte[]>>> connection;
+    private final Connector connector;
+    private final AtomicReference<CompletableFuture<StatefulConnection<byte[], byte[]>>> connection;
     private volatile boolean closed;
 
-    ListCommands(String address, Duration commandTimeout, RedisClient template, RedisURI uri) {
+    ListCommands(String address, Duration commandTimeout, Connector template) {
         this.address = address;
         this.commandTimeout = commandTimeout;
-        this.uri = uri;
-        this.client = RedisClient.create(template.getResources(), uri);
         // Our own timeouts (see the class comment): Lettuce's fixed one would end every BLMOVE early.
-        ClientOptions options = template.getOptions().mutate()
-                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build()).build();
-        client.setOptions(options);
+        this.connector = template.withoutCommandTimeouts();
         this.connection = new AtomicReference<>(connect());
     }
 
@@ -69,6 +68,11 @@ public final class ListCommands implements AutoCloseable {
 
     /** Runs {@code script} (EVALSHA, falling back to EVAL on NOSCRIPT) with binary arguments. */
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<byte[]> args) {
+        try {
+            connector.requireOneSlot(keys, address);
+        } catch (CoordisException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         byte[][] k = keys.stream().map(ListCommands::bytes).toArray(byte[][]::new);
         byte[][] a = args.toArray(byte[][]::new);
         return send(c -> c.<Object>evalsha(script.sha(), ScriptOutputType.MULTI, k, a)
@@ -93,6 +97,11 @@ public final class ListCommands implements AutoCloseable {
     /** {@code LMOVE source destination RIGHT|LEFT LEFT}: one message moved, or {@code null}. */
     public CompletableFuture<byte[]> move(String source, String destination, boolean fromRight) {
         LMoveArgs args = fromRight ? LMoveArgs.Builder.rightLeft() : LMoveArgs.Builder.leftLeft();
+        try {
+            connector.requireOneSlot(List.of(source, destination), address);
+        } catch (CoordisException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         return send(c -> c.lmove(bytes(source), bytes(destination), args));
     }
 
@@ -133,15 +142,63 @@ public final class ListCommands implements AutoCloseable {
         return send(c -> c.type(bytes(key)));
     }
 
-    /** The server's clock ({@code TIME}) in milliseconds since the epoch. */
-    public CompletableFuture<Long> timeMillis() {
-        return send(RedisAsyncCommands::time).thenApply(t -> Long.parseLong(text(t.get(0))) * 1000
-                + Long.parseLong(text(t.get(1))) / 1000);
+    /**
+     * The server's clock ({@code TIME}) in milliseconds since the epoch: on a cluster, the clock of the master
+     * that serves {@code key} (whose scripts wrote the times it is compared with); elsewhere the node's.
+     */
+    public CompletableFuture<Long> timeMillis(String key) {
+        RedisURI owner;
+        try {
+            owner = connector.masterFor(key, address);
+        } catch (CoordisException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<List<byte[]>> time = owner == null ? send(RedisClusterAsyncCommands::time)
+                : onNode(owner, RedisClusterAsyncCommands::time);
+        return time.thenApply(t -> Long.parseLong(text(t.get(0))) * 1000 + Long.parseLong(text(t.get(1))) / 1000);
     }
 
-    /** {@code CLIENT KILL ID id}: ends another connection of ours on the server at once. */
-    public CompletableFuture<Long> killClient(long id) {
-        return send(c -> c.clientKill(KillArgs.Builder.id(id)));
+    /** On a cluster: one command on the node {@code node} itself (not routed by key), within the command timeout. */
+    private <T> CompletableFuture<T> onNode(RedisURI node,
+                                            Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command) {
+        if (closed) {
+            return CompletableFuture.failedFuture(
+                    new CoordisException(address, "the connection to Redis at " + address + " is closed", null));
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        connection.get()
+                .thenCompose(c -> ((StatefulRedisClusterConnection<byte[], byte[]>) c).getConnectionAsync(node.getHost(), node.getPort()))
+                .thenCompose(nc -> command.apply(nc.async()))
+                .whenComplete((v, f) -> {
+                    if (f == null) {
+                        result.complete(v);
+                    } else {
+                        CoordisException e = RedisErrors.translate(f, address);
+                        if (e instanceof io.coordis.NodeUnavailableException) {
+                            connector.topologyChanged();
+                        }
+                        result.completeExceptionally(e);
+                    }
+                });
+        return result.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS).exceptionallyCompose(f -> {
+            Throwable cause = RedisErrors.unwrap(f);
+            if (cause instanceof TimeoutException) {
+                connector.topologyChanged();
+                cause = RedisErrors.translate(new TimeoutException("no reply within " + commandTimeout.toMillis() + " ms"), address);
+            }
+            return CompletableFuture.failedFuture(cause);
+        });
+    }
+
+    /**
+     * {@code CLIENT KILL ID id}: ends another connection of ours on the server at once; on a cluster on the
+     * node {@code node} (the one the connection was opened to; ignored elsewhere).
+     */
+    public CompletableFuture<Long> killClient(long id, RedisURI node) {
+        if (node == null) {
+            return send(c -> c.clientKill(KillArgs.Builder.id(id)));
+        }
+        return onNode(node, c -> c.clientKill(KillArgs.Builder.id(id)));
     }
 
     /** A new dedicated connection for blocking commands; opened on first use, closed by its owner. */
@@ -172,7 +229,11 @@ public final class ListCommands implements AutoCloseable {
      * so that it cannot move a message after the caller stopped listening; the next call opens a new one.
      */
     public final class Blocking implements AutoCloseable {
-        private CompletableFuture<StatefulRedisConnection<byte[], byte[]>> conn;
+        /** The connection this call opened: to the node, or to the cluster (whose node connection is {@link #target}). */
+        private CompletableFuture<StatefulConnection<byte[], byte[]>> conn;
+        private CompletableFuture<StatefulRedisConnection<byte[], byte[]>> target;
+        /** On a cluster, the master that {@link #target} talks to; {@code null} elsewhere. */
+        private RedisURI node;
         private volatile long clientId = -1;
         private volatile boolean retired;
 
@@ -188,27 +249,40 @@ public final class ListCommands implements AutoCloseable {
                 throws InterruptedException {
             LMoveArgs args = fromRight ? LMoveArgs.Builder.rightLeft() : LMoveArgs.Builder.leftLeft();
             double seconds = Math.max(0.001, block.toMillis() / 1000.0);
-            return call(c -> c.blmove(bytes(source), bytes(destination), args, seconds), block);
+            connector.requireOneSlot(List.of(source, destination), address);
+            return call(source, c -> c.blmove(bytes(source), bytes(destination), args, seconds), block);
         }
 
         /** {@code BRPOP key block} (or {@code BLPOP}): the value, or {@code null} after {@code block}. */
         public byte[] pop(String key, boolean right, Duration block) throws InterruptedException {
             double seconds = Math.max(0.001, block.toMillis() / 1000.0);
-            KeyValue<byte[], byte[]> kv = call(c -> right ? c.brpop(seconds, bytes(key)) : c.blpop(seconds, bytes(key)),
+            KeyValue<byte[], byte[]> kv = call(key, c -> right ? c.brpop(seconds, bytes(key)) : c.blpop(seconds, bytes(key)),
                     block);
             return kv == null || !kv.hasValue() ? null : kv.getValue();
         }
 
-        private <T> T call(Function<RedisAsyncCommands<byte[], byte[]>, CompletionStage<T>> command, Duration block)
-                throws InterruptedException {
+        private <T> T call(String key, Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command,
+                           Duration block) throws InterruptedException {
             if (closed || retired) {
                 throw new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
             }
-            if (conn == null || conn.isCompletedExceptionally()) {
+            RedisURI owner = connector.masterFor(key, address);
+            if (conn != null && !java.util.Objects.equals(owner, node)) {
+                abandon(); // the slot moved (failover): talk to its new master
+            }
+            if (conn == null || target.isCompletedExceptionally()) {
+                if (conn != null) {
+                    conn.thenAccept(StatefulConnection::closeAsync);
+                }
                 conn = connect();
+                node = owner;
+                target = owner == null
+                        ? conn.thenApply(c -> (StatefulRedisConnection<byte[], byte[]>) c)
+                        : conn.thenCompose(c -> ((StatefulRedisClusterConnection<byte[], byte[]>) c)
+                                .getConnectionAsync(owner.getHost(), owner.getPort()));
                 clientId = -1;
             }
-            CompletableFuture<StatefulRedisConnection<byte[], byte[]>> via = conn;
+            CompletableFuture<StatefulRedisConnection<byte[], byte[]>> via = target;
             Duration limit = block.plus(commandTimeout);
             CompletableFuture<T> result = via.thenCompose(c -> {
                 CompletionStage<Long> id = clientId < 0 ? c.async().clientId() : CompletableFuture.completedFuture(clientId);
@@ -224,8 +298,13 @@ public final class ListCommands implements AutoCloseable {
                 throw e;
             } catch (ExecutionException e) {
                 abandon();
-                throw RedisErrors.translate(e.getCause(), address);
+                CoordisException failure = RedisErrors.translate(e.getCause(), address);
+                if (failure instanceof io.coordis.NodeUnavailableException || RedisErrors.isRedirect(e.getCause())) {
+                    connector.topologyChanged();
+                }
+                throw failure;
             } catch (TimeoutException e) {
+                connector.topologyChanged();
                 abandon();
                 throw RedisErrors.translate(new TimeoutException("no reply to a blocking pop within "
                         + limit.toMillis() + " ms"), address);
@@ -238,9 +317,12 @@ public final class ListCommands implements AutoCloseable {
          * confirmed, i.e. whether a blocked command of this connection can no longer move anything.
          */
         public boolean abandon() {
-            CompletableFuture<StatefulRedisConnection<byte[], byte[]>> old = conn;
+            CompletableFuture<StatefulConnection<byte[], byte[]>> old = conn;
             long id = clientId;
+            RedisURI on = node;
             conn = null;
+            target = null;
+            node = null;
             clientId = -1;
             if (old == null) {
                 return true;
@@ -248,7 +330,7 @@ public final class ListCommands implements AutoCloseable {
             boolean confirmed = false;
             if (id >= 0 && !closed) {
                 try {
-                    killClient(id).get(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+                    killClient(id, on).get(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
                     confirmed = true;
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -256,7 +338,7 @@ public final class ListCommands implements AutoCloseable {
                     log.debug("could not end a blocking connection to {} on the server: {}", address, e.toString());
                 }
             }
-            old.thenAccept(StatefulRedisConnection::closeAsync);
+            old.thenAccept(StatefulConnection::closeAsync);
             return confirmed;
         }
 
@@ -275,10 +357,10 @@ public final class ListCommands implements AutoCloseable {
         }
     }
 
-    private CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connect() {
-        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> f = new CompletableFuture<>();
+    private CompletableFuture<StatefulConnection<byte[], byte[]>> connect() {
+        CompletableFuture<StatefulConnection<byte[], byte[]>> f = new CompletableFuture<>();
         try {
-            client.connectAsync(ByteArrayCodec.INSTANCE, uri).whenComplete((c, e) -> {
+            connector.connectAsync(ByteArrayCodec.INSTANCE).whenComplete((c, e) -> {
                 if (e == null) {
                     f.complete(c);
                     if (closed) {
@@ -294,19 +376,23 @@ public final class ListCommands implements AutoCloseable {
         return f;
     }
 
-    private <T> CompletableFuture<T> send(Function<RedisAsyncCommands<byte[], byte[]>, CompletionStage<T>> command) {
-        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> via = connection.get();
+    private <T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command) {
+        CompletableFuture<StatefulConnection<byte[], byte[]>> via = connection.get();
         if (via.isCompletedExceptionally()) {
             via = replace(via);
         }
         boolean connectedAtSend = via.isDone() && !via.isCompletedExceptionally();
-        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> sentOn = via;
+        CompletableFuture<StatefulConnection<byte[], byte[]>> sentOn = via;
         CompletableFuture<T> result = new CompletableFuture<>();
-        via.thenCompose(c -> command.apply(c.async())).whenComplete((v, f) -> {
+        via.thenCompose(c -> command.apply(Connector.commands(c))).whenComplete((v, f) -> {
             if (f == null) {
                 result.complete(v);
             } else {
-                result.completeExceptionally(RedisErrors.translate(f, address));
+                CoordisException e = RedisErrors.translate(f, address);
+                if (e instanceof io.coordis.NodeUnavailableException || RedisErrors.isRedirect(f)) {
+                    connector.topologyChanged();
+                }
+                result.completeExceptionally(e);
             }
         });
         return result.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS).handle((v, f) -> {
@@ -315,8 +401,9 @@ public final class ListCommands implements AutoCloseable {
             }
             Throwable cause = RedisErrors.unwrap(f);
             if (cause instanceof TimeoutException) {
+                connector.topologyChanged();
                 if (connectedAtSend) {
-                    replace(sentOn);
+                    replaceAfterTimeout(sentOn);
                 }
                 cause = RedisErrors.translate(new TimeoutException("no reply within " + commandTimeout.toMillis()
                         + " ms"), address);
@@ -325,13 +412,24 @@ public final class ListCommands implements AutoCloseable {
         }).thenCompose(x -> x);
     }
 
-    private CompletableFuture<StatefulRedisConnection<byte[], byte[]>> replace(
-            CompletableFuture<StatefulRedisConnection<byte[], byte[]>> stale) {
-        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> fresh = new CompletableFuture<>();
+    /**
+     * After a timeout: {@link #replace} the connection, except on a cluster, where one connection multiplexes
+     * every node and closing it would fail commands in flight to healthy masters because one was slow; Lettuce
+     * matches replies per node connection, and a late reply completes only its own, already failed, command.
+     */
+    private void replaceAfterTimeout(CompletableFuture<StatefulConnection<byte[], byte[]>> stale) {
+        if (!connector.isCluster()) {
+            replace(stale);
+        }
+    }
+
+    private CompletableFuture<StatefulConnection<byte[], byte[]>> replace(
+            CompletableFuture<StatefulConnection<byte[], byte[]>> stale) {
+        CompletableFuture<StatefulConnection<byte[], byte[]>> fresh = new CompletableFuture<>();
         if (closed || !connection.compareAndSet(stale, fresh)) {
             return connection.get();
         }
-        stale.thenAccept(StatefulRedisConnection::closeAsync);
+        stale.thenAccept(StatefulConnection::closeAsync);
         connect().whenComplete((c, f) -> {
             if (f == null) {
                 fresh.complete(c);
@@ -346,12 +444,12 @@ public final class ListCommands implements AutoCloseable {
     public void close() {
         closed = true;
         try {
-            connection.get().thenCompose(StatefulRedisConnection::closeAsync).get(2, TimeUnit.SECONDS);
+            connection.get().thenCompose(StatefulConnection::closeAsync).get(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             log.debug("closing the list connection to {} did not finish cleanly: {}", address, e.toString());
         }
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        connector.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
 }

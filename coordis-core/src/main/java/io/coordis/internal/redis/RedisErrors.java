@@ -78,6 +78,15 @@ final class RedisErrors {
             return new CommandRejectedException(node, "Redis at " + node + " is a read-only replica ("
                     + firstLine(error) + "); point Coordis at the master", cause);
         }
+        if (code.equals("MOVED") || code.equals("ASK")) {
+            return new NodeUnavailableException(node, "Redis Cluster at " + node + " is moving a slot (" + firstLine(error)
+                    + "); the topology is being re-read, retry", cause);
+        }
+        if (code.equals("CROSSSLOT")) {
+            return new CommandRejectedException(node, "Redis Cluster at " + node + " refused keys of different hash slots in "
+                    + "one command (" + firstLine(error) + "); on Redis Cluster use a name without braces, or one whose "
+                    + "{hash tag} is not empty (such as {orders}:42)", cause);
+        }
         if (code.equals("LOADING") || code.equals("BUSY") || code.equals("MASTERDOWN") || code.equals("CLUSTERDOWN")
                 || code.equals("TRYAGAIN")) {
             return new NodeUnavailableException(node, "Redis at " + node + " cannot serve now (" + firstLine(error) + ")",
@@ -114,6 +123,12 @@ final class RedisErrors {
             cur = cur.getCause();
         }
         return cur;
+    }
+
+    /** Whether the failure is a cluster redirect ({@code MOVED} or {@code ASK}) that reached us. */
+    static boolean isRedirect(Throwable failure) {
+        String error = serverError(unwrap(failure));
+        return error != null && (error.startsWith("MOVED") || error.startsWith("ASK"));
     }
 
     static boolean isNoScript(Throwable failure) {

@@ -9,8 +9,11 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.ProtocolVersion;
 
@@ -28,8 +31,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Redis node (or one Sentinel-managed master): a multiplexed command connection, a lazily opened
- * pub/sub connection, and the script runner. The only class family that sees Lettuce. Thread-safe.
+ * One Redis node (or one Sentinel-managed master, or one Redis Cluster): a multiplexed command connection, a
+ * lazily opened pub/sub connection, and the script runner. The only class family that sees Lettuce.
+ * Thread-safe.
+ *
+ * <p>On a cluster, each command goes to the master of its first key's slot (keyless ones to any node),
+ * {@code MOVED}/{@code ASK} redirects are followed and the topology is refreshed on redirects, on persistent
+ * reconnects and periodically; {@code EVALSHA} falls back to {@code EVAL} on the node that answered
+ * {@code NOSCRIPT}. A script or command whose keys lie in different slots fails with a
+ * {@link io.coordis.CommandRejectedException} naming CROSSSLOT, before anything is sent.
  *
  * <p>Every result leaves as plain Java values: {@code Long}, {@code String}, {@code List<Object>} or
  * {@code null}; every failure as a {@link CoordisException} naming this node.
@@ -40,24 +50,21 @@ public final class RedisNode implements AutoCloseable {
     private final Duration commandTimeout;
     /** The client's own resources when it was opened without shared ones; {@code null} otherwise. */
     private final RedisResources ownResources;
-    private final RedisClient client;
-    private final RedisURI uri;
+    private final Connector connector;
     /** The command connection; replaced after a timeout (see {@link #replace}). */
-    private final AtomicReference<CompletableFuture<StatefulRedisConnection<String, String>>> connection;
+    private final AtomicReference<CompletableFuture<StatefulConnection<String, String>>> connection;
     private final Subscriptions subscriptions;
     /** Binary-safe list commands (queues), opened on first use. */
     private ListCommands lists;
     private volatile boolean closed;
 
-    private RedisNode(String address, Duration commandTimeout, RedisResources ownResources, RedisClient client,
-                      RedisURI uri, CompletableFuture<StatefulRedisConnection<String, String>> connection) {
+    private RedisNode(String address, Duration commandTimeout, RedisResources ownResources, Connector connector) {
         this.address = address;
         this.commandTimeout = commandTimeout;
         this.ownResources = ownResources;
-        this.client = client;
-        this.uri = uri;
-        this.connection = new AtomicReference<>(connection);
-        this.subscriptions = new Subscriptions(address, client, commandTimeout);
+        this.connector = connector;
+        this.connection = new AtomicReference<>(connector.connectAsync(StringCodec.UTF8));
+        this.subscriptions = new Subscriptions(address, connector, commandTimeout);
     }
 
     /**
@@ -105,11 +112,12 @@ public final class RedisNode implements AutoCloseable {
     /** Like {@link #open(String, Duration, java.nio.file.Path)} on {@code shared} resources (or own ones if null). */
     public static RedisNode open(String uri, Duration commandTimeout, java.nio.file.Path trustedCertificates,
                                  RedisResources shared) {
-        RedisURI parsed = Uris.parse(uri, commandTimeout);
-        String address = Uris.address(parsed);
+        boolean cluster = Uris.isCluster(uri);
+        List<RedisURI> seeds = cluster ? Uris.parseCluster(uri, commandTimeout) : List.of(Uris.parse(uri, commandTimeout));
+        String address = cluster ? Uris.clusterAddress(seeds) : Uris.address(seeds.get(0));
         RedisResources own = shared == null ? new RedisResources() : null;
-        RedisClient client = RedisClient.create((shared != null ? shared : own).lettuce, parsed);
-        client.setOptions(ClientOptions.builder()
+        io.lettuce.core.resource.ClientResources resources = (shared != null ? shared : own).lettuce;
+        ClientOptions options = ClientOptions.builder()
                 .protocolVersion(ProtocolVersion.RESP2)
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -117,24 +125,23 @@ public final class RedisNode implements AutoCloseable {
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
                 .sslOptions(trustedCertificates == null ? SslOptions.create()
                         : SslOptions.builder().jdkSslProvider().trustManager(trustedCertificates.toFile()).build())
-                .build());
-        return new RedisNode(address, commandTimeout, own, client, parsed, connectAsync(client, parsed));
+                .build();
+        Connector connector;
+        if (cluster) {
+            RedisClusterClient client = RedisClusterClient.create(resources, seeds);
+            client.setOptions(Connector.clusterOptions(options));
+            connector = Connector.cluster(client, seeds);
+        } else {
+            RedisClient client = RedisClient.create(resources, seeds.get(0));
+            client.setOptions(options);
+            connector = Connector.standalone(client, seeds.get(0));
+        }
+        return new RedisNode(address, commandTimeout, own, connector);
     }
 
-    private static CompletableFuture<StatefulRedisConnection<String, String>> connectAsync(RedisClient client, RedisURI uri) {
-        CompletableFuture<StatefulRedisConnection<String, String>> f = new CompletableFuture<>();
-        try {
-            client.connectAsync(StringCodec.UTF8, uri).whenComplete((c, e) -> {
-                if (e == null) {
-                    f.complete(c);
-                } else {
-                    f.completeExceptionally(e);
-                }
-            });
-        } catch (RuntimeException e) {
-            f.completeExceptionally(e);
-        }
-        return f;
+    /** Whether this is a Redis Cluster (several masters, each owning some hash slots) rather than one server. */
+    public boolean isCluster() {
+        return connector.isCluster();
     }
 
     /** Completes when the current connection is open (or failed to open); never fails. Does not block. */
@@ -157,6 +164,11 @@ public final class RedisNode implements AutoCloseable {
      * (Lua tables), which arrive as {@code List<Object>}.
      */
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
+        try {
+            connector.requireOneSlot(keys, address);
+        } catch (CoordisException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         String[] k = keys.toArray(String[]::new);
         String[] a = args.toArray(String[]::new);
         return send(c -> c.<Object>evalsha(script.sha(), ScriptOutputType.MULTI, k, a)
@@ -213,8 +225,9 @@ public final class RedisNode implements AutoCloseable {
             }
             Throwable cause = RedisErrors.unwrap(f);
             if (cause instanceof TimeoutException) {
+                connector.topologyChanged();
                 if (sent instanceof Sent<?> s && s.connectedAtSend) {
-                    replace(s.via);
+                    replaceAfterTimeout(s.via);
                 }
                 cause = RedisErrors.translate(new TimeoutException("no reply within " + timeout.toMillis() + " ms"),
                         address);
@@ -226,6 +239,59 @@ public final class RedisNode implements AutoCloseable {
     /** {@code PUBLISH channel message}, answering how many subscribers received it. */
     public CompletableFuture<Long> publish(String channel, String message) {
         return send(c -> c.publish(channel, message));
+    }
+
+    /**
+     * On a cluster: lists the channels matching {@code pattern} that have subscribers on each reachable node
+     * (masters and replicas; {@code PUBSUB CHANNELS} only sees the node it runs on), picks number
+     * {@code pick} modulo their count in a stable order, and publishes {@code message} to it on the node
+     * where it was found, answering that node's receiver count (0 when no channel matched, or when the
+     * chosen subscriber left in between). Nodes that do not answer within the command timeout are skipped:
+     * their subscribers are not candidates. Does not block.
+     *
+     * @throws IllegalStateException when this is not a cluster (use a script there)
+     */
+    public CompletableFuture<Long> publishToOneSubscriber(String pattern, long pick, String message) {
+        if (!isCluster()) {
+            throw new IllegalStateException("publishToOneSubscriber is for Redis Cluster; " + address + " is not one");
+        }
+        return current().thenCompose(c -> {
+            StatefulRedisClusterConnection<String, String> cluster = (StatefulRedisClusterConnection<String, String>) c;
+            List<RedisClusterNode> nodes = cluster.getPartitions().stream()
+                    .filter(n -> !n.is(RedisClusterNode.NodeFlag.FAIL) && !n.is(RedisClusterNode.NodeFlag.NOADDR))
+                    .sorted(java.util.Comparator.comparing(RedisClusterNode::getNodeId))
+                    .toList();
+            List<CompletableFuture<List<String>>> listed = new java.util.ArrayList<>();
+            for (RedisClusterNode n : nodes) {
+                CompletableFuture<List<String>> channels = cluster.getConnectionAsync(n.getNodeId())
+                        .thenCompose(nc -> nc.async().pubsubChannels(pattern))
+                        .toCompletableFuture()
+                        .completeOnTimeout(List.of(), commandTimeout.toNanos(), TimeUnit.NANOSECONDS)
+                        .exceptionally(f -> List.of());
+                listed.add(channels);
+            }
+            return CompletableFuture.allOf(listed.toArray(CompletableFuture[]::new)).thenCompose(done -> {
+                List<java.util.Map.Entry<String, String>> candidates = new java.util.ArrayList<>();
+                for (int i = 0; i < nodes.size(); i++) {
+                    List<String> channels = new java.util.ArrayList<>(listed.get(i).join());
+                    java.util.Collections.sort(channels);
+                    for (String ch : channels) {
+                        candidates.add(java.util.Map.entry(nodes.get(i).getNodeId(), ch));
+                    }
+                }
+                if (candidates.isEmpty()) {
+                    return CompletableFuture.completedFuture(0L);
+                }
+                java.util.Map.Entry<String, String> chosen = candidates.get((int) Math.floorMod(pick, (long) candidates.size()));
+                return cluster.getConnectionAsync(chosen.getKey())
+                        .thenCompose(nc -> nc.async().publish(chosen.getValue(), message));
+            });
+        }).handle((v, f) -> {
+            if (f != null) {
+                throw RedisErrors.translate(f, address);
+            }
+            return v;
+        });
     }
 
     /**
@@ -302,11 +368,12 @@ public final class RedisNode implements AutoCloseable {
         } catch (ExecutionException e) {
             throw RedisErrors.translate(e.getCause(), address);
         } catch (TimeoutException e) {
+            connector.topologyChanged();
             // The reply may still come, or never: either way this connection's replies can no longer be
             // trusted to match its commands, so it is replaced.
             CompletableFuture<?> pending = future.toCompletableFuture();
             if (pending instanceof Sent<?> sent && sent.connectedAtSend) {
-                replace(sent.via);
+                replaceAfterTimeout(sent.via);
             }
             throw RedisErrors.translate(new TimeoutException("no reply within " + timeout.toMillis() + " ms"), address);
         }
@@ -340,7 +407,7 @@ public final class RedisNode implements AutoCloseable {
             throw new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
         }
         if (lists == null) {
-            lists = new ListCommands(address, commandTimeout, client, uri);
+            lists = new ListCommands(address, commandTimeout, connector);
         }
         return lists;
     }
@@ -352,11 +419,11 @@ public final class RedisNode implements AutoCloseable {
 
     /** A command's future that remembers the connection it went out on. */
     private static final class Sent<T> extends CompletableFuture<T> {
-        final CompletableFuture<StatefulRedisConnection<String, String>> via;
+        final CompletableFuture<StatefulConnection<String, String>> via;
         /** Whether the connection was up when the command went out: a timeout while connecting is no reason to replace it. */
         final boolean connectedAtSend;
 
-        Sent(CompletableFuture<StatefulRedisConnection<String, String>> via) {
+        Sent(CompletableFuture<StatefulConnection<String, String>> via) {
             this.via = via;
             this.connectedAtSend = via.isDone() && !via.isCompletedExceptionally();
         }
@@ -366,25 +433,40 @@ public final class RedisNode implements AutoCloseable {
      * Sends a command on the current connection; a failure leaves as a {@link CoordisException} naming
      * this node, and a timeout replaces the connection.
      */
-    private <T> CompletableFuture<T> send(Function<RedisAsyncCommands<String, String>, CompletionStage<T>> command) {
-        CompletableFuture<StatefulRedisConnection<String, String>> via = current();
+    private <T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<String, String>, CompletionStage<T>> command) {
+        CompletableFuture<StatefulConnection<String, String>> via = current();
         Sent<T> result = new Sent<>(via);
-        via.thenCompose(c -> command.apply(c.async())).whenComplete((v, f) -> {
+        via.thenCompose(c -> command.apply(Connector.commands(c))).whenComplete((v, f) -> {
             if (f == null) {
                 result.complete(v);
             } else {
                 if (RedisErrors.unwrap(f) instanceof RedisCommandTimeoutException) {
-                    replace(via);
+                    replaceAfterTimeout(via);
                 }
-                result.completeExceptionally(RedisErrors.translate(f, address));
+                CoordisException e = RedisErrors.translate(f, address);
+                if (e instanceof io.coordis.NodeUnavailableException || RedisErrors.isRedirect(f)) {
+                    connector.topologyChanged();
+                }
+                result.completeExceptionally(e);
             }
         });
         return result;
     }
 
-    private CompletableFuture<StatefulRedisConnection<String, String>> current() {
-        CompletableFuture<StatefulRedisConnection<String, String>> c = connection.get();
+    private CompletableFuture<StatefulConnection<String, String>> current() {
+        CompletableFuture<StatefulConnection<String, String>> c = connection.get();
         return c.isCompletedExceptionally() ? replace(c) : c;
+    }
+
+    /**
+     * After a timeout: {@link #replace} the connection, except on a cluster, where one connection multiplexes
+     * every node and closing it would fail commands in flight to healthy masters because one was slow; Lettuce
+     * matches replies per node connection, and a late reply completes only its own, already failed, command.
+     */
+    private void replaceAfterTimeout(CompletableFuture<StatefulConnection<String, String>> stale) {
+        if (!connector.isCluster()) {
+            replace(stale);
+        }
     }
 
     /**
@@ -392,15 +474,15 @@ public final class RedisNode implements AutoCloseable {
      * already, and closes {@code stale}: after a timeout a late reply could otherwise be taken for the
      * answer to a later command on the same connection.
      */
-    private CompletableFuture<StatefulRedisConnection<String, String>> replace(
-            CompletableFuture<StatefulRedisConnection<String, String>> stale) {
-        CompletableFuture<StatefulRedisConnection<String, String>> fresh = new CompletableFuture<>();
+    private CompletableFuture<StatefulConnection<String, String>> replace(
+            CompletableFuture<StatefulConnection<String, String>> stale) {
+        CompletableFuture<StatefulConnection<String, String>> fresh = new CompletableFuture<>();
         if (closed || !connection.compareAndSet(stale, fresh)) {
             return connection.get();
         }
         log.debug("replacing the connection to {} after a timeout", address);
-        stale.thenAccept(StatefulRedisConnection::closeAsync);
-        connectAsync(client, uri).whenComplete((c, f) -> {
+        stale.thenAccept(StatefulConnection::closeAsync);
+        connector.connectAsync(StringCodec.UTF8).whenComplete((c, f) -> {
             if (f == null) {
                 fresh.complete(c);
                 if (closed) {
@@ -425,13 +507,13 @@ public final class RedisNode implements AutoCloseable {
         // Never the blocking close: a connection still opening completes on an I/O thread, which must not
         // wait for its own channel to close; and a stalled channel must not stall the caller past 2 s.
         try {
-            connection.get().thenCompose(StatefulRedisConnection::closeAsync).get(2, TimeUnit.SECONDS);
+            connection.get().thenCompose(StatefulConnection::closeAsync).get(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             log.debug("closing the connection to {} did not finish cleanly: {}", address, e.toString());
         }
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        connector.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         if (ownResources != null) {
             ownResources.close();
         }

@@ -2,10 +2,8 @@ package io.coordis.internal.redis;
 
 import io.coordis.CoordisException;
 import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
@@ -33,11 +31,14 @@ import org.slf4j.LoggerFactory;
  * <p>After a lost connection Lettuce reconnects and subscribes again; when Redis confirms a channel
  * again, its listeners are told through {@link PubSubListener#gap()} that messages may have been lost.
  * A registration counts as confirmed when Redis's own subscribe reply for the channel arrives.
+ *
+ * <p>On a Redis Cluster the connection goes to one node; classic PUBLISH reaches subscribers on every node,
+ * so listeners hear messages published anywhere in the cluster.
  */
 final class Subscriptions {
     private static final Logger log = LoggerFactory.getLogger(Subscriptions.class);
     private final String address;
-    private final RedisClient client;
+    private final Connector connector;
     private final Duration timeout;
     /** Read without locking by the I/O thread that delivers messages; changed under this object's monitor. */
     private final Map<String, Entry> channels = new ConcurrentHashMap<>();
@@ -53,9 +54,9 @@ final class Subscriptions {
         final AtomicBoolean interrupted = new AtomicBoolean();
     }
 
-    Subscriptions(String address, RedisClient client, Duration timeout) {
+    Subscriptions(String address, Connector connector, Duration timeout) {
         this.address = address;
-        this.client = client;
+        this.connector = connector;
         this.timeout = timeout;
     }
 
@@ -186,39 +187,81 @@ final class Subscriptions {
     private StatefulRedisPubSubConnection<String, String> connection() {
         if (connection == null) {
             try {
-                connection = client.connectPubSub(StringCodec.UTF8);
+                connection = attach(connector.connectPubSub());
             } catch (RuntimeException e) {
                 throw RedisErrors.translate(e, address);
             }
-            connection.addListener(new RedisPubSubAdapter<>() {
-                @Override
-                public void message(String channel, String message) {
-                    deliver(channels.get(channel), channel, message);
-                }
-
-                @Override
-                public void message(String pattern, String channel, String message) {
-                    deliver(patterns.get(pattern), channel, message);
-                }
-
-                @Override
-                public void subscribed(String channel, long count) {
-                    confirm(channel, false);
-                }
-
-                @Override
-                public void psubscribed(String pattern, long count) {
-                    confirm(pattern, true);
-                }
-            });
-            connection.addListener(new RedisConnectionStateListener() {
-                @Override
-                public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
-                    interrupted();
-                }
-            });
         }
         return connection;
+    }
+
+    private StatefulRedisPubSubConnection<String, String> attach(StatefulRedisPubSubConnection<String, String> conn) {
+        conn.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+                deliver(channels.get(channel), channel, message);
+            }
+
+            @Override
+            public void message(String pattern, String channel, String message) {
+                deliver(patterns.get(pattern), channel, message);
+            }
+
+            @Override
+            public void subscribed(String channel, long count) {
+                confirm(channel, false);
+            }
+
+            @Override
+            public void psubscribed(String pattern, long count) {
+                confirm(pattern, true);
+            }
+        });
+        conn.addListener(new RedisConnectionStateListener() {
+            @Override
+            public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
+                interrupted();
+                if (connector.isCluster()) {
+                    // Lettuce reconnects to the same node, which may be gone for good after a failover
+                    CompletableFuture.runAsync(() -> moveIfStillDown(conn),
+                            CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS));
+                }
+            }
+        });
+        return conn;
+    }
+
+    /**
+     * On a cluster, a pub/sub connection that is still down after the command timeout is replaced by one to
+     * another node (any node hears every PUBLISH), and every channel and pattern is subscribed there; the
+     * listeners hear a gap when Redis confirms. Retried every command timeout until it succeeds or the
+     * old connection is back.
+     */
+    private void moveIfStillDown(StatefulRedisPubSubConnection<String, String> old) {
+        StatefulRedisPubSubConnection<String, String> fresh;
+        synchronized (this) {
+            if (closed || connection != old || old.isOpen()) {
+                return;
+            }
+            connector.topologyChanged();
+            try {
+                fresh = attach(connector.connectPubSub());
+            } catch (RuntimeException e) {
+                log.debug("pub/sub connection to {} still down, retrying on another node: {}", address, e.toString());
+                CompletableFuture.runAsync(() -> moveIfStillDown(old),
+                        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS));
+                return;
+            }
+            connection = fresh;
+            log.debug("pub/sub connection to {} moved to another node after a lost node", address);
+            if (!channels.isEmpty()) {
+                fresh.async().subscribe(channels.keySet().toArray(String[]::new));
+            }
+            if (!patterns.isEmpty()) {
+                fresh.async().psubscribe(patterns.keySet().toArray(String[]::new));
+            }
+        }
+        old.closeAsync();
     }
 
     /** The connection dropped: every registration will report a gap when Redis confirms it again. */

@@ -8,6 +8,8 @@ import java.util.regex.Pattern;
 /** Parses Redis URLs and renders them without credentials. */
 public final class Uris {
     /** {@code user:password@} after a scheme, or at the start of a URL written without one. */
+    private static final String CLUSTER_SCHEME = "redis-cluster://";
+    private static final String TLS_CLUSTER_SCHEME = "rediss-cluster://";
     private static final Pattern USER_INFO = Pattern.compile("(^|://|\\s)[^@/\\s]*@");
 
     private Uris() {
@@ -31,7 +33,8 @@ public final class Uris {
         String u = uri.strip();
         if (!u.contains("://")) {
             throw new IllegalArgumentException("not a Redis URL: '" + redact(u)
-                    + "'; use redis://host:port, rediss://host:port (TLS) or redis-sentinel://host:port#master");
+                    + "'; use redis://host:port, rediss://host:port (TLS), redis-sentinel://host:port#master "
+                    + "or redis-cluster://host:port[,host:port...]");
         }
         RedisURI parsed;
         try {
@@ -42,6 +45,67 @@ public final class Uris {
         }
         parsed.setTimeout(timeout);
         return parsed;
+    }
+
+    /** Whether {@code uri} names a Redis Cluster ({@code redis-cluster://} or {@code rediss-cluster://}). */
+    public static boolean isCluster(String uri) {
+        if (uri == null) {
+            return false;
+        }
+        String u = uri.strip().toLowerCase(java.util.Locale.ROOT);
+        return u.startsWith(CLUSTER_SCHEME) || u.startsWith(TLS_CLUSTER_SCHEME);
+    }
+
+    /**
+     * Parses {@code redis-cluster://[user:password@]host:port[,host:port...][?options]} (or
+     * {@code rediss-cluster://} for TLS) into one URI per seed node, each with the credentials and options.
+     *
+     * @throws IllegalArgumentException naming what is wrong (the password is never repeated)
+     */
+    static java.util.List<RedisURI> parseCluster(String uri, Duration timeout) {
+        String u = uri.strip();
+        boolean tls = u.toLowerCase(java.util.Locale.ROOT).startsWith(TLS_CLUSTER_SCHEME);
+        String rest = u.substring(tls ? TLS_CLUSTER_SCHEME.length() : CLUSTER_SCHEME.length());
+        String query = "";
+        int q = rest.indexOf('?');
+        if (q >= 0) {
+            query = rest.substring(q);
+            rest = rest.substring(0, q);
+        }
+        int at = rest.lastIndexOf('@');
+        String userInfo = at >= 0 ? rest.substring(0, at + 1) : "";
+        String hosts = at >= 0 ? rest.substring(at + 1) : rest;
+        int slash = hosts.indexOf('/');
+        if (slash >= 0) {
+            String db = hosts.substring(slash + 1);
+            if (!db.isEmpty() && !db.equals("0")) {
+                throw new IllegalArgumentException("Redis Cluster has only database 0, but '" + redact(u)
+                        + "' asks for database " + db + "; remove /" + db + " from the URL");
+            }
+            hosts = hosts.substring(0, slash);
+        }
+        java.util.List<RedisURI> seeds = new java.util.ArrayList<>();
+        for (String host : hosts.split(",")) {
+            if (host.isBlank()) {
+                throw new IllegalArgumentException("not a Redis Cluster URL: '" + redact(u)
+                        + "' has an empty seed; use redis-cluster://host:port[,host:port...]");
+            }
+            if (!host.strip().matches(".*:\\d+")) {
+                throw new IllegalArgumentException("not a Redis Cluster URL: seed '" + host.strip() + "' of '" + redact(u)
+                        + "' has no port; use redis-cluster://host:port[,host:port...]");
+            }
+            seeds.add(parse((tls ? "rediss://" : "redis://") + userInfo + host.strip() + query, timeout));
+        }
+        return seeds;
+    }
+
+    /** {@code cluster via host:port,...} for messages; never credentials. */
+    static String clusterAddress(java.util.List<RedisURI> seeds) {
+        StringBuilder sb = new StringBuilder("cluster via ");
+        for (int i = 0; i < seeds.size(); i++) {
+            sb.append(i == 0 ? "" : ",").append(seeds.get(i).getHost()).append(':').append(seeds.get(i).getPort());
+        }
+        return sb.toString();
     }
 
     /** {@code host:port} (or the sentinel master id and sentinels) for messages; never credentials. */

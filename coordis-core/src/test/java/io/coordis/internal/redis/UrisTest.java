@@ -44,4 +44,33 @@ class UrisTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .message().doesNotContain("topsecret");
     }
+
+    @Test
+    void parsesClusterSeedsWithCredentialsAndTls() {
+        assertThat(Uris.isCluster(" redis-cluster://h:1")).isTrue();
+        assertThat(Uris.isCluster("rediss-cluster://h:1")).isTrue();
+        assertThat(Uris.isCluster("redis://h:1")).isFalse();
+        var seeds = Uris.parseCluster("redis-cluster://alice:s3cret@10.0.0.1:7000,10.0.0.2:7001", T);
+        assertThat(seeds).hasSize(2);
+        assertThat(seeds.get(1).getHost()).isEqualTo("10.0.0.2");
+        assertThat(seeds.get(1).getPort()).isEqualTo(7001);
+        var credentials = seeds.get(1).getCredentialsProvider().resolveCredentials().block();
+        assertThat(credentials.getUsername()).isEqualTo("alice");
+        assertThat(new String(credentials.getPassword())).isEqualTo("s3cret");
+        assertThat(seeds.get(0).isSsl()).isFalse();
+        assertThat(Uris.clusterAddress(seeds)).isEqualTo("cluster via 10.0.0.1:7000,10.0.0.2:7001");
+        assertThat(Uris.parseCluster("rediss-cluster://h:7000/0?verifyPeer=NONE", T).get(0).isSsl()).isTrue();
+        assertThat(Uris.redact("redis-cluster://alice:s3cret@h:1,h:2")).isEqualTo("redis-cluster://***@h:1,h:2");
+    }
+
+    @Test
+    void badClusterUrlsSayWhatToWrite() {
+        assertThatThrownBy(() -> Uris.parseCluster("redis-cluster://:pw@h:7000/2", T))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("only database 0")
+                .message().doesNotContain("pw@");
+        assertThatThrownBy(() -> Uris.parseCluster("redis-cluster://h:7000,,h:7001", T))
+                .hasMessageContaining("empty seed");
+        assertThatThrownBy(() -> Uris.parseCluster("redis-cluster://:hunter2@h", T))
+                .hasMessageContaining("has no port").message().doesNotContain("hunter2");
+    }
 }

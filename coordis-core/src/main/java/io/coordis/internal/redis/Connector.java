@@ -1,0 +1,288 @@
+package io.coordis.internal.redis;
+
+import io.coordis.CommandRejectedException;
+import io.coordis.NodeUnavailableException;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Opens the connections of one {@link RedisNode}: to one Redis server (or a Sentinel-managed master) through
+ * a {@link RedisClient}, or to a Redis Cluster through a {@link RedisClusterClient}, whose connections route
+ * each command to the master of its first key's slot and follow {@code MOVED}/{@code ASK} redirects.
+ * Both kinds of connection offer {@link RedisClusterAsyncCommands}, the command set Coordis uses.
+ */
+abstract sealed class Connector {
+    /** How often a cluster client re-reads the topology even when nothing suggests a change. */
+    static final Duration PERIODIC_REFRESH = Duration.ofSeconds(30);
+    /** At most one topology read per this interval because commands failed (a node down fails many at once). */
+    static final Duration REFRESH_SPACING = Duration.ofMillis(500);
+
+    private Connector() {
+    }
+
+    /** A connector for the single server (or Sentinel master) at {@code uri}. */
+    static Connector standalone(RedisClient client, RedisURI uri) {
+        return new Standalone(client, uri);
+    }
+
+    /** A connector for the cluster reached through {@code seeds}. */
+    static Connector cluster(RedisClusterClient client, List<RedisURI> seeds) {
+        return new Cluster(client, seeds);
+    }
+
+    /** Client options for a cluster client with the settings of {@code base}, refreshing the topology on redirects and reconnects. */
+    static ClusterClientOptions clusterOptions(ClientOptions base) {
+        return ClusterClientOptions.builder(base)
+                // node connections open lazily, on the first command routed to them: rejecting commands
+                // while disconnected would reject that first command; they are bounded by the command timeout
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enablePeriodicRefresh(PERIODIC_REFRESH)
+                        .enableAllAdaptiveRefreshTriggers()
+                        .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
+                        .build())
+                .build();
+    }
+
+    abstract boolean isCluster();
+
+    abstract <K, V> CompletableFuture<StatefulConnection<K, V>> connectAsync(RedisCodec<K, V> codec);
+
+    /** A new pub/sub connection (on a cluster: to one node; PUBLISH reaches subscribers on every node). */
+    abstract StatefulRedisPubSubConnection<String, String> connectPubSub();
+
+    /** A connector of its own (to be shut down by its owner) with the same settings but no Lettuce command timeouts. */
+    abstract Connector withoutCommandTimeouts();
+
+    abstract AbstractRedisClient client();
+
+    /**
+     * On a cluster, the master that serves {@code key}'s slot in the current topology; {@code null} elsewhere.
+     *
+     * @throws io.coordis.NodeUnavailableException when no known master serves the slot
+     */
+    RedisURI masterFor(String key, String node) {
+        return null;
+    }
+
+    /**
+     * A command was redirected ({@code MOVED}/{@code ASK}) outside the cluster client's routing, or failed
+     * because a node is unreachable or silent: re-read the topology (at most every {@link #REFRESH_SPACING}),
+     * so that a promoted replica is found without waiting for the periodic refresh.
+     */
+    void topologyChanged() {
+    }
+
+    ClientResources resources() {
+        return client().getResources();
+    }
+
+    void shutdown(Duration quiet, Duration timeout) {
+        client().shutdown(quiet, timeout);
+    }
+
+    /** The async command set of a connection this connector opened. */
+    @SuppressWarnings("unchecked")
+    static <K, V> RedisClusterAsyncCommands<K, V> commands(StatefulConnection<K, V> connection) {
+        if (connection instanceof StatefulRedisClusterConnection<K, V> cluster) {
+            return cluster.async();
+        }
+        return ((StatefulRedisConnection<K, V>) connection).async();
+    }
+
+    /**
+     * On a cluster, fails unless every key lies in one hash slot, naming the keys, their slots and what to do;
+     * a script or a two-key command could not run otherwise. Nothing to check elsewhere.
+     *
+     * @throws CommandRejectedException naming CROSSSLOT
+     */
+    void requireOneSlot(List<String> keys, String node) {
+        if (!isCluster() || keys.size() < 2) {
+            return;
+        }
+        int first = SlotHash.getSlot(keys.get(0));
+        for (String key : keys.subList(1, keys.size())) {
+            int slot = SlotHash.getSlot(key);
+            if (slot != first) {
+                throw new CommandRejectedException(node, "CROSSSLOT: keys '" + keys.get(0) + "' (slot " + first
+                        + ") and '" + key + "' (slot " + slot + ") lie in different Redis Cluster hash slots, so one "
+                        + "command cannot use both; on Redis Cluster use a name without braces, or one whose {hash tag} "
+                        + "is not empty (such as {orders}:42)", null);
+            }
+        }
+    }
+
+    private static final class Standalone extends Connector {
+        private final RedisClient client;
+        private final RedisURI uri;
+
+        Standalone(RedisClient client, RedisURI uri) {
+            this.client = client;
+            this.uri = uri;
+        }
+
+        @Override
+        boolean isCluster() {
+            return false;
+        }
+
+        @Override
+        <K, V> CompletableFuture<StatefulConnection<K, V>> connectAsync(RedisCodec<K, V> codec) {
+            CompletableFuture<StatefulConnection<K, V>> f = new CompletableFuture<>();
+            try {
+                client.connectAsync(codec, uri).whenComplete((c, e) -> complete(f, c, e));
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+            }
+            return f;
+        }
+
+        @Override
+        StatefulRedisPubSubConnection<String, String> connectPubSub() {
+            return client.connectPubSub(StringCodec.UTF8);
+        }
+
+        @Override
+        Connector withoutCommandTimeouts() {
+            RedisClient own = RedisClient.create(client.getResources(), uri);
+            own.setOptions(client.getOptions().mutate()
+                    .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build()).build());
+            return new Standalone(own, uri);
+        }
+
+        @Override
+        AbstractRedisClient client() {
+            return client;
+        }
+    }
+
+    private static final class Cluster extends Connector {
+        private final RedisClusterClient client;
+        private final List<RedisURI> seeds;
+
+        Cluster(RedisClusterClient client, List<RedisURI> seeds) {
+            this.client = client;
+            this.seeds = List.copyOf(seeds);
+        }
+
+        @Override
+        boolean isCluster() {
+            return true;
+        }
+
+        /** The first topology read; connections can only be opened once it succeeded (redone after a failure). */
+        private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> topology =
+                new java.util.concurrent.atomic.AtomicReference<>();
+
+        private CompletableFuture<Void> topology() {
+            while (true) {
+                CompletableFuture<Void> known = topology.get();
+                if (known != null && !known.isCompletedExceptionally()) {
+                    return known;
+                }
+                CompletableFuture<Void> fresh = new CompletableFuture<>();
+                if (topology.compareAndSet(known, fresh)) {
+                    try {
+                        client.refreshPartitionsAsync().whenComplete((v, e) -> complete(fresh, v, e));
+                    } catch (RuntimeException e) {
+                        fresh.completeExceptionally(e);
+                    }
+                    return fresh;
+                }
+            }
+        }
+
+        @Override
+        <K, V> CompletableFuture<StatefulConnection<K, V>> connectAsync(RedisCodec<K, V> codec) {
+            CompletableFuture<StatefulConnection<K, V>> f = new CompletableFuture<>();
+            topology().whenComplete((ready, failed) -> {
+                if (failed != null) {
+                    f.completeExceptionally(failed);
+                    return;
+                }
+                try {
+                    client.connectAsync(codec).whenComplete((c, e) -> complete(f, c, e));
+                } catch (RuntimeException e) {
+                    f.completeExceptionally(e);
+                }
+            });
+            return f;
+        }
+
+        @Override
+        StatefulRedisPubSubConnection<String, String> connectPubSub() {
+            topology().join();
+            return client.connectPubSub(StringCodec.UTF8);
+        }
+
+        @Override
+        Connector withoutCommandTimeouts() {
+            RedisClusterClient own = RedisClusterClient.create(client.getResources(), seeds);
+            ClusterClientOptions options = (ClusterClientOptions) client.getOptions();
+            own.setOptions(options.mutate()
+                    .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build()).build());
+            return new Cluster(own, seeds);
+        }
+
+        @Override
+        AbstractRedisClient client() {
+            return client;
+        }
+
+        @Override
+        RedisURI masterFor(String key, String node) {
+            int slot = SlotHash.getSlot(key);
+            RedisClusterNode owner;
+            try {
+                owner = client.getPartitions().getPartitionBySlot(slot);
+            } catch (RuntimeException e) {
+                throw RedisErrors.translate(e, node);
+            }
+            if (owner == null || owner.getUri() == null) {
+                throw new NodeUnavailableException(node, "no master of the Redis Cluster " + node + " serves slot " + slot
+                        + " (of key '" + key + "') now; the cluster may be failing over, retry shortly", null);
+            }
+            return owner.getUri();
+        }
+
+        /** When the topology was last re-read because of a failure, for spacing such reads (nanoTime). */
+        private final java.util.concurrent.atomic.AtomicLong lastRefresh = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+
+        @Override
+        void topologyChanged() {
+            long last = lastRefresh.get();
+            long now = System.nanoTime();
+            if (now - last >= REFRESH_SPACING.toNanos() && lastRefresh.compareAndSet(last, now)) {
+                client.refreshPartitionsAsync();
+            }
+        }
+    }
+
+    private static <T, C extends T> void complete(CompletableFuture<T> f, C value, Throwable failure) {
+        if (failure == null) {
+            f.complete(value);
+        } else {
+            f.completeExceptionally(failure);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package io.coordis.quick;
+
+import io.coordis.Coordis;
+import io.coordis.internal.Tokens;
+import io.coordis.lock.DistributedLock;
+import io.coordis.testkit.RedisCluster;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+
+import java.util.List;
+
+/**
+ * A quick, uncontended acquire+release loop on a 3-master Redis Cluster, with lock names on all three masters
+ * in turn: Coordis against the same cycle in raw Lettuce cluster commands (SET NX PX, then the
+ * compare-and-delete script), interleaved in one run. Not a benchmark suite: a first ratio. Run with
+ * {@code java -cp <test classpath> io.coordis.quick.QuickClusterLockLoop [ops] [rounds]}.
+ */
+public final class QuickClusterLockLoop {
+    private static final String DELETE_IF_OURS =
+            "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+    /** The same, plus the release notification Coordis publishes (a cluster broadcasts it to every node). */
+    private static final String DELETE_AND_PUBLISH =
+            "if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('publish', KEYS[1], 'released'); "
+                    + "return redis.call('del', KEYS[1]) else return 0 end";
+
+    public static void main(String[] args) throws Exception {
+        int ops = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        try (RedisCluster cluster = RedisCluster.start();
+             Coordis coordis = Coordis.connect(cluster.uri())) {
+            List<String> names = cluster.keysOnEveryMaster("quick:");
+            RedisClusterClient client = RedisClusterClient.create(
+                    cluster.seeds().stream().map(s -> RedisURI.create("redis://" + s)).toList());
+            try (StatefulRedisClusterConnection<String, String> conn = client.connect()) {
+                RedisAdvancedClusterCommands<String, String> raw = conn.sync();
+                String sha = null;
+                String publishingSha = null;
+                for (String name : names) {
+                    var node = raw.getConnection(cluster.masterForKey(name).host(), cluster.masterForKey(name).port());
+                    sha = node.scriptLoad(DELETE_IF_OURS);
+                    publishingSha = node.scriptLoad(DELETE_AND_PUBLISH);
+                }
+                String deleteSha = sha;
+                String deleteAndPublishSha = publishingSha;
+                List<DistributedLock> locks = names.stream().map(coordis::lock).toList();
+                int[] turn = new int[1];
+                Runnable coordisCycle = () -> locks.get(turn[0]++ % locks.size()).tryAcquire().orElseThrow().close();
+                Runnable rawCycle = () -> {
+                    String key = names.get(turn[0]++ % names.size()) + ":raw";
+                    String token = Tokens.next();
+                    if (!"OK".equals(raw.set(key, token, SetArgs.Builder.nx().px(30_000)))) {
+                        throw new IllegalStateException("raw lock busy");
+                    }
+                    raw.evalsha(deleteSha, ScriptOutputType.INTEGER, new String[]{key}, token);
+                };
+                Runnable publishingCycle = () -> {
+                    String key = names.get(turn[0]++ % names.size()) + ":pub";
+                    String token = Tokens.next();
+                    if (!"OK".equals(raw.set(key, token, SetArgs.Builder.nx().px(30_000)))) {
+                        throw new IllegalStateException("raw lock busy");
+                    }
+                    raw.evalsha(deleteAndPublishSha, ScriptOutputType.INTEGER, new String[]{key}, token);
+                };
+                run(coordisCycle, ops / 4);
+                run(publishingCycle, ops / 4);
+                run(rawCycle, ops / 4);
+                System.out.printf("redis cluster of %d masters (%s), %d ops per round, %d rounds, interleaved%n",
+                        cluster.masters().size(), cluster.masters().get(0).version(), ops, rounds);
+                double[] ratios = new double[rounds];
+                for (int r = 0; r < rounds; r++) {
+                    double c;
+                    double w;
+                    if (r % 2 == 0) {
+                        c = run(coordisCycle, ops);
+                        w = run(rawCycle, ops);
+                    } else {
+                        w = run(rawCycle, ops);
+                        c = run(coordisCycle, ops);
+                    }
+                    ratios[r] = c / w;
+                    double p = run(publishingCycle, ops);
+                    System.out.printf("round %d: coordis %.0f ops/s, raw lettuce %.0f ops/s, ratio %.2f; raw lettuce with the "
+                            + "release PUBLISH %.0f ops/s, coordis / that %.2f%n", r + 1, c, w, ratios[r], p, c / p);
+                }
+                java.util.Arrays.sort(ratios);
+                System.out.printf("median ratio coordis / raw lettuce: %.2f (min %.2f, max %.2f)%n",
+                        ratios[rounds / 2], ratios[0], ratios[rounds - 1]);
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    private static double run(Runnable cycle, int ops) {
+        long start = System.nanoTime();
+        for (int i = 0; i < ops; i++) {
+            cycle.run();
+        }
+        return ops / ((System.nanoTime() - start) / 1e9);
+    }
+}

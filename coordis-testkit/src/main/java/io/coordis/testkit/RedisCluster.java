@@ -1,0 +1,509 @@
+package io.coordis.testkit;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * A Redis Cluster of real {@code redis-server} processes on free loopback ports, each in its own temporary
+ * directory: N masters (default 3) sharing the 16384 hash slots evenly, and optionally replicas of each.
+ *
+ * <pre>{@code
+ * try (RedisCluster cluster = RedisCluster.builder().masters(3).replicasPerMaster(1).start()) {
+ *     String url = cluster.uri();          // redis-cluster://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3
+ *     RedisServer owner = cluster.masterForKey("orders");
+ *     cluster.failover(cluster.replicasOf(owner).get(0), true);
+ * }
+ * }</pre>
+ *
+ * <p>Slots are assigned with {@code CLUSTER ADDSLOTS} in chunks (which every Redis since 3.0 has), nodes
+ * are joined with {@code CLUSTER MEET}, replicas with {@code CLUSTER REPLICATE}; {@link Builder#start()}
+ * returns once every node reports {@code cluster_state:ok} and knows every other node. Servers are
+ * stopped by PID when the cluster is closed. Lookups ({@link #masterOf(int)}) ask the running nodes, so they
+ * follow failovers. Not thread-safe for concurrent reconfiguration; lookups may be called from any thread.
+ */
+public final class RedisCluster implements AutoCloseable {
+    /** Number of hash slots in a Redis Cluster. */
+    public static final int SLOTS = 16384;
+    /** How long {@link Builder#start()} and {@link #failover} wait for the cluster to settle. */
+    public static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
+    private static final int ADDSLOTS_CHUNK = 1024;
+
+    private final List<RedisServer> masters;
+    private final List<RedisServer> replicas;
+    private final Map<RedisServer, String> ids;
+
+    private RedisCluster(List<RedisServer> masters, List<RedisServer> replicas, Map<RedisServer, String> ids) {
+        this.masters = Collections.unmodifiableList(masters);
+        this.replicas = Collections.unmodifiableList(replicas);
+        this.ids = Collections.unmodifiableMap(ids);
+    }
+
+    /** Options for a cluster; defaults: 3 masters, no replicas, node timeout 5 s. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Starts 3 masters without replicas. */
+    public static RedisCluster start() {
+        return builder().start();
+    }
+
+    /** The servers started as masters, in slot order (the first owned slots 0..); roles may change by failover. */
+    public List<RedisServer> masters() {
+        return masters;
+    }
+
+    /** The servers started as replicas (replica {@code i} of master {@code m} at {@code m * perMaster + i}). */
+    public List<RedisServer> replicas() {
+        return replicas;
+    }
+
+    /** Every server, masters first. */
+    public List<RedisServer> servers() {
+        List<RedisServer> all = new ArrayList<>(masters);
+        all.addAll(replicas);
+        return all;
+    }
+
+    /** {@code host:port} of every server started as a master, for a client's seed list. */
+    public List<String> seeds() {
+        return masters.stream().map(RedisServer::address).toList();
+    }
+
+    /** {@code redis-cluster://host:port,host:port,...} with every master as a seed. */
+    public String uri() {
+        return "redis-cluster://" + String.join(",", seeds());
+    }
+
+    /** The cluster node id of {@code server}. */
+    public String nodeId(RedisServer server) {
+        String id = ids.get(server);
+        if (id == null) {
+            throw new IllegalArgumentException(server + " is not a node of this cluster");
+        }
+        return id;
+    }
+
+    /** The hash slot of {@code key} (CRC16 of the key, or of its {@code {hash tag}}, modulo 16384). */
+    public static int slot(String key) {
+        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+        int start = 0;
+        int end = bytes.length;
+        int open = indexOf(bytes, (byte) '{', 0);
+        if (open >= 0) {
+            int close = indexOf(bytes, (byte) '}', open + 1);
+            if (close > open + 1) {
+                start = open + 1;
+                end = close;
+            }
+        }
+        return crc16(bytes, start, end) % SLOTS;
+    }
+
+    /**
+     * The running master that currently serves {@code slot}, as that master itself reports it.
+     *
+     * @throws IllegalStateException when no running master claims the slot
+     */
+    public RedisServer masterOf(int slot) {
+        if (slot < 0 || slot >= SLOTS) {
+            throw new IllegalArgumentException("slot must be in 0..16383, got " + slot);
+        }
+        for (RedisServer s : servers()) {
+            if (!s.isRunning() || s.isPaused()) {
+                continue;
+            }
+            NodeLine me = self(s);
+            if (me.master() && me.owns(slot)) {
+                return s;
+            }
+        }
+        throw new IllegalStateException("no running master of this cluster claims slot " + slot);
+    }
+
+    /** {@link #masterOf(int)} of the key's slot. */
+    public RedisServer masterForKey(String key) {
+        return masterOf(slot(key));
+    }
+
+    /**
+     * Keys {@code prefix + n} for n = 0, 1, ..., one on each running master: the first key found on each, in
+     * the order of {@link #servers()}.
+     */
+    public List<String> keysOnEveryMaster(String prefix) {
+        Map<RedisServer, String> found = new LinkedHashMap<>();
+        for (RedisServer s : servers()) {
+            if (s.isRunning() && !s.isPaused() && self(s).master()) {
+                found.put(s, null);
+            }
+        }
+        Map<Integer, RedisServer> bySlot = new LinkedHashMap<>();
+        for (int n = 0; found.containsValue(null); n++) {
+            if (n > 100_000) {
+                throw new IllegalStateException("no key with prefix " + prefix + " found on every master");
+            }
+            String key = prefix + n;
+            RedisServer owner = bySlot.computeIfAbsent(slot(key), this::masterOf);
+            if (found.get(owner) == null) {
+                found.put(owner, key);
+            }
+        }
+        return List.copyOf(found.values());
+    }
+
+    /** The servers that currently replicate {@code master}, as the running nodes report it. */
+    public List<RedisServer> replicasOf(RedisServer master) {
+        String id = nodeId(master);
+        List<RedisServer> out = new ArrayList<>();
+        for (RedisServer s : servers()) {
+            if (s.isRunning() && !s.isPaused() && id.equals(self(s).masterId())) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    /** {@code FLUSHALL} on every running master (replicas follow). */
+    public void flushAll() {
+        for (RedisServer s : servers()) {
+            if (s.isRunning() && !s.isPaused() && self(s).master()) {
+                s.flushAll();
+            }
+        }
+    }
+
+    /**
+     * Promotes {@code replica} with {@code CLUSTER FAILOVER} ({@code FORCE} when {@code force}, which also works
+     * when its master is down or paused) and blocks until every running node sees it as the master of the
+     * slots and reports {@code cluster_state:ok} (at most {@link #SETTLE_TIMEOUT}).
+     *
+     * @throws IllegalStateException when the failover does not complete in time
+     */
+    public void failover(RedisServer replica, boolean force) {
+        NodeLine before = self(replica);
+        if (before.master()) {
+            throw new IllegalArgumentException(replica + " is already a master");
+        }
+        if (force) {
+            replica.command("CLUSTER", "FAILOVER", "FORCE");
+        } else {
+            replica.command("CLUSTER", "FAILOVER");
+        }
+        String id = nodeId(replica);
+        long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
+        while (true) {
+            if (self(replica).master() && everyRunningNode(s -> {
+                NodeLine seen = line(s, id);
+                return seen != null && seen.master() && !seen.slots.isEmpty() && clusterOk(s);
+            })) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("failover of " + replica + " did not settle within " + SETTLE_TIMEOUT
+                        + "; its view: " + replica.command("CLUSTER", "NODES"));
+            }
+            ProcessSupport.sleep(Duration.ofMillis(50));
+        }
+    }
+
+    /** Blocks until every running node reports {@code cluster_state:ok} (at most {@code timeout}). */
+    public void awaitOk(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!everyRunningNode(RedisCluster::clusterOk)) {
+            if (System.nanoTime() > deadline) {
+                StringBuilder states = new StringBuilder();
+                for (RedisServer s : servers()) {
+                    if (s.isRunning() && !s.isPaused()) {
+                        states.append(' ').append(s.address()).append('=').append(clusterInfo(s).get("cluster_state"));
+                    }
+                }
+                throw new IllegalStateException("cluster not ok within " + timeout + ":" + states);
+            }
+            ProcessSupport.sleep(Duration.ofMillis(50));
+        }
+    }
+
+    /** Stops every server (replicas first) and deletes their directories. Idempotent. */
+    @Override
+    public void close() {
+        closeAll(servers());
+    }
+
+    @Override
+    public String toString() {
+        return "RedisCluster" + seeds();
+    }
+
+    private boolean everyRunningNode(java.util.function.Predicate<RedisServer> check) {
+        for (RedisServer s : servers()) {
+            if (s.isRunning() && !s.isPaused() && !check.test(s)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean clusterOk(RedisServer s) {
+        return "ok".equals(clusterInfo(s).get("cluster_state"));
+    }
+
+    private static Map<String, String> clusterInfo(RedisServer s) {
+        return RedisServer.parseInfo(s.command("CLUSTER", "INFO"));
+    }
+
+    private static NodeLine self(RedisServer s) {
+        for (NodeLine l : nodes(s)) {
+            if (l.flags.contains("myself")) {
+                return l;
+            }
+        }
+        throw new IllegalStateException(s + " does not list itself in CLUSTER NODES");
+    }
+
+    private static NodeLine line(RedisServer s, String id) {
+        return nodes(s).stream().filter(l -> l.id.equals(id)).findFirst().orElse(null);
+    }
+
+    private static List<NodeLine> nodes(RedisServer s) {
+        List<NodeLine> out = new ArrayList<>();
+        for (String text : String.valueOf(s.command("CLUSTER", "NODES")).split("\n")) {
+            if (!text.isBlank()) {
+                out.add(NodeLine.parse(text.strip()));
+            }
+        }
+        return out;
+    }
+
+    /** One line of {@code CLUSTER NODES}: id, flags, master id ("-" for a master) and slot ranges. */
+    private record NodeLine(String id, List<String> flags, String masterId, List<int[]> slots) {
+        static NodeLine parse(String text) {
+            String[] f = text.split(" ");
+            List<int[]> ranges = new ArrayList<>();
+            for (int i = 8; i < f.length; i++) {
+                if (f[i].startsWith("[")) {
+                    continue; // a slot being migrated or imported
+                }
+                int dash = f[i].indexOf('-');
+                int from = Integer.parseInt(dash < 0 ? f[i] : f[i].substring(0, dash));
+                int to = dash < 0 ? from : Integer.parseInt(f[i].substring(dash + 1));
+                ranges.add(new int[] {from, to});
+            }
+            return new NodeLine(f[0], List.of(f[2].split(",")), f[3], ranges);
+        }
+
+        boolean master() {
+            return flags.contains("master");
+        }
+
+        boolean owns(int slot) {
+            return slots.stream().anyMatch(r -> r[0] <= slot && slot <= r[1]);
+        }
+    }
+
+    /** Settings for a {@link RedisCluster}. Not thread-safe. */
+    public static final class Builder {
+        private int masters = 3;
+        private int replicasPerMaster;
+        private Duration nodeTimeout = Duration.ofSeconds(5);
+        private RedisServerBuilder template = RedisServer.builder();
+
+        private Builder() {
+        }
+
+        /** Number of masters; default 3, at least 1. */
+        public Builder masters(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("a cluster needs at least 1 master, got " + n);
+            }
+            this.masters = n;
+            return this;
+        }
+
+        /** Replicas of each master; default 0. */
+        public Builder replicasPerMaster(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("replicas per master must not be negative, got " + n);
+            }
+            this.replicasPerMaster = n;
+            return this;
+        }
+
+        /**
+         * {@code cluster-node-timeout}: how long a node may be unreachable before it is failed over
+         * automatically; default 5 s (tests that want no automatic failover while a node is paused
+         * should set a longer one).
+         */
+        public Builder nodeTimeout(Duration timeout) {
+            if (timeout.toMillis() < 100) {
+                throw new IllegalArgumentException("node timeout must be at least 100 ms, got " + timeout);
+            }
+            this.nodeTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Options every server starts with (binary, persistence such as {@code appendFsync("always")},
+         * password); no fixed port, no {@code replicaOf}. Default: {@link RedisServer#builder()}.
+         */
+        public Builder template(RedisServerBuilder template) {
+            Objects.requireNonNull(template, "template");
+            if (template.port != 0 || template.replicaOf != null || template.sentinelLines != null) {
+                throw new IllegalArgumentException("a cluster template must not set a fixed port, replicaOf or sentinel mode");
+            }
+            if (template.requirePass != null) {
+                throw new IllegalArgumentException("a password-protected cluster is not supported by this kit yet");
+            }
+            this.template = template;
+            return this;
+        }
+
+        /**
+         * Starts the servers in parallel, assigns slots, joins them and blocks until the cluster is ok on
+         * every node (at most {@link #SETTLE_TIMEOUT}).
+         *
+         * @throws IllegalStateException when a server does not start or the cluster does not settle (every
+         *                               server started is closed)
+         */
+        public RedisCluster start() {
+            RedisServerBuilder node = template.copy().arg("--cluster-enabled", "yes",
+                    "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis()));
+            int total = masters * (1 + replicasPerMaster);
+            List<RedisServer> all = startAll(Collections.nCopies(total, node));
+            List<RedisServer> m = new ArrayList<>(all.subList(0, masters));
+            List<RedisServer> r = new ArrayList<>(all.subList(masters, total));
+            try {
+                Map<RedisServer, String> ids = new LinkedHashMap<>();
+                for (RedisServer s : all) {
+                    ids.put(s, String.valueOf(s.command("CLUSTER", "MYID")));
+                }
+                for (int i = 0; i < masters; i++) {
+                    int from = (int) ((long) SLOTS * i / masters);
+                    int to = (int) ((long) SLOTS * (i + 1) / masters);
+                    addSlots(m.get(i), from, to);
+                    m.get(i).command("CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1));
+                }
+                // every node meets every other at once: no waiting for gossip to spread the news
+                for (int i = 0; i < total; i++) {
+                    for (int j = i + 1; j < total; j++) {
+                        all.get(i).command("CLUSTER", "MEET", all.get(j).host(), Integer.toString(all.get(j).port()));
+                    }
+                }
+                RedisCluster cluster = new RedisCluster(m, r, ids);
+                long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
+                // known by id, not only counted: a node still in the MEET handshake is listed under a random id
+                await(deadline, "every node to know all " + total + " nodes by id", () -> cluster.everyRunningNode(
+                        s -> nodes(s).stream().map(NodeLine::id).collect(java.util.stream.Collectors.toSet())
+                                .containsAll(ids.values())));
+                for (int i = 0; i < r.size(); i++) {
+                    RedisServer replica = r.get(i);
+                    replica.command("CLUSTER", "REPLICATE", ids.get(m.get(i / replicasPerMaster)));
+                }
+                await(deadline, "every replica to sync", () -> r.stream()
+                        .allMatch(s -> "up".equals(s.info("replication").get("master_link_status"))));
+                await(deadline, "cluster_state:ok on every node with all replicas known", () -> cluster.everyRunningNode(
+                        s -> clusterOk(s) && nodes(s).stream().filter(l -> !l.master()).count() == r.size()));
+                return cluster;
+            } catch (RuntimeException e) {
+                closeAll(all);
+                throw e;
+            }
+        }
+
+        private static void addSlots(RedisServer master, int from, int to) {
+            for (int start = from; start < to; start += ADDSLOTS_CHUNK) {
+                int end = Math.min(to, start + ADDSLOTS_CHUNK);
+                List<String> args = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
+                for (int slot = start; slot < end; slot++) {
+                    args.add(Integer.toString(slot));
+                }
+                master.command(args.toArray(String[]::new));
+            }
+        }
+
+        private static void await(long deadline, String what, java.util.function.BooleanSupplier done) {
+            while (!done.getAsBoolean()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("cluster did not settle: timed out waiting for " + what);
+                }
+                ProcessSupport.sleep(Duration.ofMillis(25));
+            }
+        }
+    }
+
+    private static List<RedisServer> startAll(List<RedisServerBuilder> builders) {
+        List<CompletableFuture<RedisServer>> futures = new ArrayList<>();
+        for (RedisServerBuilder b : builders) {
+            futures.add(CompletableFuture.supplyAsync(b::start, task -> {
+                Thread t = new Thread(task, "coordis-cluster-start");
+                t.setDaemon(true);
+                t.start();
+            }));
+        }
+        List<RedisServer> started = new ArrayList<>();
+        RuntimeException failure = null;
+        for (CompletableFuture<RedisServer> f : futures) {
+            try {
+                started.add(f.join());
+            } catch (CompletionException e) {
+                RuntimeException cause = e.getCause() instanceof RuntimeException re ? re : e;
+                if (failure == null) {
+                    failure = cause;
+                } else {
+                    failure.addSuppressed(cause);
+                }
+            }
+        }
+        if (failure != null) {
+            closeAll(started);
+            throw failure;
+        }
+        return started;
+    }
+
+    private static void closeAll(List<RedisServer> servers) {
+        RuntimeException failure = null;
+        for (int i = servers.size() - 1; i >= 0; i--) {
+            try {
+                servers.get(i).close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private static int indexOf(byte[] bytes, byte b, int from) {
+        for (int i = from; i < bytes.length; i++) {
+            if (bytes[i] == b) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** CRC16-CCITT (XMODEM), the checksum Redis Cluster hashes keys with. */
+    static int crc16(byte[] bytes, int from, int to) {
+        int crc = 0;
+        for (int i = from; i < to; i++) {
+            crc ^= (bytes[i] & 0xff) << 8;
+            for (int bit = 0; bit < 8; bit++) {
+                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+            }
+        }
+        return crc & 0xffff;
+    }
+}

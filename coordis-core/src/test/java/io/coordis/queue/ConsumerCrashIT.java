@@ -35,9 +35,10 @@ class ConsumerCrashIT {
     private static final Duration SWEEP = Duration.ofMillis(250);
     /**
      * Allowance for scheduling delays on a loaded 2-core machine (a kill starts a new consumer JVM while
-     * the survivors sweep), on top of the bound itself; the report prints every recovery time.
+     * the survivors sweep), on top of the bound itself; the report prints every recovery time, split into
+     * heartbeat expiry and sweep. Measured: 0.7-1.4 s against the 1.5 s bound in ten runs.
      */
-    private static final Duration SLACK = Duration.ofMillis(5000);
+    private static final Duration SLACK = Duration.ofMillis(2000);
     private static final int MAX_KILLS = 12;
 
     private static volatile String diagnostics = "";

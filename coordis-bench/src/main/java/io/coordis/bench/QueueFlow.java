@@ -17,7 +17,8 @@ import java.util.concurrent.locks.LockSupport;
  * One producer and {@code consumers} consumers on one reliable queue: the producer pushes as fast as it
  * can while at most {@code window} messages are unacknowledged (so the queue stays short and the figure is
  * the round trip, not a backlog); each consumer takes (moving the message into its processing list) and
- * acks. When the time is up the producer stops and the consumers drain what is left (at most 10 s).
+ * acks. A client with a batch API ({@link Queueing#batch()} &gt; 1) pushes, takes and acks up to that many
+ * messages per call instead. When the time is up the producer stops and the consumers drain what is left (at most 10 s).
  *
  * <p>Figures: {@code ops} (messages acked), {@code seconds}, {@code opsPerSec}, push-to-ack latency
  * ({@code p50Us}, {@code p99Us}), {@code pushed}, {@code duplicates} (acked twice), {@code lost} (pushed,
@@ -60,19 +61,28 @@ final class QueueFlow implements Workload {
             Histogram h = latency[i] = new Histogram(MAX_NANOS, 3);
             threads.add(new Thread(() -> {
                 try {
+                    int batch = queueing.batch();
                     while (consuming) {
-                        String m = queueing.take(queue, consumer, TAKE_TIMEOUT);
-                        if (m == null) {
+                        List<String> got = batch == 1 ? single(queueing.take(queue, consumer, TAKE_TIMEOUT))
+                                : queueing.takeSome(queue, consumer, batch, TAKE_TIMEOUT);
+                        if (got.isEmpty()) {
                             continue;
                         }
-                        queueing.ack(queue, consumer, m);
-                        int colon = m.indexOf(':');
-                        long seq = Long.parseLong(m.substring(0, colon));
-                        h.recordValue(Math.min(Math.max(0, System.nanoTime() - Long.parseLong(m.substring(colon + 1))), MAX_NANOS));
-                        if (!seen.add(seq)) {
-                            duplicates.incrementAndGet();
+                        if (batch == 1) {
+                            queueing.ack(queue, consumer, got.get(0));
+                        } else {
+                            queueing.ackAll(queue, consumer, got);
                         }
-                        acked.incrementAndGet();
+                        long now = System.nanoTime();
+                        for (String m : got) {
+                            int colon = m.indexOf(':');
+                            long seq = Long.parseLong(m.substring(0, colon));
+                            h.recordValue(Math.min(Math.max(0, now - Long.parseLong(m.substring(colon + 1))), MAX_NANOS));
+                            if (!seen.add(seq)) {
+                                duplicates.incrementAndGet();
+                            }
+                        }
+                        acked.addAndGet(got.size());
                     }
                 } catch (Throwable e) {
                     fail(failure, e);
@@ -82,14 +92,28 @@ final class QueueFlow implements Workload {
         Thread producer = new Thread(() -> {
             try {
                 long seq = 0;
+                int batch = queueing.batch();
                 while (producing) {
-                    if (pushed.get() - acked.get() >= window) {
+                    long room = window - (pushed.get() - acked.get());
+                    if (room <= 0) {
                         LockSupport.parkNanos(20_000);
                         continue;
                     }
-                    queueing.push(queue, run + seq + ":" + System.nanoTime());
-                    seq++;
-                    pushed.incrementAndGet();
+                    if (batch == 1) {
+                        queueing.push(queue, run + seq + ":" + System.nanoTime());
+                        seq++;
+                        pushed.incrementAndGet();
+                        continue;
+                    }
+                    int n = (int) Math.min(room, batch);
+                    List<String> chunk = new ArrayList<>(n);
+                    long now = System.nanoTime();
+                    for (int k = 0; k < n; k++) {
+                        chunk.add(run + seq + k + ":" + now);
+                    }
+                    queueing.pushAll(queue, chunk);
+                    seq += n;
+                    pushed.addAndGet(n);
                 }
             } catch (Throwable e) {
                 fail(failure, e);
@@ -130,6 +154,10 @@ final class QueueFlow implements Workload {
         out.put("duplicates", (double) duplicates.get());
         out.put("lost", (double) (pushed.get() - (acked.get() - duplicates.get()) - pending));
         return out;
+    }
+
+    private static List<String> single(String message) {
+        return message == null ? List.of() : List.of(message);
     }
 
     private void fail(Throwable[] failure, Throwable e) {

@@ -21,6 +21,35 @@ interface Queueing extends AutoCloseable {
     /** Removes {@code message} from {@code consumer}'s processing list. */
     void ack(String queue, String consumer, String message);
 
+    /**
+     * How many messages one call of {@link #pushAll}, {@link #takeSome} and {@link #ackAll} handles at most:
+     * 1 for a client used per message (the default), more for a batch API.
+     */
+    default int batch() {
+        return 1;
+    }
+
+    /** Appends {@code messages} in order (the first is taken first); per message unless {@link #batch()} &gt; 1. */
+    default void pushAll(String queue, java.util.List<String> messages) {
+        for (String m : messages) {
+            push(queue, m);
+        }
+    }
+
+    /** Takes up to {@code max} messages, waiting up to {@code timeout} for the first; per message by default. */
+    default java.util.List<String> takeSome(String queue, String consumer, int max, Duration timeout)
+            throws InterruptedException {
+        String m = take(queue, consumer, timeout);
+        return m == null ? java.util.List.of() : java.util.List.of(m);
+    }
+
+    /** Acknowledges {@code messages} taken by {@code consumer}; per message by default. */
+    default void ackAll(String queue, String consumer, java.util.List<String> messages) {
+        for (String m : messages) {
+            ack(queue, consumer, m);
+        }
+    }
+
     /** Messages in {@code queue} plus those in {@code consumer}s' processing lists (not yet acked). */
     long pending(String queue, java.util.List<String> consumers);
 

@@ -63,15 +63,18 @@ class ClientsIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"redisson", "lettuce"})
+    @ValueSource(strings = {"coordis", "coordis-batch", "redisson", "lettuce"})
     void queueFlowLosesNothingAndLeavesNothingBehind(String impl) throws Exception {
-        try (QueueFlow flow = new QueueFlow(Scenarios.queueing(impl, one.uri()), "bench:queue", 4, 64)) {
+        Queueing queueing = impl.equals("coordis-batch") ? Scenarios.queueing("coordis", one.uri(), Scenarios.QUEUE_BATCH)
+                : Scenarios.queueing(impl, one.uri());
+        try (QueueFlow flow = new QueueFlow(queueing, "bench:queue", 4, 64)) {
             Map<String, Double> figures = flow.run(Duration.ofMillis(500));
             assertThat(figures.get("ops")).isPositive().isEqualTo(figures.get("pushed"));
             assertThat(figures.get("lost")).isZero();
             assertThat(figures.get("duplicates")).isZero();
         }
         assertThat(one.server().command("KEYS", "bench:queue*")).asList().isEmpty();
+        assertThat(one.server().command("KEYS", "{bench:queue}:proc:*")).as("Coordis processing slots").asList().isEmpty();
     }
 
     private static void excludesAndReleases(String impl, List<RedisServer> servers) throws Exception {

@@ -69,6 +69,33 @@ public interface DistributedLock {
     Optional<LockHolder> holder();
 
     /**
+     * Removes the lock whoever holds it, for an operator stepping in by hand: deletes the key, bumps the
+     * lock's fencing counter, wakes waiting Coordis clients, and appends an audit entry (who, when, why,
+     * whose lock, the counter after the bump) to the list {@code {key}:audit}, newest first, 100 kept —
+     * all in one script, so it is atomic. For Redlock it runs on every node at once.
+     *
+     * <p>The forced holder is not told directly: if it is a Coordis lease, its watchdog's next renewal
+     * (within a third of its TTL) finds the lock no longer its own and completes {@link Lease#lost()}.
+     * Until then it may still believe it holds the lock, so a protected resource must check fencing
+     * numbers: the forced holder's is lower than the bumped counter, which is lower than the next
+     * holder's. Prefer {@link #forceUnlock(LockHolder, String)} after showing the holder to a person.
+     *
+     * @param reason why, recorded in the audit entry; may be empty, at most 1000 characters
+     * @return what was removed, or empty when nobody held the lock
+     * @throws io.coordis.WrongTypeException when the key holds another type than a string
+     * @throws io.coordis.CoordisException   when Redis (for Redlock: every node) cannot be reached
+     */
+    Optional<ForcedUnlock> forceUnlock(String reason);
+
+    /**
+     * Like {@link #forceUnlock(String)}, but only while the lock still holds {@code holder}'s value (as
+     * {@link #holder()} read it): an operator who confirmed one holder never removes the next one.
+     *
+     * @return what was removed, or empty when the lock is free or now held by someone else
+     */
+    Optional<ForcedUnlock> forceUnlock(LockHolder holder, String reason);
+
+    /**
      * Runs {@code work} while holding the lock, waiting up to {@code wait} for it. If the lease is lost
      * while {@code work} runs (renewal failed), the running thread is interrupted. The lease is released
      * when {@code work} returns or throws.

@@ -197,6 +197,16 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
      * expiry passes. A key whose stored expiry has passed is reported as not held.
      */
     @Override
+    public Optional<ForcedUnlock> forceUnlock(String reason) {
+        return Forcing.forceOne(node, key, "", reason);
+    }
+
+    @Override
+    public Optional<ForcedUnlock> forceUnlock(LockHolder holder, String reason) {
+        return Forcing.forceOne(node, key, java.util.Objects.requireNonNull(holder, "holder").token(), reason);
+    }
+
+    @Override
     public Optional<LockHolder> holder() {
         List<?> r;
         try {

@@ -403,6 +403,43 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         return deleted >= quorum;
     }
 
+    @Override
+    public Optional<ForcedUnlock> forceUnlock(String reason) {
+        return forceEverywhere("", reason);
+    }
+
+    @Override
+    public Optional<ForcedUnlock> forceUnlock(LockHolder holder, String reason) {
+        return forceEverywhere(java.util.Objects.requireNonNull(holder, "holder").token(), reason);
+    }
+
+    /**
+     * Forces the lock on every node at once, each answer limited by the command timeout; the result
+     * reports on how many nodes it was removed and the largest counter after the bump.
+     */
+    private Optional<ForcedUnlock> forceEverywhere(String expected, String reason) {
+        Forcing.checkReason(reason);
+        List<CompletableFuture<Forcing.Answer>> pending = new ArrayList<>();
+        for (RedisNode node : nodes) {
+            pending.add(node.within(Forcing.force(node, key, expected, reason), node.commandTimeout())
+                    .exceptionally(f -> null));
+        }
+        List<Forcing.Answer> answers = joinBounded(pending);
+        if (answers.stream().allMatch(java.util.Objects::isNull)) {
+            throw new NodeUnavailableException(null, "could not force '" + key + "' open: none of " + nodes.size()
+                    + " Redis nodes answered", null);
+        }
+        List<Forcing.Answer> forced = answers.stream()
+                .filter(a -> a != null && a.outcome() == Forcing.Outcome.FORCED).toList();
+        if (forced.isEmpty()) {
+            return Optional.empty();
+        }
+        long fence = forced.stream().mapToLong(Forcing.Answer::fence).max().orElseThrow();
+        Forcing.Answer first = forced.get(0);
+        Optional<String> holderId = forced.stream().map(Forcing.Answer::holderId).flatMap(Optional::stream).findFirst();
+        return Optional.of(new ForcedUnlock(key, first.token(), holderId, fence, forced.size(), nodes.size()));
+    }
+
     /** The holder whose value is on the most nodes (a Coordis holder's details come from any of them). */
     @Override
     public Optional<LockHolder> holder() {

@@ -196,6 +196,16 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     }
 
     @Override
+    public Optional<ForcedUnlock> forceUnlock(String reason) {
+        return Forcing.forceOne(node, key, "", reason);
+    }
+
+    @Override
+    public Optional<ForcedUnlock> forceUnlock(LockHolder holder, String reason) {
+        return Forcing.forceOne(node, key, java.util.Objects.requireNonNull(holder, "holder").token(), reason);
+    }
+
+    @Override
     public Optional<LockHolder> holder() {
         List<?> r;
         try {
@@ -232,7 +242,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
 
     /** All scripts this lock runs, for the test that pins their SHAs. */
     static List<LuaScript> scripts() {
-        return new ArrayList<>(List.of(ACQUIRE, RELEASE, EXTEND, INSPECT));
+        return new ArrayList<>(List.of(ACQUIRE, RELEASE, EXTEND, INSPECT, Forcing.FORCE));
     }
 
     @Override

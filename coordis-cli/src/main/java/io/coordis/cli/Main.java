@@ -45,7 +45,8 @@ public final class Main {
                 .addSubcommand(new DemoCommand(terminal))
                 .addSubcommand(new ElectCommand(terminal))
                 .addSubcommand(new LeaderCommand(terminal))
-                .addSubcommand(QueueCommand.create(terminal));
+                .addSubcommand(QueueCommand.create(terminal))
+                .addSubcommand(new ForceUnlockCommand(terminal));
         ErrorReporter errors = new ErrorReporter(terminal, root);
         return cli.registerConverter(Duration.class, new DurationParser())
                 .setExpandAtFiles(false)

@@ -47,7 +47,8 @@ public final class Main {
                 .addSubcommand(new LeaderCommand(terminal))
                 .addSubcommand(QueueCommand.create(terminal))
                 .addSubcommand(new LsCommand(terminal))
-                .addSubcommand(new InspectCommand(terminal));
+                .addSubcommand(new InspectCommand(terminal))
+                .addSubcommand(new ForceUnlockCommand(terminal));
         ErrorReporter errors = new ErrorReporter(terminal, root);
         return cli.registerConverter(Duration.class, new DurationParser())
                 .setExpandAtFiles(false)

@@ -37,4 +37,33 @@ record Terminal(InputStream in, PrintStream out, PrintStream err, Map<String, St
     void say(String message) {
         err.println("coordis: " + message);
     }
+
+    /**
+     * Whether a person is at this terminal: standard input and output are the JVM's own and both are a
+     * terminal (not a pipe or a file), so a question can be asked and answered.
+     */
+    boolean interactive() {
+        return in == System.in && out == System.out && isTerminal(System.console());
+    }
+
+    /**
+     * Whether output may be coloured: only on a terminal, and never when {@code NO_COLOR} is set (to
+     * anything, see no-color.org) or {@code TERM} is {@code dumb}.
+     */
+    boolean colour() {
+        return !env.containsKey("NO_COLOR") && !"dumb".equals(env.get("TERM")) && out == System.out
+                && isTerminal(System.console());
+    }
+
+    /** Java 22+ returns a console for redirected streams too and says so with {@code isTerminal()}. */
+    private static boolean isTerminal(java.io.Console console) {
+        if (console == null) {
+            return false;
+        }
+        try {
+            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+        } catch (ReflectiveOperationException e) {
+            return true; // before Java 22 a console exists only on a terminal
+        }
+    }
 }

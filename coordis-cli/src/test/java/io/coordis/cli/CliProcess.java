@@ -44,6 +44,9 @@ final class CliProcess implements AutoCloseable {
                     .redirectOutput(out.toFile())
                     .redirectError(err.toFile());
             builder.environment().remove(CoordisCommand.URL_ENV);
+            if (!env.containsKey("NO_COLOR")) {
+                builder.environment().remove("NO_COLOR"); // colour tests decide for themselves
+            }
             builder.environment().putAll(env);
             process = builder.start();
         } catch (IOException e) {
@@ -76,6 +79,19 @@ final class CliProcess implements AutoCloseable {
         command.add(Main.class.getName());
         command.addAll(List.of(args));
         return command;
+    }
+
+    /**
+     * {@code coordis args...} on a pseudo-terminal of its own, as when a person runs it: {@code script(1)}
+     * gives it a terminal for stdin and stdout; {@code typed} is what the person types (echoed back, as a
+     * terminal does). Everything it prints, stdout and stderr, arrives on {@link #stdout()}.
+     */
+    static CliProcess startInTerminal(String typed, Map<String, String> env, String... args) {
+        StringBuilder line = new StringBuilder();
+        for (String word : mainCommand(args)) {
+            line.append(line.length() == 0 ? "" : " ").append('\'').append(word.replace("'", "'\\''")).append('\'');
+        }
+        return new CliProcess(List.of("script", "-qec", line.toString(), "/dev/null"), env, typed);
     }
 
     /** {@code java -jar coordis.jar args...}, the fat jar the build produced. */

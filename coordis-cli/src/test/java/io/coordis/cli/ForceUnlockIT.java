@@ -1,0 +1,104 @@
+package io.coordis.cli;
+
+import io.coordis.Coordis;
+import io.coordis.lock.Lease;
+import io.coordis.lock.LockHolder;
+import io.coordis.testkit.RedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code coordis force-unlock} in its own JVM against a lock another {@code coordis lock} process holds:
+ * the holder's watchdog notices and stops its command (exit 75), the fence is bumped, the audit entry is
+ * written; without a terminal and without --yes nothing happens.
+ */
+class ForceUnlockIT {
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
+    private Coordis client;
+
+    @BeforeEach
+    void connect() {
+        client = Coordis.connect(redis.uri());
+    }
+
+    @AfterEach
+    void close() {
+        client.close();
+    }
+
+    private static final String UNTIL_TERM = "trap 'echo got-term; exit 0' TERM; echo ready; while true; do sleep 0.1; done";
+
+    @Test
+    void forcingAHeldLockStopsItsHolderAndBumpsTheFence() {
+        try (CliProcess holder = CliProcess.start("lock", "-u", redis.uri(), "--ttl", "3s", "it:forced", "--",
+                "sh", "-c", UNTIL_TERM)) {
+            holder.awaitStdout("ready");
+            LockHolder before = client.lock("it:forced").holder().orElseThrow();
+            long forcedFence = before.fencingToken().orElseThrow();
+            try (CliProcess force = CliProcess.start("force-unlock", "-u", redis.uri(), "it:forced", "--yes",
+                    "--reason", "stuck deploy")) {
+                assertThat(force.exitCode()).as(force.stderr()).isZero();
+                assertThat(force.stdout()).isEqualTo("forced it:forced holder=" + before.holderId().orElseThrow()
+                        + " fence=" + (forcedFence + 1) + "\n");
+                assertThat(force.stderr()).contains("lock 'it:forced' is held by " + before.holderId().orElseThrow());
+            }
+            // The holder's watchdog sees the lock gone at its next renewal (every second) and stops the command.
+            assertThat(holder.exitCode(Duration.ofSeconds(20))).isEqualTo(ExitCodes.LOCK_LOST);
+            assertThat(holder.stderr()).contains("lost lock 'it:forced'");
+            Lease next = client.lock("it:forced").tryAcquire().orElseThrow();
+            assertThat(next.fencingToken()).isGreaterThan(forcedFence + 1);
+            String audit = (String) redis.server().command("LINDEX", "{it:forced}:audit", "0");
+            assertThat(audit).contains("\"action\":\"force-unlock\"", "\"reason\":\"stuck deploy\"",
+                    "\"holder\":\"" + before.holderId().orElseThrow() + "\"", "\"fence\":" + (forcedFence + 1));
+            next.release();
+        }
+    }
+
+    @Test
+    void withoutTerminalAndWithoutYesNothingIsForced() {
+        Lease lease = client.lock("it:kept").tryAcquire().orElseThrow();
+        try (CliProcess force = CliProcess.start("force-unlock", "-u", redis.uri(), "it:kept")) {
+            assertThat(force.exitCode()).isEqualTo(ExitCodes.USAGE);
+            assertThat(force.stderr()).contains("no terminal to ask on: pass --yes");
+            assertThat(force.stdout()).isEmpty();
+        }
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(redis.server().command("GET", "it:kept")).isEqualTo(lease.token());
+        lease.release();
+    }
+
+    @Test
+    void onATerminalItAsksAndOnlyYesForces() {
+        Lease lease = client.lock("it:asked").tryAcquire().orElseThrow();
+        String holderId = client.lock("it:asked").holder().orElseThrow().holderId().orElseThrow();
+        try (CliProcess no = CliProcess.startInTerminal("n\n", Map.of(), "force-unlock", "-u", redis.uri(), "it:asked")) {
+            assertThat(no.exitCode()).as(no.stdout()).isEqualTo(ExitCodes.NOT_ACQUIRED);
+            assertThat(no.stdout()).contains("Force 'it:asked' open? Its holder loses it. [y/N]", "not forced");
+        }
+        assertThat(redis.server().command("GET", "it:asked")).isEqualTo(lease.token());
+        try (CliProcess yes = CliProcess.startInTerminal("yes\n", Map.of(), "force-unlock", "-u", redis.uri(), "it:asked",
+                "-o", "json")) {
+            assertThat(yes.exitCode()).as(yes.stdout()).isZero();
+            assertThat(yes.stdout()).contains("{\"name\":\"it:asked\",\"holder\":\"" + holderId + "\"");
+        }
+        assertThat(redis.server().command("EXISTS", "it:asked")).isEqualTo(0L);
+    }
+
+    @Test
+    void aFreeLockIsReportedAndLeftAlone() {
+        try (CliProcess force = CliProcess.start("force-unlock", "-u", redis.uri(), "it:free", "-y")) {
+            assertThat(force.exitCode()).isEqualTo(ExitCodes.NOT_ACQUIRED);
+            assertThat(force.stderr()).isEqualTo("coordis: lock 'it:free' is not held; nothing to force\n");
+        }
+        assertThat(redis.server().command("EXISTS", "{it:free}:fence", "{it:free}:audit")).isEqualTo(0L);
+    }
+}

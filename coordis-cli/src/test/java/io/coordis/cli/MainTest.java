@@ -72,7 +72,7 @@ class MainTest {
     @Test
     void unknownCommandSuggestsTheNearestOne() {
         assertThat(run("lokc")).isEqualTo(ExitCodes.USAGE);
-        assertThat(err()).contains("Unmatched argument", "Did you mean: coordis lock?", "Try 'coordis --help'")
+        assertThat(err()).contains("Unmatched argument", "Did you mean: coordis lock", "Try 'coordis --help'")
                 .doesNotContain("\tat ");
     }
 

@@ -205,9 +205,13 @@ final class LockCommand implements Callable<Integer> {
         }
         List<NodeVote> votes = lease.votes();
         long granted = votes.stream().filter(v -> v.vote() == NodeVote.Vote.ACQUIRED).count();
-        String missing = votes.stream().filter(v -> v.vote() != NodeVote.Vote.ACQUIRED)
+        String missing = votes.stream()
+                .filter(v -> v.vote() != NodeVote.Vote.ACQUIRED && v.vote() != NodeVote.Vote.NOT_AWAITED)
                 .map(v -> v.toString().replaceAll("\\s*\\R\\s*", " ")).collect(Collectors.joining(", "));
-        return " on " + granted + " of " + nodes + " nodes (Redlock)" + (missing.isEmpty() ? "" : "; not on " + missing);
+        String unknown = votes.stream().filter(v -> v.vote() == NodeVote.Vote.NOT_AWAITED).map(NodeVote::node)
+                .collect(Collectors.joining(", "));
+        return " on " + granted + " of " + nodes + " nodes (Redlock)" + (missing.isEmpty() ? "" : "; not on " + missing)
+                + (unknown.isEmpty() ? "" : "; not awaited (a majority had decided): " + unknown);
     }
 
     private void progress(String message) {

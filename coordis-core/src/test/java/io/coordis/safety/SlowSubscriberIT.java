@@ -29,9 +29,10 @@ class SlowSubscriberIT {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aSlowSubscriberCutOffByRedisSeesAGapAndRecovers() throws Exception {
-        try (RedisServer redis = RedisServer.builder().arg("--client-output-buffer-limit", "pubsub 256kb 128kb 1").start();
+        try (RedisServer redis = RedisServer.start();
              RespClient publisher = RespClient.connect(redis.host(), redis.port());
              Coordis coordis = Coordis.connect(redis.uri())) {
+            redis.command("CONFIG", "SET", "client-output-buffer-limit", "pubsub 256kb 128kb 1");
             AtomicInteger received = new AtomicInteger();
             AtomicInteger gaps = new AtomicInteger();
             AtomicInteger afterGap = new AtomicInteger();

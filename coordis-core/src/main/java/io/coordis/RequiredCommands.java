@@ -1,0 +1,243 @@
+package io.coordis;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The Redis commands Coordis sends, directly or from inside its Lua scripts, grouped by what needs them —
+ * the list to grant a least-privilege ACL user.
+ *
+ * <p>Redis checks ACL permissions for every {@code redis.call} inside a script as well as for the
+ * {@code EVALSHA} itself, so the commands the scripts call are listed too. Commands are written the way
+ * ACL rules name them: lower case, subcommands as {@code command|subcommand}.
+ *
+ * <p>Example: a user that may use every primitive on keys and channels under {@code app:} only:
+ * <pre>{@code
+ * ACL SETUSER app on >secret resetkeys resetchannels ~app:* &app:* ~{app:* &{app:* -@all
+ *     +evalsha +eval +script|load ... (RequiredCommands.aclRules(EnumSet.allOf(Use.class)))
+ * }</pre>
+ * Note that derived keys of a name {@code app:x} are {@code {app:x}:suffix}, so a prefix rule needs both
+ * {@code ~app:*} and {@code ~{app:*} (and the same for channels); {@link #keyPatterns(String)} gives both.
+ *
+ * <p>Immutable; the lists are fixed for a given Coordis version.
+ */
+public final class RequiredCommands {
+
+    /** What a group of commands is needed for. */
+    public enum Use {
+        /** Every connection: loading and running scripts, the connection handshake. */
+        CONNECTION,
+        /** Single-node locks and Redlock (acquire, extend, release, fencing numbers, force-unlock). */
+        LOCKS,
+        /** Signals: notify/wait, latched events, broadcast and unicast. */
+        SIGNALS,
+        /** Leader election (lease and counter). */
+        ELECTIONS,
+        /** Plain and reliable queues. */
+        QUEUES,
+        /** Listing and inspecting objects ({@code coordis ls}, {@code inspect}, {@link io.coordis.inspect.Inspector}). */
+        INSPECTION,
+        /**
+         * Not required: without them Coordis still works but cannot cut a blocked connection short on the
+         * server ({@code client|kill} after an interrupted blocking take; the connection is closed instead) or
+         * tell a Redis restart from a failover by its run id ({@code info}).
+         */
+        OPTIONAL
+    }
+
+    /** One command, what needs it and why. */
+    public record Command(String name, Use use, String why) {
+        public Command {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(use, "use");
+            Objects.requireNonNull(why, "why");
+        }
+    }
+
+    private static final List<Command> ALL = List.of(
+            c("evalsha", Use.CONNECTION, "every script runs by its SHA"),
+            c("eval", Use.CONNECTION, "first run of a script after SCRIPT FLUSH or a restart (NOSCRIPT fallback)"),
+            c("script|load", Use.CONNECTION, "loading scripts ahead of use"),
+            c("ping", Use.CONNECTION, "connection health checks"),
+            c("hello", Use.CONNECTION, "protocol negotiation on connect"),
+            c("client|setinfo", Use.CONNECTION, "client library name on connect (Redis 7.2+; failure is ignored)"),
+
+            c("set", Use.LOCKS, "lock key with NX PX, as foreign clients write it"),
+            c("get", Use.LOCKS, "lock owner check, fencing number"),
+            c("del", Use.LOCKS, "release"),
+            c("pexpire", Use.LOCKS, "extend"),
+            c("pttl", Use.LOCKS, "time left"),
+            c("incr", Use.LOCKS, "fencing numbers"),
+            c("hset", Use.LOCKS, "holder information"),
+            c("hsetnx", Use.LOCKS, "holder information"),
+            c("hget", Use.LOCKS, "holder information"),
+            c("hgetall", Use.LOCKS, "holder information"),
+            c("hdel", Use.LOCKS, "holder information"),
+            c("exists", Use.LOCKS, "ownership checks"),
+            c("type", Use.LOCKS, "wrong-type checks naming the object"),
+            c("time", Use.LOCKS, "Redis's clock for legacy timestamps and ages"),
+            c("lpush", Use.LOCKS, "force-unlock audit entries"),
+            c("ltrim", Use.LOCKS, "bounded force-unlock audit"),
+            c("publish", Use.LOCKS, "waking waiters on release"),
+            c("subscribe", Use.LOCKS, "waiting for a release"),
+            c("unsubscribe", Use.LOCKS, "waiting for a release"),
+
+            c("publish", Use.SIGNALS, "notify"),
+            c("subscribe", Use.SIGNALS, "wait"),
+            c("unsubscribe", Use.SIGNALS, "wait"),
+            c("psubscribe", Use.SIGNALS, "waiting on patterns"),
+            c("punsubscribe", Use.SIGNALS, "waiting on patterns"),
+            c("pubsub|channels", Use.SIGNALS, "unicast signals find a waiter"),
+            c("set", Use.SIGNALS, "latched events"),
+            c("get", Use.SIGNALS, "latched events"),
+            c("del", Use.SIGNALS, "clearing latched events"),
+            c("pttl", Use.SIGNALS, "latched events with a lifetime"),
+            c("type", Use.SIGNALS, "wrong-type checks naming the object"),
+            c("rpush", Use.SIGNALS, "unicast delivery lists"),
+            c("lpush", Use.SIGNALS, "unicast delivery lists"),
+            c("rpop", Use.SIGNALS, "unicast delivery lists"),
+            c("pexpire", Use.SIGNALS, "unicast delivery lists expire"),
+
+            c("set", Use.ELECTIONS, "leadership key"),
+            c("get", Use.ELECTIONS, "current leader"),
+            c("del", Use.ELECTIONS, "resign"),
+            c("pexpire", Use.ELECTIONS, "renewal"),
+            c("expire", Use.ELECTIONS, "counter election (whole seconds, as the classic algorithm)"),
+            c("pttl", Use.ELECTIONS, "term time left"),
+            c("incr", Use.ELECTIONS, "terms"),
+            c("type", Use.ELECTIONS, "wrong-type checks naming the object"),
+            c("time", Use.ELECTIONS, "leader since"),
+            c("publish", Use.ELECTIONS, "observers learn of changes"),
+            c("subscribe", Use.ELECTIONS, "observers and waiting candidates"),
+            c("unsubscribe", Use.ELECTIONS, "observers and waiting candidates"),
+
+            c("lpush", Use.QUEUES, "push"),
+            c("rpush", Use.QUEUES, "nack to the consuming end, requeue"),
+            c("rpop", Use.QUEUES, "take (FIFO)"),
+            c("lpop", Use.QUEUES, "take (LIFO)"),
+            c("brpop", Use.QUEUES, "blocking take (FIFO)"),
+            c("blpop", Use.QUEUES, "blocking take (LIFO)"),
+            c("lmove", Use.QUEUES, "reliable take"),
+            c("blmove", Use.QUEUES, "blocking reliable take"),
+            c("lindex", Use.QUEUES, "oldest message"),
+            c("llen", Use.QUEUES, "depth"),
+            c("lrange", Use.QUEUES, "processing slots, dead letters"),
+            c("get", Use.QUEUES, "slot bookkeeping"),
+            c("set", Use.QUEUES, "heartbeats, slot bookkeeping"),
+            c("del", Use.QUEUES, "ack, sweeps"),
+            c("exists", Use.QUEUES, "heartbeat checks"),
+            c("pexpire", Use.QUEUES, "heartbeats"),
+            c("pttl", Use.QUEUES, "heartbeats"),
+            c("hset", Use.QUEUES, "consumer registry, enqueue times"),
+            c("hget", Use.QUEUES, "attempts, enqueue times"),
+            c("hgetall", Use.QUEUES, "consumer registry"),
+            c("hdel", Use.QUEUES, "attempts, enqueue times, registry"),
+            c("hincrby", Use.QUEUES, "delivery attempts"),
+            c("zadd", Use.QUEUES, "delayed retries"),
+            c("zrangebyscore", Use.QUEUES, "delayed retries due"),
+            c("zrem", Use.QUEUES, "delayed retries due"),
+            c("zcard", Use.QUEUES, "delayed count"),
+            c("strlen", Use.QUEUES, "message size checks"),
+            c("type", Use.QUEUES, "wrong-type checks naming the object"),
+            c("time", Use.QUEUES, "enqueue times, heartbeats"),
+            c("client|id", Use.QUEUES, "identifying a blocked connection"),
+
+            c("scan", Use.INSPECTION, "listing objects (never KEYS)"),
+            c("type", Use.INSPECTION, "what an object is"),
+            c("get", Use.INSPECTION, "values"),
+            c("getrange", Use.INSPECTION, "value prefixes"),
+            c("hgetall", Use.INSPECTION, "holder information, registries"),
+            c("hget", Use.INSPECTION, "holder information"),
+            c("pttl", Use.INSPECTION, "time left"),
+            c("llen", Use.INSPECTION, "queue depth"),
+            c("lindex", Use.INSPECTION, "oldest message"),
+            c("lrange", Use.INSPECTION, "audit entries, dead letters"),
+            c("zcard", Use.INSPECTION, "delayed count"),
+            c("exists", Use.INSPECTION, "heartbeats"),
+            c("object|idletime", Use.INSPECTION, "age of in-flight messages"),
+            c("time", Use.INSPECTION, "ages measured on Redis's clock"),
+            c("pubsub|numsub", Use.INSPECTION, "subscriber counts"),
+            c("pubsub|channels", Use.INSPECTION, "signal channels"),
+
+            c("client|kill", Use.OPTIONAL, "ending a blocked pop on the server after the caller gave up"),
+            c("info", Use.OPTIONAL, "Redis run id: telling a restarted Redlock node from a live one"));
+
+    private RequiredCommands() {
+    }
+
+    private static Command c(String name, Use use, String why) {
+        return new Command(name, use, why);
+    }
+
+    /** Every command with what needs it, in a stable order (a command needed by several uses appears for each). */
+    public static List<Command> all() {
+        return ALL;
+    }
+
+    /** The distinct command names the given uses need, in a stable order. */
+    public static Set<String> names(Set<Use> uses) {
+        Objects.requireNonNull(uses, "uses");
+        Set<String> names = new LinkedHashSet<>();
+        for (Command command : ALL) {
+            if (uses.contains(command.use())) {
+                names.add(command.name());
+            }
+        }
+        return Collections.unmodifiableSet(names);
+    }
+
+    /** The distinct command names every primitive and inspection need (everything except {@link Use#OPTIONAL}). */
+    public static Set<String> required() {
+        return names(EnumSet.complementOf(EnumSet.of(Use.OPTIONAL)));
+    }
+
+    /**
+     * ACL rules granting exactly the commands the given uses need, starting from {@code -@all}:
+     * e.g. {@code "-@all +evalsha +eval +script|load ..."}. Key and channel patterns are not included;
+     * see {@link #keyPatterns(String)}.
+     */
+    public static String aclRules(Set<Use> uses) {
+        StringBuilder rules = new StringBuilder("-@all");
+        for (String name : names(uses)) {
+            rules.append(" +").append(name);
+        }
+        return rules.toString();
+    }
+
+    /**
+     * The ACL key and channel patterns that cover every object whose name starts with {@code prefix},
+     * including derived keys ({@code {name}:suffix}) and channels: e.g. for {@code app:} →
+     * {@code ~app:* ~{app:* &app:* &{app:*}.
+     *
+     * @throws IllegalArgumentException when the prefix is empty or holds a glob character
+     */
+    public static List<String> keyPatterns(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        if (prefix.isEmpty()) {
+            throw new IllegalArgumentException("prefix is empty; give the start shared by the names, e.g. 'app:'");
+        }
+        for (char ch : prefix.toCharArray()) {
+            if ("*?[]\\ ".indexOf(ch) >= 0) {
+                throw new IllegalArgumentException("prefix '" + prefix + "' holds '" + ch
+                        + "', which ACL patterns would read as a glob or separator; use plain characters");
+            }
+        }
+        List<String> patterns = new ArrayList<>();
+        patterns.add("~" + prefix + "*");
+        patterns.add("~{" + prefix + "*");
+        patterns.add("&" + prefix + "*");
+        patterns.add("&{" + prefix + "*");
+        return List.copyOf(patterns);
+    }
+
+    /** Lower-case form of a command as ACL rules name it ({@code "SCRIPT LOAD"} → {@code "script|load"}). */
+    public static String aclName(String command) {
+        return command.trim().toLowerCase(Locale.ROOT).replaceAll("\\s+", "|");
+    }
+}

@@ -1,0 +1,159 @@
+package io.coordis.testkit.history;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class CheckersTest {
+    private static final Duration TTL = Duration.ofMillis(100);
+    private final List<Op> ops = new ArrayList<>();
+
+    private void op(String actor, String type, String f, String value, long token, long millis) {
+        String[] pt = actor.split("/");
+        ops.add(new Op(pt[0], pt.length > 1 ? pt[1] : "t", type, f, "k", value, token, millis * 1000));
+    }
+
+    private void hold(String actor, long invoke, long ok, long release, long token) {
+        op(actor, "invoke", "acquire", "", -1, invoke);
+        op(actor, "ok", "acquire", "", token, ok);
+        op(actor, "invoke", "release", "", token, release);
+        op(actor, "ok", "release", "", token, release + 1);
+    }
+
+    private List<Op> sorted() {
+        List<Op> copy = new ArrayList<>(ops);
+        copy.sort(java.util.Comparator.comparingLong(Op::micros));
+        return copy;
+    }
+
+    @Test
+    void sequentialHoldersWithGrowingTokensAreValid() {
+        hold("a", 0, 1, 10, 1);
+        hold("b", 5, 11, 20, 2);
+        assertThat(LockChecker.check(sorted(), TTL)).satisfies(r -> {
+            assertThat(r.valid()).isTrue();
+            assertThat(r.acquisitions()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void twoHoldersInsideTheirValidityOverlap() {
+        hold("a", 0, 1, 50, 1);
+        hold("b", 10, 20, 60, 2);
+        assertThat(LockChecker.check(sorted(), TTL).overlaps()).isEqualTo(1);
+    }
+
+    @Test
+    void aHolderPastItsTtlNoLongerCountsAsHolding() {
+        hold("a", 0, 1, 180, 1); // held 180 ms with a 100 ms TTL: valid until 100
+        hold("b", 101, 102, 150, 2);
+        assertThat(LockChecker.check(sorted(), TTL).valid()).isTrue();
+    }
+
+    @Test
+    void aLaterAcquisitionWithALowerTokenIsAFenceViolationButConcurrentOnesAreNot() {
+        hold("a", 0, 1, 10, 5);
+        hold("b", 11, 12, 20, 3); // began after a returned: must be higher
+        assertThat(LockChecker.check(sorted(), TTL).fenceViolations()).isEqualTo(1);
+
+        ops.clear();
+        hold("a", 0, 5, 10, 5);
+        hold("b", 1, 20, 30, 4); // invoked before a returned: Redis may have ordered b first
+        assertThat(LockChecker.check(sorted(), TTL).fenceViolations()).isZero();
+    }
+
+    @Test
+    void twoCandidatesWithOneTermOrAFallingTermAreFlagged() {
+        op("a", "invoke", "campaign", "a", -1, 0);
+        op("a", "ok", "elected", "a", 1, 1);
+        op("b", "invoke", "campaign", "b", -1, 5);
+        op("b", "ok", "elected", "b", 1, 6);
+        LeaderChecker.Result r = LeaderChecker.check(sorted());
+        assertThat(r.sharedTerms()).isEqualTo(1);
+        assertThat(r.regressions()).isEqualTo(1);
+
+        ops.clear();
+        op("a", "invoke", "campaign", "a", -1, 0);
+        op("a", "ok", "elected", "a", 1, 1);
+        op("b", "invoke", "campaign", "b", -1, 5);
+        op("b", "ok", "elected", "b", 2, 6);
+        assertThat(LeaderChecker.check(sorted()).valid()).isTrue();
+    }
+
+    @Test
+    void queueAccountingSeparatesLostStuckDuplicatedAndIndeterminate() {
+        op("p", "ok", "enqueue", "m1", -1, 0);
+        op("p", "ok", "enqueue", "m2", -1, 1);
+        op("p", "ok", "enqueue", "m3", -1, 2);
+        op("p", "ok", "enqueue", "m4", -1, 3);
+        op("p", "ok", "enqueue", "m5", -1, 4);
+        op("c", "ok", "dequeue", "m1", -1, 10);
+        op("c", "ok", "ack", "m1", -1, 11);
+        op("c", "ok", "dequeue", "m1", -1, 12); // redelivered
+        op("c", "ok", "dequeue", "m2", -1, 13); // then lost
+        op("d", "ok", "dequeue", "m3", -1, 14);
+        op("d", "invoke", "ack", "m3", -1, 15); // d died waiting for the reply
+        op("p", "info", "stuck", "m4", -1, 20);
+        op("p", "info", "ready", "m5", -1, 21);
+        op("c", "ok", "dequeue", "m9", -1, 22); // nobody sent it
+        QueueChecker.Result r = QueueChecker.check(sorted());
+        assertThat(r.lost()).isEqualTo(1);
+        assertThat(r.stuck()).isEqualTo(1);
+        assertThat(r.duplicates()).isEqualTo(1);
+        assertThat(r.indeterminate()).isEqualTo(1);
+        assertThat(r.phantoms()).isEqualTo(1);
+        assertThat(r.valid()).isFalse();
+    }
+
+    @Test
+    void aMissedSignalNeedsAGapReportedAfterItWasSent() {
+        op("r", "ok", "subscribed", "", -1, 0);
+        op("s", "invoke", "notify", "s1", -1, 10);
+        op("s", "ok", "notify", "s1", -1, 11);
+        op("s", "invoke", "notify", "s2", -1, 20);
+        op("s", "ok", "notify", "s2", -1, 21);
+        op("r", "ok", "receive", "s2", -1, 22);
+        assertThat(SignalChecker.check(sorted()).silentlyMissed()).isEqualTo(1);
+
+        op("r", "info", "gap", "", -1, 15); // reported between s1 and the next signal heard
+        SignalChecker.Result r = SignalChecker.check(sorted());
+        assertThat(r.silentlyMissed()).isZero();
+        assertThat(r.missedWithGap()).isEqualTo(1);
+        assertThat(r.heard()).isEqualTo(1);
+
+        ops.clear();
+        op("r", "ok", "subscribed", "", -1, 0);
+        op("r", "info", "gap", "", -1, 5); // before the signal was sent: does not cover it
+        op("s", "invoke", "notify", "s1", -1, 10);
+        op("s", "ok", "notify", "s1", -1, 11);
+        assertThat(SignalChecker.check(sorted()).silentlyMissed()).isEqualTo(1);
+    }
+
+    @Test
+    void historiesRoundTripThroughFilesAndSkipATornLastLine(@TempDir Path dir) throws Exception {
+        try (History h = History.open(dir.resolve("a.jsonl"), "proc \"one\"")) {
+            h.ok("enqueue", "q\n1", "m\u0001\\", 7);
+            h.invoke("ack", "q", "", -1);
+        }
+        Files.writeString(dir.resolve("b.jsonl"), "{\"process\":\"b\",\"thread\":\"t\",\"type\":\"ok\",\"f\":\"x\",\"key\":\"k\",\"value\":\"v\",\"token\":1,\"time\":1}\n{\"process\":\"b\",\"th");
+        List<Op> read = Histories.read(dir);
+        assertThat(read).hasSize(3);
+        Op first = read.stream().filter(o -> o.f().equals("enqueue")).findFirst().orElseThrow();
+        assertThat(first.process()).isEqualTo("proc \"one\"");
+        assertThat(first.key()).isEqualTo("q\n1");
+        assertThat(first.value()).isEqualTo("m\u0001\\");
+        assertThat(first.token()).isEqualTo(7);
+        assertThat(read.get(0).micros()).isEqualTo(1); // ordered by time
+
+        Files.writeString(dir.resolve("c.jsonl"), "garbage\n{\"process\":\"b\",\"thread\":\"t\",\"type\":\"ok\",\"f\":\"x\",\"token\":1,\"time\":1}\n");
+        assertThatThrownBy(() -> Histories.read(dir)).hasMessageContaining("c.jsonl line 1");
+    }
+}

@@ -53,7 +53,11 @@ class FailoverIT {
             }
             System.out.println("take-over after kill -9 (ms, TTL " + TTL.toMillis() + "): " + takeovers);
             assertThat(referee.violations()).isEmpty();
-            assertThat(referee.events("ELECTED")).hasSize(21);
+            // 21 = the first leader + one per kill; more only if a renewal missed its deadline on the loaded
+            // machine (a legitimate hand-over, judged by the referee like any other; StableLeadershipIT is the
+            // test that leadership does not change without a fault)
+            assertThat(referee.events("ELECTED")).hasSizeGreaterThanOrEqualTo(21);
+            System.out.println("elections: " + referee.events("ELECTED").size() + " for 20 kills");
             assertThat(referee.events("WRITE")).allMatch(ElectionReferee.Event::accepted);
         }
     }

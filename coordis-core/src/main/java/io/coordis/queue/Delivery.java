@@ -2,6 +2,10 @@ package io.coordis.queue;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One message handed to one consumer, held in that consumer's processing slot until it is settled:
@@ -21,8 +25,10 @@ public final class Delivery {
 
     private final DeliveryRef ref;
     private final byte[] payload;
-    private final int attempts;
     private final Settler settler;
+    private volatile int attempts;
+    private final CompletableFuture<Long> failures;
+    private final Duration lookupTimeout;
     private volatile Outcome outcome;
 
     Delivery(DeliveryRef ref, byte[] payload, int attempts, Settler settler) {
@@ -30,6 +36,21 @@ public final class Delivery {
         this.payload = payload;
         this.attempts = attempts;
         this.settler = settler;
+        this.failures = null;
+        this.lookupTimeout = Duration.ZERO;
+    }
+
+    /**
+     * A delivery whose failed-delivery count is still being read ({@code failures}, sent when the message was
+     * taken): {@link #attempts()} waits for it at most {@code lookupTimeout}.
+     */
+    Delivery(DeliveryRef ref, byte[] payload, CompletableFuture<Long> failures, Duration lookupTimeout, Settler settler) {
+        this.ref = ref;
+        this.payload = payload;
+        this.attempts = 0;
+        this.settler = settler;
+        this.failures = failures;
+        this.lookupTimeout = lookupTimeout;
     }
 
     /**
@@ -57,9 +78,36 @@ public final class Delivery {
     /**
      * Which delivery of this payload this is: 1 for the first, 1 + the failed deliveries counted so far.
      * Counts are kept per distinct payload (see {@link ReliableQueue}), so identical payloads share one.
+     *
+     * <p>A message that a blocking take received the moment it arrived has its count read by a lookup sent
+     * with the take, off the take's critical path; the first call here may then wait for that reply (at
+     * most the command timeout; it is normally there long before).
+     *
+     * @throws io.coordis.CoordisException when that lookup failed (Redis unavailable); the delivery itself is
+     *                                     unaffected and can still be settled
      */
     public int attempts() {
-        return attempts;
+        int known = attempts;
+        if (known > 0 || failures == null) {
+            return known;
+        }
+        long failed;
+        try {
+            failed = failures.get(lookupTimeout.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new io.coordis.CoordisException(null, "interrupted while reading the delivery count of " + id(), e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof io.coordis.CoordisException c ? c
+                    : new io.coordis.CoordisException(null, "cannot read the delivery count of " + id() + ": "
+                    + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new io.coordis.NodeUnavailableException(null, "no reply within " + lookupTimeout.toMillis()
+                    + " ms to the delivery count lookup of " + id(), e);
+        }
+        known = (int) Math.min(Integer.MAX_VALUE, failed + 1);
+        attempts = known;
+        return known;
     }
 
     /** The outcome of settling, or {@code null} while not settled. */
@@ -116,7 +164,7 @@ public final class Delivery {
 
     @Override
     public String toString() {
-        return "Delivery[" + id() + ", " + payload.length + " bytes, attempt " + attempts
+        return "Delivery[" + id() + ", " + payload.length + " bytes, attempt " + (attempts > 0 ? Integer.toString(attempts) : "?")
                 + (outcome == null ? "" : ", " + outcome) + "]";
     }
 }

@@ -40,6 +40,15 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     private final long[] numbers;
     private final ListCommands.Blocking[] blocking;
     private final ArrayDeque<Integer> free = new ArrayDeque<>();
+    /**
+     * Per slot, guarded by {@link #free}: may hold a message nobody was handed (a take failed or was
+     * interrupted after its move was sent). A take looks into such a slot with take.lua before blocking.
+     */
+    private final boolean[] suspect;
+    /** take.lua found the queue empty last time it ran: consumers keep up, so takes block first. */
+    private volatile boolean drained;
+    private final java.util.concurrent.atomic.AtomicLong directTakes = new java.util.concurrent.atomic.AtomicLong();
+    private static final int PROBE_EVERY = 16;
     /** Takes hold it shared; close holds it exclusively, so no take moves a message after close released. */
     private final java.util.concurrent.locks.ReadWriteLock closing = new java.util.concurrent.locks.ReentrantReadWriteLock();
     private final ScheduledExecutorService sweeper;
@@ -54,6 +63,8 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         this.ttlNanos = queue.options.heartbeatTtl().toNanos();
         this.numbers = new long[slotCount];
         this.blocking = new ListCommands.Blocking[slotCount];
+        this.suspect = new boolean[slotCount];
+        java.util.Arrays.fill(suspect, true); // until take.lua has looked once
         for (int i = 0; i < slotCount; i++) {
             free.add(i);
         }
@@ -112,8 +123,16 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             if (queue.ticker.read() - lastBeatNanos > ttlNanos * 2 / 3) {
                 beat();
             }
+            // The queue was found empty lately (consumers keep up), one known-empty slot and time to wait: BLMOVE
+            // straight away, one round trip per message as it arrives. Otherwise, and every PROBE_EVERY takes to
+            // notice a backlog, take.lua first: one round trip that also reads the count and looks into suspect slots.
+            boolean direct = drained && slots.size() == 1 && wait.toNanos() > 0 && !isSuspect(slots.get(0))
+                    && directTakes.incrementAndGet() % PROBE_EVERY != 0;
             while (true) {
-                fill(slots, handed);
+                if (!direct) {
+                    fill(slots, handed);
+                }
+                direct = false;
                 long left = deadline - queue.ticker.read();
                 if (!handed.isEmpty() || left <= 0) {
                     clean = true;
@@ -122,7 +141,16 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                 int slot = slots.get(0);
                 Duration block = Duration.ofNanos(Math.min(left, ttlNanos));
                 try {
-                    blocking(slot).move(queue.keys.queue, queue.keys.slot(id, slot), queue.options.order().right(), block);
+                    byte[] moved = blocking(slot).move(queue.keys.queue, queue.keys.slot(id, slot),
+                            queue.options.order().right(), block);
+                    if (moved != null && slots.size() == 1) {
+                        // the slot was empty, so what BLMOVE moved is its one message; its count is read meanwhile
+                        handed.add(new Delivery(new DeliveryRef(id, slot, nextNumber(slot)), moved,
+                                queue.lists.hgetNumber(queue.keys.attempts, SlotQueue.sha1(moved)),
+                                queue.lists.commandTimeout(), this));
+                        clean = true;
+                        return handed;
+                    }
                 } catch (CoordisException e) {
                     requireOpen();
                     // The move may have happened with its reply lost: hand out what the slot holds.
@@ -163,18 +191,33 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         }
         Object reply = Payloads.await(queue.lists, queue.lists.eval(SlotQueue.TAKE, k,
                 List.of(SlotQueue.bytes(queue.options.order().side()))), queue.name());
+        synchronized (free) {
+            for (int s : open) {
+                suspect[s] = false; // looked into: empty now, or its message is handed out below
+            }
+        }
         List<?> r = Replies.list(reply, open.size() * 2, SlotQueue.TAKE, queue.lists.address());
+        drained = !(r.get(r.size() - 2) instanceof byte[]); // the last slot got nothing: the queue ran empty
         for (int i = 0; i < open.size(); i++) {
             if (r.get(2 * i) instanceof byte[] payload) {
                 int slot = open.get(i);
                 long failures = Replies.number(r, 2 * i + 1, SlotQueue.TAKE, queue.lists.address());
-                long n;
-                synchronized (numbers) {
-                    n = ++numbers[slot];
-                }
+                long n = nextNumber(slot);
                 handed.add(new Delivery(new DeliveryRef(id, slot, n), payload, (int) Math.min(Integer.MAX_VALUE,
                         failures + 1), this));
             }
+        }
+    }
+
+    private long nextNumber(int slot) {
+        synchronized (numbers) {
+            return ++numbers[slot];
+        }
+    }
+
+    private boolean isSuspect(int slot) {
+        synchronized (free) {
+            return suspect[slot];
         }
     }
 
@@ -242,6 +285,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         synchronized (free) {
             for (int s : slots) {
                 if (!free.contains(s)) {
+                    this.suspect[s] |= suspect;
                     if (suspect) {
                         free.addFirst(s);
                     } else {

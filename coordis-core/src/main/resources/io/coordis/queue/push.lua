@@ -5,16 +5,17 @@
 -- ARGV     the payloads, in push order
 --
 -- Returns {length}  the queue's length afterwards
--- Errors  WRONGTYPE key '<queue>' holds a <type>  when the queue key is not a list
+-- Errors  WRONGTYPE (from the first LPUSH, before anything is written) when the queue key is not a list;
+--         the client names the key and its type
 local queue, enqueued = KEYS[1], KEYS[2]
-local kind = redis.call('TYPE', queue).ok
-if kind ~= 'list' and kind ~= 'none' then
-  return redis.error_reply("WRONGTYPE key '" .. queue .. "' holds a " .. kind)
-end
 local t = redis.call('TIME')
 local now = string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+local length = 0
 for i = 1, #ARGV do
-  redis.call('LPUSH', queue, ARGV[i])
+  length = redis.call('LPUSH', queue, ARGV[i])
   redis.call('HSETNX', enqueued, redis.sha1hex(ARGV[i]), now)
 end
-return {redis.call('LLEN', queue)}
+if #ARGV == 0 then
+  length = redis.call('LLEN', queue)
+end
+return {length}

@@ -142,8 +142,21 @@ class ConsumerCrashIT {
                     watch = RespClient.connect(server);
                 }
                 int victim = random.nextInt(children.size());
+                boolean due = killConsumers && kills < MAX_KILLS && seen < messages * 0.9 && System.nanoTime() > nextKill;
+                if (due) {
+                    // prefer a consumer that holds messages right now, so most kills exercise recovery (consumers
+                    // that outpace the producer are often idle at a random instant)
+                    for (int k = 0; k < children.size(); k++) {
+                        int candidate = (victim + k) % children.size();
+                        String cid = consumerId(children.get(candidate));
+                        if (cid != null && held(watch, cid) > 0) {
+                            victim = candidate;
+                            break;
+                        }
+                    }
+                }
                 String id = consumerId(children.get(victim));
-                if (killConsumers && kills < MAX_KILLS && seen < messages * 0.9 && System.nanoTime() > nextKill && id != null) {
+                if (due && id != null) {
                     ChildJvm old = children.get(victim);
                     old.close(); // SIGKILL
                     long killedAt = System.nanoTime();

@@ -50,6 +50,43 @@ class ReliableQueueIT {
     }
 
     @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aConsumerThatKeepsUpTakesEachArrivingMessageWithItsDeliveryCountAndAcksItExactly() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("keeps-up", QueueOptions.defaults().withSlots(1));
+        try (Consumer c = q.consumer()) {
+            assertThat(c.take(Duration.ofMillis(50))).as("empty queue").isEmpty(); // now it blocks first
+            for (int round = 0; round < 20; round++) {
+                String payload = "job " + (round % 3); // identical payloads among the rounds
+                Thread pusher = new Thread(() -> {
+                    try {
+                        Thread.sleep(20);
+                        foreign.command("LPUSH", "keeps-up", payload); // a foreign producer
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                pusher.start();
+                Delivery first = c.take(Duration.ofSeconds(5)).orElseThrow();
+                pusher.join();
+                assertThat(first.text()).isEqualTo(payload);
+                assertThat(first.attempts()).as("round %d", round).isEqualTo(1);
+                assertThat(first.nack()).isEqualTo(Outcome.REQUEUED);
+                Delivery again = c.take(Duration.ofSeconds(5)).orElseThrow();
+                assertThat(again.text()).isEqualTo(payload);
+                assertThat(again.attempts()).as("the redelivery counts the failed one").isEqualTo(2);
+                assertThat(again.id()).isNotEqualTo(first.id());
+                assertThat(again.ack()).isEqualTo(Outcome.ACKED);
+                assertThat(q.ack(again.id())).as("retried ack").isEqualTo(Outcome.ALREADY_SETTLED);
+                assertThat(q.ack(first.id())).as("the nacked delivery").isEqualTo(Outcome.ALREADY_SETTLED);
+                QueueStats stats = q.stats();
+                assertThat(stats.depth()).isZero();
+                assertThat(stats.inFlight()).isZero();
+            }
+        }
+        assertThat(leftovers("keeps-up")).isZero();
+    }
+
+    @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void tenThousandIdenticalPayloadsEachAckRemovesExactlyOne() throws Exception {
         ReliableQueue q = coordis.reliableQueue("same", QueueOptions.defaults().withSlots(64));

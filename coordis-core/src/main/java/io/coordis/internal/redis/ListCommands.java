@@ -130,6 +130,21 @@ public final class ListCommands implements AutoCloseable {
         return send(c -> c.hget(bytes(key), bytes(field)));
     }
 
+    /**
+     * The integer in field {@code field} of hash {@code key}, 0 when absent; a failure completes the future
+     * with the translated {@link io.coordis.CoordisException}.
+     */
+    public CompletableFuture<Long> hgetNumber(String key, String field) {
+        return hget(key, field).handle((value, failure) -> {
+            if (failure != null) {
+                Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                throw RedisErrors.translate(cause, address);
+            }
+            return value == null ? 0L : Long.parseLong(text(value));
+        });
+    }
+
     public CompletableFuture<Long> zcard(String key) {
         return send(c -> c.zcard(bytes(key)));
     }

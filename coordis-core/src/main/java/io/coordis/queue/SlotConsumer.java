@@ -223,7 +223,26 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
 
     @Override
     public Outcome settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
-        Outcome o = queue.settle(ref, ack, delay);
+        Outcome o = null;
+        if (ack) {
+            // Ack on the slot's own connection when it has one: idle while the slot is out, and it keeps the
+            // consumers' traffic from queueing in front of the producers' on the shared connection.
+            closing.readLock().lock();
+            try {
+                ListCommands.Blocking own;
+                synchronized (blocking) {
+                    own = closed ? null : blocking[ref.slot()];
+                }
+                if (own != null) {
+                    o = queue.acks(List.of(ref), own).get(0);
+                }
+            } finally {
+                closing.readLock().unlock();
+            }
+        }
+        if (o == null) {
+            o = queue.settle(ref, ack, delay);
+        }
         giveBack(List.of(ref.slot()));
         return o;
     }

@@ -129,6 +129,11 @@ final class SlotQueue implements ReliableQueue {
 
     /** Acks deliveries, all of one consumer, in one script. */
     List<Outcome> acks(List<DeliveryRef> refs) throws InterruptedException {
+        return acks(refs, null);
+    }
+
+    /** Like {@link #acks(List)}, on {@code via} (a connection the caller owns) when not {@code null}. */
+    List<Outcome> acks(List<DeliveryRef> refs, ListCommands.Blocking via) throws InterruptedException {
         if (refs.isEmpty()) {
             return List.of();
         }
@@ -144,8 +149,8 @@ final class SlotQueue implements ReliableQueue {
             a.add(bytes(r.slot()));
             a.add(bytes(r.number()));
         }
-        List<?> reply = Replies.list(Payloads.await(lists, lists.eval(ACK, k, a), name), refs.size(), ACK,
-                lists.address());
+        Object raw = via != null ? via.eval(ACK, k, a) : Payloads.await(lists, lists.eval(ACK, k, a), name);
+        List<?> reply = Replies.list(raw, refs.size(), ACK, lists.address());
         List<Outcome> out = new ArrayList<>(refs.size());
         for (int i = 0; i < refs.size(); i++) {
             long code = Replies.number(reply, i, ACK, lists.address());

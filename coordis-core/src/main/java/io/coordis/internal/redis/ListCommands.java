@@ -268,6 +268,22 @@ public final class ListCommands implements AutoCloseable {
             return call(source, c -> c.blmove(bytes(source), bytes(destination), args, seconds), block);
         }
 
+        /**
+         * Runs {@code script} on this connection (EVALSHA, EVAL on NOSCRIPT) and waits for the reply, at most
+         * the command timeout: for a caller that owns this connection between blocking calls and wants its
+         * commands off the shared connection. Failures as {@link #move}.
+         */
+        public Object eval(LuaScript script, List<String> keys, List<byte[]> args) throws InterruptedException {
+            connector.requireOneSlot(keys, address);
+            byte[][] k = keys.stream().map(ListCommands::bytes).toArray(byte[][]::new);
+            byte[][] a = args.toArray(byte[][]::new);
+            return call(keys.get(0), c -> c.<Object>evalsha(script.sha(), ScriptOutputType.MULTI, k, a)
+                    .handle((value, failure) -> failure != null && RedisErrors.isNoScript(failure)
+                            ? c.<Object>eval(script.source(), ScriptOutputType.MULTI, k, a)
+                            : (failure != null ? CompletableFuture.failedFuture(failure) : CompletableFuture.completedFuture(value)))
+                    .thenCompose(stage -> stage), Duration.ZERO);
+        }
+
         /** {@code BRPOP key block} (or {@code BLPOP}): the value, or {@code null} after {@code block}. */
         public byte[] pop(String key, boolean right, Duration block) throws InterruptedException {
             double seconds = Math.max(0.001, block.toMillis() / 1000.0);

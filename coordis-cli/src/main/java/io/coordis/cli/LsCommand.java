@@ -105,6 +105,20 @@ final class LsCommand implements Callable<Integer> {
             lines.add("-- " + at.truncatedTo(ChronoUnit.SECONDS) + " (every " + StateViews.time(java.util.Optional.of(watch))
                     + ", Ctrl-C to stop) --");
         }
+        lines.addAll(render(inspector, kinds, match, json, at));
+        if (watch != null && !json && onScreen()) {
+            terminal.out().print(CLEAR_SCREEN); // redraw in place, as watch(1) does
+        }
+        terminal.output(String.join("\n", lines));
+    }
+
+    /**
+     * The tables (or JSON documents, one per kind) of the objects of {@code kinds} whose names match
+     * {@code match}, as {@code coordis ls} prints them.
+     */
+    static List<String> render(Inspector inspector, List<ObjectKind> kinds, String match, boolean json, Instant at)
+            throws InterruptedException {
+        List<String> lines = new ArrayList<>();
         for (ObjectKind k : kinds) {
             Table table;
             List<Object> items = new ArrayList<>();
@@ -155,10 +169,7 @@ final class LsCommand implements Callable<Integer> {
                 lines.addAll(table.lines());
             }
         }
-        if (watch != null && !json && onScreen()) {
-            terminal.out().print(CLEAR_SCREEN); // redraw in place, as watch(1) does
-        }
-        terminal.output(String.join("\n", lines));
+        return lines;
     }
 
     /** Whether standard output is the terminal the user watches (not a pipe or a file). */

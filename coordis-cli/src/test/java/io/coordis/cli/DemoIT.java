@@ -14,13 +14,17 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** {@code coordis demo} in its own JVM: with the redis-server it starts itself, and with a given one. */
+/**
+ * {@code coordis demo} in its own JVM: the whole tour with the redis-server binary shipped in the jar (no
+ * Redis installed needed), and with a given server, which it leaves as it found it.
+ */
 class DemoIT {
     private static final Pattern ACQUIRED = Pattern.compile("worker-\\d+ acquired demo:printer \\(fencing token (\\d+)\\)");
+    private static final Pattern STARTED = Pattern.compile("started redis-server \\S+ on 127\\.0\\.0\\.1:(\\d+) \\(([^)]*)\\)");
 
-    private static List<Long> tokens(String stdout) {
+    private static List<Long> tokens(String narration) {
         List<Long> tokens = new ArrayList<>();
-        Matcher m = ACQUIRED.matcher(stdout);
+        Matcher m = ACQUIRED.matcher(narration);
         while (m.find()) {
             tokens.add(Long.parseLong(m.group(1)));
         }
@@ -34,27 +38,69 @@ class DemoIT {
         }
     }
 
+    private static long number(String text, String regex) {
+        Matcher m = Pattern.compile(regex).matcher(text);
+        assertThat(m.find()).as("'%s' in:%n%s", regex, text).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
+    /** Every part of the tour shows what it claims, in the narration (stderr) and the tables (stdout). */
+    private static void assertTheTour(CliProcess cli, int workers, int rounds) {
+        String said = cli.stderr();
+        String out = cli.stdout();
+        assertStrictlyIncreasing(tokens(said), workers * rounds);
+        long first = number(said, "alpha is leader of demo:leader with term (\\d+)");
+        long next = number(said, "beta is leader with term (\\d+)");
+        assertThat(next).isGreaterThan(first);
+        assertThat(said).contains("3 of 3 waiters woke", "exactly one of 3 waiters woke",
+                "consumer A took 'resize photo-1'", "consumer B got 'resize photo-1' back",
+                "(attempt 3 of 3): dead-lettered", "nothing lost");
+        assertThat(said).doesNotContain("Exception", "\tat ");
+        assertThat(out).contains("locks (1)", "demo:printer", "elections (1)", "beta", "queues (1)", "demo:jobs",
+                "signals (1)", "demo:build", "green", "Try it yourself in two terminals");
+        String queueRow = out.lines().filter(l -> l.startsWith("demo:jobs ")).findFirst().orElseThrow();
+        assertThat(queueRow.split("\\s+")).as(queueRow).startsWith("demo:jobs", "0", "0", "-", "-", "0", "1");
+    }
+
     @Test
-    void startsItsOwnRedisAndShowsIncreasingTokens() {
+    void runsTheWholeTourOnTheRedisShippedInTheJarInUnderAMinute() {
         long started = System.nanoTime();
-        try (CliProcess cli = CliProcess.start("demo")) {
+        try (CliProcess cli = CliProcess.startWithEnv("COORDIS_REDIS_EMBEDDED", "1", "demo")) {
             assertThat(cli.exitCode()).as(cli.stderr()).isZero();
-            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
-            assertThat(cli.stdout()).startsWith("started redis-server ")
-                    .contains("worker-1 released demo:printer", "one holder at a time", "stopped redis-server");
-            assertStrictlyIncreasing(tokens(cli.stdout()), 4 * 3);
-            assertThat(cli.stderr()).isEmpty();
+            long took = Duration.ofNanos(System.nanoTime() - started).toMillis();
+            assertThat(took).as("the demo's wall time").isLessThan(60_000);
+            System.out.println("demo took " + took + " ms");
+            Matcher server = STARTED.matcher(cli.stderr());
+            assertThat(server.find()).as(cli.stderr()).isTrue();
+            assertThat(server.group(2)).as("the binary from the jar, not one installed").doesNotStartWith("/usr/");
+            assertTheTour(cli, 4, 3);
+            String port = server.group(1);
+            List<String> paste = cli.stdout().lines().filter(l -> l.contains("terminal ") || l.contains("either:")).toList();
+            assertThat(paste).hasSizeGreaterThanOrEqualTo(8).allMatch(l -> l.contains("-u redis://127.0.0.1:" + port + " "));
+            assertThat(cli.stderr()).contains("stopped redis-server on 127.0.0.1:" + port, "demo --keep");
         }
     }
 
     @Test
-    void usesTheGivenRedis() {
-        try (RedisServer server = RedisServer.start();
-             CliProcess cli = CliProcess.start("demo", "--url", server.uri(), "--workers", "3", "--rounds", "2")) {
-            assertThat(cli.exitCode()).as(cli.stderr()).isZero();
-            assertThat(cli.stdout()).startsWith("using Redis at " + server.uri());
-            assertStrictlyIncreasing(tokens(cli.stdout()), 3 * 2);
-            assertThat(server.command("GET", "{demo:printer}:fence")).isEqualTo("6");
+    void usesTheGivenRedisAndLeavesNoDemoKeysBehind() {
+        try (RedisServer server = RedisServer.start()) {
+            server.command("SET", "mine", "untouched");
+            try (CliProcess cli = CliProcess.start("demo", "--url", server.uri(), "--workers", "3", "--rounds", "2")) {
+                assertThat(cli.exitCode()).as(cli.stderr()).isZero();
+                assertThat(cli.stderr()).startsWith("using Redis at " + server.uri());
+                assertTheTour(cli, 3, 2);
+                assertThat(cli.stderr()).containsPattern("removed the demo's \\d+ keys");
+            }
+            assertThat(server.command("KEYS", "*demo*")).as("keys the demo left").isEqualTo(List.of());
+            assertThat(server.command("GET", "mine")).isEqualTo("untouched");
+        }
+    }
+
+    @Test
+    void keepIsRefusedWithAUrl() {
+        try (CliProcess cli = CliProcess.start("demo", "--url", "redis://127.0.0.1:1", "--keep")) {
+            assertThat(cli.exitCode()).isEqualTo(64);
+            assertThat(cli.stderr()).contains("--keep").doesNotContain("\tat ");
         }
     }
 
@@ -68,7 +114,8 @@ class DemoIT {
         }
         try (CliProcess demo = CliProcess.startJar(jar, "demo", "--workers", "2", "--rounds", "2")) {
             assertThat(demo.exitCode()).as(demo.stderr()).isZero();
-            assertStrictlyIncreasing(tokens(demo.stdout()), 2 * 2);
+            assertTheTour(demo, 2, 2);
+            assertThat(demo.stdout()).contains("java -jar " + jar.toAbsolutePath());
         }
     }
 }

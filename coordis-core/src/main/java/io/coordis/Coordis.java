@@ -270,6 +270,14 @@ public final class Coordis implements AutoCloseable {
         return inspector;
     }
 
+    /**
+     * Checks the servers this client talks to (every node for Redlock) for what Coordis needs: version, role,
+     * eviction policy, persistence, the ACL user's permissions, clock skew. See {@link io.coordis.doctor.Doctor}.
+     */
+    public io.coordis.doctor.Doctor doctor() {
+        return new io.coordis.doctor.Doctor(nodes);
+    }
+
     /** The Redis node this client talks to, as {@code host:port}; several are separated by commas. */
     public String address() {
         return String.join(",", nodes.stream().map(RedisNode::address).toList());

@@ -66,7 +66,6 @@ public final class RequiredCommands {
             c("script|load", Use.CONNECTION, "loading scripts ahead of use"),
             c("ping", Use.CONNECTION, "connection health checks"),
             c("hello", Use.CONNECTION, "protocol negotiation on connect"),
-            c("client|setinfo", Use.CONNECTION, "client library name on connect (Redis 7.2+; failure is ignored)"),
 
             c("set", Use.LOCKS, "lock key with NX PX, as foreign clients write it"),
             c("get", Use.LOCKS, "lock owner check, fencing number"),

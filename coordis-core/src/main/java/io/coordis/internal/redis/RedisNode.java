@@ -188,6 +188,33 @@ public final class RedisNode implements AutoCloseable {
         return send(c -> c.info(section)).thenApply(RedisNode::parseInfo);
     }
 
+    /** {@code CONFIG GET pattern...} as a map of parameter to value. */
+    public CompletableFuture<java.util.Map<String, String>> configGet(String... patterns) {
+        return send(c -> c.configGet(patterns));
+    }
+
+    /** {@code ACL WHOAMI}: the user this connection authenticated as. */
+    public CompletableFuture<String> aclWhoami() {
+        return send(c -> c.aclWhoami());
+    }
+
+    /** {@code ACL GETUSER user}: the user's flags, rules and patterns as Redis returns them (a flat list). */
+    public CompletableFuture<List<Object>> aclGetuser(String user) {
+        return send(c -> c.aclGetuser(user));
+    }
+
+    /** {@code ACL CAT category}: the commands (and, from Redis 7, subcommands as {@code cmd|sub}) in it. */
+    public CompletableFuture<List<String>> aclCat(String category) {
+        return send(c -> c.dispatch(io.lettuce.core.protocol.CommandType.ACL,
+                new io.lettuce.core.output.ValueListOutput<>(io.lettuce.core.codec.StringCodec.UTF8),
+                new io.lettuce.core.protocol.CommandArgs<>(io.lettuce.core.codec.StringCodec.UTF8).add("CAT").add(category)));
+    }
+
+    /** {@code TIME}, in microseconds since the epoch on the server's clock. */
+    public CompletableFuture<Long> timeMicros() {
+        return send(c -> c.time()).thenApply(t -> Long.parseLong(t.get(0)) * 1_000_000L + Long.parseLong(t.get(1)));
+    }
+
     static java.util.Map<String, String> parseInfo(String text) {
         java.util.Map<String, String> fields = new java.util.HashMap<>();
         for (String line : text.split("\r?\n")) {

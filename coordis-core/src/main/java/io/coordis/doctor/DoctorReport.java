@@ -1,0 +1,38 @@
+package io.coordis.doctor;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The doctor's findings and the facts they rest on.
+ *
+ * @param nodes          per node, what was read
+ * @param findings       every finding, node by node, then those about all nodes
+ * @param skewMicros     for several nodes: the largest difference between two nodes' clocks
+ * @param skewUncertaintyMicros how far off that figure may be (the round trips it was measured with)
+ */
+public record DoctorReport(List<NodeFacts> nodes, List<Finding> findings, Optional<Long> skewMicros,
+                           Optional<Long> skewUncertaintyMicros) {
+    public DoctorReport {
+        nodes = List.copyOf(nodes);
+        findings = List.copyOf(findings);
+    }
+
+    /** The worst severity found: FAIL over WARN over UNKNOWN over OK. */
+    public Finding.Severity worst() {
+        Finding.Severity worst = Finding.Severity.OK;
+        for (Finding f : findings) {
+            worst = rank(f.severity()) > rank(worst) ? f.severity() : worst;
+        }
+        return worst;
+    }
+
+    private static int rank(Finding.Severity s) {
+        return switch (s) {
+            case OK -> 0;
+            case UNKNOWN -> 1;
+            case WARN -> 2;
+            case FAIL -> 3;
+        };
+    }
+}

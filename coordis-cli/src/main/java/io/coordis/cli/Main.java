@@ -48,7 +48,8 @@ public final class Main {
                 .addSubcommand(QueueCommand.create(terminal))
                 .addSubcommand(new LsCommand(terminal))
                 .addSubcommand(new InspectCommand(terminal))
-                .addSubcommand(new ForceUnlockCommand(terminal));
+                .addSubcommand(new ForceUnlockCommand(terminal))
+                .addSubcommand(new DoctorCommand(terminal));
         ErrorReporter errors = new ErrorReporter(terminal, root);
         return cli.registerConverter(Duration.class, new DurationParser())
                 .setExpandAtFiles(false)

@@ -296,10 +296,10 @@ public final class Doctor {
         }
         boolean snapshots = save.map(s -> !s.isBlank()).orElse(false);
         String bad = "err".equals(lastSave) ? "; the last snapshot FAILED" : "";
+        String loss = snapshots ? "written since the last snapshot" : "(all of them)";
         return new Finding(Finding.Severity.WARN, at, "persistence", (snapshots ? "snapshots only (save " + save.get()
-                + ")" : "no persistence") + bad + ": a restart forgets locks, fencing numbers, terms and queued messages"
-                + " written since the last snapshot", "CONFIG SET appendonly yes (appendfsync everysec, or always for "
-                + "queues that must lose nothing)");
+                + ")" : "no persistence") + bad + ": a restart forgets locks, fencing numbers, terms and queued messages "
+                + loss, "CONFIG SET appendonly yes (appendfsync everysec, or always for queues that must lose nothing)");
     }
 
     static Finding aclFinding(String at, String user, List<String> missing, List<String> optional, List<String> keys,

@@ -1,0 +1,131 @@
+package io.coordis.cli;
+
+import io.coordis.Coordis;
+import io.coordis.doctor.DoctorReport;
+import io.coordis.doctor.Finding;
+import io.coordis.doctor.NodeFacts;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/** {@code coordis doctor}: is this Redis set up the way Coordis needs it, and if not, what to change. */
+@Command(name = "doctor", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = {"Check the Redis server(s) for what Coordis needs: version and role, replication, "
+                + "maxmemory-policy (anything but noeviction may evict locks silently), persistence, whether the "
+                + "ACL user may run every command Coordis sends, and with several --url (Redlock) the clock skew "
+                + "between the nodes (TIME).",
+                "One line per finding: OK, WARN, FAIL or UNKNOWN (the user may not read it), then what to do.",
+                "Read-only: it sends INFO, CONFIG GET, ACL WHOAMI/GETUSER/CAT and TIME."},
+        footer = {"", "Exit status: 0 no FAIL (warnings allowed); 1 at least one FAIL; 64 usage; 69 Redis "
+                + "unavailable; 77 credentials refused."})
+final class DoctorCommand implements Callable<Integer> {
+
+    @Option(names = "--user", paramLabel = "NAME",
+            description = "Check this ACL user's permissions instead of the connected one's (needs a URL with "
+                    + "administrator rights, as ACL GETUSER does).")
+    String user;
+
+    @Option(names = "--max-skew", paramLabel = "D", defaultValue = "100ms",
+            description = "Warn when Redlock nodes' clocks differ by more. Default: ${DEFAULT-VALUE} (1%% of a 10 s TTL).")
+    Duration maxSkew;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
+            description = "text (one line per finding) or json (one document). Default: text.")
+    String output;
+
+    @Mixin
+    RedisUrls urls = new RedisUrls();
+
+    @ParentCommand
+    CoordisCommand parent;
+
+    @Spec
+    CommandSpec spec;
+
+    private final Terminal terminal;
+
+    DoctorCommand(Terminal terminal) {
+        this.terminal = terminal;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        boolean json = ObjectKind.json(output, spec);
+        if (maxSkew.isNegative() || maxSkew.isZero()) {
+            throw new ParameterException(spec.commandLine(), "--max-skew must be positive, e.g. 100ms");
+        }
+        if (user != null && user.isBlank()) {
+            throw new ParameterException(spec.commandLine(), "--user must name an ACL user, e.g. --user app");
+        }
+        DoctorReport report;
+        try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
+            report = coordis.doctor().examine(Optional.ofNullable(user), maxSkew);
+        }
+        if (json) {
+            terminal.output(JsonWriter.write(json(report)));
+        } else {
+            for (Finding f : report.findings()) {
+                terminal.output(String.format("%-7s %-21s %-12s %s", f.severity(), f.node(), f.topic(), f.message()));
+                if (!f.fix().isEmpty() && f.severity() != Finding.Severity.OK) {
+                    terminal.output(String.format("%-7s %-21s %-12s -> %s", "", "", "", f.fix()));
+                }
+            }
+        }
+        return report.worst() == Finding.Severity.FAIL ? 1 : ExitCodes.OK;
+    }
+
+    static Map<String, Object> json(DoctorReport report) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("worst", report.worst().name());
+        List<Object> nodes = new ArrayList<>();
+        for (NodeFacts n : report.nodes()) {
+            Map<String, Object> node = new LinkedHashMap<>();
+            node.put("address", n.address());
+            node.put("version", n.version());
+            node.put("role", n.role());
+            node.put("replicas", n.replicas());
+            node.put("masterLink", n.masterLink());
+            node.put("maxmemory", n.maxmemory());
+            node.put("maxmemoryPolicy", n.maxmemoryPolicy());
+            node.put("appendOnly", n.appendOnly());
+            node.put("appendFsync", n.appendFsync());
+            node.put("save", n.saveRules());
+            node.put("user", n.user());
+            node.put("aclMethod", n.aclMethod());
+            node.put("missingRequired", n.missingRequired());
+            node.put("missingOptional", n.missingOptional());
+            node.put("keyPatterns", n.keyPatterns());
+            node.put("channelPatterns", n.channelPatterns());
+            node.put("clockOffsetMicros", n.clockOffsetMicros());
+            node.put("clockUncertaintyMicros", n.clockUncertaintyMicros());
+            nodes.add(node);
+        }
+        doc.put("nodes", nodes);
+        List<Object> findings = new ArrayList<>();
+        for (Finding f : report.findings()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("severity", f.severity().name());
+            m.put("node", f.node());
+            m.put("topic", f.topic());
+            m.put("message", f.message());
+            m.put("fix", f.fix());
+            findings.add(m);
+        }
+        doc.put("findings", findings);
+        doc.put("skewMicros", report.skewMicros());
+        doc.put("skewUncertaintyMicros", report.skewUncertaintyMicros());
+        return doc;
+    }
+}

@@ -77,7 +77,17 @@ final class DoctorCommand implements Callable<Integer> {
             terminal.output(JsonWriter.write(json(report)));
         } else {
             for (Finding f : report.findings()) {
-                terminal.output(String.format("%-7s %-21s %-12s %s", f.severity(), f.node(), f.topic(), f.message()));
+                String severity = String.format("%-7s", f.severity());
+                if (terminal.colour()) {
+                    String code = switch (f.severity()) {
+                        case OK -> "32";
+                        case WARN -> "33";
+                        case FAIL -> "31";
+                        case UNKNOWN -> "35";
+                    };
+                    severity = "\033[" + code + "m" + f.severity() + "\033[0m" + " ".repeat(7 - f.severity().name().length());
+                }
+                terminal.output(String.format("%s %-21s %-12s %s", severity, f.node(), f.topic(), f.message()));
                 if (!f.fix().isEmpty() && f.severity() != Finding.Severity.OK) {
                     terminal.output(String.format("%-7s %-21s %-12s -> %s", "", "", "", f.fix()));
                 }

@@ -49,8 +49,12 @@ public final class Main {
                 .addSubcommand(new LsCommand(terminal))
                 .addSubcommand(new InspectCommand(terminal))
                 .addSubcommand(new ForceUnlockCommand(terminal))
-                .addSubcommand(new DoctorCommand(terminal));
+                .addSubcommand(new DoctorCommand(terminal))
+                .addSubcommand(new CompletionCommand(terminal));
         ErrorReporter errors = new ErrorReporter(terminal, root);
+        // colour (help included) only on a terminal, never with NO_COLOR or TERM=dumb
+        cli.setColorScheme(CommandLine.Help.defaultColorScheme(terminal.colour()
+                ? CommandLine.Help.Ansi.ON : CommandLine.Help.Ansi.OFF));
         return cli.registerConverter(Duration.class, new DurationParser())
                 .setExpandAtFiles(false)
                 .setOut(new PrintWriter(terminal.out(), true))

@@ -4,6 +4,7 @@ import io.coordis.Coordis;
 import io.coordis.election.Leader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
@@ -23,6 +24,10 @@ final class LeaderCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "NAME", description = "The election's name (the Redis key).")
     String name;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
+            description = "text ('leader=ID term=T') or json ({\"name\",\"leader\",\"term\",\"ttlMillis\"}). Default: text.")
+    String output;
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -45,13 +50,23 @@ final class LeaderCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "election name must not be blank: name the election, "
                     + "e.g. reports:scheduler");
         }
+        boolean json = ObjectKind.json(output, spec);
         try (Coordis coordis = Connections.open(parent.url(spec, urls), spec)) {
             Optional<Leader> leader = coordis.election(name).leader();
             if (leader.isEmpty()) {
                 terminal.say("nobody leads '" + name + "'");
                 return ExitCodes.NO_LEADER;
             }
-            terminal.output(leader.get().describe());
+            if (json) {
+                java.util.Map<String, Object> doc = new java.util.LinkedHashMap<>();
+                doc.put("name", name);
+                doc.put("leader", leader.get().id());
+                doc.put("term", leader.get().term());
+                doc.put("ttlMillis", leader.get().ttl());
+                terminal.output(JsonWriter.write(doc));
+            } else {
+                terminal.output(leader.get().describe());
+            }
             return ExitCodes.OK;
         }
     }

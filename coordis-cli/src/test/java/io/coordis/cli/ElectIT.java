@@ -71,6 +71,14 @@ class ElectIT {
                     assertThat(leaderCli.exitCode()).isZero();
                     assertThat(leaderCli.stdout()).isEqualTo("leader=a term=1\n");
                 }
+                try (CliProcess leaderJson = CliProcess.start("leader", "-u", redis.uri(), "it:el:wait", "-o", "json")) {
+                    assertThat(leaderJson.exitCode()).isZero();
+                    java.util.Map<String, Object> doc = TestJson.object(leaderJson.stdout().strip());
+                    assertThat(doc.get("name")).isEqualTo("it:el:wait");
+                    assertThat(doc.get("leader")).isEqualTo("a");
+                    assertThat(((Number) doc.get("term")).longValue()).isEqualTo(1);
+                    assertThat(((Number) doc.get("ttlMillis")).longValue()).isBetween(1L, 30_000L);
+                }
                 long ended = System.nanoTime();
                 Files.createFile(go);
                 assertThat(first.exitCode()).isZero();

@@ -142,8 +142,8 @@ final class ForceUnlockCommand implements Callable<Integer> {
     }
 
     static String json(ForcedUnlock f) {
-        return "{\"name\":" + QueueCommand.Json.string(f.key()) + ",\"holder\":"
-                + QueueCommand.Json.string(f.holderId().orElse("unknown")) + ",\"fence\":" + f.fencingToken()
+        return "{\"name\":" + JsonWriter.string(f.key()) + ",\"holder\":"
+                + JsonWriter.string(f.holderId().orElse("unknown")) + ",\"fence\":" + f.fencingToken()
                 + ",\"forced_nodes\":" + f.forcedNodes() + ",\"nodes\":" + f.nodes() + "}";
     }
 

@@ -23,6 +23,13 @@ final class JsonWriter {
         return sb.toString();
     }
 
+    /** {@code s} as a JSON string literal, quotes included. */
+    static String string(String s) {
+        StringBuilder sb = new StringBuilder();
+        quote(sb, s);
+        return sb.toString();
+    }
+
     private static void write(StringBuilder sb, Object value) {
         if (value instanceof Optional<?> o) {
             write(sb, o.orElse(null));

@@ -274,12 +274,12 @@ final class QueueCommand implements Callable<Integer> {
             StringBuilder json = new StringBuilder("{");
             String text = utf8(payload);
             if (text != null) {
-                json.append("\"payload\":").append(Json.string(text));
+                json.append("\"payload\":").append(JsonWriter.string(text));
             } else {
-                json.append("\"payload_base64\":").append(Json.string(Base64.getEncoder().encodeToString(payload)));
+                json.append("\"payload_base64\":").append(JsonWriter.string(Base64.getEncoder().encodeToString(payload)));
             }
             if (id != null) {
-                json.append(",\"id\":").append(Json.string(id)).append(",\"attempts\":").append(attempts);
+                json.append(",\"id\":").append(JsonWriter.string(id)).append(",\"attempts\":").append(attempts);
             }
             terminal.output(json.append('}').toString());
         }
@@ -502,7 +502,7 @@ final class QueueCommand implements Callable<Integer> {
         }
 
         static String json(QueueStats s) {
-            StringBuilder b = new StringBuilder("{\"queue\":").append(Json.string(s.queue()))
+            StringBuilder b = new StringBuilder("{\"queue\":").append(JsonWriter.string(s.queue()))
                     .append(",\"depth\":").append(s.depth())
                     .append(",\"oldest_ms\":").append(s.oldestAge().map(d -> Long.toString(d.toMillis())).orElse("null"))
                     .append(",\"in_flight\":").append(s.inFlight())
@@ -511,40 +511,12 @@ final class QueueCommand implements Callable<Integer> {
                     .append(",\"consumers\":[");
             for (int i = 0; i < s.consumers().size(); i++) {
                 QueueStats.ConsumerStats c = s.consumers().get(i);
-                b.append(i == 0 ? "" : ",").append("{\"id\":").append(Json.string(c.id()))
+                b.append(i == 0 ? "" : ",").append("{\"id\":").append(JsonWriter.string(c.id()))
                         .append(",\"alive\":").append(c.alive())
                         .append(",\"in_flight\":").append(c.inFlight())
-                        .append(",\"last_heartbeat\":").append(Json.string(c.lastHeartbeat().toString())).append('}');
+                        .append(",\"last_heartbeat\":").append(JsonWriter.string(c.lastHeartbeat().toString())).append('}');
             }
             return b.append("]}").toString();
-        }
-    }
-
-    /** Minimal JSON string quoting. */
-    static final class Json {
-        private Json() {
-        }
-
-        static String string(String s) {
-            StringBuilder b = new StringBuilder("\"");
-            for (int i = 0; i < s.length(); i++) {
-                char c = s.charAt(i);
-                switch (c) {
-                    case '"' -> b.append("\\\"");
-                    case '\\' -> b.append("\\\\");
-                    case '\n' -> b.append("\\n");
-                    case '\r' -> b.append("\\r");
-                    case '\t' -> b.append("\\t");
-                    default -> {
-                        if (c < 0x20) {
-                            b.append(String.format("\\u%04x", (int) c));
-                        } else {
-                            b.append(c);
-                        }
-                    }
-                }
-            }
-            return b.append('"').toString();
         }
     }
 }

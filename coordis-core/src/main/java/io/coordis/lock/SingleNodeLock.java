@@ -43,6 +43,10 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     private final String fenceKey;
     private final String holderKey;
     private final String channel;
+    /** The acquire script's keys: lock, fence, holder details, waiter marker (named like the channel). */
+    private final List<String> acquireKeys;
+    /** The release script's keys: lock and waiter marker. */
+    private final List<String> releaseKeys;
     private final LockOptions options;
     private final Duration opTimeout;
     private final Contention contention;
@@ -58,6 +62,8 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         this.fenceKey = Keys.derived(key, "fence");
         this.holderKey = Keys.derived(key, "holder");
         this.channel = Keys.derived(key, "released");
+        this.acquireKeys = List.of(key, fenceKey, holderKey, channel);
+        this.releaseKeys = List.of(key, channel);
         this.options = options;
         Duration half = options.ttl().dividedBy(2);
         this.opTimeout = half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
@@ -141,7 +147,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
         String token = Tokens.next();
         long start = ticker.read();
-        CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, fenceKey, holderKey),
+        CompletableFuture<Object> reply = node.eval(ACQUIRE, acquireKeys,
                 List.of(token, Long.toString(options.ttl().toMillis()), options.holderId(),
                         Long.toString(System.currentTimeMillis())));
         List<?> result;
@@ -176,7 +182,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         if (cause instanceof NodeUnavailableException || cause instanceof InterruptedException) {
             reply.whenComplete((v, f) -> {
                 if (f == null && v instanceof List<?> l && Replies.isOne(l)) {
-                    node.eval(RELEASE, List.of(key), List.of(token, channel));
+                    node.eval(RELEASE, releaseKeys, List.of(token, channel));
                 }
             });
         }
@@ -190,7 +196,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
 
     @Override
     public boolean release(String token) {
-        Object reply = node.awaitUninterruptibly(node.eval(RELEASE, List.of(key), List.of(token, channel)),
+        Object reply = node.awaitUninterruptibly(node.eval(RELEASE, releaseKeys, List.of(token, channel)),
                 node.commandTimeout());
         return Replies.isOne(Replies.list(reply, 1, RELEASE, node.address()));
     }

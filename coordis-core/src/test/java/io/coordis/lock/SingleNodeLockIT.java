@@ -139,6 +139,55 @@ class SingleNodeLockIT {
         }
     }
 
+    @Test
+    void uncontendedCycleCostsTwoScriptCallsAndPublishesNothing() {
+        DistributedLock lock = a.lock("cheap");
+        lock.tryAcquire().orElseThrow().close(); // scripts loaded
+        server().command("CONFIG", "RESETSTAT");
+        for (int i = 0; i < 10; i++) {
+            lock.tryAcquire().orElseThrow().close();
+        }
+        java.util.Map<String, Long> calls = commandCalls();
+        calls.keySet().removeIf(k -> k.startsWith("config")); // RESETSTAT itself ("config|resetstat" on 7.0)
+        // per cycle: EVALSHA acquire (SET, INCR, HSET) + EVALSHA release (GET, DEL lock and waiter marker)
+        assertThat(calls).containsEntry("evalsha", 20L).containsEntry("set", 10L).containsEntry("incr", 10L)
+                .containsEntry("hset", 10L).containsEntry("get", 10L).containsEntry("del", 10L)
+                .doesNotContainKey("publish");
+        assertThat(calls.values().stream().mapToLong(Long::longValue).sum()).as("%s", calls).isEqualTo(70L);
+    }
+
+    @Test
+    void releasePublishesWhenABusyAnswerSaidSomebodyMayWait() {
+        Lease held = a.lock("marked").tryAcquire().orElseThrow();
+        assertThat(server().command("EXISTS", "{marked}:released")).isEqualTo(0L);
+        assertThat(b.lock("marked").tryAcquire()).isEmpty();
+        long markerTtl = (Long) server().command("PTTL", "{marked}:released");
+        assertThat(markerTtl).as("past the holder's ttl").isGreaterThan((Long) server().command("PTTL", "marked"));
+        server().command("CONFIG", "RESETSTAT");
+        assertThat(held.release()).isTrue();
+        assertThat(commandCalls()).containsEntry("publish", 1L);
+        assertThat(server().command("EXISTS", "marked", "{marked}:released")).isEqualTo(0L);
+        // the next uncontended cycle is silent again
+        server().command("CONFIG", "RESETSTAT");
+        a.lock("marked").tryAcquire().orElseThrow().close();
+        assertThat(commandCalls()).doesNotContainKey("publish");
+    }
+
+    /** Calls per command since the last CONFIG RESETSTAT, by lower-case command name. */
+    private java.util.Map<String, Long> commandCalls() {
+        java.util.Map<String, Long> calls = new java.util.TreeMap<>();
+        for (String line : ((String) server().command("INFO", "commandstats")).split("\r?\n")) {
+            if (line.startsWith("cmdstat_")) {
+                String cmd = line.substring("cmdstat_".length(), line.indexOf(':'));
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("calls=(\\d+)").matcher(line);
+                if (m.find() && !cmd.equals("info")) {
+                    calls.put(cmd, Long.parseLong(m.group(1)));
+                }
+            }
+        }
+        return calls;
+    }
+
     private long subscribers(String channel) {
         List<?> reply = (List<?>) server().command("PUBSUB", "NUMSUB", channel);
         return (Long) reply.get(1);

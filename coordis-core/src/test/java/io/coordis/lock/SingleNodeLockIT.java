@@ -173,6 +173,67 @@ class SingleNodeLockIT {
         assertThat(commandCalls()).doesNotContainKey("publish");
     }
 
+    @Test
+    void otherClientIsNotStarvedWhileEightThreadsOfOneClientHandTheLockOn() throws Exception {
+        DistributedLock local = a.lock("busy", LockOptions.defaults().withTtl(Duration.ofSeconds(10)));
+        java.util.concurrent.ConcurrentLinkedQueue<Long> fences = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicInteger handedOver = new AtomicInteger();
+        AtomicInteger localCycles = new AtomicInteger();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Future<?>> threads = new ArrayList<>();
+        try {
+            for (int t = 0; t < 8; t++) {
+                threads.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        try (Lease lease = local.acquire(Duration.ofSeconds(30)).orElseThrow()) {
+                            if (inside.incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            fences.add(lease.fencingToken());
+                            if (lease.votes().get(0).detail().equals("handed over")) {
+                                handedOver.incrementAndGet();
+                            }
+                            localCycles.incrementAndGet();
+                            inside.decrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> localCycles.get() > 200);
+            DistributedLock remote = b.lock("busy", LockOptions.defaults().withTtl(Duration.ofSeconds(10)));
+            for (int i = 0; i < 5; i++) {
+                long start = System.nanoTime();
+                Optional<Lease> got = remote.acquire(Duration.ofSeconds(10));
+                assertThat(got).as("another client waiting for the lock got it within 10 s (try %d)", i).isPresent();
+                try (Lease lease = got.get()) {
+                    if (inside.incrementAndGet() != 1) {
+                        overlaps.incrementAndGet();
+                    }
+                    fences.add(lease.fencingToken());
+                    inside.decrementAndGet();
+                }
+                System.out.printf("other client waited %d ms%n", (System.nanoTime() - start) / 1_000_000);
+            }
+        } finally {
+            stop.set(true);
+            for (Future<?> f : threads) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            pool.shutdownNow();
+        }
+        assertThat(overlaps.get()).isZero();
+        assertThat(handedOver.get()).as("releases handed the lock to the next local thread").isGreaterThan(0);
+        List<Long> order = new ArrayList<>(fences);
+        for (int i = 1; i < order.size(); i++) {
+            assertThat(order.get(i)).as("fence %d after %d", order.get(i), order.get(i - 1)).isGreaterThan(order.get(i - 1));
+        }
+        assertThat(server().command("EXISTS", "busy")).as("nothing left held").isEqualTo(0L);
+    }
+
     /** Calls per command since the last CONFIG RESETSTAT, by lower-case command name. */
     private java.util.Map<String, Long> commandCalls() {
         java.util.Map<String, Long> calls = new java.util.TreeMap<>();

@@ -258,9 +258,21 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             }
             String next = Tokens.next();
             long start = ticker.read();
-            Object reply = node.awaitUninterruptibly(node.eval(HANDOFF, acquireKeys, List.of(token, next, ttlArg,
+            CompletableFuture<Object> sent = node.eval(HANDOFF, acquireKeys, List.of(token, next, ttlArg,
                     options.holderId(), Long.toString(System.currentTimeMillis()), chain >= YIELD_AFTER ? "1" : "0",
-                    channel)), node.commandTimeout());
+                    channel));
+            Object reply;
+            try {
+                reply = node.awaitUninterruptibly(sent, node.commandTimeout());
+            } catch (NodeUnavailableException e) {
+                // the script may still run: a hand-off nobody will claim is released when its answer comes
+                sent.whenComplete((v, f) -> {
+                    if (f == null && v instanceof List<?> l && Replies.isOne(l)) {
+                        node.eval(RELEASE, releaseKeys, List.of(next, channel));
+                    }
+                });
+                throw e;
+            }
             List<?> r = Replies.list(reply, 1, HANDOFF, node.address());
             long code = Replies.number(r, 0, HANDOFF, node.address());
             if (code == 1) {

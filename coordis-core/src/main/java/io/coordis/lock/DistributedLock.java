@@ -11,6 +11,17 @@ import java.util.Optional;
  * so only one of them competes at Redis at a time and no local waiter starves. A local caller keeps its
  * place until it closes its lease, even a lost one: always close leases (try-with-resources).
  *
+ * <p>With the default lock, a release while other local callers wait in line hands the lock straight to
+ * the next of them in one script call (a new token, a new fencing number, new holder details, a fresh TTL
+ * — the same as a release followed by an acquire, without the second round trip). Fairness to other
+ * processes is kept by bounds: after two hand-offs in a row, a release gives the lock back to Redis
+ * (and wakes them) whenever another Coordis client has marked that it waits, and the next local caller
+ * pauses 2–10 ms before trying again; after 64 hand-offs in a row it goes back to Redis in any case,
+ * for clients in other languages that wait without marking. A hand-off whose waiter gave up is released.
+ *
+ * <p>A busy answer marks that somebody waits (the key {@code {name}:released}, named like the release
+ * channel, expiring a little after the holder's TTL); a release publishes only when that mark is present.
+ *
  * <p>Between processes, the default lock ({@code Coordis.lock}) waits without polling: a release by
  * Coordis wakes waiters through pub/sub, and waiters also wake when the holder's remaining TTL runs out
  * (clients in other languages release without notifying). The legacy lock polls with a backoff, since

@@ -63,9 +63,12 @@ final class HeldLease implements Lease {
         this.autoRenew = autoRenew;
         synchronized (this) {
             this.validUntil = requestStart + options.validityNanos(ttl);
-            scheduleExpiry();
+            // One timer per lease while it is young: the first renewal (at a third of the TTL, well inside
+            // the validity) starts the expiry check, so short leases never schedule it.
             if (autoRenew) {
                 scheduleRenewal(ttl.toNanos() / 3);
+            } else {
+                scheduleExpiry();
             }
         }
     }
@@ -164,6 +167,9 @@ final class HeldLease implements Lease {
         synchronized (this) {
             if (state != State.HELD) {
                 return;
+            }
+            if (expiry == null) {
+                scheduleExpiry();
             }
             if (ticker.read() - renewUntil >= 0) {
                 log.warn("lock '{}' reached its maximum hold time; no longer renewed, it ends with its validity", name);

@@ -9,13 +9,30 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * In-process queue per lock key: callers of one client that want the same lock line up here in arrival
  * order (a fair semaphore), so only one of them competes at Redis at a time and none starves. A permit is
  * not tied to a thread. Entries are removed when nobody holds or waits for them.
+ *
+ * <p>A holder that leaves while others wait in line may leave a {@link Gift} for the next one: the lock
+ * handed over at Redis already (see {@code handoff.lua}), or a note to give other clients a moment first.
+ * The gift goes with the next permit; a gift nobody claims is discarded (its {@code discard} runs once,
+ * releasing what it holds), so nothing stays held when the waiter gave up.
  */
 final class LocalQueue {
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
 
     private static final class Entry {
         final Semaphore semaphore = new Semaphore(1, true);
-        int users;
+        volatile int users; // written only inside entries.compute
+        Gift gift; // guarded by this
+    }
+
+    /**
+     * What a leaving holder passes to the next one in line: a lock handed over ({@code token != null}, with
+     * its fencing number, the ticker time the hand-off was sent and how many hand-offs in a row led to it),
+     * or only a request to {@code yield} to other clients before trying. {@code discard} runs if nobody claims it.
+     */
+    record Gift(String token, long fence, long requestStart, int chain, boolean yield, Runnable discard) {
+        static Gift yieldNote() {
+            return new Gift(null, 0, 0, 0, true, () -> { });
+        }
     }
 
     /** A place at the head of the queue; {@link #close()} hands it to the next waiter. Idempotent. */
@@ -23,17 +40,45 @@ final class LocalQueue {
         private final String key;
         private final Entry entry;
         private final AtomicBoolean open = new AtomicBoolean(true);
+        private Gift gift; // taken with the place; touched only by the permit's owner
 
         private Permit(String key, Entry entry) {
             this.key = key;
             this.entry = entry;
+            synchronized (entry) {
+                this.gift = entry.gift;
+                entry.gift = null;
+            }
+        }
+
+        /** The gift the previous holder left, once; {@code null} if none. The caller now owns it. */
+        Gift claimGift() {
+            Gift g = gift;
+            gift = null;
+            return g;
+        }
+
+        /** Whether other callers of this client wait in line behind this permit now. */
+        boolean othersWaiting() {
+            return entry.users > 1;
+        }
+
+        /** Leaves {@code next} for whoever gets the place after this permit closes. */
+        void leave(Gift next) {
+            synchronized (entry) {
+                entry.gift = next;
+            }
         }
 
         @Override
         public void close() {
             if (open.compareAndSet(true, false)) {
+                Gift unclaimed = claimGift();
+                if (unclaimed != null) {
+                    unclaimed.discard().run();
+                }
                 entry.semaphore.release();
-                leave(key);
+                LocalQueue.this.leave(key);
             }
         }
     }
@@ -76,6 +121,23 @@ final class LocalQueue {
     }
 
     private void leave(String key) {
-        entries.computeIfPresent(key, (k, e) -> --e.users == 0 ? null : e);
+        Entry[] removed = new Entry[1];
+        entries.computeIfPresent(key, (k, e) -> {
+            if (--e.users == 0) {
+                removed[0] = e;
+                return null;
+            }
+            return e;
+        });
+        if (removed[0] != null) {
+            Gift orphan;
+            synchronized (removed[0]) {
+                orphan = removed[0].gift;
+                removed[0].gift = null;
+            }
+            if (orphan != null) {
+                orphan.discard().run();
+            }
+        }
     }
 }

@@ -201,8 +201,8 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
                 return CompletableFuture.completedFuture(new Answer(vote(node, NodeVote.Vote.REFUSED_RECENT_RESTART,
                         "up less than " + io.coordis.internal.Durations.format(guardWindow.get())), 0, 0, null));
             }
-            List<String> keys = guarded ? List.of(key, fenceKey, holderKey, RestartGuard.MARKER)
-                    : List.of(key, fenceKey, holderKey);
+            List<String> keys = guarded ? List.of(key, fenceKey, holderKey, channel, RestartGuard.MARKER)
+                    : List.of(key, fenceKey, holderKey, channel);
             List<String> args = guarded
                     ? List.of(token, Long.toString(options.ttl().toMillis()), options.holderId(),
                             Long.toString(System.currentTimeMillis()), verified)
@@ -351,7 +351,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     private List<CompletableFuture<Boolean>> releaseEverywhere(String token) {
         List<CompletableFuture<Boolean>> released = new ArrayList<>(nodes.size());
         for (RedisNode node : nodes) {
-            released.add(node.within(node.eval(RELEASE, List.of(key), List.of(token, channel)),
+            released.add(node.within(node.eval(RELEASE, List.of(key, channel), List.of(token, channel)),
                             options.nodeTimeout())
                     .thenApply(r -> Replies.isOne(Replies.list(r, 1, RELEASE, node.address()))));
         }

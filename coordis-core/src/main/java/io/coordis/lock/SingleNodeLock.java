@@ -31,6 +31,21 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     static final LuaScript RELEASE = LuaScript.load(SingleNodeLock.class, "release.lua");
     static final LuaScript EXTEND = LuaScript.load(SingleNodeLock.class, "extend.lua");
     static final LuaScript INSPECT = LuaScript.load(SingleNodeLock.class, "inspect.lua");
+    static final LuaScript HANDOFF = LuaScript.load(SingleNodeLock.class, "handoff.lua");
+
+    /**
+     * After this many local hand-offs in a row, a release yields to other clients that marked that they wait
+     * ({@code handoff.lua} releases and notifies them instead of handing over).
+     */
+    static final int YIELD_AFTER = 2;
+    /**
+     * After this many local hand-offs in a row the lock goes back to Redis whether or not anybody marked
+     * (clients that poll with SET NX leave no mark), and the next local waiter pauses briefly first.
+     */
+    static final int MAX_CHAIN = 64;
+    /** Bounds of the pause of a local waiter that yields to other clients. */
+    private static final long YIELD_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final long YIELD_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     /** How long to sleep when the holder's key has no expiry (a foreign lock without TTL). */
     private static final long NO_EXPIRY_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -43,6 +58,11 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     private final String fenceKey;
     private final String holderKey;
     private final String channel;
+    /** The acquire script's keys: lock, fence, holder details, waiter marker (named like the channel). */
+    private final List<String> acquireKeys;
+    /** The release script's keys: lock and waiter marker. */
+    private final List<String> releaseKeys;
+    private final String ttlArg;
     private final LockOptions options;
     private final Duration opTimeout;
     private final Contention contention;
@@ -58,6 +78,9 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         this.fenceKey = Keys.derived(key, "fence");
         this.holderKey = Keys.derived(key, "holder");
         this.channel = Keys.derived(key, "released");
+        this.acquireKeys = List.of(key, fenceKey, holderKey, channel);
+        this.releaseKeys = List.of(key, channel);
+        this.ttlArg = Long.toString(options.ttl().toMillis());
         this.options = options;
         Duration half = options.ttl().dividedBy(2);
         this.opTimeout = half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
@@ -139,11 +162,20 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
 
     @Override
     public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
+        LocalQueue.Gift gift = permit.claimGift();
+        if (gift != null && gift.token() != null) {
+            List<NodeVote> votes = List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "handed over"));
+            lastVotes = votes;
+            return Contention.Attempt.granted(new HeldLease(name, key, gift.token(), gift.fence(), votes, options,
+                    gift.requestStart(), new Held(permit, gift.chain()), ticker, scheduler, permit::close));
+        }
+        if (gift != null && gift.yield()) {
+            TimeUnit.NANOSECONDS.sleep(ThreadLocalRandom.current().nextLong(YIELD_MIN_NANOS, YIELD_MAX_NANOS));
+        }
         String token = Tokens.next();
         long start = ticker.read();
-        CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, fenceKey, holderKey),
-                List.of(token, Long.toString(options.ttl().toMillis()), options.holderId(),
-                        Long.toString(System.currentTimeMillis())));
+        CompletableFuture<Object> reply = node.eval(ACQUIRE, acquireKeys,
+                List.of(token, ttlArg, options.holderId(), Long.toString(System.currentTimeMillis())));
         List<?> result;
         try {
             result = Replies.list(node.await(reply, opTimeout), 2, ACQUIRE, node.address());
@@ -161,8 +193,8 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             long fence = Replies.number(result, 1, ACQUIRE, node.address());
             List<NodeVote> votes = List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, ""));
             lastVotes = votes;
-            HeldLease lease = new HeldLease(name, key, token, fence, votes, options, start, this, ticker,
-                    scheduler, permit::close);
+            HeldLease lease = new HeldLease(name, key, token, fence, votes, options, start, new Held(permit, 0),
+                    ticker, scheduler, permit::close);
             return Contention.Attempt.granted(lease);
         }
         long pttl = Replies.number(result, 1, ACQUIRE, node.address());
@@ -176,7 +208,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         if (cause instanceof NodeUnavailableException || cause instanceof InterruptedException) {
             reply.whenComplete((v, f) -> {
                 if (f == null && v instanceof List<?> l && Replies.isOne(l)) {
-                    node.eval(RELEASE, List.of(key), List.of(token, channel));
+                    node.eval(RELEASE, releaseKeys, List.of(token, channel));
                 }
             });
         }
@@ -190,9 +222,71 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
 
     @Override
     public boolean release(String token) {
-        Object reply = node.awaitUninterruptibly(node.eval(RELEASE, List.of(key), List.of(token, channel)),
+        Object reply = node.awaitUninterruptibly(node.eval(RELEASE, releaseKeys, List.of(token, channel)),
                 node.commandTimeout());
         return Replies.isOne(Replies.list(reply, 1, RELEASE, node.address()));
+    }
+
+    /**
+     * The operations of one lease: its release hands the lock straight to the next caller of this client
+     * waiting in line when there is one (one script call: new token, fencing number, holder details, TTL),
+     * within the bounds {@link #YIELD_AFTER} and {@link #MAX_CHAIN} that keep other clients from starving.
+     */
+    private final class Held implements LeaseOps {
+        private final LocalQueue.Permit permit;
+        private final int chain;
+
+        Held(LocalQueue.Permit permit, int chain) {
+            this.permit = permit;
+            this.chain = chain;
+        }
+
+        @Override
+        public CompletableFuture<Boolean> extend(String token, Duration ttl) {
+            return SingleNodeLock.this.extend(token, ttl);
+        }
+
+        @Override
+        public boolean release(String token) {
+            if (!permit.othersWaiting()) {
+                return SingleNodeLock.this.release(token);
+            }
+            if (chain >= MAX_CHAIN) {
+                boolean released = SingleNodeLock.this.release(token);
+                permit.leave(LocalQueue.Gift.yieldNote());
+                return released;
+            }
+            String next = Tokens.next();
+            long start = ticker.read();
+            CompletableFuture<Object> sent = node.eval(HANDOFF, acquireKeys, List.of(token, next, ttlArg,
+                    options.holderId(), Long.toString(System.currentTimeMillis()), chain >= YIELD_AFTER ? "1" : "0",
+                    channel));
+            Object reply;
+            try {
+                reply = node.awaitUninterruptibly(sent, node.commandTimeout());
+            } catch (NodeUnavailableException e) {
+                // the script may still run: a hand-off nobody will claim is released when its answer comes
+                sent.whenComplete((v, f) -> {
+                    if (f == null && v instanceof List<?> l && Replies.isOne(l)) {
+                        node.eval(RELEASE, releaseKeys, List.of(next, channel));
+                    }
+                });
+                throw e;
+            }
+            List<?> r = Replies.list(reply, 1, HANDOFF, node.address());
+            long code = Replies.number(r, 0, HANDOFF, node.address());
+            if (code == 1) {
+                long fence = Replies.number(r, 1, HANDOFF, node.address());
+                permit.leave(new LocalQueue.Gift(next, fence, start, chain + 1, false,
+                        () -> node.eval(RELEASE, releaseKeys, List.of(next, channel))));
+                return true;
+            }
+            if (code == 2) {
+                permit.leave(LocalQueue.Gift.yieldNote());
+                return true;
+            }
+            return false;
+        }
     }
 
     @Override
@@ -242,7 +336,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
 
     /** All scripts this lock runs, for the test that pins their SHAs. */
     static List<LuaScript> scripts() {
-        return new ArrayList<>(List.of(ACQUIRE, RELEASE, EXTEND, INSPECT, Forcing.FORCE));
+        return new ArrayList<>(List.of(ACQUIRE, RELEASE, EXTEND, INSPECT, HANDOFF, Forcing.FORCE));
     }
 
     @Override

@@ -1,8 +1,12 @@
 -- Release a lock only if it still holds our token (compare-and-delete), and wake waiting clients.
 --
 -- KEYS[1]  lock key
+-- KEYS[2]  waiter marker ({name}:released as a key), set by busy acquire answers; without it, always publish
 -- ARGV[1]  token of the acquisition being released
 -- ARGV[2]  channel on which waiting Coordis clients listen for releases
+--
+-- The marker is deleted with the lock in one DEL: a second deleted key means somebody may be waiting, and
+-- only then is the release published (a waiter that tries again and finds the lock busy sets it anew).
 --
 -- Returns {1}  released
 --         {0}  not ours any more (expired, or held by someone else): nothing was touched
@@ -12,6 +16,10 @@ local token, channel = ARGV[1], ARGV[2]
 if redis.call('GET', lock) ~= token then
   return {0}
 end
-redis.call('DEL', lock)
-redis.call('PUBLISH', channel, 'released')
+if not KEYS[2] then
+  redis.call('DEL', lock)
+  redis.call('PUBLISH', channel, 'released')
+elseif redis.call('DEL', lock, KEYS[2]) > 1 then
+  redis.call('PUBLISH', channel, 'released')
+end
 return {1}

@@ -13,7 +13,7 @@ import java.util.concurrent.Future;
  * prints {@code READY}, then one {@code DONE ...} line per worker, then {@code FINISHED}. Exits when its
  * stdin closes (the test JVM died), so it never outlives the test.
  *
- * <p>Arguments: {@code name=<prefix> threads=<n>} plus the {@link LockWorker.Settings} as {@code key=value}.
+ * <p>Arguments: {@code name=<prefix> threads=<n>} (optionally {@code oneClient=true}: all threads share one client) plus the {@link LockWorker.Settings} as {@code key=value}.
  */
 public final class ContenderProcess {
     private ContenderProcess() {
@@ -30,7 +30,8 @@ public final class ContenderProcess {
         int threads = Integer.parseInt(a.get("threads"));
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         int status = 0;
-        try (LockWorker.Crew crew = new LockWorker.Crew(a.get("name"), threads, settings)) {
+        try (LockWorker.Crew crew = new LockWorker.Crew(a.get("name"), threads, settings,
+                Boolean.parseBoolean(a.getOrDefault("oneClient", "false")))) {
             say("READY");
             List<Future<LockWorker.Result>> results = new ArrayList<>();
             for (LockWorker w : crew.workers()) {

@@ -29,6 +29,60 @@ class LocalQueueTest {
     }
 
     @Test
+    void aGiftGoesToTheNextPermitOnceAndAnUnclaimedOneIsDiscardedOnce() throws Exception {
+        LocalQueue q = new LocalQueue();
+        java.util.concurrent.atomic.AtomicInteger discarded = new java.util.concurrent.atomic.AtomicInteger();
+        LocalQueue.Gift gift = new LocalQueue.Gift("t1", 7, 0, 1, false, discarded::incrementAndGet);
+
+        // claimed by the next permit: never discarded
+        LocalQueue.Permit holder = q.tryEnter("k");
+        holder.leave(gift);
+        java.util.concurrent.CompletableFuture<LocalQueue.Permit> waiter = enterLater(q, holder);
+        holder.close();
+        LocalQueue.Permit next = waiter.get(10, TimeUnit.SECONDS);
+        assertThat(next.claimGift()).isSameAs(gift);
+        assertThat(next.claimGift()).isNull();
+        next.close();
+        assertThat(discarded).hasValue(0);
+
+        // the next permit does not claim it (another lock kind): discarded when that permit closes
+        holder = q.tryEnter("k");
+        holder.leave(gift);
+        holder.close();
+        q.tryEnter("k").close();
+        assertThat(discarded).hasValue(1);
+
+        // nobody comes any more (the waiter gave up): discarded when the entry goes
+        holder = q.tryEnter("k");
+        assertThat(holder.othersWaiting()).isFalse();
+        holder.leave(gift);
+        holder.close();
+        assertThat(discarded).hasValue(2);
+        assertThat(q.size()).isZero();
+    }
+
+    /** Another thread queues for "k" behind {@code holder}; returns once it waits in line. */
+    private static java.util.concurrent.CompletableFuture<LocalQueue.Permit> enterLater(LocalQueue q,
+                                                                                       LocalQueue.Permit holder)
+            throws InterruptedException {
+        java.util.concurrent.CompletableFuture<LocalQueue.Permit> f = new java.util.concurrent.CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                f.complete(q.enter("k", TimeUnit.SECONDS.toNanos(10)));
+            } catch (InterruptedException e) {
+                f.completeExceptionally(e);
+            }
+        });
+        t.start();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!holder.othersWaiting()) {
+            assertThat(System.nanoTime() - until).as("waiter queued").isNegative();
+            Thread.sleep(1);
+        }
+        return f;
+    }
+
+    @Test
     void waitersAreServedInArrivalOrder() throws Exception {
         LocalQueue q = new LocalQueue();
         LocalQueue.Permit first = q.tryEnter("k");

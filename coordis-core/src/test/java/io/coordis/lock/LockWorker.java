@@ -188,10 +188,19 @@ final class LockWorker implements Callable<LockWorker.Result> {
         private final List<LockWorker> workers = new ArrayList<>();
 
         Crew(String prefix, int threads, Settings settings) {
+            this(prefix, threads, settings, false);
+        }
+
+        /** With {@code oneClient}, every worker waits for the lock through one shared client (local hand-offs). */
+        Crew(String prefix, int threads, Settings settings, boolean oneClient) {
             try {
                 Coordis shared = settings.broken() ? null : connect(settings);
                 for (int i = 0; i < threads; i++) {
                     String id = prefix + "-t" + i;
+                    if (oneClient && !settings.broken()) {
+                        workers.add(new LockWorker(id, Style.WAITING, shared, settings));
+                        continue;
+                    }
                     if (settings.broken()) {
                         workers.add(new LockWorker(id, Style.BROKEN, null, settings));
                         continue;

@@ -60,6 +60,41 @@ class MutualExclusionIT {
         assertThat(redis.server().command("EXISTS", settings.lockName())).as("lock left behind").isEqualTo(0L);
     }
 
+    /**
+     * Two processes with eight threads each on one shared client: releases hand the lock to the next
+     * local waiter in one script call. Still one holder at a time, fences rising in enter order, and both
+     * processes get their turns (hand-offs in a row are bounded).
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void localHandOffsKeepOneHolderAtATimeAcrossTwoProcessesOfEightThreads() throws Exception {
+        LockWorker.Settings settings = new LockWorker.Settings(redis.server().address(), 0, "mutex:handoff",
+                Duration.ofSeconds(5), Duration.ofSeconds(5), 3_000, Duration.ofMillis(1), false);
+
+        Run run = run(settings, 8, 0, true);
+
+        Checker.Report r = run.report();
+        System.out.println("coordis lock, hand-offs: " + r + "\n  workers: " + run.results());
+        String detail = "report: " + r + "\nworkers: " + run.results();
+        assertThat(r.overlaps()).as("two holders inside at once; " + detail).isZero();
+        assertThat(r.maxInside()).as(detail).isEqualTo(1);
+        assertThat(r.fenceRegressions()).as("fencing tokens not strictly increasing in enter order; " + detail).isZero();
+        assertThat(r.protocolErrors()).as(detail).isZero();
+        assertThat(r.insideNow()).as("workers left inside; " + detail).isEmpty();
+        assertThat(r.enters().keySet()).as("every worker got the lock at least once; " + detail)
+                .containsExactlyInAnyOrderElementsOf(run.workers());
+        for (String process : List.of("p0-", "p1-")) {
+            long enters = r.enters().entrySet().stream().filter(e -> e.getKey().startsWith(process))
+                    .mapToLong(e -> e.getValue().longValue()).sum();
+            assertThat(enters).as("process %s got its share; %s", process, detail).isGreaterThan(r.totalEnters() / 20);
+        }
+        assertThat(run.results()).allSatisfy(w -> {
+            assertThat(w.errors()).isZero();
+            assertThat(w.lostInside()).isZero();
+        });
+        assertThat(redis.server().command("EXISTS", settings.lockName())).as("lock left behind").isEqualTo(0L);
+    }
+
     /** Negative control: the same referee and workers, with SET without NX and plain DEL, must see overlaps. */
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -110,8 +145,13 @@ class MutualExclusionIT {
      * {@code localThreads} workers in this JVM, releases them together and waits for all to finish.
      */
     private Run run(LockWorker.Settings base, int threadsPerChild, int localThreads) throws Exception {
+        return run(base, threadsPerChild, localThreads, false);
+    }
+
+    private Run run(LockWorker.Settings base, int threadsPerChild, int localThreads, boolean oneClient)
+            throws Exception {
         List<ChildJvm> children = new ArrayList<>();
-        ExecutorService pool = Executors.newFixedThreadPool(localThreads);
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, localThreads));
         try (Checker checker = new Checker()) {
             LockWorker.Settings settings = new LockWorker.Settings(base.redis(), checker.port(), base.lockName(),
                     base.ttl(), base.runFor(), base.rounds(), base.work(), base.broken());
@@ -120,6 +160,7 @@ class MutualExclusionIT {
                 List<String> args = new ArrayList<>(settings.toArgs());
                 args.add("name=p" + c);
                 args.add("threads=" + threadsPerChild);
+                args.add("oneClient=" + oneClient);
                 children.add(ChildJvm.start("contender-" + c, ContenderProcess.class, args));
                 for (int t = 0; t < threadsPerChild; t++) {
                     workers.add("p" + c + "-t" + t);

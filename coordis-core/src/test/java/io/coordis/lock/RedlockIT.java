@@ -55,6 +55,35 @@ class RedlockIT {
     }
 
     @Test
+    void anUncontendedCycleCostsSevenCommandsPerNodeAndPublishesNothing() {
+        DistributedLock lock = a.lock("cheap", OPTIONS);
+        lock.tryAcquire().orElseThrow().close(); // scripts loaded everywhere
+        for (RedisServer s : redis.servers()) {
+            s.command("CONFIG", "RESETSTAT");
+        }
+        for (int i = 0; i < 10; i++) {
+            lock.tryAcquire().orElseThrow().close();
+        }
+        for (RedisServer s : redis.servers()) {
+            // per cycle: EVALSHA acquire (SET, INCR, HSET) + EVALSHA release (GET, DEL); a node the majority
+            // did not wait for still ran both, so the counts settle shortly after
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                java.util.Map<String, Long> calls = new java.util.TreeMap<>();
+                for (String line : ((String) s.command("INFO", "commandstats")).split("\\r?\\n")) {
+                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("^cmdstat_([^:]+):calls=(\\d+)").matcher(line);
+                    if (m.find() && !m.group(1).equals("info") && !m.group(1).startsWith("config")) {
+                        calls.put(m.group(1), Long.parseLong(m.group(2)));
+                    }
+                }
+                assertThat(calls).as("%s", s.address()).containsEntry("evalsha", 20L).containsEntry("set", 10L)
+                        .containsEntry("incr", 10L).containsEntry("hset", 10L).containsEntry("get", 10L)
+                        .containsEntry("del", 10L).doesNotContainKey("publish");
+                assertThat(calls.values().stream().mapToLong(Long::longValue).sum()).as("%s", calls).isEqualTo(70L);
+            });
+        }
+    }
+
+    @Test
     void aMinorityHeldByAnotherValueStillGrantsAMajorityDoesNot() {
         List<RedisServer> s = redis.servers();
         s.get(0).command("SET", "split", "theirs", "PX", "10000");

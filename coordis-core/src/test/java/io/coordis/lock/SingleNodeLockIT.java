@@ -139,6 +139,116 @@ class SingleNodeLockIT {
         }
     }
 
+    @Test
+    void uncontendedCycleCostsTwoScriptCallsAndPublishesNothing() {
+        DistributedLock lock = a.lock("cheap");
+        lock.tryAcquire().orElseThrow().close(); // scripts loaded
+        server().command("CONFIG", "RESETSTAT");
+        for (int i = 0; i < 10; i++) {
+            lock.tryAcquire().orElseThrow().close();
+        }
+        java.util.Map<String, Long> calls = commandCalls();
+        calls.keySet().removeIf(k -> k.startsWith("config")); // RESETSTAT itself ("config|resetstat" on 7.0)
+        // per cycle: EVALSHA acquire (SET, INCR, HSET) + EVALSHA release (GET, DEL lock and waiter marker)
+        assertThat(calls).containsEntry("evalsha", 20L).containsEntry("set", 10L).containsEntry("incr", 10L)
+                .containsEntry("hset", 10L).containsEntry("get", 10L).containsEntry("del", 10L)
+                .doesNotContainKey("publish");
+        assertThat(calls.values().stream().mapToLong(Long::longValue).sum()).as("%s", calls).isEqualTo(70L);
+    }
+
+    @Test
+    void releasePublishesWhenABusyAnswerSaidSomebodyMayWait() {
+        Lease held = a.lock("marked").tryAcquire().orElseThrow();
+        assertThat(server().command("EXISTS", "{marked}:released")).isEqualTo(0L);
+        assertThat(b.lock("marked").tryAcquire()).isEmpty();
+        long markerTtl = (Long) server().command("PTTL", "{marked}:released");
+        assertThat(markerTtl).as("past the holder's ttl").isGreaterThan((Long) server().command("PTTL", "marked"));
+        server().command("CONFIG", "RESETSTAT");
+        assertThat(held.release()).isTrue();
+        assertThat(commandCalls()).containsEntry("publish", 1L);
+        assertThat(server().command("EXISTS", "marked", "{marked}:released")).isEqualTo(0L);
+        // the next uncontended cycle is silent again
+        server().command("CONFIG", "RESETSTAT");
+        a.lock("marked").tryAcquire().orElseThrow().close();
+        assertThat(commandCalls()).doesNotContainKey("publish");
+    }
+
+    @Test
+    void otherClientIsNotStarvedWhileEightThreadsOfOneClientHandTheLockOn() throws Exception {
+        DistributedLock local = a.lock("busy", LockOptions.defaults().withTtl(Duration.ofSeconds(10)));
+        java.util.concurrent.ConcurrentLinkedQueue<Long> fences = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicInteger handedOver = new AtomicInteger();
+        AtomicInteger localCycles = new AtomicInteger();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Future<?>> threads = new ArrayList<>();
+        try {
+            for (int t = 0; t < 8; t++) {
+                threads.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        try (Lease lease = local.acquire(Duration.ofSeconds(30)).orElseThrow()) {
+                            if (inside.incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            fences.add(lease.fencingToken());
+                            if (lease.votes().get(0).detail().equals("handed over")) {
+                                handedOver.incrementAndGet();
+                            }
+                            localCycles.incrementAndGet();
+                            inside.decrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> localCycles.get() > 200);
+            DistributedLock remote = b.lock("busy", LockOptions.defaults().withTtl(Duration.ofSeconds(10)));
+            for (int i = 0; i < 5; i++) {
+                long start = System.nanoTime();
+                Optional<Lease> got = remote.acquire(Duration.ofSeconds(10));
+                assertThat(got).as("another client waiting for the lock got it within 10 s (try %d)", i).isPresent();
+                try (Lease lease = got.get()) {
+                    if (inside.incrementAndGet() != 1) {
+                        overlaps.incrementAndGet();
+                    }
+                    fences.add(lease.fencingToken());
+                    inside.decrementAndGet();
+                }
+                System.out.printf("other client waited %d ms%n", (System.nanoTime() - start) / 1_000_000);
+            }
+        } finally {
+            stop.set(true);
+            for (Future<?> f : threads) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            pool.shutdownNow();
+        }
+        assertThat(overlaps.get()).isZero();
+        assertThat(handedOver.get()).as("releases handed the lock to the next local thread").isGreaterThan(0);
+        List<Long> order = new ArrayList<>(fences);
+        for (int i = 1; i < order.size(); i++) {
+            assertThat(order.get(i)).as("fence %d after %d", order.get(i), order.get(i - 1)).isGreaterThan(order.get(i - 1));
+        }
+        assertThat(server().command("EXISTS", "busy")).as("nothing left held").isEqualTo(0L);
+    }
+
+    /** Calls per command since the last CONFIG RESETSTAT, by lower-case command name. */
+    private java.util.Map<String, Long> commandCalls() {
+        java.util.Map<String, Long> calls = new java.util.TreeMap<>();
+        for (String line : ((String) server().command("INFO", "commandstats")).split("\r?\n")) {
+            if (line.startsWith("cmdstat_")) {
+                String cmd = line.substring("cmdstat_".length(), line.indexOf(':'));
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("calls=(\\d+)").matcher(line);
+                if (m.find() && !cmd.equals("info")) {
+                    calls.put(cmd, Long.parseLong(m.group(1)));
+                }
+            }
+        }
+        return calls;
+    }
+
     private long subscribers(String channel) {
         List<?> reply = (List<?>) server().command("PUBSUB", "NUMSUB", channel);
         return (Long) reply.get(1);

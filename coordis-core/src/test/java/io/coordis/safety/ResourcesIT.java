@@ -220,8 +220,12 @@ class ResourcesIT {
      * JVM-wide singletons that the JDK and Netty start on first use and keep (or stop after being idle on
      * their own schedule): one each per JVM, whatever the number of cycles, so they are not counted.
      */
+    /**
+     * JDK and Netty threads that come and go on their own schedule (the process reaper threads belong to the
+     * JDK's process handling, which the test kit uses for redis-server, and die when idle).
+     */
     private static final java.util.Set<String> SINGLETONS = java.util.Set.of("CompletableFutureDelayScheduler",
-            "globalEventExecutor-#-#", "ForkJoinPool.commonPool-worker-#");
+            "globalEventExecutor-#-#", "ForkJoinPool.commonPool-worker-#", "process reaper");
 
     /** Live threads grouped by name with digits removed (pool threads differ only by number). */
     private static Map<String, Integer> threads() {

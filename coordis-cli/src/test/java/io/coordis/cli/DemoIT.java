@@ -44,16 +44,62 @@ class DemoIT {
         return Long.parseLong(m.group(1));
     }
 
+    private static final Pattern STARTED_CHILD = Pattern.compile(
+            "started (alpha|consumer A) as a process of its own \\(pid (\\d+)\\): coordis (elect|queue work) ");
+    private static final Pattern KILLED = Pattern.compile("kill -9 (\\d+): [^(]*\\([^,]*, pid ([\\d, ]+), is killed too\\)");
+
+    /**
+     * The leader and consumer A were processes of their own, other than the CLI, each killed with SIGKILL
+     * together with the command it ran; none of them is left running.
+     */
+    private static void assertTheDeathsWereRealProcesses(CliProcess cli) {
+        String said = cli.stderr();
+        List<Long> started = new ArrayList<>();
+        Matcher m = STARTED_CHILD.matcher(said);
+        while (m.find()) {
+            started.add(Long.parseLong(m.group(2)));
+        }
+        List<Long> killed = new ArrayList<>();
+        List<Long> commands = new ArrayList<>();
+        m = KILLED.matcher(said);
+        while (m.find()) {
+            killed.add(Long.parseLong(m.group(1)));
+            for (String pid : m.group(2).split(",\\s*")) {
+                commands.add(Long.parseLong(pid.trim()));
+            }
+        }
+        assertThat(started).as(said).hasSize(2).doesNotContain(cli.pid());
+        assertThat(killed).as("the processes killed are the ones started").isEqualTo(started);
+        assertThat(commands).as("the commands they ran (sleep), killed too").hasSizeGreaterThanOrEqualTo(2)
+                .doesNotContainAnyElementsOf(started);
+        for (long pid : concat(started, commands)) {
+            // a zombie has no command line; a pid reused by someone else's process has another one
+            assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive).flatMap(p -> p.info().commandLine())
+                    .filter(c -> c.contains("sleep 30") || c.contains("demo:")))
+                    .as("process %d after the demo", pid).isEmpty();
+        }
+        assertThat(said).contains("    alpha| coordis: elected leader of 'demo:leader' as alpha (term ",
+                "    A| coordis: working on queue 'demo:jobs'");
+    }
+
+    private static List<Long> concat(List<Long> a, List<Long> b) {
+        List<Long> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
     /** Every part of the tour shows what it claims, in the narration (stderr) and the tables (stdout). */
     private static void assertTheTour(CliProcess cli, int workers, int rounds) {
         String said = cli.stderr();
         String out = cli.stdout();
+        assertTheDeathsWereRealProcesses(cli);
         assertStrictlyIncreasing(tokens(said), workers * rounds);
         long first = number(said, "alpha is leader of demo:leader with term (\\d+)");
         long next = number(said, "beta is leader with term (\\d+)");
         assertThat(next).isGreaterThan(first);
         assertThat(said).contains("3 of 3 waiters woke", "exactly one of 3 waiters woke",
                 "consumer A took 'resize photo-1'", "consumer B got 'resize photo-1' back",
+                "after A was killed (attempt 2) and acked it",
                 "(attempt 3 of 3): dead-lettered", "nothing lost");
         assertThat(said).doesNotContain("Exception", "\tat ");
         assertThat(out).contains("locks (1)", "demo:printer", "elections (1)", "beta", "queues (1)", "demo:jobs",

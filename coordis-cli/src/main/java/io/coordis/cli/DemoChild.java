@@ -46,7 +46,7 @@ final class DemoChild implements AutoCloseable {
      */
     static DemoChild start(String name, String url, PrintStream say, String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k",
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(devNull()));

@@ -19,6 +19,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Redis installed needed), and with a given server, which it leaves as it found it.
  */
 class DemoIT {
+    /** Generous: the tour takes about 10 s alone, and starts two more JVMs; CI machines are busy. */
+    private static final Duration TOUR_LIMIT = Duration.ofSeconds(90);
     private static final Pattern ACQUIRED = Pattern.compile("worker-\\d+ acquired demo:printer \\(fencing token (\\d+)\\)");
     private static final Pattern STARTED = Pattern.compile("started redis-server \\S+ on 127\\.0\\.0\\.1:(\\d+) \\(([^)]*)\\)");
 
@@ -112,7 +114,7 @@ class DemoIT {
     void runsTheWholeTourOnTheRedisShippedInTheJarInUnderAMinute() {
         long started = System.nanoTime();
         try (CliProcess cli = CliProcess.startWithEnv("COORDIS_REDIS_EMBEDDED", "1", "demo")) {
-            assertThat(cli.exitCode()).as(cli.stderr()).isZero();
+            assertThat(cli.exitCode(TOUR_LIMIT)).as(cli.stderr()).isZero();
             long took = Duration.ofNanos(System.nanoTime() - started).toMillis();
             assertThat(took).as("the demo's wall time").isLessThan(60_000);
             System.out.println("demo took " + took + " ms");
@@ -132,7 +134,7 @@ class DemoIT {
         try (RedisServer server = RedisServer.start()) {
             server.command("SET", "mine", "untouched");
             try (CliProcess cli = CliProcess.start("demo", "--url", server.uri(), "--workers", "3", "--rounds", "2")) {
-                assertThat(cli.exitCode()).as(cli.stderr()).isZero();
+                assertThat(cli.exitCode(TOUR_LIMIT)).as(cli.stderr()).isZero();
                 assertThat(cli.stderr()).startsWith("using Redis at " + server.uri());
                 assertTheTour(cli, 3, 2);
                 assertThat(cli.stderr()).containsPattern("removed the demo's \\d+ keys");
@@ -159,7 +161,7 @@ class DemoIT {
             assertThat(version.stdout()).startsWith("coordis 0.");
         }
         try (CliProcess demo = CliProcess.startJar(jar, "demo", "--workers", "2", "--rounds", "2")) {
-            assertThat(demo.exitCode()).as(demo.stderr()).isZero();
+            assertThat(demo.exitCode(TOUR_LIMIT)).as(demo.stderr()).isZero();
             assertTheTour(demo, 2, 2);
             assertThat(demo.stdout()).contains("java -jar " + jar.toAbsolutePath());
         }

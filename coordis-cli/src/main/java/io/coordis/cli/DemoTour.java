@@ -248,9 +248,11 @@ final class DemoTour implements AutoCloseable {
                     continue;
                 }
                 Delivery d = next.get();
+                // Read before settling: settling changes the count (a nack adds one, an ack or dead letter clears it).
+                int attempt = d.attempts();
                 if (d.text().startsWith("poison")) {
                     Outcome o = d.nack();
-                    say.printf("consumer B fails on '%s' (attempt %d of %d): %s%n", d.text(), d.attempts(),
+                    say.printf("consumer B fails on '%s' (attempt %d of %d): %s%n", d.text(), attempt,
                             options.maxAttempts(), o == Outcome.DEAD_LETTERED ? "dead-lettered" : "put back for a retry");
                     dead |= o == Outcome.DEAD_LETTERED;
                     continue;
@@ -262,9 +264,9 @@ final class DemoTour implements AutoCloseable {
                 if (d.text().equals(lost)) {
                     recovered = true;
                     say.printf("consumer B got '%s' back %d ms after A was killed (attempt %d) and acked it%n", d.text(),
-                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - died), d.attempts());
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - died), attempt);
                 } else {
-                    say.printf("consumer B acked '%s' (attempt %d)%n", d.text(), d.attempts());
+                    say.printf("consumer B acked '%s' (attempt %d)%n", d.text(), attempt);
                 }
             }
         }

@@ -2,6 +2,7 @@ package io.coordis.cli;
 
 import io.coordis.Coordis;
 import io.coordis.election.ElectionOptions;
+import io.coordis.election.Leader;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
 import io.coordis.lock.Lease;
@@ -32,9 +33,10 @@ import java.util.concurrent.TimeoutException;
  * the {@code ls} tables. Narration goes to {@code say}, the tables to {@code out}. Each step checks what it
  * shows and fails with {@link CommandFailure} (exit 70) if Redis or Coordis did not behave as narrated.
  *
- * <p>"Dies" here means a client that stops without a goodbye: its {@link Coordis} is closed without resigning
- * or closing its consumer, so its lease or heartbeat simply stops being renewed — what Redis sees after a
- * {@code kill -9}.
+ * <p>The two that die are real processes killed with SIGKILL: the leader 'alpha' is {@code coordis elect} and
+ * consumer A is {@code coordis queue work}, each in a JVM of its own ({@link DemoChild}), killed together with
+ * the command it runs. Nothing resigns or acks for them: the lease and the heartbeat simply stop being renewed
+ * and run out by their TTL, and the narration shows what the survivors then see.
  */
 final class DemoTour implements AutoCloseable {
     static final String LEADER = "demo:leader";
@@ -48,11 +50,14 @@ final class DemoTour implements AutoCloseable {
     private final String url;
     private final PrintStream say;
     private final List<AutoCloseable> open = new ArrayList<>();
+    private final List<DemoChild> children = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final Thread killChildren = new Thread(() -> children.forEach(DemoChild::kill), "coordis-demo-children");
     private Coordis main;
 
     DemoTour(String url, PrintStream say) {
         this.url = url;
         this.say = say;
+        Runtime.getRuntime().addShutdownHook(killChildren); // Ctrl-C or SIGTERM mid-tour leaves no process behind
     }
 
     private Coordis client() {
@@ -80,16 +85,16 @@ final class DemoTour implements AutoCloseable {
     }
 
     private void election() throws InterruptedException {
-        step("Leader election: one leader per term; a dead leader is replaced by one with a higher term");
-        Coordis alphaClient = client();
-        Coordis betaClient = client();
-        ElectionOptions options = ElectionOptions.defaults().withTtl(LEASE);
-        LeaderElection alpha = alphaClient.election(LEADER, options.withCandidateId("alpha"));
-        LeaderElection beta = betaClient.election(LEADER, options.withCandidateId("beta"));
-        Leadership first = alpha.campaign(Duration.ofSeconds(5))
-                .orElseThrow(() -> broken("alpha was not elected leader of an empty election"));
-        say.printf("alpha is leader of %s with term %d (lease %d s, renewed every %d ms)%n", LEADER, first.term(),
-                LEASE.toSeconds(), LEASE.toMillis() / 3);
+        step("Leader election: one leader per term; a killed leader is replaced by one with a higher term");
+        String[] alphaArgs = {"elect", LEADER, "--id", "alpha", "--ttl", LEASE.toSeconds() + "s", "--", "sleep", "30"};
+        DemoChild alphaProcess = child("alpha", alphaArgs);
+        say.printf("started alpha as a process of its own (pid %d): %s%n", alphaProcess.pid(), shown(alphaArgs));
+        LeaderElection beta = client().election(LEADER, ElectionOptions.defaults().withTtl(LEASE)
+                .withCandidateId("beta"));
+        Leader first = awaitLeader(beta, "alpha", alphaProcess);
+        long firstTerm = first.term().orElseThrow(() -> broken("alpha leads without a term"));
+        say.printf("alpha is leader of %s with term %d (lease %d s, renewed every %d ms while its process lives)%n",
+                LEADER, firstTerm, LEASE.toSeconds(), LEASE.toMillis() / 3);
         CompletableFuture<Optional<Leadership>> waiting = CompletableFuture.supplyAsync(() -> {
             try {
                 return beta.campaign(Duration.ofSeconds(15));
@@ -102,10 +107,11 @@ final class DemoTour implements AutoCloseable {
         if (waiting.isDone()) {
             throw broken("beta became leader while alpha was alive and renewing");
         }
-        say.println("beta campaigns too, and waits: alpha keeps renewing its lease");
+        say.println("beta campaigns too, and waits: alpha's process keeps renewing its lease");
         long died = System.nanoTime();
-        alphaClient.close(); // no resign: what Redis sees when alpha's process is killed
-        say.println("alpha dies without resigning (its client stops, as after kill -9); its lease runs out");
+        List<Long> command = alphaProcess.kill();
+        say.printf("kill -9 %d: alpha's process dies without resigning (its command 'sleep 30', pid %s, is killed "
+                + "too); its lease runs out within %d s%n", alphaProcess.pid(), pids(command), LEASE.toSeconds());
         Leadership next;
         try {
             next = waiting.get(20, TimeUnit.SECONDS).orElseThrow(() -> broken("beta was not elected after alpha died"));
@@ -113,11 +119,50 @@ final class DemoTour implements AutoCloseable {
             throw broken("beta's campaign did not end: " + e);
         }
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - died);
-        if (next.term() <= first.term()) {
-            throw broken("the new term " + next.term() + " is not higher than " + first.term());
+        if (next.term() <= firstTerm) {
+            throw broken("the new term " + next.term() + " is not higher than " + firstTerm);
         }
-        say.printf("beta is leader with term %d (> %d), %d ms after alpha died; work fenced with the term refuses "
-                + "anything alpha might still send%n", next.term(), first.term(), took);
+        say.printf("beta is leader with term %d (> %d), %d ms after alpha was killed; work fenced with the term "
+                + "refuses anything alpha might still send%n", next.term(), firstTerm, took);
+    }
+
+    /** Waits (up to 20 s: a JVM has to start) until {@code id} leads, and answers that leader. */
+    private static Leader awaitLeader(LeaderElection election, String id, DemoChild candidate)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            Optional<Leader> leader = election.leader();
+            if (leader.isPresent() && leader.get().id().equals(id)) {
+                return leader.get();
+            }
+            if (!candidate.isAlive()) {
+                throw broken(id + "'s process (pid " + candidate.pid() + ") exited before it was elected");
+            }
+            if (System.nanoTime() > deadline) {
+                throw broken(id + " was not elected within 20 s" + leader.map(l -> "; " + l.describe()).orElse(""));
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private DemoChild child(String name, String... args) {
+        DemoChild c = DemoChild.start(name, url, say, args);
+        children.add(c);
+        open.add(0, c);
+        return c;
+    }
+
+    /** {@code coordis ARGS...} as a person would type it (arguments with spaces or quotes in single quotes). */
+    private static String shown(String... args) {
+        StringBuilder line = new StringBuilder("coordis");
+        for (String a : args) {
+            line.append(' ').append(a.matches("[A-Za-z0-9:._/=-]+") ? a : "'" + a.replace("'", "'\\''") + "'");
+        }
+        return line.toString();
+    }
+
+    private static String pids(List<Long> pids) {
+        return pids.isEmpty() ? "none" : pids.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
     }
 
     private void signals() throws InterruptedException {
@@ -172,14 +217,21 @@ final class DemoTour implements AutoCloseable {
         queue.push("poison: corrupt.png");
         say.printf("pushed 3 messages to %s (a plain Redis list: LPUSH from any client works)%n", JOBS);
 
-        Coordis doomedClient = client();
-        Consumer doomed = doomedClient.reliableQueue(JOBS, options).consumer();
-        Delivery held = doomed.take(Duration.ofSeconds(5)).orElseThrow(() -> broken("the first consumer got nothing"));
-        say.printf("consumer A took '%s' (delivery %s) and dies before acking it (heartbeat TTL %d ms)%n",
-                held.text(), held.id(), HEARTBEAT.toMillis());
+        String[] workArgs = {"queue", "work", JOBS, "--heartbeat", HEARTBEAT.toMillis() + "ms", "--max-attempts",
+                Integer.toString(options.maxAttempts()), "--", "sh", "-c",
+                "read -r job; echo \"$COORDIS_DELIVERY_ID $job\"; exec sleep 30"};
+        DemoChild doomed = child("A", workArgs);
+        say.printf("started consumer A as a process of its own (pid %d): %s%n", doomed.pid(), shown(workArgs));
+        String[] took = doomed.awaitLine(Duration.ofSeconds(20)).split(" ", 2);
+        if (took.length != 2) {
+            throw broken("consumer A's command printed '" + String.join(" ", took) + "', not 'ID MESSAGE'");
+        }
+        say.printf("consumer A took '%s' (delivery %s) and runs its command, which never finishes%n", took[1], took[0]);
         long died = System.nanoTime();
-        doomedClient.close(); // no ack, no close of the consumer: its heartbeat just stops
-        String lost = held.text();
+        List<Long> command = doomed.kill();
+        say.printf("kill -9 %d: consumer A dies before acking (its command, pid %s, is killed too); its heartbeat "
+                + "(TTL %d ms) stops%n", doomed.pid(), pids(command), HEARTBEAT.toMillis());
+        String lost = took[1];
 
         boolean recovered = false;
         boolean dead = false;
@@ -196,9 +248,11 @@ final class DemoTour implements AutoCloseable {
                     continue;
                 }
                 Delivery d = next.get();
+                // Read before settling: settling changes the count (a nack adds one, an ack or dead letter clears it).
+                int attempt = d.attempts();
                 if (d.text().startsWith("poison")) {
                     Outcome o = d.nack();
-                    say.printf("consumer B fails on '%s' (attempt %d of %d): %s%n", d.text(), d.attempts(),
+                    say.printf("consumer B fails on '%s' (attempt %d of %d): %s%n", d.text(), attempt,
                             options.maxAttempts(), o == Outcome.DEAD_LETTERED ? "dead-lettered" : "put back for a retry");
                     dead |= o == Outcome.DEAD_LETTERED;
                     continue;
@@ -209,10 +263,10 @@ final class DemoTour implements AutoCloseable {
                 acked++;
                 if (d.text().equals(lost)) {
                     recovered = true;
-                    say.printf("consumer B got '%s' back %d ms after A died (attempt %d) and acked it%n", d.text(),
-                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - died), d.attempts());
+                    say.printf("consumer B got '%s' back %d ms after A was killed (attempt %d) and acked it%n", d.text(),
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - died), attempt);
                 } else {
-                    say.printf("consumer B acked '%s' (attempt %d)%n", d.text(), d.attempts());
+                    say.printf("consumer B acked '%s' (attempt %d)%n", d.text(), attempt);
                 }
             }
         }
@@ -239,5 +293,10 @@ final class DemoTour implements AutoCloseable {
             }
         }
         open.clear();
+        try {
+            Runtime.getRuntime().removeShutdownHook(killChildren);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs anyway
+        }
     }
 }

@@ -38,7 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
         description = {"Run CMD once per message of queue Q, the payload on its standard input: exit 0 acks, "
                 + "anything else nacks (dead letter after --max-attempts failures).",
                 "CMD sees COORDIS_QUEUE, COORDIS_DELIVERY_ID and COORDIS_ATTEMPTS in its environment."},
-        customSynopsis = "coordis [-u URL] queue work [--concurrency N] [--max-attempts N] [--drain] [-q] Q -- CMD [ARG...]")
+        customSynopsis = "coordis [-u URL] queue work [--concurrency N] [--max-attempts N] [--heartbeat D] [--drain] [-q] "
+                + "Q -- CMD [ARG...]")
 final class QueueWorkCommand implements Callable<Integer> {
     static final String QUEUE_ENV = "COORDIS_QUEUE";
     static final String ID_ENV = "COORDIS_DELIVERY_ID";
@@ -64,6 +65,12 @@ final class QueueWorkCommand implements Callable<Integer> {
 
     @Option(names = "--drain", description = "Exit once no message came within --wait.")
     boolean drain;
+
+    @Option(names = "--heartbeat", paramLabel = "D", defaultValue = "10s",
+            description = "This worker's heartbeat TTL, renewed every third of it: if the worker dies without a "
+                    + "goodbye (kill -9, lost network), other workers put its unsettled messages back within about "
+                    + "D + 4s. At least 300ms. Default: ${DEFAULT-VALUE}.")
+    Duration heartbeat;
 
     @Option(names = "--grace", paramLabel = "D", defaultValue = "10s",
             description = "On Ctrl-C / SIGTERM, how long running commands may take after SIGTERM. Default: ${DEFAULT-VALUE}.")
@@ -234,10 +241,16 @@ final class QueueWorkCommand implements Callable<Integer> {
         if (wait.isNegative() || wait.isZero()) {
             throw usage("--wait must be positive, was " + Durations.format(wait));
         }
+        QueueOptions options = QueueOptions.defaults().withSlots(concurrency);
         try {
-            return QueueOptions.defaults().withSlots(concurrency).withMaxAttempts(maxAttempts);
+            options = options.withMaxAttempts(maxAttempts);
         } catch (IllegalArgumentException e) {
             throw usage("invalid --max-attempts: " + e.getMessage());
+        }
+        try {
+            return options.withHeartbeatTtl(heartbeat);
+        } catch (IllegalArgumentException e) {
+            throw usage("invalid --heartbeat: " + e.getMessage());
         }
     }
 

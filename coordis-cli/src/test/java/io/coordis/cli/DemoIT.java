@@ -19,6 +19,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Redis installed needed), and with a given server, which it leaves as it found it.
  */
 class DemoIT {
+    /** Generous: the tour takes about 10 s alone, and starts two more JVMs; CI machines are busy. */
+    private static final Duration TOUR_LIMIT = Duration.ofSeconds(90);
     private static final Pattern ACQUIRED = Pattern.compile("worker-\\d+ acquired demo:printer \\(fencing token (\\d+)\\)");
     private static final Pattern STARTED = Pattern.compile("started redis-server \\S+ on 127\\.0\\.0\\.1:(\\d+) \\(([^)]*)\\)");
 
@@ -44,16 +46,62 @@ class DemoIT {
         return Long.parseLong(m.group(1));
     }
 
+    private static final Pattern STARTED_CHILD = Pattern.compile(
+            "started (alpha|consumer A) as a process of its own \\(pid (\\d+)\\): coordis (elect|queue work) ");
+    private static final Pattern KILLED = Pattern.compile("kill -9 (\\d+): [^(]*\\([^,]*, pid ([\\d, ]+), is killed too\\)");
+
+    /**
+     * The leader and consumer A were processes of their own, other than the CLI, each killed with SIGKILL
+     * together with the command it ran; none of them is left running.
+     */
+    private static void assertTheDeathsWereRealProcesses(CliProcess cli) {
+        String said = cli.stderr();
+        List<Long> started = new ArrayList<>();
+        Matcher m = STARTED_CHILD.matcher(said);
+        while (m.find()) {
+            started.add(Long.parseLong(m.group(2)));
+        }
+        List<Long> killed = new ArrayList<>();
+        List<Long> commands = new ArrayList<>();
+        m = KILLED.matcher(said);
+        while (m.find()) {
+            killed.add(Long.parseLong(m.group(1)));
+            for (String pid : m.group(2).split(",\\s*")) {
+                commands.add(Long.parseLong(pid.trim()));
+            }
+        }
+        assertThat(started).as(said).hasSize(2).doesNotContain(cli.pid());
+        assertThat(killed).as("the processes killed are the ones started").isEqualTo(started);
+        assertThat(commands).as("the commands they ran (sleep), killed too").hasSizeGreaterThanOrEqualTo(2)
+                .doesNotContainAnyElementsOf(started);
+        for (long pid : concat(started, commands)) {
+            // a zombie has no command line; a pid reused by someone else's process has another one
+            assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive).flatMap(p -> p.info().commandLine())
+                    .filter(c -> c.contains("sleep 30") || c.contains("demo:")))
+                    .as("process %d after the demo", pid).isEmpty();
+        }
+        assertThat(said).contains("    alpha| coordis: elected leader of 'demo:leader' as alpha (term ",
+                "    A| coordis: working on queue 'demo:jobs'");
+    }
+
+    private static List<Long> concat(List<Long> a, List<Long> b) {
+        List<Long> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
     /** Every part of the tour shows what it claims, in the narration (stderr) and the tables (stdout). */
     private static void assertTheTour(CliProcess cli, int workers, int rounds) {
         String said = cli.stderr();
         String out = cli.stdout();
+        assertTheDeathsWereRealProcesses(cli);
         assertStrictlyIncreasing(tokens(said), workers * rounds);
         long first = number(said, "alpha is leader of demo:leader with term (\\d+)");
         long next = number(said, "beta is leader with term (\\d+)");
         assertThat(next).isGreaterThan(first);
         assertThat(said).contains("3 of 3 waiters woke", "exactly one of 3 waiters woke",
                 "consumer A took 'resize photo-1'", "consumer B got 'resize photo-1' back",
+                "after A was killed (attempt 2) and acked it",
                 "(attempt 3 of 3): dead-lettered", "nothing lost");
         assertThat(said).doesNotContain("Exception", "\tat ");
         assertThat(out).contains("locks (1)", "demo:printer", "elections (1)", "beta", "queues (1)", "demo:jobs",
@@ -66,7 +114,7 @@ class DemoIT {
     void runsTheWholeTourOnTheRedisShippedInTheJarInUnderAMinute() {
         long started = System.nanoTime();
         try (CliProcess cli = CliProcess.startWithEnv("COORDIS_REDIS_EMBEDDED", "1", "demo")) {
-            assertThat(cli.exitCode()).as(cli.stderr()).isZero();
+            assertThat(cli.exitCode(TOUR_LIMIT)).as(cli.stderr()).isZero();
             long took = Duration.ofNanos(System.nanoTime() - started).toMillis();
             assertThat(took).as("the demo's wall time").isLessThan(60_000);
             System.out.println("demo took " + took + " ms");
@@ -86,7 +134,7 @@ class DemoIT {
         try (RedisServer server = RedisServer.start()) {
             server.command("SET", "mine", "untouched");
             try (CliProcess cli = CliProcess.start("demo", "--url", server.uri(), "--workers", "3", "--rounds", "2")) {
-                assertThat(cli.exitCode()).as(cli.stderr()).isZero();
+                assertThat(cli.exitCode(TOUR_LIMIT)).as(cli.stderr()).isZero();
                 assertThat(cli.stderr()).startsWith("using Redis at " + server.uri());
                 assertTheTour(cli, 3, 2);
                 assertThat(cli.stderr()).containsPattern("removed the demo's \\d+ keys");
@@ -113,7 +161,7 @@ class DemoIT {
             assertThat(version.stdout()).startsWith("coordis 0.");
         }
         try (CliProcess demo = CliProcess.startJar(jar, "demo", "--workers", "2", "--rounds", "2")) {
-            assertThat(demo.exitCode()).as(demo.stderr()).isZero();
+            assertThat(demo.exitCode(TOUR_LIMIT)).as(demo.stderr()).isZero();
             assertTheTour(demo, 2, 2);
             assertThat(demo.stdout()).contains("java -jar " + jar.toAbsolutePath());
         }

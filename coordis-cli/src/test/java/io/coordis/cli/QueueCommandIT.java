@@ -146,6 +146,46 @@ class QueueCommandIT {
         assertThat(foreign.command("RPOP", "tasks")).isEqualTo("fail");
     }
 
+    /**
+     * A worker killed with SIGKILL mid-message says no goodbye: its message comes back once its heartbeat,
+     * set by --heartbeat, has expired, and another worker runs it again (attempt 2).
+     */
+    @Test
+    void workKilledMidMessageGetsItsMessageBackAfterTheHeartbeatGivenExpires() throws Exception {
+        foreign.command("LPUSH", "crash", "m");
+        long killed;
+        try (CliProcess doomed = CliProcess.start("queue", "work", "-u", redis.uri(), "--heartbeat", "1s", "crash",
+                "--", "sh", "-c", "read m; echo \"took $m\"; exec sleep 30")) {
+            doomed.awaitStdout("took m");
+            @SuppressWarnings("unchecked")
+            List<String> beats = (List<String>) foreign.command("KEYS", "{crash}:hb:*");
+            assertThat(beats).hasSize(1);
+            assertThat((Long) foreign.command("PTTL", beats.get(0))).as("the heartbeat's TTL in ms")
+                    .isBetween(1L, 1000L);
+            List<ProcessHandle> command = ProcessHandle.of(doomed.pid()).orElseThrow().descendants().toList();
+            assertThat(command).isNotEmpty();
+            doomed.close(); // SIGKILL: no ack, no nack, no goodbye
+            command.forEach(ProcessHandle::destroyForcibly);
+            killed = System.nanoTime();
+        }
+        assertThat(foreign.command("LLEN", "crash")).as("the message is still held by the dead worker").isEqualTo(0L);
+        try (CliProcess survivor = cli("work", "--drain", "--wait", "8s", "crash", "--",
+                "sh", "-c", "read m; echo \"$COORDIS_ATTEMPTS $m\"")) {
+            assertThat(survivor.exitCode()).as(survivor.stderr()).isEqualTo(0);
+            assertThat(survivor.stdout()).isEqualTo("2 m\n");
+        }
+        System.out.printf("message back after %d ms%n", (System.nanoTime() - killed) / 1_000_000);
+        assertThat(foreign.command("LLEN", "{crash}:dead")).isEqualTo(0L);
+    }
+
+    @Test
+    void workRefusesAHeartbeatTooShortToRenew() {
+        try (CliProcess work = cli("work", "--heartbeat", "100ms", "q", "--", "cat")) {
+            assertThat(work.exitCode()).isEqualTo(64);
+            assertThat(work.stderr()).contains("invalid --heartbeat: heartbeat ttl must be at least 300ms, was 100ms");
+        }
+    }
+
     @Test
     void clearErrorsForWrongTypeOversizeAndRedisDown() {
         foreign.command("SET", "notalist", "x");

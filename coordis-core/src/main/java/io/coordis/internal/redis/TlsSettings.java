@@ -117,9 +117,53 @@ public final class TlsSettings {
                         + privateKey + " (" + rootMessage(e) + "); check that the key belongs to the certificate"
                         + (keyPassword != null ? " and the password is the key's" : ""), null);
             }
+            if (keyPassword == null) {
+                requireMatchingKey();
+            }
             b.keyManager(certificateChain.toFile(), privateKey.toFile(), keyPassword);
         }
         return b.build();
+    }
+
+    /** Fails unless the (unencrypted PKCS#8) private key signs what the chain's first certificate verifies. */
+    private void requireMatchingKey() {
+        try (InputStream in = Files.newInputStream(certificateChain)) {
+            X509Certificate cert = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+            java.security.PublicKey publicKey = cert.getPublicKey();
+            String pem = Files.readString(privateKey, StandardCharsets.ISO_8859_1);
+            int begin = pem.indexOf("-----BEGIN PRIVATE KEY-----");
+            int end = pem.indexOf("-----END PRIVATE KEY-----");
+            byte[] der = java.util.Base64.getMimeDecoder()
+                    .decode(pem.substring(begin + "-----BEGIN PRIVATE KEY-----".length(), end));
+            String algorithm = publicKey.getAlgorithm();
+            java.security.PrivateKey key = java.security.KeyFactory.getInstance(algorithm)
+                    .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(der));
+            String signing = switch (algorithm) {
+                case "EC" -> "SHA256withECDSA";
+                case "RSA" -> "SHA256withRSA";
+                case "DSA" -> "SHA256withDSA";
+                default -> algorithm; // EdDSA: Ed25519, Ed448
+            };
+            byte[] probe = "coordis key check".getBytes(StandardCharsets.US_ASCII);
+            java.security.Signature signer = java.security.Signature.getInstance(signing);
+            signer.initSign(key);
+            signer.update(probe);
+            byte[] signature = signer.sign();
+            java.security.Signature verifier = java.security.Signature.getInstance(signing);
+            verifier.initVerify(publicKey);
+            verifier.update(probe);
+            if (!verifier.verify(signature)) {
+                throw new IllegalArgumentException("client key " + privateKey + " does not belong to the certificate "
+                        + certificateChain + "; give the key the certificate was issued for");
+            }
+        } catch (IOException | java.security.GeneralSecurityException | RuntimeException e) {
+            if (e instanceof IllegalArgumentException iae && iae.getMessage() != null
+                    && iae.getMessage().startsWith("client key ")) {
+                throw iae;
+            }
+            throw new IllegalArgumentException("client key " + privateKey + " does not belong to the certificate "
+                    + certificateChain + " (" + rootMessage(e) + "); give the key the certificate was issued for", null);
+        }
     }
 
     /** Applies the hostname setting to {@code uri} (and its sentinels): FULL becomes CA when verification is off. */

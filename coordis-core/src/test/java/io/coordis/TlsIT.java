@@ -59,6 +59,7 @@ class TlsIT {
         redlock.add(RedisServer.builder().tlsAuthClients().startTls());
         otherCaServer = RedisServer.builder().tlsServerCertificate(certs.serverOfOtherCa()).tlsAuthClients().startTls();
         ipOnlyServer = RedisServer.builder().tlsServerCertificate(certs.serverForIpOnly()).tlsAuthClients().startTls();
+        System.out.printf("TlsIT: redis-server %s (%s)%n", mutual.version(), mutual.binary());
     }
 
     @AfterAll

@@ -242,6 +242,23 @@ class TlsIT {
     }
 
     @Test
+    void encryptedClientKeyWithItsPassword(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path encrypted = dir.resolve("client-enc.key");
+        Process p = new ProcessBuilder("openssl", "pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in",
+                certs.client().keyFile().toString(), "-out", encrypted.toString(), "-passout", "pass:k3y-pw")
+                .redirectErrorStream(true).start();
+        assertThat(p.waitFor()).as(new String(p.getInputStream().readAllBytes())).isZero();
+        try (Coordis coordis = Coordis.builder().url(mutual.uri()).trustedCertificates(certs.caFile())
+                .clientCertificate(certs.client().certFile(), encrypted, "k3y-pw".toCharArray()).connect()) {
+            assertThat(coordis.lock("tls:encrypted-key").tryAcquire()).isPresent();
+        }
+        Throwable wrong = catchThrowable(() -> Coordis.builder().url(mutual.uri()).trustedCertificates(certs.caFile())
+                .clientCertificate(certs.client().certFile(), encrypted, "not-the-pw".toCharArray()).connect().close());
+        assertThat(wrong).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(encrypted.toString())
+                .hasMessageContaining("password").hasMessageNotContaining("not-the-pw");
+    }
+
+    @Test
     void clientCertificateOfAnotherCaIsRefusedByTheServer() {
         assertThat(assertRefusedFast(mutual, () -> withCertificate(mutual.uri(), certs.clientOfOtherCa())))
                 .hasMessageContaining("refused this client's certificate");

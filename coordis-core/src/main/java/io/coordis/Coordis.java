@@ -7,6 +7,7 @@ import io.coordis.election.LeaderElection;
 import io.coordis.internal.Durations;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.RedisResources;
+import io.coordis.internal.redis.TlsSettings;
 import io.coordis.inspect.Inspector;
 import io.coordis.internal.redis.Uris;
 import io.coordis.lock.DistributedLock;
@@ -95,10 +96,10 @@ public final class Coordis implements AutoCloseable {
         List<RedisNode> opened = new ArrayList<>();
         try {
             if (b.urls.size() == 1) {
-                opened.add(RedisNode.connect(b.urls.get(0), b.commandTimeout, b.trustedCertificates, resources));
+                opened.add(RedisNode.connect(b.urls.get(0), b.commandTimeout, b.tls, resources));
             } else {
                 for (String url : b.urls) {
-                    opened.add(RedisNode.open(url, b.commandTimeout, b.trustedCertificates, resources));
+                    opened.add(RedisNode.open(url, b.commandTimeout, b.tls, resources));
                 }
                 awaitSettled(opened, b.commandTimeout);
             }
@@ -114,7 +115,7 @@ public final class Coordis implements AutoCloseable {
         List<RedisNode> replicaNodes = new ArrayList<>();
         try {
             for (String url : b.replicaUrls) {
-                replicaNodes.add(RedisNode.open(url, b.commandTimeout, b.trustedCertificates, resources));
+                replicaNodes.add(RedisNode.open(url, b.commandTimeout, b.tls, resources));
             }
         } catch (RuntimeException e) {
             replicaNodes.forEach(RedisNode::close);
@@ -326,7 +327,7 @@ public final class Coordis implements AutoCloseable {
         private List<String> urls = List.of();
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private Ticker ticker = Ticker.system();
-        private java.nio.file.Path trustedCertificates;
+        private TlsSettings tls = TlsSettings.defaults();
         private List<String> replicaUrls = List.of();
 
         private Builder() {
@@ -386,14 +387,48 @@ public final class Coordis implements AutoCloseable {
          * For {@code rediss://} URLs: trust the CA certificates in this PEM file instead of the JVM's
          * default trust store. Default: the JVM's trust store.
          *
-         * @throws IllegalArgumentException when the file does not exist
+         * @throws IllegalArgumentException naming the file when it does not exist, cannot be read or holds no
+         *                                  PEM certificate
          */
         public Builder trustedCertificates(java.nio.file.Path pemFile) {
-            Objects.requireNonNull(pemFile, "certificate file must not be null");
-            if (!java.nio.file.Files.isRegularFile(pemFile)) {
-                throw new IllegalArgumentException("certificate file " + pemFile + " does not exist or is not a file");
-            }
-            this.trustedCertificates = pemFile;
+            this.tls = tls.trusting(pemFile);
+            return this;
+        }
+
+        /**
+         * For {@code rediss://} URLs to servers that require client certificates ({@code tls-auth-clients yes}):
+         * present the certificate chain in {@code certificateChainPem} (the client's certificate first) with the
+         * unencrypted PKCS#8 private key in {@code privateKeyPem} ({@code -----BEGIN PRIVATE KEY-----}). Used by
+         * every connection of the client (commands, queues, pub/sub, Sentinel, cluster nodes). Default: none.
+         *
+         * @throws IllegalArgumentException naming the file and what to do when a file does not exist, cannot be
+         *                                  read, or is not PEM of the right kind (a PKCS#1/SEC1 key is refused with
+         *                                  the command that converts it)
+         */
+        public Builder clientCertificate(java.nio.file.Path certificateChainPem, java.nio.file.Path privateKeyPem) {
+            this.tls = tls.presenting(certificateChainPem, privateKeyPem, null);
+            return this;
+        }
+
+        /**
+         * Like {@link #clientCertificate(java.nio.file.Path, java.nio.file.Path)} for an encrypted PKCS#8 key
+         * ({@code -----BEGIN ENCRYPTED PRIVATE KEY-----}) and its password (copied; never shown in messages).
+         */
+        public Builder clientCertificate(java.nio.file.Path certificateChainPem, java.nio.file.Path privateKeyPem,
+                                         char[] keyPassword) {
+            this.tls = tls.presenting(certificateChainPem, privateKeyPem,
+                    Objects.requireNonNull(keyPassword, "key password must not be null"));
+            return this;
+        }
+
+        /**
+         * Whether a {@code rediss://} server's certificate must name the host in the URL (DNS name or IP address in
+         * its subject alternative names); default {@code true}. {@code false} is <b>unsafe</b>: any certificate
+         * from a trusted CA is then accepted for any host, so whoever holds one can pose as the server; use it only
+         * for test set-ups whose certificates lack the right names. (A URL's {@code ?verifyPeer=} wins.)
+         */
+        public Builder verifyHostname(boolean verify) {
+            this.tls = tls.verifyingHostname(verify);
             return this;
         }
 

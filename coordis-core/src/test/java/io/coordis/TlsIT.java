@@ -1,33 +1,81 @@
 package io.coordis;
 
+import io.coordis.election.LeaderElection;
+import io.coordis.election.Leadership;
+import io.coordis.inspect.LockState;
+import io.coordis.inspect.QueueState;
 import io.coordis.lock.Lease;
+import io.coordis.lock.LockOptions;
+import io.coordis.lock.NodeVote;
+import io.coordis.queue.Consumer;
+import io.coordis.queue.Delivery;
+import io.coordis.queue.ReliableQueue;
+import io.coordis.signal.Signal;
+import io.coordis.signal.Signals;
+import io.coordis.signal.Waiter;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
+import io.coordis.testkit.TestCertificates;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-/** {@code rediss://} URLs against a redis-server that serves TLS only. */
+/**
+ * {@code rediss://} URLs against redis-servers that serve TLS only: without and with client certificates
+ * ({@code tls-auth-clients yes}), every primitive over TLS, and each way a TLS connection can be refused failing
+ * fast with a {@link NodeUnavailableException} that names the node and the cause.
+ */
 class TlsIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
+    /** How much later than the command timeout a refused connection may fail (handshake, scheduling on 2 cores). */
+    private static final Duration SLACK = Duration.ofSeconds(1);
+    private static TestCertificates certs;
     private static RedisServer server;
+    /** {@code tls-auth-clients yes}: refuses clients without a certificate of the test CA. */
+    private static RedisServer mutual;
+    /** With {@link #mutual}, the three masters of the Redlock test. */
+    private static final List<RedisServer> redlock = new ArrayList<>();
+    private static RedisServer otherCaServer;
+    private static RedisServer ipOnlyServer;
 
     @BeforeAll
-    static void startTlsServer() {
-        // A binary without TLS support fails here with a message naming it: rediss:// is a promised feature.
-        server = RedisServer.builder().tls().start();
+    static void startTlsServers() {
+        // A binary without TLS support fails here with a message naming it (in CI): rediss:// is a promised feature.
+        server = RedisServer.builder().startTls();
+        certs = TestCertificates.get();
+        mutual = RedisServer.builder().tlsAuthClients().startTls();
+        redlock.add(mutual);
+        redlock.add(RedisServer.builder().tlsAuthClients().startTls());
+        redlock.add(RedisServer.builder().tlsAuthClients().startTls());
+        otherCaServer = RedisServer.builder().tlsServerCertificate(certs.serverOfOtherCa()).tlsAuthClients().startTls();
+        ipOnlyServer = RedisServer.builder().tlsServerCertificate(certs.serverForIpOnly()).tlsAuthClients().startTls();
+        System.out.printf("TlsIT: redis-server %s (%s)%n", mutual.version(), mutual.binary());
     }
 
     @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
+    static void stopServers() {
+        for (RedisServer s : new RedisServer[] {server, redlock.size() > 1 ? redlock.get(1) : null,
+                redlock.size() > 2 ? redlock.get(2) : null, mutual, otherCaServer, ipOnlyServer}) {
+            if (s != null) {
+                s.close();
+            }
         }
+    }
+
+    /** A client of {@code url} trusting the test CA and presenting {@code client}. */
+    private static Coordis.Builder withCertificate(String url, TestCertificates.KeyPair client) {
+        return Coordis.builder().url(url).commandTimeout(TIMEOUT).trustedCertificates(certs.caFile())
+                .clientCertificate(client.certFile(), client.keyFile());
     }
 
     private static String valueOf(String key) {
@@ -88,5 +136,253 @@ class TlsIT {
     void missingCertificateFileIsABadArgument() {
         Throwable t = catchThrowable(() -> Coordis.builder().trustedCertificates(java.nio.file.Path.of("/no/such/ca.pem")));
         assertThat(t).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/no/such/ca.pem");
+    }
+
+    @Test
+    void lockWithFencingOverMutualTls() throws Exception {
+        try (Coordis coordis = withCertificate(mutual.uri(), certs.client()).connect()) {
+            Lease first = coordis.lock("tls:fenced").tryAcquire().orElseThrow();
+            assertThat(valueOf(mutual, first.key())).isEqualTo(first.token());
+            assertThat(coordis.lock("tls:fenced").tryAcquire()).isEmpty();
+            assertThat(first.extend(Duration.ofSeconds(5))).isTrue();
+            assertThat(first.release()).isTrue();
+            Lease second = coordis.lock("tls:fenced").acquire(Duration.ofSeconds(2)).orElseThrow();
+            assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+            assertThat(second.release()).isTrue();
+            assertThat(valueOf(mutual, first.key())).isNull();
+        }
+    }
+
+    @Test
+    void redlockOverThreeMutualTlsNodes() throws Exception {
+        Coordis.Builder b = Coordis.builder().urls(redlock.stream().map(RedisServer::uri).toList())
+                .commandTimeout(TIMEOUT).trustedCertificates(certs.caFile())
+                .clientCertificate(certs.client().certFile(), certs.client().keyFile());
+        try (Coordis coordis = b.connect()) {
+            // servers just started: the restart guard would refuse their votes for a TTL; TLS on a busy machine is slow
+            LockOptions options = LockOptions.defaults().withRestartGuard(false).withNodeTimeout(Duration.ofMillis(500));
+            Lease lease = coordis.lock("tls:redlock", options).tryAcquire().orElseThrow();
+            assertThat(lease.votes()).hasSize(3).allMatch(v -> v.vote() == NodeVote.Vote.ACQUIRED);
+            for (RedisServer node : redlock) {
+                assertThat(valueOf(node, "tls:redlock")).isEqualTo(lease.token());
+            }
+            assertThat(coordis.lock("tls:redlock", options).tryAcquire()).isEmpty();
+            assertThat(lease.release()).isTrue();
+            for (RedisServer node : redlock) {
+                assertThat(valueOf(node, "tls:redlock")).isNull();
+            }
+        }
+    }
+
+    @Test
+    void signalsOverMutualTlsPubSub() throws Exception {
+        try (Coordis coordis = withCertificate(mutual.uri(), certs.client()).connect();
+             Coordis other = withCertificate(mutual.uri(), certs.client()).connect()) {
+            Signals signals = coordis.signals();
+            try (Waiter broadcast = signals.waiter("tls:chan");
+                 Waiter unicast = signals.unicastWaiter("tls:one:")) {
+                assertThat(other.signals().signal("tls:chan", "hello")).isEqualTo(1);
+                assertThat(broadcast.await(Duration.ofSeconds(5))).contains(new Signal("tls:chan", "hello"));
+                assertThat(other.signals().signalOne("tls:one:", "just-you")).isEqualTo(1);
+                assertThat(unicast.await(Duration.ofSeconds(5)).map(Signal::data)).contains("just-you");
+            }
+            Thread waiting = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 50 && other.signals().signal("tls:later", "late") == 0; i++) {
+                        Thread.sleep(100);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            waiting.start();
+            Optional<Signal> awaited = signals.await("tls:later", Duration.ofSeconds(10));
+            waiting.join();
+            assertThat(awaited.map(Signal::data)).contains("late");
+        }
+    }
+
+    @Test
+    void leaseElectionOverMutualTls() throws Exception {
+        try (Coordis a = withCertificate(mutual.uri(), certs.client()).connect();
+             Coordis b = withCertificate(mutual.uri(), certs.client()).connect();
+             LeaderElection first = a.election("tls:election");
+             LeaderElection second = b.election("tls:election")) {
+            Leadership leading = first.campaign(Duration.ofSeconds(5)).orElseThrow();
+            assertThat(second.campaign(Duration.ofMillis(300))).isEmpty();
+            assertThat(second.leader().map(l -> l.id())).contains(first.candidateId());
+            assertThat(first.resign()).isTrue();
+            Leadership next = second.campaign(Duration.ofSeconds(5)).orElseThrow();
+            assertThat(next.term()).isGreaterThan(leading.term());
+        }
+    }
+
+    @Test
+    void reliableQueueAndInspectorOverMutualTls() throws Exception {
+        try (Coordis coordis = withCertificate(mutual.uri(), certs.client()).connect()) {
+            ReliableQueue queue = coordis.reliableQueue("tls:jobs");
+            queue.push("job-1");
+            queue.push("job-2");
+            try (Consumer consumer = queue.consumer()) {
+                Delivery d = consumer.take(Duration.ofSeconds(5)).orElseThrow();
+                assertThat(d.text()).isEqualTo("job-1");
+                QueueState state = coordis.inspector().queue("tls:jobs").orElseThrow();
+                assertThat(state.depth()).isEqualTo(1);
+                assertThat(state.inFlight()).isEqualTo(1);
+                assertThat(d.ack().done()).isTrue();
+                assertThat(consumer.take(Duration.ofSeconds(5)).orElseThrow().ack().done()).isTrue();
+            }
+            assertThat(queue.stats().depth()).isZero();
+            assertThat(queue.stats().inFlight()).isZero();
+            Lease lease = coordis.lock("tls:inspected").tryAcquire().orElseThrow();
+            LockState lock = coordis.inspector().lock("tls:inspected").orElseThrow();
+            assertThat(lock.token()).contains(lease.token());
+            lease.release();
+        }
+    }
+
+    @Test
+    void encryptedClientKeyWithItsPassword(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path encrypted = dir.resolve("client-enc.key");
+        Process p = new ProcessBuilder("openssl", "pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in",
+                certs.client().keyFile().toString(), "-out", encrypted.toString(), "-passout", "pass:k3y-pw")
+                .redirectErrorStream(true).start();
+        assertThat(p.waitFor()).as(new String(p.getInputStream().readAllBytes())).isZero();
+        try (Coordis coordis = Coordis.builder().url(mutual.uri()).trustedCertificates(certs.caFile())
+                .clientCertificate(certs.client().certFile(), encrypted, "k3y-pw".toCharArray()).connect()) {
+            assertThat(coordis.lock("tls:encrypted-key").tryAcquire()).isPresent();
+        }
+        Throwable wrong = catchThrowable(() -> Coordis.builder().url(mutual.uri()).trustedCertificates(certs.caFile())
+                .clientCertificate(certs.client().certFile(), encrypted, "not-the-pw".toCharArray()).connect().close());
+        assertThat(wrong).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(encrypted.toString())
+                .hasMessageContaining("password").hasMessageNotContaining("not-the-pw");
+    }
+
+    @Test
+    void clientCertificateOfAnotherCaIsRefusedByTheServer() {
+        assertThat(assertRefusedFast(mutual, () -> withCertificate(mutual.uri(), certs.clientOfOtherCa())))
+                .hasMessageContaining("refused this client's certificate");
+    }
+
+    @Test
+    void expiredClientCertificateIsRefusedByTheServer() {
+        assertThat(assertRefusedFast(mutual, () -> withCertificate(mutual.uri(), certs.expiredClient())))
+                .hasMessageContaining("expired");
+    }
+
+    @Test
+    void missingClientCertificateIsRefusedByTheServer() {
+        assertThat(assertRefusedFast(mutual, () -> Coordis.builder().url(mutual.uri()).commandTimeout(TIMEOUT)
+                .trustedCertificates(certs.caFile()))).hasMessageContaining("requires a client certificate");
+    }
+
+    @Test
+    void serverCertificateOfAnUntrustedCaIsRefusedByTheClient() {
+        Throwable t = assertRefusedFast(otherCaServer, () -> withCertificate(otherCaServer.uri(), certs.client()));
+        assertThat(t).hasMessageContaining("TLS handshake").hasMessageContaining("not signed by a trusted CA");
+        // trusting the other CA, the same server is fine
+        try (Coordis coordis = Coordis.builder().url(otherCaServer.uri()).trustedCertificates(certs.otherCaFile())
+                .clientCertificate(certs.client().certFile(), certs.client().keyFile()).connect()) {
+            assertThat(coordis.lock("tls:other-ca").tryAcquire()).isPresent();
+        }
+    }
+
+    @Test
+    void serverCertificateForAnotherHostNameIsRefusedUnlessVerificationIsTurnedOff() throws Exception {
+        String byName = "rediss://localhost:" + ipOnlyServer.port();
+        Throwable t = assertRefusedFast(ipOnlyServer, () -> withCertificate(byName, certs.client()));
+        assertThat(t).hasMessageContaining("localhost:" + ipOnlyServer.port()).hasMessageContaining("TLS handshake")
+                .hasMessageContaining("does not name the host");
+        // by its IP address, which the certificate names, verification passes
+        try (Coordis coordis = withCertificate(ipOnlyServer.uri(), certs.client()).connect()) {
+            assertThat(coordis.lock("tls:by-ip").tryAcquire()).isPresent();
+        }
+        // the documented (unsafe) opt-out accepts the certificate for the wrong name, still checking the CA
+        try (Coordis coordis = withCertificate(byName, certs.client()).verifyHostname(false).connect()) {
+            assertThat(coordis.lock("tls:by-name").tryAcquire()).isPresent();
+        }
+    }
+
+    @Test
+    void plainUrlToAMutualTlsPortFailsFast() {
+        assertThat(assertRefusedFast(mutual, () -> withCertificate("redis://" + mutual.address(), certs.client())))
+                .hasMessageContaining("rediss://");
+    }
+
+    @Test
+    void badCertificateFilesAreRefusedNamingTheFile() throws Exception {
+        Path dir = Files.createTempDirectory("coordis-tls-bad-");
+        try {
+            Path notPem = Files.writeString(dir.resolve("not.pem"), "hello");
+            Path sec1 = Files.writeString(dir.resolve("sec1.key"), "-----BEGIN EC PRIVATE KEY-----\nAAAA\n"
+                    + "-----END EC PRIVATE KEY-----\n");
+            Path encrypted = Files.writeString(dir.resolve("enc.key"), "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n"
+                    + "-----END ENCRYPTED PRIVATE KEY-----\n");
+            Path cert = certs.client().certFile();
+            Path key = certs.client().keyFile();
+            assertThat(catchThrowable(() -> Coordis.builder().clientCertificate(dir.resolve("none.crt"), key)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("none.crt")
+                    .hasMessageContaining("does not exist");
+            assertThat(catchThrowable(() -> Coordis.builder().clientCertificate(notPem, key)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(notPem.toString())
+                    .hasMessageContaining("no PEM certificate");
+            assertThat(catchThrowable(() -> Coordis.builder().clientCertificate(key, key)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("looks like a private key");
+            assertThat(catchThrowable(() -> Coordis.builder().clientCertificate(cert, cert)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("looks like a certificate");
+            assertThat(catchThrowable(() -> Coordis.builder().clientCertificate(cert, sec1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(sec1.toString())
+                    .hasMessageContaining("openssl pkcs8 -topk8");
+            assertThat(catchThrowable(() -> Coordis.builder().clientCertificate(cert, encrypted)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("encrypted");
+            assertThat(catchThrowable(() -> Coordis.builder().trustedCertificates(notPem)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(notPem.toString());
+            // a key that does not belong to the certificate fails when connecting, before anything is sent
+            Path otherKey = certs.clientOfOtherCa().keyFile();
+            char[] secret = "s3cret-pw".toCharArray();
+            Throwable mismatch = catchThrowable(() -> Coordis.builder().url(mutual.uri()).trustedCertificates(certs.caFile())
+                    .clientCertificate(cert, otherKey).connect().close());
+            assertThat(mismatch).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(cert.toString())
+                    .hasMessageContaining(otherKey.toString());
+            Throwable withPassword = catchThrowable(() -> Coordis.builder().url(mutual.uri())
+                    .clientCertificate(cert, encrypted, secret).connect().close());
+            assertThat(withPassword).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(encrypted.toString())
+                    .hasMessageNotContaining("s3cret-pw");
+        } finally {
+            try (var files = Files.list(dir)) {
+                files.forEach(f -> f.toFile().delete());
+            }
+            Files.delete(dir);
+        }
+    }
+
+    private interface BuilderSupplier {
+        Coordis.Builder get();
+    }
+
+    /**
+     * Connecting with {@code builder} and locking fails with a {@link NodeUnavailableException} naming the node
+     * within the command timeout plus {@link #SLACK}; afterwards the server still serves good clients.
+     */
+    private static Throwable assertRefusedFast(RedisServer target, BuilderSupplier builder) {
+        long start = System.nanoTime();
+        Throwable t = catchThrowable(() -> {
+            try (Coordis coordis = builder.get().connect()) {
+                coordis.lock("tls:refused").tryAcquire();
+            }
+        });
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        System.out.printf("TlsIT: refused after %d ms with %s%n", took.toMillis(), t);
+        assertThat(t).isInstanceOf(NodeUnavailableException.class).hasMessageContaining(":" + target.port());
+        assertThat(((NodeUnavailableException) t).node()).isPresent();
+        assertThat(took).isLessThan(TIMEOUT.plus(SLACK));
+        assertThat(valueOf(target, "tls:refused")).isNull();
+        return t;
+    }
+
+    private static String valueOf(RedisServer target, String key) {
+        try (RespClient client = RespClient.connect(target)) {
+            return (String) client.command("GET", key);
+        }
     }
 }

@@ -11,6 +11,15 @@ final class Connections {
     private Connections() {
     }
 
+    /** A builder for {@code urls} with the TLS options of the {@code coordis} command {@code caller} belongs to. */
+    private static Coordis.Builder builder(CommandSpec caller, List<String> urls) {
+        Object root = caller.root().userObject();
+        if (root instanceof CoordisCommand coordis) {
+            return coordis.builder(caller, urls);
+        }
+        return Coordis.builder().urls(urls);
+    }
+
     /**
      * @throws ParameterException when the URL is malformed (the message never repeats a password)
      * @throws io.coordis.CoordisException when Redis is unreachable or refuses the credentials
@@ -28,7 +37,7 @@ final class Connections {
      */
     static Coordis open(String url, List<String> replicaUrls, CommandSpec caller) {
         try {
-            return Coordis.builder().url(url).replicaUrls(replicaUrls).connect();
+            return builder(caller, List.of(url)).replicaUrls(replicaUrls).connect();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(caller.commandLine(), e.getMessage());
         }
@@ -44,7 +53,7 @@ final class Connections {
      */
     static Coordis open(List<String> urls, CommandSpec caller) {
         try {
-            return Coordis.connect(urls);
+            return builder(caller, urls).connect();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(caller.commandLine(), e.getMessage());
         }

@@ -42,6 +42,26 @@ final class CoordisCommand implements Callable<Integer> {
     @Option(names = "--debug", scope = ScopeType.INHERIT, description = "Show the stack trace of a failure.")
     boolean debug;
 
+    /** Environment variables that give the TLS files when the options are not given. */
+    static final String TLS_CA_ENV = "COORDIS_TLS_CA";
+    static final String TLS_CERT_ENV = "COORDIS_TLS_CERT";
+    static final String TLS_KEY_ENV = "COORDIS_TLS_KEY";
+
+    @Option(names = "--tls-ca", paramLabel = "FILE", scope = ScopeType.INHERIT,
+            description = "For rediss:// URLs: trust the CA certificates in this PEM file instead of the JVM's trust "
+                    + "store. Default: $" + TLS_CA_ENV + ".")
+    java.nio.file.Path tlsCa;
+
+    @Option(names = "--tls-cert", paramLabel = "FILE", scope = ScopeType.INHERIT,
+            description = "For rediss:// URLs to servers with tls-auth-clients: present the client certificate (chain) "
+                    + "in this PEM file; needs --tls-key. Default: $" + TLS_CERT_ENV + ".")
+    java.nio.file.Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", scope = ScopeType.INHERIT,
+            description = "The client certificate's private key: an unencrypted PKCS#8 PEM file "
+                    + "(-----BEGIN PRIVATE KEY-----). Default: $" + TLS_KEY_ENV + ".")
+    java.nio.file.Path tlsKey;
+
     @Spec
     CommandSpec spec;
 
@@ -102,6 +122,45 @@ final class CoordisCommand implements Callable<Integer> {
                     + from + ", but '" + caller.name() + "' runs on one Redis: give one --url");
         }
         return given.get(0);
+    }
+
+    /**
+     * A client builder for {@code urls} with the TLS files of {@code --tls-ca}, {@code --tls-cert} and
+     * {@code --tls-key} (else {@code $COORDIS_TLS_CA}, {@code $COORDIS_TLS_CERT}, {@code $COORDIS_TLS_KEY}).
+     *
+     * @throws ParameterException naming the file and what to do when a file cannot be used, or only one of the
+     *                            certificate and the key is given
+     */
+    io.coordis.Coordis.Builder builder(CommandSpec caller, List<String> urls) {
+        io.coordis.Coordis.Builder b = io.coordis.Coordis.builder().urls(urls);
+        java.nio.file.Path ca = tlsFile(tlsCa, TLS_CA_ENV);
+        java.nio.file.Path cert = tlsFile(tlsCert, TLS_CERT_ENV);
+        java.nio.file.Path key = tlsFile(tlsKey, TLS_KEY_ENV);
+        if ((cert == null) != (key == null)) {
+            throw new ParameterException(caller.commandLine(), cert == null
+                    ? "--tls-key was given without --tls-cert: give the client certificate too (or $" + TLS_CERT_ENV + ")"
+                    : "--tls-cert was given without --tls-key: give the certificate's private key too (or $"
+                            + TLS_KEY_ENV + ")");
+        }
+        try {
+            if (ca != null) {
+                b.trustedCertificates(ca);
+            }
+            if (cert != null) {
+                b.clientCertificate(cert, key);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(caller.commandLine(), e.getMessage());
+        }
+        return b;
+    }
+
+    private java.nio.file.Path tlsFile(java.nio.file.Path option, String env) {
+        if (option != null) {
+            return option;
+        }
+        String fromEnv = terminal.env().get(env);
+        return fromEnv == null || fromEnv.isBlank() ? null : java.nio.file.Path.of(fromEnv.strip());
     }
 
     private List<String> given(RedisUrls local) {

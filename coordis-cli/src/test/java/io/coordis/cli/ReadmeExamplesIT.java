@@ -37,7 +37,8 @@ class ReadmeExamplesIT {
             "elect reports:scheduler --observe", "runs until Ctrl-C (ElectIT)",
             "queue work jobs", "runs until stopped (QueueCommandIT)",
             "ls locks --watch", "redraws until Ctrl-C (ReadmeLsExamplesIT)",
-            "force-unlock nightly-report --reason", "asks for confirmation on a terminal (ForceUnlockIT)");
+            "force-unlock nightly-report --reason", "asks for confirmation on a terminal (ForceUnlockIT)",
+            "--tls-cert client.pem", "needs a TLS server and certificate files of its own (TlsCliIT)");
 
     /** Examples whose documented status is not 0. */
     private static final Map<String, Integer> STATUS = Map.of(

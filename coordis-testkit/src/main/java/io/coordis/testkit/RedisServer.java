@@ -407,7 +407,7 @@ public final class RedisServer implements AutoCloseable {
 
     private RespClient open(Duration timeout) {
         return config.tls != null
-                ? RespClient.connect(host(), port, timeout, config.tls.sslContext())
+                ? RespClient.connect(host(), port, timeout, config.tls.adminSslContext())
                 : RespClient.connect(host(), port, timeout);
     }
 

@@ -22,6 +22,9 @@ public final class RedisServerBuilder {
     boolean debugCommand;
     RedisServer replicaOf;
     TestCertificates tls;
+    /** The TLS server's certificate and key when not the test CA's default server certificate. */
+    TestCertificates.KeyPair tlsServerCertificate;
+    boolean tlsAuthClients;
     /** Non-null: run in sentinel mode ({@code --sentinel}) with these config lines (tokens, unquoted). */
     List<String[]> sentinelLines;
     Duration startTimeout = Duration.ofSeconds(10);
@@ -122,6 +125,30 @@ public final class RedisServerBuilder {
         return tls(TestCertificates.get());
     }
 
+    /**
+     * {@link #tls()} presenting {@code certificate} (for example {@link TestCertificates#serverOfOtherCa()} or
+     * {@link TestCertificates#serverForIpOnly()}) instead of the default server certificate. Client certificates
+     * are still checked against the test CA.
+     */
+    public RedisServerBuilder tlsServerCertificate(TestCertificates.KeyPair certificate) {
+        this.tlsServerCertificate = Objects.requireNonNull(certificate, "certificate");
+        return tls == null ? tls() : this;
+    }
+
+    /**
+     * {@link #tls()} with {@code tls-auth-clients yes}: the server refuses clients that present no certificate, or
+     * one not signed by the test CA ({@link TestCertificates#client()} is one it accepts). The test kit's own
+     * connections present {@link TestCertificates#client()}.
+     */
+    public RedisServerBuilder tlsAuthClients() {
+        this.tlsAuthClients = true;
+        if (tls == null) {
+            tls();
+        }
+        tls.client(); // generated now, so the test kit's own connections present it
+        return this;
+    }
+
     /** {@link #tls()} with these certificates. */
     RedisServerBuilder tls(TestCertificates certificates) {
         this.tls = Objects.requireNonNull(certificates, "certificates");
@@ -164,6 +191,38 @@ public final class RedisServerBuilder {
         }
     }
 
+    /**
+     * {@link #start()} for a TLS server on a TLS-capable binary: when the chosen binary (the embedded one, say, with
+     * {@code COORDIS_REDIS_EMBEDDED=1}) was built without TLS, retries with the {@code redis-server} on the
+     * {@code PATH}. When no TLS-capable binary exists the test fails if the environment variable {@code CI} is
+     * {@code true}, and is skipped (JUnit assumption, naming the reason) otherwise.
+     */
+    public RedisServer startTls() {
+        if (tls == null) {
+            tls();
+        }
+        TlsUnsupportedException unsupported;
+        try {
+            return start();
+        } catch (TlsUnsupportedException e) {
+            unsupported = e;
+        }
+        java.nio.file.Path onPath = TestCertificates.findOnPath("redis-server");
+        if (onPath != null && !onPath.equals(unsupported.binary().path())) {
+            try {
+                return copy().binary(RedisBinary.of(onPath)).start();
+            } catch (TlsUnsupportedException e) {
+                unsupported = e;
+            }
+        }
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            throw unsupported;
+        }
+        org.junit.jupiter.api.Assumptions.abort("skipped outside CI: no TLS-capable redis-server: "
+                + unsupported.getMessage().lines().findFirst().orElse(""));
+        throw unsupported; // not reached
+    }
+
     /** An independent copy of these options. */
     public RedisServerBuilder copy() {
         RedisServerBuilder b = new RedisServerBuilder();
@@ -176,6 +235,8 @@ public final class RedisServerBuilder {
         b.debugCommand = debugCommand;
         b.replicaOf = replicaOf;
         b.tls = tls;
+        b.tlsServerCertificate = tlsServerCertificate;
+        b.tlsAuthClients = tlsAuthClients;
         if (sentinelLines != null) {
             b.sentinelLines = new ArrayList<>();
             sentinelLines.forEach(l -> b.sentinelLines.add(l.clone()));
@@ -201,10 +262,11 @@ public final class RedisServerBuilder {
             line(conf, "tls-port", Integer.toString(port));
         }
         if (certs != null) {
-            line(conf, "tls-cert-file", certs.certFile().toAbsolutePath().toString());
-            line(conf, "tls-key-file", certs.keyFile().toAbsolutePath().toString());
+            TestCertificates.KeyPair own = tls != null && tlsServerCertificate != null ? tlsServerCertificate : certs.server();
+            line(conf, "tls-cert-file", own.certFile().toAbsolutePath().toString());
+            line(conf, "tls-key-file", own.keyFile().toAbsolutePath().toString());
             line(conf, "tls-ca-cert-file", certs.caFile().toAbsolutePath().toString());
-            line(conf, "tls-auth-clients", "no");
+            line(conf, "tls-auth-clients", tls != null && tlsAuthClients ? "yes" : "no");
         }
         if (replicaOf != null && replicaOf.isTls()) {
             line(conf, "tls-replication", "yes");

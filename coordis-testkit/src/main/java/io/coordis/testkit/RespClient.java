@@ -112,7 +112,7 @@ public final class RespClient implements AutoCloseable {
      */
     public static RespClient connect(RedisServer server) {
         RespClient client = server.isTls()
-                ? connect(server.host(), server.port(), DEFAULT_TIMEOUT, server.tlsCertificates().sslContext())
+                ? connect(server.host(), server.port(), DEFAULT_TIMEOUT, server.tlsCertificates().adminSslContext())
                 : connect(server.host(), server.port());
         server.password().ifPresent(pw -> {
             try {

@@ -28,7 +28,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #get()} generates them once per JVM in a temporary directory (deleted when the JVM exits)
  * with the {@code openssl} command line if it is on the {@code PATH}, otherwise with the JDK's
- * {@code keytool}; neither needs the network. Keys are EC P-256, valid for ten years.
+ * {@code keytool}; neither needs the network. Keys are EC P-256 (unencrypted PKCS#8), valid for ten years.
+ *
+ * <p>For client-certificate and failure tests, {@link #client()}, {@link #clientOfOtherCa()},
+ * {@link #expiredClient()}, {@link #serverOfOtherCa()} and {@link #serverForIpOnly()} are generated on first use
+ * of any of them; they need {@code openssl} on the {@code PATH}.
  */
 public final class TestCertificates {
 
@@ -43,6 +47,12 @@ public final class TestCertificates {
     private final Path dir;
     private final Generator generator;
     private volatile SSLContext sslContext;
+    private volatile SSLContext adminContext;
+    private volatile boolean extras;
+
+    /** A PEM certificate (chain) file and the PEM file of its private key. */
+    public record KeyPair(Path certFile, Path keyFile) {
+    }
 
     private TestCertificates(Path dir, Generator generator) {
         this.dir = dir;
@@ -107,6 +117,165 @@ public final class TestCertificates {
     /** PEM file of the server's private key (unencrypted PKCS#8). */
     public Path keyFile() {
         return dir.resolve("server.key");
+    }
+
+    /** The server certificate and key of {@link #certFile()} and {@link #keyFile()}. */
+    public KeyPair server() {
+        return new KeyPair(certFile(), keyFile());
+    }
+
+    /** A client certificate (CN {@code coordis-client}, extended key usage clientAuth) signed by the test CA. */
+    public KeyPair client() {
+        return extra("client");
+    }
+
+    /** A client certificate signed by a second, unrelated CA ({@link #otherCaFile()}): servers must refuse it. */
+    public KeyPair clientOfOtherCa() {
+        return extra("other-client");
+    }
+
+    /** A client certificate signed by the test CA that expired a day before it was made. */
+    public KeyPair expiredClient() {
+        return extra("expired-client");
+    }
+
+    /** A server certificate for {@code 127.0.0.1} and {@code localhost} signed by the second CA. */
+    public KeyPair serverOfOtherCa() {
+        return extra("other-server");
+    }
+
+    /**
+     * A server certificate signed by the test CA whose only subject alternative name is {@code IP:127.0.0.1}:
+     * a client connecting by the name {@code localhost} must refuse it.
+     */
+    public KeyPair serverForIpOnly() {
+        return extra("ip-server");
+    }
+
+    /** PEM file of the second, unrelated CA's certificate. */
+    public Path otherCaFile() {
+        ensureExtras();
+        return dir.resolve("other-ca.crt");
+    }
+
+    private KeyPair extra(String name) {
+        ensureExtras();
+        return new KeyPair(dir.resolve(name + ".crt"), dir.resolve(name + ".key"));
+    }
+
+    private void ensureExtras() {
+        if (extras) {
+            return;
+        }
+        synchronized (this) {
+            if (extras) {
+                return;
+            }
+            if (findOnPath("openssl") == null) {
+                throw new IllegalStateException("client and failure-case TLS test certificates need the openssl command "
+                        + "on the PATH (install the openssl package)");
+            }
+            long start = System.nanoTime();
+            try {
+                extrasWithOpenssl(dir);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot generate TLS test certificates in " + dir, e);
+            }
+            adminContext = null;
+            extras = true;
+            log.debug("generated client and failure-case TLS test certificates in {} ({} ms)", dir,
+                    (System.nanoTime() - start) / 1_000_000);
+        }
+    }
+
+    /**
+     * The context the test kit itself uses to administer TLS servers: trusts the test CA (and the second CA once
+     * generated) and presents {@link #client()} once generated, so it reaches servers that require client
+     * certificates or use {@link #serverOfOtherCa()}.
+     */
+    SSLContext adminSslContext() {
+        if (!extras) {
+            return sslContext();
+        }
+        SSLContext ctx = adminContext;
+        if (ctx == null) {
+            ctx = context(List.of(caFile(), otherCaFile()), client());
+            adminContext = ctx;
+        }
+        return ctx;
+    }
+
+    private static SSLContext context(List<Path> caPems, KeyPair clientPair) {
+        try {
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            trust.load(null, null);
+            int i = 0;
+            for (Path caPem : caPems) {
+                try (InputStream in = Files.newInputStream(caPem)) {
+                    for (Certificate cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                        trust.setCertificateEntry("ca-" + i++, cert);
+                    }
+                }
+            }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trust);
+            KeyStore keys = KeyStore.getInstance("PKCS12");
+            keys.load(null, null);
+            Certificate[] chain;
+            try (InputStream in = Files.newInputStream(clientPair.certFile())) {
+                chain = CertificateFactory.getInstance("X.509").generateCertificates(in).toArray(new Certificate[0]);
+            }
+            String pem = Files.readString(clientPair.keyFile(), StandardCharsets.US_ASCII);
+            String base64 = pem.replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
+            PrivateKey key = java.security.KeyFactory.getInstance("EC")
+                    .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
+            char[] pw = "test".toCharArray();
+            keys.setKeyEntry("client", key, pw, chain);
+            javax.net.ssl.KeyManagerFactory kmf =
+                    javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(keys, pw);
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+            return ctx;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read TLS test certificates " + caPems + ", " + clientPair, e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot build a TLS context from " + caPems + ", " + clientPair + ": " + e, e);
+        }
+    }
+
+    private static void extrasWithOpenssl(Path dir) throws IOException {
+        Files.writeString(dir.resolve("client.ext"), "basicConstraints=CA:FALSE\n"
+                + "keyUsage=critical,digitalSignature,keyEncipherment\n"
+                + "extendedKeyUsage=clientAuth\n", StandardCharsets.US_ASCII);
+        if (!Files.exists(dir.resolve("server.ext"))) {
+            Files.writeString(dir.resolve("server.ext"), "basicConstraints=CA:FALSE\n"
+                    + "keyUsage=critical,digitalSignature,keyEncipherment\n"
+                    + "extendedKeyUsage=serverAuth,clientAuth\n"
+                    + "subjectAltName=" + SAN + "\n", StandardCharsets.US_ASCII);
+        }
+        Files.writeString(dir.resolve("ip-server.ext"), "basicConstraints=CA:FALSE\n"
+                + "keyUsage=critical,digitalSignature,keyEncipherment\n"
+                + "extendedKeyUsage=serverAuth,clientAuth\n"
+                + "subjectAltName=IP:127.0.0.1\n", StandardCharsets.US_ASCII);
+        run(dir, "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", "other-ca.key", "-out", "other-ca.crt", "-days", DAYS, "-subj", "/CN=Coordis Other Test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+        signed(dir, "client", "/CN=coordis-client", "ca", "client.ext", DAYS);
+        signed(dir, "other-client", "/CN=coordis-client", "other-ca", "client.ext", DAYS);
+        // notAfter a day before notBefore: expired from the start (openssl 3.0 has no -not_after for x509 -req)
+        signed(dir, "expired-client", "/CN=coordis-client", "ca", "client.ext", "-1");
+        signed(dir, "other-server", "/CN=127.0.0.1", "other-ca", "server.ext", DAYS);
+        signed(dir, "ip-server", "/CN=127.0.0.1", "ca", "ip-server.ext", DAYS);
+    }
+
+    private static void signed(Path dir, String name, String subject, String ca, String ext, String days)
+            throws IOException {
+        run(dir, "openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", name + ".key", "-out", name + ".csr", "-subj", subject);
+        run(dir, "openssl", "x509", "-req", "-in", name + ".csr", "-CA", ca + ".crt", "-CAkey", ca + ".key",
+                "-set_serial", Long.toString(System.nanoTime() & Long.MAX_VALUE), "-out", name + ".crt",
+                "-days", days, "-extfile", ext);
     }
 
     /** The directory holding the files. */

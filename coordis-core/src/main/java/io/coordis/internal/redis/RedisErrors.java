@@ -38,13 +38,14 @@ final class RedisErrors {
         }
         if (causedBy(t, javax.net.ssl.SSLException.class) || causedBy(t, java.security.cert.CertificateException.class)) {
             return new NodeUnavailableException(node, "TLS handshake with Redis at " + node + " failed: " + describe(t)
-                    + "; if the server certificate is not trusted, give its CA certificate (trustedCertificates), "
-                    + "or for tests only add ?verifyPeer=NONE to the URL", t);
+                    + "; " + tlsAdvice(describe(t)), t);
         }
         if (t instanceof RedisConnectionException || t instanceof RedisException
                 || t instanceof java.io.IOException) {
-            return new NodeUnavailableException(node,
-                    "Redis at " + node + " is unavailable: " + describe(t), t);
+            String described = describe(t);
+            return new NodeUnavailableException(node, "Redis at " + node + " is unavailable: " + described
+                    + (described.contains("Connection reset") ? "; if this port serves TLS only, use a rediss:// URL" : ""),
+                    t);
         }
         return new CoordisException(node, "unexpected failure talking to Redis at " + node + ": " + describe(t), t);
     }
@@ -93,6 +94,36 @@ final class RedisErrors {
                     cause);
         }
         return new CommandRejectedException(node, "Redis at " + node + " refused the command: " + firstLine(error), cause);
+    }
+
+    /** What to do about a failed TLS handshake, judged from its description (the JDK's words or the peer's alert). */
+    static String tlsAdvice(String description) {
+        String d = description.toLowerCase(java.util.Locale.ROOT);
+        if (d.contains("certificate_required")) {
+            return "the server requires a client certificate: give one signed by a CA the server trusts "
+                    + "(clientCertificate; CLI --tls-cert and --tls-key)";
+        }
+        if (d.contains("certificate_expired")) {
+            return "the server refused this client's certificate as expired (or not yet valid): renew it";
+        }
+        if (d.contains("unknown_ca") || d.contains("bad_certificate") || d.contains("decrypt_error")
+                || d.contains("certificate_unknown") || d.contains("unsupported_certificate")) {
+            return "the server refused this client's certificate: give one signed by a CA in the server's "
+                    + "tls-ca-cert-file, whose key matches it (clientCertificate; CLI --tls-cert and --tls-key)";
+        }
+        if (d.contains("no name matching") || d.contains("no subject alternative") || d.contains("hostname")) {
+            return "the server's certificate does not name the host in the URL: connect by a name or IP address in "
+                    + "its subject alternative names, or reissue the certificate";
+        }
+        if (d.contains("certification path") || d.contains("unable to find valid") || d.contains("signature check")) {
+            return "the server's certificate is not signed by a trusted CA: give its CA certificate "
+                    + "(trustedCertificates; CLI --tls-ca)";
+        }
+        if (d.contains("expired") || d.contains("notafter") || d.contains("validity")) {
+            return "the server's certificate has expired or is not yet valid: renew it (or check this machine's clock)";
+        }
+        return "check the server's TLS settings and the CA certificate (trustedCertificates; CLI --tls-ca) and "
+                + "client certificate (clientCertificate; CLI --tls-cert, --tls-key) given here";
     }
 
     /** The server's error text if this failure is (or wraps) a server error reply. */

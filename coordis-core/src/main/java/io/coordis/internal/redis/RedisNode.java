@@ -88,7 +88,17 @@ public final class RedisNode implements AutoCloseable {
     /** Like {@link #connect(String, Duration, java.nio.file.Path)} on {@code shared} resources (or own ones if null). */
     public static RedisNode connect(String uri, Duration commandTimeout, java.nio.file.Path trustedCertificates,
                                     RedisResources shared) {
-        RedisNode node = open(uri, commandTimeout, trustedCertificates, shared);
+        return connect(uri, commandTimeout, trusting(trustedCertificates), shared);
+    }
+
+    /**
+     * Like {@link #connect(String, Duration)} with the TLS settings {@code tls} for {@code rediss://} URLs, on
+     * {@code shared} resources (or own ones if null).
+     *
+     * @throws IllegalArgumentException when the URL is malformed or the TLS files cannot be used
+     */
+    public static RedisNode connect(String uri, Duration commandTimeout, TlsSettings tls, RedisResources shared) {
+        RedisNode node = open(uri, commandTimeout, tls, shared);
         try {
             node.awaitUninterruptibly(node.connection.get(), commandTimeout.multipliedBy(2));
             return node;
@@ -112,8 +122,26 @@ public final class RedisNode implements AutoCloseable {
     /** Like {@link #open(String, Duration, java.nio.file.Path)} on {@code shared} resources (or own ones if null). */
     public static RedisNode open(String uri, Duration commandTimeout, java.nio.file.Path trustedCertificates,
                                  RedisResources shared) {
+        return open(uri, commandTimeout, trusting(trustedCertificates), shared);
+    }
+
+    private static TlsSettings trusting(java.nio.file.Path trustedCertificates) {
+        return trustedCertificates == null ? TlsSettings.defaults() : TlsSettings.defaults().trusting(trustedCertificates);
+    }
+
+    /**
+     * Like {@link #open(String, Duration, java.nio.file.Path)} with the TLS settings {@code tls} for
+     * {@code rediss://} URLs (every connection of the node: commands, lists, pub/sub, Sentinel, cluster nodes),
+     * on {@code shared} resources (or own ones if null).
+     *
+     * @throws IllegalArgumentException when the URL is malformed or the TLS files cannot be used
+     */
+    public static RedisNode open(String uri, Duration commandTimeout, TlsSettings tls, RedisResources shared) {
+        java.util.Objects.requireNonNull(tls, "TLS settings must not be null");
         boolean cluster = Uris.isCluster(uri);
         List<RedisURI> seeds = cluster ? Uris.parseCluster(uri, commandTimeout) : List.of(Uris.parse(uri, commandTimeout));
+        seeds.forEach(tls::apply);
+        SslOptions sslOptions = tls.sslOptions(commandTimeout);
         String address = cluster ? Uris.clusterAddress(seeds) : Uris.address(seeds.get(0));
         RedisResources own = shared == null ? new RedisResources() : null;
         io.lettuce.core.resource.ClientResources resources = (shared != null ? shared : own).lettuce;
@@ -123,8 +151,7 @@ public final class RedisNode implements AutoCloseable {
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-                .sslOptions(trustedCertificates == null ? SslOptions.create()
-                        : SslOptions.builder().jdkSslProvider().trustManager(trustedCertificates.toFile()).build())
+                .sslOptions(sslOptions)
                 .build();
         Connector connector;
         if (cluster) {

@@ -112,6 +112,8 @@ public final class RequiredCommands {
             c("incr", Use.ELECTIONS, "terms"),
             c("type", Use.ELECTIONS, "wrong-type checks naming the object"),
             c("time", Use.ELECTIONS, "leader since"),
+            c("hget", Use.ELECTIONS, "candidate details (elect.lua, leader.lua)"),
+            c("hset", Use.ELECTIONS, "candidate details (elect.lua)"),
             c("publish", Use.ELECTIONS, "observers learn of changes"),
             c("subscribe", Use.ELECTIONS, "observers and waiting candidates"),
             c("unsubscribe", Use.ELECTIONS, "observers and waiting candidates"),
@@ -138,6 +140,7 @@ public final class RequiredCommands {
             c("hgetall", Use.QUEUES, "consumer registry"),
             c("hdel", Use.QUEUES, "attempts, enqueue times, registry"),
             c("hincrby", Use.QUEUES, "delivery attempts"),
+            c("hsetnx", Use.QUEUES, "first enqueue time kept on redelivery"),
             c("zadd", Use.QUEUES, "delayed retries"),
             c("zrangebyscore", Use.QUEUES, "delayed retries due"),
             c("zrem", Use.QUEUES, "delayed retries due"),
@@ -151,6 +154,7 @@ public final class RequiredCommands {
             c("type", Use.INSPECTION, "what an object is"),
             c("get", Use.INSPECTION, "values"),
             c("getrange", Use.INSPECTION, "value prefixes"),
+            c("strlen", Use.INSPECTION, "value sizes (string-state.lua)"),
             c("hgetall", Use.INSPECTION, "holder information, registries"),
             c("hget", Use.INSPECTION, "holder information"),
             c("pttl", Use.INSPECTION, "time left"),
@@ -194,6 +198,11 @@ public final class RequiredCommands {
     /** The distinct command names every primitive and inspection need (everything except {@link Use#OPTIONAL}). */
     public static Set<String> required() {
         return names(EnumSet.complementOf(EnumSet.of(Use.OPTIONAL)));
+    }
+
+    /** Every use except {@link Use#OPTIONAL}: what a user needs for all primitives and inspection. */
+    public static Set<Use> allRequiredUses() {
+        return Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(Use.OPTIONAL)));
     }
 
     /**

@@ -38,7 +38,8 @@ class ReadmeExamplesIT {
             "queue work jobs", "runs until stopped (QueueCommandIT)",
             "ls locks --watch", "redraws until Ctrl-C (ReadmeLsExamplesIT)",
             "force-unlock nightly-report --reason", "asks for confirmation on a terminal (ForceUnlockIT)",
-            "--tls-cert client.pem", "needs a TLS server and certificate files of its own (TlsCliIT)");
+            "--tls-cert client.pem", "needs a TLS server and certificate files of its own (TlsCliIT)",
+            "redis://app:secret@", "needs the ACL user 'app' created first (LeastPrivilegeIT)");
 
     /** Examples whose documented status is not 0. */
     private static final Map<String, Integer> STATUS = Map.of(

@@ -157,6 +157,14 @@ public final class Delivery {
         if (outcome != null) {
             return outcome;
         }
+        if (failures != null && attempts == 0) {
+            // the count is read by a lookup sent with the take; settling changes it, so let the lookup land first
+            try {
+                attempts();
+            } catch (io.coordis.CoordisException e) {
+                // the count stays unknown; settling does not depend on it
+            }
+        }
         Outcome o = settler.settle(ref, ack, delay);
         outcome = o;
         return o;

@@ -80,7 +80,8 @@ class LeaseElectionIT {
 
     @Test
     void theIncumbentIsReElectedWithoutAGapWellPastItsTtl() throws Exception {
-        Duration ttl = Duration.ofMillis(600);
+        // 1.5 s: each attempt may wait TTL/3 for Redis; 600 ms (200 ms per reply) timed out on a loaded machine
+        Duration ttl = Duration.ofMillis(1500);
         LeaderElection ea = a.election("el:incumbent", options("alpha", ttl));
         LeaderElection eb = b.election("el:incumbent", options("beta", ttl));
         Leadership mine = ea.campaign(Duration.ofSeconds(1)).orElseThrow();

@@ -60,7 +60,7 @@ class HistoryCheckersIT {
         System.out.println("lock histories: real " + real + "\n  no NX " + noNx + "\n  plain DEL " + plainDel
                 + "\n  no fencing " + noFence);
 
-        assertThat(real.acquisitions()).as("the real lock made progress").isGreaterThan(20);
+        assertThat(real.acquisitions()).as("the real lock made progress").isGreaterThan(5);
         assertThat(real.valid()).as("real lock: %s", real.examples()).isTrue();
         assertThat(noNx.overlaps()).as("SET without NX lets holders overlap").isPositive();
         assertThat(plainDel.overlaps()).as("a plain DEL removes the next holder's lock").isPositive();

@@ -58,7 +58,8 @@ final class RedisErrors {
             return new AccessDeniedException(node, "Redis at " + node + " refused the credentials ("
                     + firstLine(error) + "); check the user and password in the URL", cause);
         }
-        if (error.contains("NOPERM")) {
+        if (error.contains("NOPERM") || error.contains("user executing the script can't")) {
+            // the second form is how Redis 7 reports a command or key a script called that the ACL user lacks
             return new AccessDeniedException(node, "Redis at " + node + " denied a command to this ACL user ("
                     + firstLine(error) + "); grant the user the commands and keys Coordis needs", cause);
         }

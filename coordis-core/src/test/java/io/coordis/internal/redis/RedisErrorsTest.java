@@ -20,4 +20,15 @@ class RedisErrorsTest {
         assertThat(RedisErrors.translate(new RedisConnectionException("Unable to connect to h:1"), "h:1"))
                 .isInstanceOfSatisfying(NodeUnavailableException.class, e -> assertThat(e.timedOut()).isFalse());
     }
+
+    @Test
+    void aCommandDeniedInsideAScriptIsAccessDeniedLikeNoperm() {
+        String inScript = "ERR The user executing the script can't run this command or subcommand script: 5a2e, "
+                + "on @user_script:61.";
+        assertThat(RedisErrors.translate(new io.lettuce.core.RedisCommandExecutionException(inScript), "h:1"))
+                .isInstanceOf(io.coordis.AccessDeniedException.class).hasMessageContaining("can't run this command");
+        assertThat(RedisErrors.translate(new io.lettuce.core.RedisCommandExecutionException(
+                "NOPERM this user has no permissions to access one of the keys used as arguments"), "h:1"))
+                .isInstanceOf(io.coordis.AccessDeniedException.class).hasMessageContaining("keys");
+    }
 }

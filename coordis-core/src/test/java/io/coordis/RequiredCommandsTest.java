@@ -1,0 +1,39 @@
+package io.coordis;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RequiredCommandsTest {
+
+    static String setUserLine(String prefix) {
+        return "ACL SETUSER app on >CHANGE-ME resetkeys resetchannels "
+                + String.join(" ", RequiredCommands.keyPatterns(prefix)) + " "
+                + RequiredCommands.aclRules(RequiredCommands.allRequiredUses());
+    }
+
+    @Test
+    void theDocumentedLineIsWhatTheApiGenerates() throws Exception {
+        Path doc = Path.of("..", "docs", "safety.md");
+        List<String> lines = Files.readAllLines(doc);
+        List<String> documented = lines.stream().filter(l -> l.startsWith("ACL SETUSER app ")).toList();
+        assertThat(documented).containsExactly(setUserLine("app:"));
+    }
+
+    @Test
+    void optionalCommandsAreNotRequired() {
+        assertThat(RequiredCommands.required()).doesNotContain("client|kill", "info");
+        assertThat(RequiredCommands.aclRules(RequiredCommands.allRequiredUses())).startsWith("-@all +");
+    }
+
+    @Test
+    void aGlobInThePrefixIsRejectedNamingIt() {
+        assertThatThrownBy(() -> RequiredCommands.keyPatterns("app*"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("app*");
+    }
+}

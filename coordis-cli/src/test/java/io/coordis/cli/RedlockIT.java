@@ -55,12 +55,17 @@ class RedlockIT {
                 go.toString()))) {
             cli.awaitStdout("running");
             List<Object> values = valuesOf("it:rl:held");
+            for (int i = 0; i < 40 && values.contains(null); i++) { // a node not awaited may be set a moment later
+                CliProcess.sleep(50);
+                values = valuesOf("it:rl:held");
+            }
             assertThat(values).as("the same token on every node").doesNotContainNull().hasSize(3);
             assertThat(values).containsOnly(values.get(0));
             Matcher m = Pattern.compile("running (\\d+)\n").matcher(cli.stdout());
             assertThat(m.matches()).as(cli.stdout()).isTrue();
-            assertThat(cli.stderr()).isEqualTo("coordis: acquired 'it:rl:held' (token " + m.group(1)
-                    + ") on 3 of 3 nodes (Redlock)\n");
+            // the slowest node may answer after the majority's decision: not awaited, never refused
+            assertThat(cli.stderr()).matches("coordis: acquired 'it:rl:held' \\(token " + m.group(1)
+                    + "\\) on (3 of 3 nodes \\(Redlock\\)|2 of 3 nodes \\(Redlock\\); not awaited \\(a majority had decided\\): \\S+)\n");
 
             try (CliProcess second = CliProcess.start(lockOn(redis.uris(), NO_GUARD, "-n", "it:rl:held", "--",
                     "echo", "must not run"))) {
@@ -190,7 +195,8 @@ class RedlockIT {
                 assertThat(holder.exitCode()).isZero();
                 assertThat(waiter.exitCode()).isZero();
                 assertThat(waiter.stdout()).isEqualTo("mine\n");
-                assertThat(waiter.stderr()).contains("on 3 of 3 nodes (Redlock)");
+                assertThat(waiter.stderr()).containsPattern("acquired 'it:rl:wait' \\(token \\d+\\) on (3 of 3 nodes \\(Redlock\\)|2 of 3 nodes \\(Redlock\\); not awaited)")
+                        .doesNotContain("not on");
             }
         }
     }

@@ -77,10 +77,15 @@ public final class FenceWorker {
                                 try (Lease lease = got.get()) {
                                     long token = mode.equals("no-fence") ? 0 : lease.fencingToken();
                                     fenced.enter(token);
-                                    fenced.write(token);
-                                    Thread.sleep(1);
-                                    fenced.write(token);
-                                    fenced.exit(token);
+                                    try {
+                                        fenced.write(token);
+                                        Thread.sleep(1);
+                                        fenced.write(token);
+                                    } finally {
+                                        // leave before the lease is released, also when stopped mid-way:
+                                        // otherwise the resource sees this client inside forever
+                                        fenced.exit(token);
+                                    }
                                 }
                                 cycles.incrementAndGet();
                             } catch (InterruptedException e) {

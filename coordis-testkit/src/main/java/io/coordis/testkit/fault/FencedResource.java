@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Anything else is answered {@code ERR} and counted as a protocol error. Thread-safe.
  */
 public final class FencedResource implements AutoCloseable {
-    private static final int MAX_NOTES = 30;
+    /** Notes kept per kind of anomaly, so a flood of one kind cannot hide the first of another. */
+    private static final int MAX_NOTES_PER_KIND = 12;
 
     private final ServerSocket server;
     private final Thread acceptor;
@@ -52,6 +54,7 @@ public final class FencedResource implements AutoCloseable {
     private final Map<String, Long> inside = new LinkedHashMap<>();
     private final Map<String, Integer> enters = new TreeMap<>();
     private final List<String> notes = new ArrayList<>();
+    private final Map<String, Integer> notesPerKind = new HashMap<>();
     private boolean anyAccepted;
     private long highest;
     private String highestOwner;
@@ -96,11 +99,11 @@ public final class FencedResource implements AutoCloseable {
         enters.merge(client, 1, Integer::sum);
         if (inside.containsKey(client)) {
             protocolErrors++;
-            note(now, client + " entered twice");
+            note(now, "twice", client + " entered twice");
         }
         if (!inside.isEmpty()) {
             overlaps++;
-            note(now, client + " (token " + token + ") entered while inside: " + inside);
+            note(now, "overlap", client + " (token " + token + ") entered while inside: " + inside);
         }
         inside.put(client, token);
         maxInside = Math.max(maxInside, inside.size());
@@ -115,7 +118,7 @@ public final class FencedResource implements AutoCloseable {
         }
         if (anyAccepted && token == highest && !client.equals(highestOwner)) {
             violations++;
-            note(now, client + " wrote with token " + token + ", which " + highestOwner + " holds too");
+            note(now, "violation", client + " wrote with token " + token + ", which " + highestOwner + " holds too");
         }
         anyAccepted = true;
         highest = token;
@@ -135,7 +138,7 @@ public final class FencedResource implements AutoCloseable {
         Long entered = inside.remove(client);
         if (entered == null || entered != token) {
             protocolErrors++;
-            note(now, client + " exited with token " + token + " but had entered with " + entered);
+            note(now, "exit", client + " exited with token " + token + " but had entered with " + entered);
         }
     }
 
@@ -262,14 +265,14 @@ public final class FencedResource implements AutoCloseable {
         } catch (RuntimeException e) {
             synchronized (this) {
                 protocolErrors++;
-                note(System.nanoTime() - origin, "bad request '" + line + "': " + e.getMessage());
+                note(System.nanoTime() - origin, "request", "bad request '" + line + "': " + e.getMessage());
             }
             return "ERR";
         }
     }
 
-    private void note(long nanos, String what) {
-        if (notes.size() < MAX_NOTES) {
+    private void note(long nanos, String kind, String what) {
+        if (notesPerKind.merge(kind, 1, Integer::sum) <= MAX_NOTES_PER_KIND) {
             notes.add(String.format("t=%.3fms %s", nanos / 1e6, what));
         }
     }

@@ -1,5 +1,6 @@
 package io.coordis.inspect;
 
+import io.coordis.AccessDeniedException;
 import io.coordis.CoordisException;
 import io.coordis.WrongTypeException;
 import io.coordis.internal.Keys;
@@ -20,6 +21,9 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads what Coordis objects exist and their state — locks, elections, queues and signals — for operators
@@ -48,6 +52,13 @@ import java.util.concurrent.CompletableFuture;
  * {@link LockState#perNode()}; a node that fails is reported there, and the call fails only when every node
  * fails. Elections, queues and signals live on one Redis and are read on the first node.
  *
+ * <p>Tenants: an ACL user limited to a key prefix still sees every key name in {@code SCAN} and every
+ * channel in {@code PUBSUB CHANNELS} (Redis does not filter those by the user's patterns), but may not read
+ * the keys. Listings leave out the objects this user may not read (logged at debug), so one tenant's
+ * {@code ls} shows its own locks, elections and queues only; the channel list still names other tenants'
+ * channels with subscribers. Asking for one object by name that the user may not read throws
+ * {@link AccessDeniedException}.
+ *
  * <p>Thread-safe. Each method blocks for a few round trips (at most the command timeout each) and throws
  * {@link CoordisException} subclasses when Redis fails; {@link InterruptedException} when interrupted.
  */
@@ -57,6 +68,8 @@ public final class Inspector {
     /** How many audit entries {@link #lock} reads, newest first (the writer keeps at most 100). */
     public static final int AUDIT_ENTRIES = 100;
     private static final long SCAN_COUNT = 1000;
+
+    private static final Logger LOG = LoggerFactory.getLogger(Inspector.class);
 
     private final List<RedisNode> nodes;
 
@@ -91,7 +104,7 @@ public final class Inspector {
             throw failure;
         }
         List<String> list = List.copyOf(names);
-        List<List<Outcome>> reads = readStrings(list, 0);
+        List<List<Outcome>> reads = readStrings(list, 0, true);
         Map<String, Long> waiters = numsub(list.stream().map(n -> Keys.derived(n, "released")).toList(), true);
         List<LockState> locks = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
@@ -120,7 +133,7 @@ public final class Inspector {
      */
     public Optional<LockState> lock(String name) throws InterruptedException {
         checkName(name, "lock");
-        List<Outcome> outcomes = readStrings(List.of(name), AUDIT_ENTRIES).get(0);
+        List<Outcome> outcomes = readStrings(List.of(name), AUDIT_ENTRIES, false).get(0);
         for (Outcome o : outcomes) {
             if (o.read != null && !o.read.isString()) {
                 throw wrongType(o.node, name, o.read.type(), "lock");
@@ -148,11 +161,11 @@ public final class Inspector {
         RedisNode node = nodes.get(0);
         List<String> names = scan(node, match.pattern(), "string").stream().filter(k -> !KeyLayout.isDerived(k))
                 .sorted().toList();
-        List<StringRead> reads = readStrings(node, names, 0);
+        List<StringRead> reads = readStrings(node, names, 0, true);
         Map<String, Long> observers = numsub(names.stream().map(n -> Keys.derived(n, "changed")).toList(), false);
         List<ElectionState> elections = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
-            if (reads.get(i).kind() == StringRead.Kind.ELECTION) {
+            if (reads.get(i) != null && reads.get(i).kind() == StringRead.Kind.ELECTION) {
                 elections.add(electionState(names.get(i), reads.get(i), observers));
             }
         }
@@ -170,7 +183,7 @@ public final class Inspector {
     public Optional<ElectionState> election(String name) throws InterruptedException {
         checkName(name, "election");
         RedisNode node = nodes.get(0);
-        StringRead read = readStrings(node, List.of(name), 0).get(0);
+        StringRead read = readStrings(node, List.of(name), 0, false).get(0);
         if (!read.isString()) {
             throw wrongType(node, name, read.type(), "election");
         }
@@ -203,7 +216,14 @@ public final class Inspector {
         }
         List<QueueState> queues = new ArrayList<>();
         for (String name : names) {
-            queueState(node, name).ifPresent(queues::add);
+            try {
+                queueState(node, name).ifPresent(queues::add);
+            } catch (AccessDeniedException e) {
+                if (e.reason() != AccessDeniedException.Reason.KEY) {
+                    throw e;
+                }
+                LOG.debug("listing queues: '{}' left out, this user may not read it", name);
+            }
         }
         return queues;
     }
@@ -248,7 +268,13 @@ public final class Inspector {
         Map<String, Long> counts = numsub(list, false);
         List<SignalState> signals = new ArrayList<>();
         for (String name : list) {
-            signals.add(signalState(node, name, counts, events.containsKey(name)));
+            SignalState state = signalState(node, name, counts, events.containsKey(name), true);
+            boolean onlyAnUnreadableEvent = state == null;
+            if (onlyAnUnreadableEvent) {
+                LOG.debug("listing signals: the latched event of '{}' left out, this user may not read it", name);
+                continue;
+            }
+            signals.add(state);
         }
         return signals;
     }
@@ -262,7 +288,7 @@ public final class Inspector {
     public SignalState signal(String name) throws InterruptedException {
         checkName(name, "signal");
         RedisNode node = nodes.get(0);
-        return signalState(node, name, numsub(List.of(name), false), true);
+        return signalState(node, name, numsub(List.of(name), false), true, false);
     }
 
     /** All scripts the inspector runs, for the test that pins their SHAs. */
@@ -287,17 +313,22 @@ public final class Inspector {
         return List.copyOf(keys);
     }
 
-    /** Reads {@code names} on every node; fails only when every node fails. Result: per name, per node. */
-    private List<List<Outcome>> readStrings(List<String> names, int auditEntries) throws InterruptedException {
+    /**
+     * Reads {@code names} on every node; fails only when every node fails. Result: per name, per node. With
+     * {@code skipDenied} (listings) a key this user's ACL may not read is an outcome without a read rather
+     * than a failure, so one tenant's {@code ls} shows its own objects and leaves the others' out.
+     */
+    private List<List<Outcome>> readStrings(List<String> names, int auditEntries, boolean skipDenied)
+            throws InterruptedException {
         List<List<Outcome>> out = new ArrayList<>();
         names.forEach(n -> out.add(new ArrayList<>()));
         CoordisException failure = null;
         int failed = 0;
         for (RedisNode node : nodes) {
             try {
-                List<StringRead> reads = readStrings(node, names, auditEntries);
+                List<StringRead> reads = readStrings(node, names, auditEntries, skipDenied);
                 for (int i = 0; i < names.size(); i++) {
-                    out.get(i).add(new Outcome(node, reads.get(i), null));
+                    out.get(i).add(new Outcome(node, reads.get(i), reads.get(i) == null ? "not readable by this user" : null));
                 }
             } catch (CoordisException e) {
                 failure = failure == null ? e : failure;
@@ -313,15 +344,24 @@ public final class Inspector {
         return out;
     }
 
-    private List<StringRead> readStrings(RedisNode node, List<String> names, int auditEntries)
+    /** One node's reads, in the order of {@code names}; with {@code skipDenied}, null for a key the ACL denies. */
+    private List<StringRead> readStrings(RedisNode node, List<String> names, int auditEntries, boolean skipDenied)
             throws InterruptedException {
         List<CompletableFuture<Object>> sent = new ArrayList<>();
         for (String name : names) {
             sent.add(node.eval(StringRead.SCRIPT, StringRead.keys(name), StringRead.args(auditEntries)));
         }
         List<StringRead> reads = new ArrayList<>();
-        for (CompletableFuture<Object> f : sent) {
-            reads.add(StringRead.parse(await(node, f)));
+        for (int i = 0; i < sent.size(); i++) {
+            try {
+                reads.add(StringRead.parse(await(node, sent.get(i))));
+            } catch (AccessDeniedException e) {
+                if (!skipDenied || e.reason() != AccessDeniedException.Reason.KEY) {
+                    throw e; // a command this user may not run is a setup error, never an empty listing
+                }
+                LOG.debug("listing: '{}' left out, this user may not read it", names.get(i));
+                reads.add(null);
+            }
         }
         return reads;
     }
@@ -517,13 +557,17 @@ public final class Inspector {
                 Instant.ofEpochMilli(lastBeat), Duration.ofMillis(Math.max(0, now - lastBeat)), alive));
     }
 
-    private SignalState signalState(RedisNode node, String name, Map<String, Long> counts, boolean readEvent)
-            throws InterruptedException {
+    /** Null only when {@code listing}, the event is unreadable to this user and the channel has no subscriber. */
+    private SignalState signalState(RedisNode node, String name, Map<String, Long> counts, boolean readEvent,
+                                    boolean listing) throws InterruptedException {
         Optional<String> latched = Optional.empty();
         Optional<Duration> latchedTtl = Optional.empty();
         if (readEvent) {
-            StringRead r = readStrings(node, List.of(Keys.derived(name, "event")), 0).get(0);
-            if (r.isString() && r.value() != null) {
+            StringRead r = readStrings(node, List.of(Keys.derived(name, "event")), 0, listing).get(0);
+            if (r == null && counts.getOrDefault(name, 0L) == 0) {
+                return null; // known only by an event this user may not read
+            }
+            if (r != null && r.isString() && r.value() != null) {
                 latched = Optional.of(r.value());
                 latchedTtl = r.pttl() >= 0 ? Optional.of(Duration.ofMillis(r.pttl())) : Optional.empty();
             }

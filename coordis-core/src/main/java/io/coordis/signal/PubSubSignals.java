@@ -71,7 +71,7 @@ public final class PubSubSignals implements Signals {
         }
         String pick = Integer.toString(draw);
         Object reply = master.awaitUninterruptibly(
-                master.eval(SIGNAL_ONE, List.of(), List.of(Globs.unicast(channel), pick, data)), master.commandTimeout());
+                master.eval(SIGNAL_ONE, List.of(), List.of(Globs.unicast(channel), pick, data, channel)), master.commandTimeout());
         return Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE, master.address());
     }
 

@@ -50,18 +50,39 @@ final class RedisErrors {
         return new CoordisException(node, "unexpected failure talking to Redis at " + node + ": " + describe(t), t);
     }
 
+    /**
+     * Which permission a NOPERM (or Redis 7's in-script form) names: 6.2 "...to access one of the keys...",
+     * "...to run the 'get' command...", "...to access one of the channels..."; 7.x "No permissions to access a
+     * key/channel", "The user executing the script can't access at least one of the keys / publish to the
+     * channel / run this command or subcommand".
+     */
+    static AccessDeniedException.Reason deniedReason(String error) {
+        String e = error.toLowerCase(java.util.Locale.ROOT);
+        if (e.contains("channel")) {
+            return AccessDeniedException.Reason.CHANNEL;
+        }
+        if (e.contains(" key")) {
+            return AccessDeniedException.Reason.KEY;
+        }
+        if (e.contains("command")) {
+            return AccessDeniedException.Reason.COMMAND;
+        }
+        return AccessDeniedException.Reason.OTHER;
+    }
+
     private static CoordisException fromServerError(String error, String node, Throwable cause) {
         String code = error.contains(" ") ? error.substring(0, error.indexOf(' ')) : error;
         if (error.contains("WRONGPASS") || error.contains("NOAUTH") || error.contains("invalid password")
                 || error.contains("invalid username-password")
                 || (error.contains("AUTH") && error.contains("without any password configured"))) {
-            return new AccessDeniedException(node, "Redis at " + node + " refused the credentials ("
+            return new AccessDeniedException(node, AccessDeniedException.Reason.CREDENTIALS, "Redis at " + node + " refused the credentials ("
                     + firstLine(error) + "); check the user and password in the URL", cause);
         }
         if (error.contains("NOPERM") || error.contains("user executing the script can't")) {
             // the second form is how Redis 7 reports a command or key a script called that the ACL user lacks
-            return new AccessDeniedException(node, "Redis at " + node + " denied a command to this ACL user ("
-                    + firstLine(error) + "); grant the user the commands and keys Coordis needs", cause);
+            return new AccessDeniedException(node, deniedReason(error), "Redis at " + node
+                    + " denied a command to this ACL user (" + firstLine(error)
+                    + "); grant the user the commands and keys Coordis needs", cause);
         }
         if (error.contains("WRONGTYPE")) {
             Matcher m = OUR_WRONGTYPE.matcher(error);

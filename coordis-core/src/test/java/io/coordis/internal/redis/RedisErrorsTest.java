@@ -31,4 +31,23 @@ class RedisErrorsTest {
                 "NOPERM this user has no permissions to access one of the keys used as arguments"), "h:1"))
                 .isInstanceOf(io.coordis.AccessDeniedException.class).hasMessageContaining("keys");
     }
+
+    @Test
+    void aDenialSaysWhetherACommandAKeyOrAChannelWasRefused() {
+        assertThat(RedisErrors.deniedReason("NOPERM this user has no permissions to run the 'get' command"))
+                .isEqualTo(io.coordis.AccessDeniedException.Reason.COMMAND);
+        assertThat(RedisErrors.deniedReason("NOPERM this user has no permissions to access one of the keys used as arguments"))
+                .isEqualTo(io.coordis.AccessDeniedException.Reason.KEY);
+        assertThat(RedisErrors.deniedReason("NOPERM No permissions to access a key"))
+                .isEqualTo(io.coordis.AccessDeniedException.Reason.KEY);
+        assertThat(RedisErrors.deniedReason("ERR The user executing the script can't access at least one of the keys mentioned in the command script: 5a2e"))
+                .isEqualTo(io.coordis.AccessDeniedException.Reason.KEY);
+        assertThat(RedisErrors.deniedReason("NOPERM this user has no permissions to access one of the channels used as arguments"))
+                .isEqualTo(io.coordis.AccessDeniedException.Reason.CHANNEL);
+        assertThat(RedisErrors.deniedReason("ERR The user executing the script can't publish to the channel mentioned in the command"))
+                .isEqualTo(io.coordis.AccessDeniedException.Reason.CHANNEL);
+        assertThat(RedisErrors.deniedReason("ERR The user executing the script can't run this command or subcommand"))
+                .isEqualTo(io.coordis.AccessDeniedException.Reason.COMMAND);
+        assertThat(RedisErrors.deniedReason("NOPERM something new")).isEqualTo(io.coordis.AccessDeniedException.Reason.OTHER);
+    }
 }

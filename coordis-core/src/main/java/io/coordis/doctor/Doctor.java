@@ -8,10 +8,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -63,29 +65,17 @@ public final class Doctor {
         for (RedisNode node : nodes) {
             facts.add(examine(node, user, findings));
         }
+        List<ClockOffset> offsets = facts.stream().filter(f -> f.clockOffsetMicros().isPresent())
+                .map(f -> new ClockOffset(f.address(), f.clockOffsetMicros().get(), f.clockUncertaintyMicros().orElse(0L)))
+                .toList();
         Optional<Long> skew = Optional.empty();
         Optional<Long> uncertainty = Optional.empty();
-        List<NodeFacts> timed = facts.stream().filter(f -> f.clockOffsetMicros().isPresent()).toList();
-        if (timed.size() > 1) {
-            NodeFacts min = timed.get(0);
-            NodeFacts max = timed.get(0);
-            for (NodeFacts f : timed) {
-                min = f.clockOffsetMicros().get() < min.clockOffsetMicros().get() ? f : min;
-                max = f.clockOffsetMicros().get() > max.clockOffsetMicros().get() ? f : max;
-            }
-            long s = max.clockOffsetMicros().get() - min.clockOffsetMicros().get();
-            long u = max.clockUncertaintyMicros().orElse(0L) + min.clockUncertaintyMicros().orElse(0L);
-            skew = Optional.of(s);
-            uncertainty = Optional.of(u);
-            String text = String.format("clocks of %d nodes differ by at most %.1f ms (± %.1f ms), %s ahead of %s",
-                    timed.size(), s / 1000.0, u / 1000.0, max.address(), min.address());
-            if (s - u > maxSkew.toNanos() / 1000) {
-                findings.add(new Finding(Finding.Severity.WARN, "*", "clock", text + "; more than "
-                        + maxSkew.toMillis() + " ms", "synchronise the nodes' clocks (NTP); Redlock leases assume "
-                        + "drift within 1% of the TTL"));
-            } else {
-                findings.add(new Finding(Finding.Severity.OK, "*", "clock", text, ""));
-            }
+        if (offsets.size() > 1) {
+            ClockOffset behind = behind(offsets);
+            ClockOffset ahead = ahead(offsets);
+            skew = Optional.of(ahead.micros() - behind.micros());
+            uncertainty = Optional.of(ahead.uncertaintyMicros() + behind.uncertaintyMicros());
+            findings.add(clockFinding(offsets, maxSkew));
         }
         return new DoctorReport(facts, findings, skew, uncertainty);
     }
@@ -235,6 +225,47 @@ public final class Doctor {
             }
         }
         return out;
+    }
+
+    /**
+     * One node's clock as measured around one {@code TIME}.
+     *
+     * @param node              {@code host:port}
+     * @param micros            the node's clock minus the client's
+     * @param uncertaintyMicros half the round trip of that {@code TIME}: how far off {@code micros} may be
+     */
+    record ClockOffset(String node, long micros, long uncertaintyMicros) {
+    }
+
+    private static ClockOffset behind(List<ClockOffset> offsets) {
+        return offsets.stream().min(Comparator.comparingLong(ClockOffset::micros)).orElseThrow();
+    }
+
+    private static ClockOffset ahead(List<ClockOffset> offsets) {
+        return offsets.stream().max(Comparator.comparingLong(ClockOffset::micros)).orElseThrow();
+    }
+
+    /**
+     * The clock finding about all nodes together ({@code "*"}): WARN when the clocks furthest apart differ by
+     * more than {@code maxSkew} even after allowing for how uncertain both measurements are, OK otherwise.
+     *
+     * @param offsets the measured offsets, at least two
+     */
+    static Finding clockFinding(List<ClockOffset> offsets, Duration maxSkew) {
+        if (offsets.size() < 2) {
+            throw new IllegalArgumentException("clock skew needs at least two nodes, got " + offsets.size());
+        }
+        ClockOffset behind = behind(offsets);
+        ClockOffset ahead = ahead(offsets);
+        long skew = ahead.micros() - behind.micros();
+        long uncertainty = ahead.uncertaintyMicros() + behind.uncertaintyMicros();
+        String text = String.format(Locale.ROOT, "clocks of %d nodes differ by at most %.1f ms (± %.1f ms), %s ahead of %s",
+                offsets.size(), skew / 1000.0, uncertainty / 1000.0, ahead.node(), behind.node());
+        if (skew - uncertainty > maxSkew.toNanos() / 1000) {
+            return new Finding(Finding.Severity.WARN, "*", "clock", text + "; more than " + maxSkew.toMillis() + " ms",
+                    "synchronise the nodes' clocks (NTP); Redlock leases assume drift within 1% of the TTL");
+        }
+        return new Finding(Finding.Severity.OK, "*", "clock", text, "");
     }
 
     static Finding versionFinding(String at, String version) {

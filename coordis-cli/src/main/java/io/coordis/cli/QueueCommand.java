@@ -347,6 +347,10 @@ final class QueueCommand implements Callable<Integer> {
                 description = "Dead-letter the message once it failed N times. Default: ${DEFAULT-VALUE}.")
         int maxAttempts;
 
+        @Option(names = "--lifo", description = "The queue is consumed newest first (pop --lifo): give the message "
+                + "back at the left end, where LIFO consumers take.")
+        boolean lifo;
+
         @Mixin
         RedisUrls urls = new RedisUrls();
 
@@ -366,7 +370,7 @@ final class QueueCommand implements Callable<Integer> {
         public Integer call() throws InterruptedException {
             checkedName(spec, name);
             try (Coordis coordis = parent.connect(spec, urls)) {
-                ReliableQueue q = coordis.reliableQueue(name, QueueOptions.defaults().withMaxAttempts(maxAttempts));
+                ReliableQueue q = coordis.reliableQueue(name, options(spec, lifo, null).withMaxAttempts(maxAttempts));
                 return report(terminal, q.nack(id, delay), id);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -389,7 +393,7 @@ final class QueueCommand implements Callable<Integer> {
     @Command(name = "requeue", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = {"--stale: put back the messages of consumers whose heartbeat expired, and due delayed "
                     + "retries. --dead: move dead letters back to the queue. Prints how many."},
-            customSynopsis = "coordis [-u URL] queue requeue (--stale | --dead [--max N]) Q")
+            customSynopsis = "coordis [-u URL] queue requeue (--stale [--lifo] [--max-attempts N] | --dead [--max N]) Q")
     static final class Requeue implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "Q")
         String name;
@@ -402,6 +406,15 @@ final class QueueCommand implements Callable<Integer> {
 
         @Option(names = "--max", paramLabel = "N", description = "With --dead: at most N. Default: all.")
         Integer max;
+
+        @Option(names = "--max-attempts", paramLabel = "N",
+                description = "With --stale: dead-letter a recovered message once it failed N times, as the queue's "
+                        + "workers do (queue work --max-attempts). Default: 5.")
+        Integer maxAttempts;
+
+        @Option(names = "--lifo", description = "With --stale: the queue is consumed newest first (pop --lifo); put "
+                + "recovered messages back at the left end, where LIFO consumers take next.")
+        boolean lifo;
 
         @Mixin
         RedisUrls urls = new RedisUrls();
@@ -427,8 +440,19 @@ final class QueueCommand implements Callable<Integer> {
             if (max != null && (max < 1 || stale)) {
                 throw new ParameterException(spec.commandLine(), "--max goes with --dead and must be at least 1");
             }
+            if ((maxAttempts != null || lifo) && !stale) {
+                throw new ParameterException(spec.commandLine(), "--max-attempts and --lifo go with --stale");
+            }
+            QueueOptions options = options(spec, lifo, null);
+            if (maxAttempts != null) {
+                try {
+                    options = options.withMaxAttempts(maxAttempts);
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), "invalid --max-attempts: " + e.getMessage());
+                }
+            }
             try (Coordis coordis = parent.connect(spec, urls)) {
-                ReliableQueue q = coordis.reliableQueue(name);
+                ReliableQueue q = coordis.reliableQueue(name, options);
                 long moved = 0;
                 if (stale) {
                     moved = q.sweep();

@@ -210,4 +210,138 @@ class QueueCommandIT {
             assertThat(noCmd.stderr()).contains("missing command");
         }
     }
+
+    /** Pops one message reliably as JSON and answers its delivery id. */
+    private String reliablePop(String queue, String... extra) {
+        String[] args = new String[extra.length + 5];
+        args[0] = "pop";
+        args[1] = "--reliable";
+        args[2] = "-o";
+        args[3] = "json";
+        System.arraycopy(extra, 0, args, 4, extra.length);
+        args[args.length - 1] = queue;
+        try (CliProcess pop = cli(args)) {
+            assertThat(pop.exitCode()).as(pop.stderr()).isEqualTo(0);
+            Matcher m = Pattern.compile("\"id\":\"([0-9a-f]+/\\d+/\\d+)\"").matcher(pop.stdout());
+            assertThat(m.find()).as(pop.stdout()).isTrue();
+            return m.group(1);
+        }
+    }
+
+    @Test
+    void nackRequeuesForAnotherAttemptThenDeadLettersAtTheMaximumAndARepeatChangesNothing() {
+        foreign.command("LPUSH", "retry", "job");
+        String first = reliablePop("retry");
+        try (CliProcess nack = cli("nack", "retry", first, "--max-attempts", "2")) {
+            assertThat(nack.exitCode()).as(nack.stderr()).isEqualTo(0);
+            assertThat(nack.stdout()).isEqualTo("requeued\n");
+        }
+        try (CliProcess again = cli("nack", "retry", first, "--max-attempts", "2")) {
+            assertThat(again.exitCode()).isEqualTo(0);
+            assertThat(again.stdout()).as("a retried nack touches nothing").isEqualTo("already settled\n");
+        }
+        assertThat(foreign.command("LRANGE", "retry", "0", "-1")).isEqualTo(List.of("job"));
+        try (CliProcess pop = cli("pop", "--reliable", "-o", "json", "retry")) {
+            assertThat(pop.stdout()).contains("\"attempts\":2");
+            Matcher m = Pattern.compile("\"id\":\"([^\"]+)\"").matcher(pop.stdout());
+            assertThat(m.find()).isTrue();
+            try (CliProcess nack = cli("nack", "retry", m.group(1), "--max-attempts", "2")) {
+                assertThat(nack.stdout()).isEqualTo("dead lettered\n");
+            }
+        }
+        assertThat(foreign.command("LLEN", "retry")).isEqualTo(0L);
+        assertThat(foreign.command("LRANGE", "{retry}:dead", "0", "-1")).isEqualTo(List.of("job"));
+    }
+
+    @Test
+    void nackWithADelayKeepsTheMessageOutOfTheQueueUntilItIsDue() throws Exception {
+        foreign.command("LPUSH", "later", "job");
+        String id = reliablePop("later");
+        try (CliProcess nack = cli("nack", "later", id, "--delay", "1s")) {
+            assertThat(nack.exitCode()).as(nack.stderr()).isEqualTo(0);
+            assertThat(nack.stdout()).isEqualTo("delayed\n");
+        }
+        assertThat(foreign.command("LLEN", "later")).as("not back before its delay").isEqualTo(0L);
+        Thread.sleep(1300);
+        try (CliProcess requeue = cli("requeue", "--stale", "later")) {
+            assertThat(requeue.exitCode()).as(requeue.stderr()).isEqualTo(0);
+        }
+        assertThat(foreign.command("LRANGE", "later", "0", "-1")).isEqualTo(List.of("job"));
+    }
+
+    /** LIFO consumers take from the left: a nacked or recovered message goes back there, to be taken next. */
+    @Test
+    void lifoNackAndStaleRequeuePutMessagesBackWhereLifoConsumersTake() throws Exception {
+        foreign.command("LPUSH", "stack", "old", "mid", "new");
+        String newest = reliablePop("stack", "--lifo");
+        try (CliProcess nack = cli("nack", "stack", newest, "--lifo")) {
+            assertThat(nack.stdout()).isEqualTo("requeued\n");
+        }
+        assertThat(foreign.command("LINDEX", "stack", "0")).as("back at the left end").isEqualTo("new");
+
+        String again = reliablePop("stack", "--lifo", "--visibility", "500ms");
+        assertThat(foreign.command("LRANGE", "stack", "0", "-1")).isEqualTo(List.of("mid", "old"));
+        Thread.sleep(800);
+        try (CliProcess requeue = cli("requeue", "--stale", "--lifo", "--max-attempts", "2", "stack")) {
+            assertThat(requeue.exitCode()).as(requeue.stderr()).isEqualTo(0);
+            assertThat(requeue.stdout()).as("recovered, and dead lettered: its second failed delivery of 2 allowed")
+                    .isEqualTo("1\n");
+        }
+        assertThat(again).isNotEmpty();
+        assertThat(foreign.command("LRANGE", "{stack}:dead", "0", "-1")).isEqualTo(List.of("new"));
+        assertThat(foreign.command("LRANGE", "stack", "0", "-1")).isEqualTo(List.of("mid", "old"));
+
+        String mid = reliablePop("stack", "--lifo", "--visibility", "500ms");
+        assertThat(mid).isNotEmpty();
+        Thread.sleep(800);
+        try (CliProcess requeue = cli("requeue", "--stale", "--lifo", "stack")) {
+            assertThat(requeue.stdout()).isEqualTo("1\n");
+        }
+        assertThat(foreign.command("LRANGE", "stack", "0", "-1")).as("recovered at the left end").isEqualTo(List.of("mid", "old"));
+    }
+
+    @Test
+    void requeueOptionsThatDoNotFitAreUsageErrors() {
+        try (CliProcess bad = cli("requeue", "--dead", "--lifo", "q")) {
+            assertThat(bad.exitCode()).isEqualTo(64);
+            assertThat(bad.stderr()).contains("--max-attempts and --lifo go with --stale");
+        }
+        try (CliProcess bad = cli("requeue", "--stale", "--max-attempts", "0", "q")) {
+            assertThat(bad.exitCode()).isEqualTo(64);
+            assertThat(bad.stderr()).contains("invalid --max-attempts").contains("at least 1");
+        }
+    }
+
+    /** Two commands that each wait for the other to have started can only both finish when run side by side. */
+    @Test
+    void workWithConcurrencyTwoRunsTwoCommandsAtOnce() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("coordis-work-");
+        foreign.command("LPUSH", "pair", "a", "b");
+        String script = "read m; touch " + dir + "/$m; other=$([ \"$m\" = a ] && echo b || echo a); "
+                + "for i in $(seq 1 100); do [ -e " + dir + "/$other ] && { echo \"$m saw $other\"; exit 0; }; "
+                + "sleep 0.1; done; echo \"$m alone\"; exit 1";
+        try (CliProcess work = cli("work", "--drain", "--wait", "1s", "--max-attempts", "1", "-c", "2", "pair", "--",
+                "sh", "-c", script)) {
+            assertThat(work.exitCode()).as(work.stderr()).isEqualTo(0);
+            assertThat(work.stdout().lines().sorted().toList()).containsExactly("a saw b", "b saw a");
+        }
+        assertThat(foreign.command("LLEN", "{pair}:dead")).isEqualTo(0L);
+    }
+
+    @Test
+    void statsNameEachConsumerWithARecentHeartbeat() {
+        foreign.command("LPUSH", "beat", "m");
+        long before = System.currentTimeMillis();
+        reliablePop("beat");
+        try (CliProcess stats = cli("stats", "-o", "json", "beat")) {
+            Matcher m = Pattern.compile("\"last_heartbeat\":\"([^\"]+)\"").matcher(stats.stdout());
+            assertThat(m.find()).as(stats.stdout()).isTrue();
+            long beat = java.time.Instant.parse(m.group(1)).toEpochMilli();
+            assertThat(beat).as("the consumer's last heartbeat, by the server clock")
+                    .isBetween(before - 2000, System.currentTimeMillis() + 2000);
+        }
+        try (CliProcess stats = cli("stats", "beat")) {
+            assertThat(stats.stdout()).contains(" last-heartbeat ");
+        }
+    }
 }

@@ -68,6 +68,16 @@ final class CliProcess implements AutoCloseable {
         return new CliProcess(mainCommand(args), Map.of(), stdin);
     }
 
+    /**
+     * Like {@link #start(String...)} with standard input opened by the shell ({@code < path}), so it can be
+     * something Java itself refuses to open, such as a directory.
+     */
+    static CliProcess startWithStdinFrom(String path, String... args) {
+        List<String> command = new ArrayList<>(List.of("sh", "-c", "f=$1; shift; exec \"$@\" < \"$f\"", "sh", path));
+        command.addAll(mainCommand(args));
+        return new CliProcess(command, Map.of());
+    }
+
     private static CliProcess startWithEnv(Map<String, String> env, String... args) {
         return new CliProcess(mainCommand(args), env);
     }

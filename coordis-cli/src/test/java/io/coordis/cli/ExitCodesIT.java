@@ -4,6 +4,7 @@ import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,8 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The exit codes every command keeps to, one real run each: 0, the child's own status, 1 (not acquired, empty,
- * timed out, nobody leads), 64 usage, 69 unavailable, 77 permission. 75 (a lease or leadership lost while the
- * child ran) is shown by LockIT, ElectIT and ForceUnlockIT, which set up the loss.
+ * timed out, nobody leads), 64 usage, 69 unavailable, 70 internal error, 77 permission. 75 (a lease or
+ * leadership lost while the child ran) is shown by LockIT, ElectIT and ForceUnlockIT, which set up the loss.
  */
 class ExitCodesIT {
     @RegisterExtension
@@ -55,5 +56,29 @@ class ExitCodesIT {
             }
         }
         assertThat(wrong).isEmpty();
+    }
+
+    @Test
+    void anUnexpectedFailureIs70() {
+        String url = redis.uri();
+        // standard input is a directory: reading the payload fails in a way no Redis error explains
+        try (CliProcess cli = CliProcess.startWithStdinFrom("/", "-u", url, "signal", "ex:internal")) {
+            assertThat(cli.exitCode()).as(cli.stderr()).isEqualTo(ExitCodes.SOFTWARE);
+            assertThat(cli.stderr()).isEqualTo("coordis: cannot read the payload from standard input: Is a directory\n");
+            assertThat(cli.stdout()).isEmpty();
+        }
+        // a failure nothing anticipated (here: standard input throws), run through the whole command line
+        InProcess cli = new InProcess(new InputStream() {
+            @Override
+            public int read() {
+                throw new IllegalStateException("stdin broke");
+            }
+        });
+        assertThat(cli.run("-u", url, "signal", "ex:internal")).isEqualTo(ExitCodes.SOFTWARE);
+        assertThat(cli.err()).isEqualTo("coordis: internal error: IllegalStateException: stdin broke\n"
+                + "(run with --debug to see where it happened)\n");
+        assertThat(cli.out()).isEmpty();
+        assertThat(cli.run("--debug", "-u", url, "signal", "ex:internal")).isEqualTo(ExitCodes.SOFTWARE);
+        assertThat(cli.err()).as("--debug shows where").contains("java.lang.IllegalStateException: stdin broke", "\tat ");
     }
 }

@@ -358,6 +358,18 @@ class ClusterIT {
                 assertThat(foreign.text()).isEqualTo("foreign");
                 assertThat(foreign.ack()).isEqualTo(Outcome.ACKED);
                 assertThat(q.stats().inFlight()).isZero();
+                // a delayed retry waits beside the queue on the same master and a sweep brings it back when due
+                onOwner(name, "LPUSH", name, "later");
+                Delivery later = c.take(Duration.ofSeconds(2)).orElseThrow();
+                assertThat(later.nack(Duration.ofMillis(300))).isEqualTo(Outcome.DELAYED);
+                assertThat(q.stats().delayed()).isEqualTo(1);
+                assertThat(onOwner(name, "LLEN", name)).as("not back before its delay").isEqualTo(0L);
+                Thread.sleep(400);
+                q.sweep();
+                Delivery due = c.take(Duration.ofSeconds(2)).orElseThrow();
+                assertThat(due.text()).isEqualTo("later");
+                assertThat(due.ack()).isEqualTo(Outcome.ACKED);
+                assertThat(q.stats().delayed()).isZero();
             }
         }
     }

@@ -223,4 +223,61 @@ class QueueFaultsIT {
         // the blackholed push was delivered when the partition healed: at least once, never lost
         assertThat(drain(q).keySet()).containsAnyOf("refused").doesNotContain("kept");
     }
+
+    /**
+     * Redis killed (connections refused, not held): push, take and ack fail at once with an error naming the
+     * server; after it comes back from its append-only file the held delivery is acked exactly once, the
+     * refused push is absent (the caller was told), and every other message is still there.
+     */
+    @Test
+    void redisKilledRefusesClearlyAndAfterItsRestartNothingIsLostOrStuck() throws Exception {
+        try (io.coordis.testkit.RedisServer server = io.coordis.testkit.RedisServer.builder().appendOnly(true)
+                .appendFsync("always").start();
+             Coordis c = Coordis.builder().url(server.uri()).commandTimeout(Duration.ofMillis(500)).connect()) {
+            ReliableQueue q = c.reliableQueue("killed", QUIET);
+            q.push("held");
+            q.push("waiting");
+            try (Consumer consumer = q.consumer()) {
+                Delivery d = consumer.take(Duration.ZERO).orElseThrow();
+                assertThat(d.text()).isEqualTo("held");
+                server.kill();
+                for (org.assertj.core.api.ThrowableAssert.ThrowingCallable call : List.<org.assertj.core.api.ThrowableAssert.ThrowingCallable>of(
+                        () -> q.push("refused"), () -> consumer.take(Duration.ZERO), d::ack, q::stats)) {
+                    long start = System.nanoTime();
+                    assertThatThrownBy(call).isInstanceOf(NodeUnavailableException.class)
+                            .hasMessageContaining(server.address()).hasMessageNotContaining("Exception:");
+                    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+                            .as("fails within the command timeout + 1 s").isLessThan(1500);
+                }
+                server.restart(Duration.ZERO);
+                Outcome acked = null;
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (acked == null) {
+                    try {
+                        acked = d.ack();
+                    } catch (NodeUnavailableException e) {
+                        if (System.nanoTime() > until) {
+                            throw e;
+                        }
+                        Thread.sleep(100);
+                    }
+                }
+                assertThat(acked).isEqualTo(Outcome.ACKED);
+                assertThat(q.ack(d.id())).as("asked again by id, from Redis").isEqualTo(Outcome.ALREADY_SETTLED);
+            }
+            Map<String, Integer> left = new HashMap<>();
+            try (Consumer consumer = q.consumer()) {
+                Optional<Delivery> d;
+                while ((d = consumer.take(Duration.ofMillis(200))).isPresent()) {
+                    left.merge(d.get().text(), 1, Integer::sum);
+                    assertThat(d.get().ack()).isEqualTo(Outcome.ACKED);
+                }
+            }
+            assertThat(left).isEqualTo(Map.of("waiting", 1));
+            try (RespClient raw = server.client()) {
+                assertThat((List<?>) raw.command("KEYS", "{killed}:proc:*")).as("stuck in a processing slot").isEmpty();
+                assertThat(raw.command("LLEN", "killed")).isEqualTo(0L);
+            }
+        }
+    }
 }

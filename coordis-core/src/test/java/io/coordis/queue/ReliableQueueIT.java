@@ -188,6 +188,10 @@ class ReliableQueueIT {
                 assertThat(q.sweep()).isZero();
                 Thread.sleep(20);
             }
+            // the script's own heartbeat check, not only the caller's look before it: asked to treat the live
+            // consumer as dead, it moves nothing
+            assertThat(((SlotQueue) q).release(held.id().split("/")[0], fast.slots(), "dead", false))
+                    .as("moved by a sweep script run against a live consumer").isZero();
             assertThat(held.ack()).as("nothing was taken from the live consumer").isEqualTo(Outcome.ACKED);
             Delivery other = sweeperA.take(Duration.ofSeconds(1)).orElseThrow();
             assertThat(other.text()).isEqualTo("other");

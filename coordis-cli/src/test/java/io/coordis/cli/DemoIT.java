@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.testkit.RedisBinary;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +23,7 @@ class DemoIT {
     /** Generous: the tour takes about 10 s alone, and starts two more JVMs; CI machines are busy. */
     private static final Duration TOUR_LIMIT = Duration.ofSeconds(90);
     private static final Pattern ACQUIRED = Pattern.compile("worker-\\d+ acquired demo:printer \\(fencing token (\\d+)\\)");
-    private static final Pattern STARTED = Pattern.compile("started redis-server \\S+ on 127\\.0\\.0\\.1:(\\d+) \\(([^)]*)\\)");
+    private static final Pattern STARTED = Pattern.compile("started redis-server (\\S+) on 127\\.0\\.0\\.1:(\\d+) \\(([^)]*)\\)");
 
     private static List<Long> tokens(String narration) {
         List<Long> tokens = new ArrayList<>();
@@ -120,9 +121,14 @@ class DemoIT {
             System.out.println("demo took " + took + " ms");
             Matcher server = STARTED.matcher(cli.stderr());
             assertThat(server.find()).as(cli.stderr()).isTrue();
-            assertThat(server.group(2)).as("the binary from the jar, not one installed").doesNotStartWith("/usr/");
+            // the binary extracted from the embedded-redis jar: ${java.io.tmpdir}/coordis-redis-<version-os-arch>/redis-server
+            RedisBinary embedded = RedisBinary.embedded();
+            assertThat(Path.of(server.group(3))).as("the binary from the jar, not one installed").isEqualTo(embedded.path());
+            assertThat(embedded.path().getParent().getFileName().toString()).startsWith("coordis-redis-6.2.");
+            assertThat(embedded.path()).isExecutable();
+            assertThat(server.group(1)).as("the version the demo ran").isEqualTo(embedded.version()).startsWith("6.2.");
             assertTheTour(cli, 4, 3);
-            String port = server.group(1);
+            String port = server.group(2);
             List<String> paste = cli.stdout().lines().filter(l -> l.contains("terminal ") || l.contains("either:")).toList();
             assertThat(paste).hasSizeGreaterThanOrEqualTo(8).allMatch(l -> l.contains("-u redis://127.0.0.1:" + port + " "));
             assertThat(cli.stderr()).contains("stopped redis-server on 127.0.0.1:" + port, "demo --keep");

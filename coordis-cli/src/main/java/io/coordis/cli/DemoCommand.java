@@ -20,16 +20,19 @@ import java.util.concurrent.Callable;
  * {@code coordis demo}: a tour of every primitive against one Redis, in well under a minute, with narration on
  * stderr: workers contending for a lock with fencing numbers; a leader that dies and a successor with a higher
  * term; a broadcast and a unicast signal; a reliable queue whose consumer dies mid-message and a poison
- * message that ends in the dead letters; then the {@code ls} tables (stdout) and commands to paste into two
- * terminals (stdout). Starts a real redis-server of its own unless {@code --url} is given; with a URL it
- * touches only keys named {@code demo:*} and removes them at the end.
+ * message that ends in the dead letters; then the {@code ls} tables (stdout; with {@code -o json} as JSON
+ * documents, one per table and line) and commands to paste into two terminals (stdout; with {@code -o json}
+ * stderr, so that stdout is only JSON). Starts a real redis-server of its own unless {@code --url} is given;
+ * with a URL it touches only keys named {@code demo:*} and removes them at the end.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"A tour of locks, leader election, signals and reliable queues, narrated on stderr, in well "
                 + "under a minute; then the 'ls' tables and commands to try in two terminals, on stdout.",
                 "Starts its own redis-server (from PATH, else one shipped in the jar) unless --url is given; "
                         + "$COORDIS_URL is not used, so the demo never writes to a Redis by surprise.",
-                "With --url it only touches keys named demo:* and removes them at the end."},
+                "With --url it only touches keys named demo:* and removes them at the end.",
+                "With -o json, stdout holds only the 'ls' tables as JSON (one document per table and line, as "
+                        + "'ls -o json' prints them); the commands to try go to stderr with the narration."},
         footer = {"", "Exit status: 0 the tour ran; 64 usage; 69 Redis unavailable or not startable; "
                 + "70 Coordis did not behave as narrated (a bug: please report it)."})
 final class DemoCommand implements Callable<Integer> {
@@ -49,6 +52,10 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--keep", description = "Keep the redis-server the demo started running after the tour, for "
             + "the commands it prints, until Enter, end of input or Ctrl-C.")
     boolean keep;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
+            description = "text (tables) or json (the tables as JSON documents, one per line). Default: text.")
+    String output;
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -76,6 +83,7 @@ final class DemoCommand implements Callable<Integer> {
         if (hold.isNegative() || hold.compareTo(Duration.ofSeconds(10)) > 0) {
             throw usage("--hold must be between 0 and 10s");
         }
+        boolean json = ObjectKind.json(output, spec);
         Optional<String> url = parent.explicitUrl(spec, urls);
         if (url.isPresent()) {
             if (keep) {
@@ -84,7 +92,7 @@ final class DemoCommand implements Callable<Integer> {
             terminal.err().println("using Redis at " + Uris.redact(url.get()) + " (only keys named demo:*)");
             Connections.open(url.get(), spec).close();
             try {
-                tour(url.get());
+                tour(url.get(), json);
             } finally {
                 DemoKeys.remove(url.get(), terminal.err());
             }
@@ -94,7 +102,7 @@ final class DemoCommand implements Callable<Integer> {
         try (RedisServer server = startServer()) {
             terminal.err().println("started redis-server " + server.version() + " on " + server.address()
                     + " (" + server.binary().path() + ")");
-            tour(server.uri());
+            tour(server.uri(), json);
             terminal.err().printf("%nthe tour took %.1f s%n", (System.nanoTime() - started) / 1e9);
             if (keep) {
                 terminal.err().println("redis-server keeps running on " + server.address()
@@ -108,7 +116,7 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private void tour(String url) throws InterruptedException {
+    private void tour(String url, boolean json) throws InterruptedException {
         PrintStream say = terminal.err();
         say.println();
         say.println("== Locks: " + workers + " workers, each with its own Redis client, take turns at '"
@@ -123,11 +131,16 @@ final class DemoCommand implements Callable<Integer> {
                 + "fencing tokens strictly increased from " + tokens.get(0) + " to " + tokens.get(tokens.size() - 1));
         List<String> tables;
         try (DemoTour tour = new DemoTour(url, say)) {
-            tables = tour.run();
+            tables = tour.run(json);
         }
         terminal.output(String.join("\n", tables));
-        terminal.output("");
-        terminal.output(pasteCommands(url));
+        if (json) {
+            say.println();
+            say.println(pasteCommands(url)); // stdout holds only JSON
+        } else {
+            terminal.output("");
+            terminal.output(pasteCommands(url));
+        }
     }
 
     /** Commands for two terminals against the same server, with this program's own way of starting. */

@@ -30,7 +30,7 @@ import java.util.concurrent.TimeoutException;
  * The demo's tour of every primitive against one Redis, on objects named {@code demo:*}: locks with fencing
  * numbers, a leader that dies and a successor with a higher term, a broadcast and a unicast signal, a
  * reliable queue whose consumer dies mid-message and a poison message that ends in the dead letters; then
- * the {@code ls} tables. Narration goes to {@code say}, the tables to {@code out}. Each step checks what it
+ * the {@code ls} tables. Narration goes to {@code say}; the tables are returned. Each step checks what it
  * shows and fails with {@link CommandFailure} (exit 70) if Redis or Coordis did not behave as narrated.
  *
  * <p>The two that die are real processes killed with SIGKILL: the leader 'alpha' is {@code coordis elect} and
@@ -75,13 +75,16 @@ final class DemoTour implements AutoCloseable {
         return new CommandFailure(ExitCodes.SOFTWARE, "demo: " + what);
     }
 
-    /** Runs every part after the lock contest and returns the ls tables of the demo's objects. */
-    List<String> run() throws InterruptedException {
+    /**
+     * Runs every part after the lock contest and returns the ls tables of the demo's objects: text lines, or
+     * with {@code json} one JSON document per table, as {@code ls -o json} prints them.
+     */
+    List<String> run(boolean json) throws InterruptedException {
         main = client();
         election();
         signals();
         queue();
-        return tables();
+        return tables(json);
     }
 
     private void election() throws InterruptedException {
@@ -274,11 +277,11 @@ final class DemoTour implements AutoCloseable {
                 JOBS, "{" + JOBS + "}", JOBS);
     }
 
-    private List<String> tables() throws InterruptedException {
+    private List<String> tables(boolean json) throws InterruptedException {
         step("What an operator sees: coordis ls --match 'demo:*' (a lock is held for the picture)");
         try (Lease lease = main.lock(PrinterContest.LOCK, LockOptions.defaults().withTtl(Duration.ofSeconds(30)))
                 .tryAcquire().orElseThrow(() -> broken(PrinterContest.LOCK + " is held by someone else"))) {
-            return LsCommand.render(main.inspector(), List.of(ObjectKind.values()), "demo:*", false, Instant.now());
+            return LsCommand.render(main.inspector(), List.of(ObjectKind.values()), "demo:*", json, Instant.now());
         }
     }
 

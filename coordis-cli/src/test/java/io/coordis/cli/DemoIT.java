@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -147,6 +148,58 @@ class DemoIT {
             }
             assertThat(server.command("KEYS", "*demo*")).as("keys the demo left").isEqualTo(List.of());
             assertThat(server.command("GET", "mine")).isEqualTo("untouched");
+        }
+    }
+
+    @Test
+    void jsonOutputPutsOnlyTheTablesAsJsonOnStdoutAndNarratesOnStderr() {
+        try (RedisServer server = RedisServer.start();
+             CliProcess cli = CliProcess.start("demo", "--url", server.uri(), "--workers", "2", "--rounds", "2",
+                     "-o", "json")) {
+            assertThat(cli.exitCode(TOUR_LIMIT)).as(cli.stderr()).isZero();
+            String said = cli.stderr();
+            List<String> docs = cli.stdout().lines().toList();
+            assertThat(docs).as(cli.stdout()).hasSize(4);
+            List<Map<String, Object>> tables = docs.stream().map(TestJson::object).toList();
+            assertThat(tables).extracting(t -> t.get("kind")).containsExactly("locks", "elections", "queues", "signals");
+            assertThat(tables).extracting(t -> t.get("match")).containsOnly("demo:*");
+
+            List<Long> tokens = tokens(said);
+            assertStrictlyIncreasing(tokens, 4);
+            List<Object> locks = TestJson.list(tables.get(0).get("items"));
+            assertThat(locks).hasSize(1);
+            Map<String, Object> lock = TestJson.map(locks.get(0));
+            assertThat(lock).containsEntry("name", "demo:printer").containsEntry("mode", "single-node")
+                    .containsEntry("held", true).containsEntry("fence", tokens.get(3) + 1);
+            assertThat(TestJson.map(lock.get("holder")).get("id")).as("a Coordis holder records itself").isNotNull();
+
+            List<Object> elections = TestJson.list(tables.get(1).get("items"));
+            assertThat(elections).hasSize(1);
+            assertThat(TestJson.map(elections.get(0))).containsEntry("name", "demo:leader").containsEntry("leader", "beta")
+                    .containsEntry("term", number(said, "beta is leader with term (\\d+)"));
+
+            List<Object> queues = TestJson.list(tables.get(2).get("items"));
+            assertThat(queues).hasSize(1);
+            assertThat(TestJson.map(queues.get(0))).containsEntry("name", "demo:jobs").containsEntry("depth", 0L)
+                    .containsEntry("inFlight", 0L).containsEntry("overdue", 0L).containsEntry("deadLetters", 1L);
+
+            List<Object> signals = TestJson.list(tables.get(3).get("items"));
+            assertThat(signals).hasSize(1);
+            assertThat(TestJson.map(signals.get(0))).containsEntry("channel", "demo:build").containsEntry("latched", "green");
+
+            assertThat(said).contains("== Locks: 2 workers", "beta is leader with term", "nothing lost",
+                    "Try it yourself in two terminals", "terminal 2:  ");
+            assertThat(said).doesNotContain("Exception", "\tat ");
+        }
+    }
+
+    @Test
+    void anUnknownOutputFormatIsRefusedBeforeAnythingStarts() {
+        try (CliProcess cli = CliProcess.start("demo", "-o", "yaml")) {
+            assertThat(cli.exitCode()).isEqualTo(64);
+            assertThat(cli.stderr()).startsWith("coordis: unknown output format 'yaml': use text or json\n");
+            assertThat(cli.stderr()).doesNotContain("started redis-server");
+            assertThat(cli.stdout()).isEmpty();
         }
     }
 

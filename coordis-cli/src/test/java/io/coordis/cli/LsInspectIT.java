@@ -261,6 +261,52 @@ class LsInspectIT {
     }
 
     @Test
+    void inspectShowsObjectsOtherClientsMadeWithRawCommands() throws Exception {
+        assertThat(raw.command("SET", "fx:lock", "tok-9", "NX", "PX", "60000")).isEqualTo("OK");
+        raw.command("LPUSH", "fx:queue", "a", "b", "c");
+        subscriber = RespClient.connect(redis.server());
+        subscriber.command("SUBSCRIBE", "fx:chan");
+        try (RespClient second = RespClient.connect(redis.server())) {
+            second.command("SUBSCRIBE", "fx:chan");
+
+            Map<String, Object> lock = json("inspect", "lock", "fx:lock");
+            assertThat(lock).containsEntry("name", "fx:lock").containsEntry("mode", "single-node")
+                    .containsEntry("nodes", 1L).containsEntry("agreeing", 1L).containsEntry("held", true)
+                    .containsEntry("token", "tok-9").containsEntry("since", null).containsEntry("heldForMs", null)
+                    .containsEntry("leaseTtlMs", null).containsEntry("fence", null).containsEntry("fenceCounter", null)
+                    .containsEntry("waiters", 0L);
+            assertThat(map(lock.get("holder"))).as("held, by a holder that records nothing").containsEntry("id", null)
+                    .containsEntry("host", null).containsEntry("pid", null);
+            assertThat(number(lock.get("ttlMs"))).isBetween(1L, 60_000L);
+            assertThat(list(lock.get("flags"))).containsExactly("foreign");
+            assertThat(list(lock.get("audit"))).isEmpty();
+            List<Object> nodes = list(lock.get("perNode"));
+            assertThat(nodes).hasSize(1);
+            assertThat(map(nodes.get(0))).containsEntry("node", redis.server().host() + ":" + redis.server().port())
+                    .containsEntry("token", "tok-9").containsEntry("holder", null).containsEntry("fence", null)
+                    .containsEntry("fenceCounter", null).containsEntry("agrees", true).containsEntry("error", null);
+            assertThat(number(map(nodes.get(0)).get("ttlMs"))).isBetween(1L, 60_000L);
+            assertThat(cli.run("inspect", "lock", "fx:lock", "-u", redis.uri())).isZero();
+            assertThat(cli.out()).contains("holder         unknown (taken by a client that records no holder)",
+                    "token          tok-9", "since          unknown", "flags          foreign");
+
+            Map<String, Object> queue = json("inspect", "queue", "fx:queue");
+            assertThat(queue).containsEntry("name", "fx:queue").containsEntry("depth", 3L)
+                    .containsEntry("oldestReadyAgeMs", null).containsEntry("inFlight", 0L)
+                    .containsEntry("oldestInFlightAgeMs", null).containsEntry("overdue", 0L)
+                    .containsEntry("deadLetters", 0L).containsEntry("delayed", 0L);
+            assertThat(list(queue.get("consumers"))).isEmpty();
+
+            Map<String, Object> signal = json("inspect", "signal", "fx:chan");
+            assertThat(signal).containsOnlyKeys("channel", "subscribers", "latched", "latchedTtlMs")
+                    .containsEntry("channel", "fx:chan").containsEntry("subscribers", 2L).containsEntry("latched", null)
+                    .containsEntry("latchedTtlMs", null);
+        }
+        assertThat(raw.command("GET", "fx:lock")).as("inspect only reads").isEqualTo("tok-9");
+        assertThat(raw.command("LRANGE", "fx:queue", "0", "-1")).isEqualTo(List.of("c", "b", "a"));
+    }
+
+    @Test
     void matchFiltersEveryKindByGlob() throws Exception {
         raw.command("SET", "app:a:lock", "t1", "NX", "PX", "60000");
         raw.command("SET", "app:b:lock", "t2", "NX", "PX", "60000");

@@ -306,6 +306,50 @@ class LsInspectIT {
         assertThat(raw.command("LRANGE", "fx:queue", "0", "-1")).isEqualTo(List.of("c", "b", "a"));
     }
 
+    /**
+     * The classic counter election ({@code INCR} by every candidate, {@code EXPIRE} by the winner) keeps no
+     * details: as the README says, it shows up as a foreign lock whose token is the counter, and not as an
+     * election. The counter counts rounds, not leaders, and a counter left without its expiry is not listed.
+     */
+    @Test
+    void aCounterElectionShowsUpAsAForeignLockWhoseTokenIsTheCounter() throws Exception {
+        assertThat(raw.command("INCR", "fx:master_selector")).isEqualTo(1L); // nobody led: this candidate leads
+        raw.command("EXPIRE", "fx:master_selector", "20");
+        try (Coordis other = Coordis.connect(redis.uri())) {
+            assertThat(other.counterElection("fx:coordis_selector", Duration.ofSeconds(20)).round()).isTrue();
+        }
+
+        Map<String, Map<String, Object>> locks = byName(json("ls", "locks"), "name");
+        assertThat(locks).containsOnlyKeys("fx:coordis_selector", "fx:master_selector");
+        for (Map<String, Object> counter : locks.values()) {
+            assertThat(counter).containsEntry("mode", "single-node").containsEntry("held", true)
+                    .containsEntry("token", "1").containsEntry("fence", null).containsEntry("since", null)
+                    .containsEntry("leaseTtlMs", null);
+            assertThat(map(counter.get("holder"))).containsEntry("id", null);
+            assertThat(number(counter.get("ttlMs"))).isBetween(15_000L, 20_000L);
+            assertThat(list(counter.get("flags"))).containsExactly("foreign");
+        }
+        assertThat(byName(json("ls", "elections"), "name")).as("no term, no leader id: not an election").isEmpty();
+        assertThat(cli.run("ls", "locks", "-u", redis.uri())).isZero();
+        assertThat(cli.out().lines().filter(l -> l.startsWith("fx:master_selector")).findFirst().orElseThrow()
+                .split("\\s{2,}")).startsWith("fx:master_selector", "single", "unknown", "-", "-", "-").endsWith("-", "foreign");
+
+        // two more candidates' rounds: the "token" moves although the leader stays, and the TTL does not
+        raw.command("INCR", "fx:master_selector");
+        raw.command("INCR", "fx:master_selector");
+        Map<String, Object> counted = byName(json("ls", "locks"), "name").get("fx:master_selector");
+        assertThat(counted).containsEntry("token", "3");
+        assertThat(number(counted.get("ttlMs"))).isBetween(1L, 20_000L);
+
+        // a winner that died between INCR and EXPIRE: a counter without expiry is not listed...
+        raw.command("INCR", "fx:stuck_selector");
+        assertThat(byName(json("ls", "locks"), "name")).doesNotContainKey("fx:stuck_selector");
+        // ...but inspect shows it, flagged no-expiry
+        Map<String, Object> stuck = json("inspect", "lock", "fx:stuck_selector");
+        assertThat(stuck).containsEntry("held", true).containsEntry("token", "1").containsEntry("ttlMs", null);
+        assertThat(list(stuck.get("flags"))).containsExactly("foreign", "no-expiry");
+    }
+
     @Test
     void matchFiltersEveryKindByGlob() throws Exception {
         raw.command("SET", "app:a:lock", "t1", "NX", "PX", "60000");

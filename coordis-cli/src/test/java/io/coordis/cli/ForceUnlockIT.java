@@ -1,8 +1,10 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
+import io.coordis.internal.Hosts;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockHolder;
+import io.coordis.lock.LockOptions;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -10,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,6 +64,41 @@ class ForceUnlockIT {
                     "\"holder\":\"" + before.holderId().orElseThrow() + "\"", "\"fence\":" + (forcedFence + 1));
             next.release();
         }
+    }
+
+    @Test
+    void inspectShowsWhoForcedItWhenAndWhy() throws Exception {
+        Lease lease = client.lock("it:audited", LockOptions.defaults().withHolderId("dave@db2:17")).tryAcquire()
+                .orElseThrow();
+        long fence = lease.fencingToken();
+        long before = System.currentTimeMillis();
+        long forcer;
+        try (CliProcess force = CliProcess.start("force-unlock", "-u", redis.uri(), "it:audited", "--yes", "--reason",
+                "db2 hung \"hard\"")) {
+            assertThat(force.exitCode()).as(force.stderr()).isZero();
+            assertThat(force.stdout()).isEqualTo("forced it:audited holder=dave@db2:17 fence=" + (fence + 1) + "\n");
+            forcer = force.pid();
+        }
+        long after = System.currentTimeMillis();
+
+        InProcess cli = new InProcess();
+        assertThat(cli.run("inspect", "lock", "it:audited", "-o", "json", "-u", redis.uri())).as(cli.err()).isZero();
+        Map<String, Object> doc = TestJson.object(cli.out());
+        assertThat(doc).containsEntry("held", false).containsEntry("token", null).containsEntry("fenceCounter", fence + 1);
+        List<Object> audit = TestJson.list(doc.get("audit"));
+        assertThat(audit).hasSize(1);
+        Map<String, Object> entry = TestJson.map(audit.get(0));
+        // who: the force-unlock process itself, user@host:pid
+        String me = Hosts.processId();
+        assertThat(entry.get("by")).isEqualTo(me.substring(0, me.lastIndexOf(':') + 1) + forcer);
+        assertThat((Long) entry.get("at")).as("when").isBetween(before, after);
+        assertThat(entry).containsEntry("action", "force-unlock").containsEntry("reason", "db2 hung \"hard\"")
+                .containsEntry("holder", "dave@db2:17").containsEntry("fence", fence + 1);
+
+        assertThat(cli.run("inspect", "lock", "it:audited", "-u", redis.uri())).isZero();
+        assertThat(cli.out()).contains(" force-unlock by " + entry.get("by") + ", holder dave@db2:17, fence now "
+                + (fence + 1) + ", reason: db2 hung \"hard\"");
+        lease.close();
     }
 
     @Test

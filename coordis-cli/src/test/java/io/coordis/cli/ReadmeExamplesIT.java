@@ -1,8 +1,10 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
+import io.coordis.RequiredCommands;
 import io.coordis.lock.Lease;
 import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,17 +18,27 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every command-line example in README.md runs, in README order, through the launcher script against real
- * servers (the README's addresses replaced by the test's), with stand-ins for the user's own scripts. An
- * example that cannot run unattended is listed below with the reason; any other example must exit with the
- * status the README promises (0 unless listed), so a new or changed example that does not work fails here.
+ * Every command-line example in README.md runs, in README order, against real servers (the README's
+ * addresses replaced by the test's), with stand-ins for the user's own scripts: {@code java -jar
+ * coordis-cli/target/coordis.jar} through the launcher script next to the jar, and {@code coordis} as the
+ * README sets it up, through a symbolic link in {@code ~/.local/bin} (HOME is a temporary directory that plays
+ * the checkout). An example that cannot run unattended is listed below with the test that covers it; any other
+ * must exit with the status the README promises (0 unless listed), so a new or changed example that does not
+ * work fails here.
+ *
+ * <p>Every code block of the README must be tagged ({@code sh}, {@code java} or {@code text}), and every line
+ * of an {@code sh} block must be a {@code coordis} example or one of the few known other commands (the Maven
+ * build, the benchmark runner, setting {@code COORDIS_URL}), so that no example can slip past unrun.
  */
 class ReadmeExamplesIT {
     private static final String JAR = "java -jar coordis-cli/target/coordis.jar";
+    /** {@code coordis} run by its name (from PATH), or the launcher linked into PATH. */
+    private static final Pattern LAUNCHED = Pattern.compile("(^|<\\(|\\|\\s*)coordis |^ln -s \\S*coordis-cli/target/coordis\\b");
 
     /** Examples that wait for another terminal or run until stopped; the tests named cover them. */
     private static final Map<String, String> NOT_RUN = Map.of(
@@ -37,15 +49,35 @@ class ReadmeExamplesIT {
             "elect reports:scheduler --observe", "runs until Ctrl-C (ElectIT)",
             "queue work jobs", "runs until stopped (QueueCommandIT)",
             "ls locks --watch", "redraws until Ctrl-C (ReadmeLsExamplesIT)",
-            "force-unlock nightly-report --reason", "asks for confirmation on a terminal (ForceUnlockIT)",
-            "--tls-cert client.pem", "needs a TLS server and certificate files of its own (TlsCliIT)",
-            "redis://app:secret@", "needs the ACL user 'app' created first (LeastPrivilegeIT)");
+            "--tls-cert client.pem", "needs a TLS server and certificate files of its own (TlsCliIT)");
+
+    /**
+     * Lines of sh blocks that are not coordis examples, and why they are not run here. The quick start's
+     * {@code mvn ... && java -jar coordis-cli/target/coordis.jar demo} builds first; DemoIT runs the demo.
+     */
+    private static final Map<String, String> NOT_EXAMPLES = Map.of(
+            "mvn ", "builds the project (the demo it then starts is run by DemoIT)",
+            "coordis-bench/run", "the benchmarks, run by hand on a quiet machine",
+            "export COORDIS_URL=", "the test sets COORDIS_URL to its own server for every example");
 
     /** Examples whose documented status is not 0. */
     private static final Map<String, Integer> STATUS = Map.of(
             "leader reports:scheduler", 1,        // the scheduler stand-in ended, and with it the leadership
             "force-unlock nightly-report --yes", 1, // nobody holds it by then
+            "force-unlock nightly-report --reason", 64, // no terminal to ask on, and no --yes
             "queue ack jobs 3f9a0c21b7d4/0/1", 1);  // an id made up for the README
+
+    /** What some examples must print on stdout, beyond their exit status. */
+    private static final Map<String, String> PRINTS = Map.of(
+            "-- ./report.sh", "report.sh ran",
+            "-- ./scheduler.sh", "scheduler.sh ran",
+            "-- ./backup.sh", "backup.sh ran",
+            "coordis --help", "Usage: coordis",
+            "source <(coordis completion bash)", "-F _complete_coordis coordis");
+
+    /** Commands run in the same shell right after an example, to show its effect. */
+    private static final Map<String, String> THEN = Map.of(
+            "source <(coordis completion bash)", "complete -p coordis");
 
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.masters(3);
@@ -53,29 +85,45 @@ class ReadmeExamplesIT {
     static List<String> examples() throws Exception {
         List<String> readme = Files.readAllLines(Path.of("..", "README.md"), StandardCharsets.UTF_8);
         List<String> out = new ArrayList<>();
+        boolean inBlock = false;
         boolean inSh = false;
         StringBuilder pending = null;
-        for (String line : readme) {
+        for (int n = 0; n < readme.size(); n++) {
+            String line = readme.get(n);
             if (line.startsWith("```")) {
-                inSh = line.equals("```sh");
+                if (!inBlock && !List.of("```sh", "```java", "```text").contains(line)) {
+                    throw new AssertionError("README.md line " + (n + 1) + ": tag the code block (sh, java or text), "
+                            + "so this test knows whether it holds examples: " + line);
+                }
+                inBlock = !inBlock;
+                inSh = inBlock && line.equals("```sh");
                 continue;
             }
             if (!inSh) {
                 continue;
             }
-            if (pending != null) {
-                pending.append(' ').append(line.strip());
-            } else if (line.contains(JAR) && !line.startsWith("mvn ")) {
+            if (pending == null) {
+                if (line.isBlank() || line.strip().startsWith("#")) {
+                    continue;
+                }
                 pending = new StringBuilder(line);
             } else {
-                continue;
+                pending.append(' ').append(line.strip());
             }
             if (pending.toString().endsWith("\\")) {
                 pending.setLength(pending.length() - 1);
                 continue;
             }
-            out.add(pending.toString());
+            String command = pending.toString();
             pending = null;
+            if (NOT_EXAMPLES.keySet().stream().anyMatch(command::startsWith)) {
+                continue;
+            }
+            if (!command.contains(JAR) && !LAUNCHED.matcher(command).find()) {
+                throw new AssertionError("README.md line " + (n + 1) + ": a shell line that runs no coordis command; "
+                        + "make it an example or list it in NOT_EXAMPLES with the reason: " + command);
+            }
+            out.add(command);
         }
         return out;
     }
@@ -93,17 +141,32 @@ class ReadmeExamplesIT {
         }
     }
 
+    /** The user {@code app} of the README's least-privilege section: every required command, names under app: only. */
+    private static void createAppUser(RedisServer server) {
+        List<String> setuser = new ArrayList<>(List.of("ACL", "SETUSER", "app", "on", ">secret", "resetkeys",
+                "resetchannels"));
+        setuser.addAll(RequiredCommands.keyPatterns("app:"));
+        setuser.addAll(List.of(RequiredCommands.aclRules(RequiredCommands.allRequiredUses()).split(" ")));
+        assertThat(server.command(setuser.toArray(String[]::new))).isEqualTo("OK");
+    }
+
     @Test
     void everyExampleRunsAsDocumented(@TempDir Path dir) throws Exception {
         List<String> examples = examples();
         assertThat(examples).as("examples found").hasSizeGreaterThan(30);
-        for (String script : List.of("report.sh", "scheduler.sh", "handle.sh")) {
+        for (String script : List.of("report.sh", "scheduler.sh", "handle.sh", "backup.sh")) {
             Path p = dir.resolve(script);
             Files.writeString(p, "#!/bin/sh\necho \"" + script + " ran\"\ncat >/dev/null\n");
             Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
+        // dir plays the checkout (coordis-cli/target is the build's) and the home directory (~/.local/bin on PATH)
+        Path target = Files.createDirectories(dir.resolve("coordis-cli")).resolve("target");
+        Files.createSymbolicLink(target, Path.of("target").toAbsolutePath());
+        Path bin = Files.createDirectories(dir.resolve(".local").resolve("bin"));
         String launcher = Path.of("target", "coordis").toAbsolutePath().toString();
+        RedisServer first = redis.servers().get(0);
         String url = redis.uris().get(0);
+        createAppUser(first);
         Map<String, String> results = new LinkedHashMap<>();
         List<String> failures = new ArrayList<>();
         try (Coordis coordis = Coordis.connect(url);
@@ -127,37 +190,70 @@ class ReadmeExamplesIT {
                 }
                 String command = example.replace(JAR, launcher)
                         .replace("redis://127.0.0.1:6379", url)
+                        .replace("@127.0.0.1:6379", "@" + first.address())
                         .replace("redis://10.0.0.1:6379", redis.uris().get(0))
                         .replace("redis://10.0.0.2:6379", redis.uris().get(1))
                         .replace("redis://10.0.0.3:6379", redis.uris().get(2));
+                String then = matching(THEN, example);
                 int expected = STATUS.entrySet().stream().filter(e -> example.contains(e.getKey()))
                         .map(Map.Entry::getValue).findFirst().orElse(0);
-                ProcessBuilder pb = new ProcessBuilder("sh", "-c", command).directory(dir.toFile())
-                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-                pb.environment().put("COORDIS_URL", url);
-                pb.environment().put("PATH", dir + ":" + System.getenv("PATH"));
-                Path out = dir.resolve("out.txt");
-                Path err = dir.resolve("err.txt");
-                pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-                Process p = pb.start();
-                if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
+                Run run = run(dir, bin, url, then == null ? command : command + "\n" + then);
+                if (run == null) {
                     failures.add(example + ": still running after 60 s");
                     continue;
                 }
-                String stderr = Files.readString(err);
-                results.put(example, "exit " + p.exitValue());
-                if (p.exitValue() != expected) {
-                    failures.add(example + ": exit " + p.exitValue() + ", expected " + expected + "; " + stderr.strip()
-                            + " / " + Files.readString(out).strip());
+                results.put(example, "exit " + run.status());
+                if (run.status() != expected) {
+                    failures.add(example + ": exit " + run.status() + ", expected " + expected + "; " + run.err().strip()
+                            + " / " + run.out().strip());
                 }
-                if (stderr.contains("\tat ") || stderr.contains("Exception")) {
-                    failures.add(example + ": a stack trace: " + stderr);
+                String prints = matching(PRINTS, example);
+                if (prints != null && !run.out().contains(prints)) {
+                    failures.add(example + ": printed no '" + prints + "' on stdout: " + run.out().strip());
+                }
+                if (run.err().contains("\tat ") || run.err().contains("Exception")) {
+                    failures.add(example + ": a stack trace: " + run.err());
                 }
             }
             assertThat(held.isHeld()).isTrue();
+            assertThat(Files.isSymbolicLink(bin.resolve("coordis"))).as("ln -s made ~/.local/bin/coordis").isTrue();
+            // the README's user 'app' is limited to names under app:
+            Run other = run(dir, bin, url, launcher + " -u redis://app:secret@" + first.address()
+                    + " lock other:nightly -- ./backup.sh");
+            assertThat(other).isNotNull();
+            assertThat(other.status()).as(other.err()).isEqualTo(ExitCodes.NO_PERMISSION);
+            assertThat(other.out()).isEmpty();
+        } finally {
+            Files.deleteIfExists(bin.resolve("coordis"));
+            Files.deleteIfExists(target); // the link only, never the build's directory
         }
         results.forEach((k, v) -> System.out.println(v + "  <-  " + k));
         assertThat(failures).isEmpty();
+    }
+
+    private static String matching(Map<String, String> map, String example) {
+        return map.entrySet().stream().filter(e -> example.contains(e.getKey())).map(Map.Entry::getValue).findFirst()
+                .orElse(null);
+    }
+
+    record Run(int status, String out, String err) {
+    }
+
+    /** Runs {@code script} with bash in {@code dir}, HOME there; null when it is still running after 60 s. */
+    private static Run run(Path dir, Path bin, String url, String script) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c", script).directory(dir.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        pb.environment().put("COORDIS_URL", url);
+        pb.environment().put("HOME", dir.toString());
+        pb.environment().put("PATH", bin + ":" + dir + ":" + System.getenv("PATH"));
+        Path out = dir.resolve("out.txt");
+        Path err = dir.resolve("err.txt");
+        pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+        Process p = pb.start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return null;
+        }
+        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
     }
 }

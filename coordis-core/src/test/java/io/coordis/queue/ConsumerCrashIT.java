@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * No loss under consumer crashes: consumer JVMs are SIGKILLed at random and restarted while a producer
  * pushes; a checker counts every message reported processed. With {@code appendfsync always}: 0 lost, 0
  * stuck in processing slots, duplicates counted and printed, every recovery within heartbeat TTL + 2 sweep
- * intervals (plus a scheduling allowance on a busy machine). The negative control runs the same checker
+ * intervals — a replacement consumer JVM starts only once the recovery is measured, so its start-up does not
+ * starve the survivors' sweep timers on a 2-core machine. The negative control runs the same checker
  * against a Redis without persistence that is killed mid-run, and must see the loss.
  */
 class ConsumerCrashIT {
@@ -33,12 +34,6 @@ class ConsumerCrashIT {
     private static final int CONSUMERS = 3;
     private static final Duration TTL = Duration.ofMillis(1000);
     private static final Duration SWEEP = Duration.ofMillis(250);
-    /**
-     * Allowance for scheduling delays on a loaded 2-core machine (a kill starts a new consumer JVM while
-     * the survivors sweep), on top of the bound itself; the report prints every recovery time, split into
-     * heartbeat expiry and sweep. Measured: 0.7-1.4 s against the 1.5 s bound in ten runs.
-     */
-    private static final Duration SLACK = Duration.ofMillis(2000);
     private static final int MAX_KILLS = 12;
 
     private static volatile String diagnostics = "";
@@ -80,9 +75,9 @@ class ConsumerCrashIT {
             assertThat(r.depth()).as("messages left in the queue; " + r).isZero();
             assertThat(r.deadLetters()).as("messages dead-lettered; " + r).isZero();
             assertThat(r.processed()).isGreaterThanOrEqualTo(r.messages());
-            assertThat(r.maxRecovery()).as("slowest recovery (ms) against heartbeat TTL + 2 sweeps + slack; " + r
+            assertThat(r.maxRecovery()).as("slowest recovery (ms) against heartbeat TTL + 2 sweeps; " + r
                             + "; split as heartbeat expiry + sweep: " + SPLITS)
-                    .isLessThanOrEqualTo(TTL.plus(SWEEP.multipliedBy(2)).plus(SLACK).toMillis());
+                    .isLessThanOrEqualTo(TTL.plus(SWEEP.multipliedBy(2)).toMillis());
         }
     }
 

@@ -119,6 +119,10 @@ public final class Bench {
         servers.forEach(server -> args.add(server.uri()));
         Duration slack = Duration.ofSeconds(120);
         List<String> jvm = new ArrayList<>(CHILD_JVM);
+        String extra = System.getenv("COORDIS_BENCH_CHILD_OPTS"); // e.g. a profiler agent, for every child
+        if (extra != null && !extra.isBlank()) {
+            jvm.addAll(List.of(extra.trim().split("\\s+")));
+        }
         if (options.jfr() != null) {
             Files.createDirectories(options.jfr());
             Path file = options.jfr().resolve(s.id() + "-" + impl + "-r" + (round + 1) + ".jfr").toAbsolutePath();

@@ -29,6 +29,7 @@ record Options(int rounds, Duration warmup, Duration measure, List<String> only,
               --out FILE    the report to write (default docs/benchmarks.md)
               --note TEXT   a note shown at the top of the report
               --jfr DIR     record every child with Java Flight Recorder (profile settings) into DIR
+            environment: COORDIS_BENCH_CHILD_OPTS  extra JVM options for every child (e.g. a profiler agent)
             """;
 
     static Options parse(String... args) {

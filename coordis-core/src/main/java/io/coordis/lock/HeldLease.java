@@ -41,7 +41,8 @@ final class HeldLease implements Lease {
     private State state = State.HELD;
     private boolean renewalFailing;
     private long validUntil;
-    private ScheduledFuture<?> renewal;
+    /** The next renewal, on the coarse wheel (it may run a tick late: it is due at a third of the TTL). */
+    private io.coordis.internal.Wheel.Handle renewal;
     private ScheduledFuture<?> expiry;
 
     HeldLease(String name, String key, String token, long fencingToken, java.util.List<NodeVote> votes,
@@ -219,7 +220,7 @@ final class HeldLease implements Lease {
             scheduleExpiry();
             if (autoRenew) {
                 if (renewal != null) {
-                    renewal.cancel(false);
+                    renewal.cancel();
                 }
                 scheduleRenewal(newTtl.toNanos() / 3);
             }
@@ -250,8 +251,23 @@ final class HeldLease implements Lease {
         }
     }
 
+    /**
+     * Renewals wait on the coarse {@link io.coordis.internal.Wheel} (no thread woken per lease; most leases
+     * are released before their first renewal) and then run on the client's timer thread.
+     */
     private void scheduleRenewal(long delayNanos) {
-        renewal = schedule(this::renew, delayNanos);
+        if (scheduler.isShutdown()) {
+            log.debug("client closed; lease of '{}' is no longer renewed and expires by its TTL", name);
+            renewal = null;
+            return;
+        }
+        renewal = io.coordis.internal.Wheel.after(delayNanos, () -> {
+            try {
+                scheduler.execute(this::renew);
+            } catch (RejectedExecutionException e) {
+                log.debug("client closed; lease of '{}' is no longer renewed and expires by its TTL", name);
+            }
+        });
     }
 
     /** Schedules on the client's timer; once the client is closed nothing more is scheduled. */
@@ -273,7 +289,7 @@ final class HeldLease implements Lease {
 
     private void cancelTimers() {
         if (renewal != null) {
-            renewal.cancel(false);
+            renewal.cancel();
         }
         if (expiry != null) {
             expiry.cancel(false);

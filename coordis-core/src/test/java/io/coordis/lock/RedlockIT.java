@@ -59,6 +59,9 @@ class RedlockIT {
         DistributedLock lock = a.lock("cheap", OPTIONS);
         lock.tryAcquire().orElseThrow().close(); // scripts loaded everywhere
         for (RedisServer s : redis.servers()) {
+            // the release returns at a majority; a node not waited for runs it a moment later, before the reset
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                    .until(() -> Long.valueOf(0).equals(s.command("EXISTS", "cheap")));
             s.command("CONFIG", "RESETSTAT");
         }
         for (int i = 0; i < 10; i++) {

@@ -217,15 +217,14 @@ class ResourcesIT {
     }
 
     /**
-     * JVM-wide singletons that the JDK and Netty start on first use and keep (or stop after being idle on
-     * their own schedule): one each per JVM, whatever the number of cycles, so they are not counted.
-     */
-    /**
-     * JDK and Netty threads that come and go on their own schedule (the process reaper threads belong to the
-     * JDK's process handling, which the test kit uses for redis-server, and die when idle).
+     * JVM-wide singletons that the JDK, Netty and Coordis start on first use and keep (or stop after being idle
+     * on their own schedule): one each per JVM, whatever the number of cycles, so they are not counted. The
+     * process reaper threads belong to the JDK's process handling, which the test kit uses for redis-server;
+     * coordis-wheel is the coarse timer that lease renewals wait on.
      */
     private static final java.util.Set<String> SINGLETONS = java.util.Set.of("CompletableFutureDelayScheduler",
-            "globalEventExecutor-#-#", "ForkJoinPool.commonPool-worker-#", "process reaper");
+            "globalEventExecutor-#-#", "ForkJoinPool.commonPool-worker-#", "process reaper",
+            "coordis-wheel");
 
     /** Live threads grouped by name with digits removed (pool threads differ only by number). */
     private static Map<String, Integer> threads() {

@@ -39,10 +39,13 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
      */
     static final int YIELD_AFTER = 2;
     /**
-     * After this many local hand-offs in a row the lock goes back to Redis whether or not anybody marked
-     * (clients that poll with SET NX leave no mark), and the next local waiter pauses briefly first.
+     * After local hand-offs in a row for this long the lock goes back to Redis whether or not anybody marked
+     * (clients that poll with SET NX leave no mark), and the next local waiter pauses briefly first: a poller
+     * finds the lock free in that pause. Bounded by time rather than by a count, so the pause costs a fixed
+     * small share of the lock's time (a pause of 2-10 ms per 100 ms) however short the holds are; after every
+     * 64 hand-offs it cost a quarter of a busy lock's throughput and put 10 ms into the slowest waits.
      */
-    static final int MAX_CHAIN = 64;
+    static final long MAX_CHAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Bounds of the pause of a local waiter that yields to other clients. */
     private static final long YIELD_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long YIELD_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -167,7 +170,8 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             List<NodeVote> votes = List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "handed over"));
             lastVotes = votes;
             return Contention.Attempt.granted(new HeldLease(name, key, gift.token(), gift.fence(), votes, options,
-                    gift.requestStart(), new Held(permit, gift.chain()), ticker, scheduler, permit::close));
+                    gift.requestStart(), new Held(permit, gift.chain(), gift.chainStart()), ticker, scheduler,
+                    permit::close));
         }
         if (gift != null && gift.yield()) {
             TimeUnit.NANOSECONDS.sleep(ThreadLocalRandom.current().nextLong(YIELD_MIN_NANOS, YIELD_MAX_NANOS));
@@ -193,7 +197,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             long fence = Replies.number(result, 1, ACQUIRE, node.address());
             List<NodeVote> votes = List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, ""));
             lastVotes = votes;
-            HeldLease lease = new HeldLease(name, key, token, fence, votes, options, start, new Held(permit, 0),
+            HeldLease lease = new HeldLease(name, key, token, fence, votes, options, start, new Held(permit, 0, 0),
                     ticker, scheduler, permit::close);
             return Contention.Attempt.granted(lease);
         }
@@ -230,15 +234,18 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     /**
      * The operations of one lease: its release hands the lock straight to the next caller of this client
      * waiting in line when there is one (one script call: new token, fencing number, holder details, TTL),
-     * within the bounds {@link #YIELD_AFTER} and {@link #MAX_CHAIN} that keep other clients from starving.
+     * within the bounds {@link #YIELD_AFTER} and {@link #MAX_CHAIN_NANOS} that keep other clients from starving.
      */
     private final class Held implements LeaseOps {
         private final LocalQueue.Permit permit;
+        /** Hand-offs in a row that led to this lease (0: acquired at Redis), the first sent at {@code chainStart}. */
         private final int chain;
+        private final long chainStart;
 
-        Held(LocalQueue.Permit permit, int chain) {
+        Held(LocalQueue.Permit permit, int chain, long chainStart) {
             this.permit = permit;
             this.chain = chain;
+            this.chainStart = chainStart;
         }
 
         @Override
@@ -251,7 +258,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             if (!permit.othersWaiting()) {
                 return SingleNodeLock.this.release(token);
             }
-            if (chain >= MAX_CHAIN) {
+            if (chain > 0 && ticker.read() - chainStart >= MAX_CHAIN_NANOS) {
                 boolean released = SingleNodeLock.this.release(token);
                 permit.leave(LocalQueue.Gift.yieldNote());
                 return released;
@@ -277,7 +284,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             long code = Replies.number(r, 0, HANDOFF, node.address());
             if (code == 1) {
                 long fence = Replies.number(r, 1, HANDOFF, node.address());
-                permit.leave(new LocalQueue.Gift(next, fence, start, chain + 1, false,
+                permit.leave(new LocalQueue.Gift(next, fence, start, chain + 1, chain == 0 ? start : chainStart, false,
                         () -> node.eval(RELEASE, releaseKeys, List.of(next, channel))));
                 return true;
             }

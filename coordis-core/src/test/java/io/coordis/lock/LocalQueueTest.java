@@ -32,7 +32,7 @@ class LocalQueueTest {
     void aGiftGoesToTheNextPermitOnceAndAnUnclaimedOneIsDiscardedOnce() throws Exception {
         LocalQueue q = new LocalQueue();
         java.util.concurrent.atomic.AtomicInteger discarded = new java.util.concurrent.atomic.AtomicInteger();
-        LocalQueue.Gift gift = new LocalQueue.Gift("t1", 7, 0, 1, false, discarded::incrementAndGet);
+        LocalQueue.Gift gift = new LocalQueue.Gift("t1", 7, 0, 1, 0, false, discarded::incrementAndGet);
 
         // claimed by the next permit: never discarded
         LocalQueue.Permit holder = q.tryEnter("k");

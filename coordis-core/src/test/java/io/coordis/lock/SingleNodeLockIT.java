@@ -234,6 +234,77 @@ class SingleNodeLockIT {
         assertThat(server().command("EXISTS", "busy")).as("nothing left held").isEqualTo(0L);
     }
 
+    /**
+     * A foreign client that only polls with {@code SET NX PX} leaves no mark that it waits; the local chain of
+     * hand-offs still goes back to Redis every {@link SingleNodeLock#MAX_CHAIN_NANOS} and pauses, so the poller
+     * gets the lock, repeatedly, while eight threads of one client keep handing it on. Mutual exclusion holds
+     * throughout (the poller's hold is checked against the local holders).
+     */
+    @Test
+    void aForeignPollerLeavingNoMarkGetsTheLockWhileEightThreadsHandItOn() throws Exception {
+        DistributedLock local = a.lock("polled", LockOptions.defaults().withTtl(Duration.ofSeconds(10)));
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger localCycles = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Future<?>> threads = new ArrayList<>();
+        List<Long> waits = new ArrayList<>();
+        try (var poller = io.coordis.testkit.RespClient.connect(server())) {
+            for (int t = 0; t < 8; t++) {
+                threads.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        try (Lease lease = local.acquire(Duration.ofSeconds(30)).orElseThrow()) {
+                            if (inside.incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            localCycles.incrementAndGet();
+                            inside.decrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            List<Integer> polls = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                // the local threads are busy handing the lock on again (after the poller's release they wake by
+                // the poller's TTL, as after any release that does not notify)
+                int from = localCycles.get();
+                await().atMost(Duration.ofSeconds(20)).until(() -> localCycles.get() > from + 200);
+                long start = System.nanoTime();
+                long deadline = start + TimeUnit.SECONDS.toNanos(10);
+                int tries = 1;
+                while (!"OK".equals(poller.command("SET", "polled", "foreign-" + i, "NX", "PX", "1000"))) {
+                    assertThat(System.nanoTime()).as("the poller got the lock within 10 s (try %d)", i).isLessThan(deadline);
+                    Thread.sleep(20);
+                    tries++;
+                }
+                polls.add(tries);
+                if (inside.incrementAndGet() != 1) {
+                    overlaps.incrementAndGet();
+                }
+                int cyclesBefore = localCycles.get();
+                Thread.sleep(50);
+                assertThat(localCycles.get()).as("no local holder while the poller holds it").isEqualTo(cyclesBefore);
+                inside.decrementAndGet();
+                assertThat(poller.command("EVAL", "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+                        "1", "polled", "foreign-" + i)).isEqualTo(1L);
+                waits.add((System.nanoTime() - start) / 1_000_000);
+            }
+            System.out.println("foreign poller's SET NX tries per acquisition: " + polls);
+            assertThat(polls).as("the lock was busy when the poller started (proof the chain was running)")
+                    .anyMatch(n -> n > 1);
+        } finally {
+            stop.set(true);
+            for (Future<?> f : threads) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            pool.shutdownNow();
+        }
+        System.out.println("foreign poller waited (ms, including a 50 ms hold): " + waits);
+        assertThat(overlaps.get()).isZero();
+    }
+
     /** Calls per command since the last CONFIG RESETSTAT, by lower-case command name. */
     private java.util.Map<String, Long> commandCalls() {
         java.util.Map<String, Long> calls = new java.util.TreeMap<>();

@@ -284,7 +284,11 @@ public final class Coordis implements AutoCloseable {
         return String.join(",", nodes.stream().map(RedisNode::address).toList());
     }
 
-    /** Closes the connections; leases still open stop renewing and expire by their TTL. */
+    /**
+     * Closes the connections; leases still open stop renewing and expire by their TTL. Callers waiting for a
+     * busy lock of this client stop waiting at once and get a {@link CoordisException} naming the closed
+     * connection.
+     */
     @Override
     public void close() {
         scheduler.shutdownNow();

@@ -126,11 +126,22 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
      * Listens for releases on the lock's channel, so that a release between the busy answer and the
      * next try is not missed: the first pause returns at once (the caller tries again now that it
      * listens); later pauses last until a release is announced or the holder's TTL runs out, plus jitter.
+     * Closing the client ends the pause too, and the next try fails naming the closed connection.
      */
     @Override
     public Contention.Pacer pacer() throws InterruptedException {
         Wakeup wakeup = new Wakeup();
-        Subscription subscription = node.subscribe(channel, message -> wakeup.ring());
+        Subscription subscription = node.subscribe(channel, new io.coordis.internal.redis.PubSubListener() {
+            @Override
+            public void message(String ch, String message) {
+                wakeup.ring();
+            }
+
+            @Override
+            public void closed() {
+                wakeup.ring();
+            }
+        });
         return new Contention.Pacer() {
             private boolean first = true;
 

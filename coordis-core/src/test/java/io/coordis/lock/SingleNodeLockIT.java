@@ -305,6 +305,41 @@ class SingleNodeLockIT {
         assertThat(overlaps.get()).isZero();
     }
 
+    /**
+     * Closing a client ends its callers' waits for a busy lock at once with an error naming the closed
+     * connection, instead of leaving their threads parked until the holder's TTL or their own deadline; the
+     * callers queued locally behind the first one end the same way.
+     */
+    @Test
+    void closingTheClientEndsItsWaitsForABusyLockAtOnce() throws Exception {
+        Lease held = b.lock("closing").tryAcquire().orElseThrow(); // 30 s TTL
+        Coordis closing = Coordis.connect(redis.uri());
+        DistributedLock lock = closing.lock("closing");
+        List<java.util.concurrent.CompletableFuture<Throwable>> waits = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            waits.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    lock.acquire(Duration.ofSeconds(20));
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            }, Executors.newSingleThreadExecutor()));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() ->
+                (Long) ((List<?>) server().command("PUBSUB", "NUMSUB", "{closing}:released")).get(1) > 0);
+        Thread.sleep(100);
+        long start = System.nanoTime();
+        closing.close();
+        for (var wait : waits) {
+            Throwable t = wait.get(5, TimeUnit.SECONDS);
+            assertThat(t).isInstanceOf(io.coordis.CoordisException.class).hasMessageContaining("closed");
+        }
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("all waits ended (ms)").isLessThan(3000);
+        assertThat(held.isHeld()).isTrue();
+        held.release();
+    }
+
     /** Calls per command since the last CONFIG RESETSTAT, by lower-case command name. */
     private java.util.Map<String, Long> commandCalls() {
         java.util.Map<String, Long> calls = new java.util.TreeMap<>();

@@ -14,4 +14,11 @@ public interface PubSubListener {
      */
     default void gap() {
     }
+
+    /**
+     * The client was closed: nothing more will be delivered to this registration. Called once, on the thread
+     * that closes the client, so that a caller waiting for a message can stop waiting.
+     */
+    default void closed() {
+    }
 }

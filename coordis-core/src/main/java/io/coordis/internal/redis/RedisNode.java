@@ -358,6 +358,14 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
+     * Like {@link #subscribe(String, Consumer)}, with a listener that also hears {@link PubSubListener#gap()}
+     * and {@link PubSubListener#closed()} (this node closed: a waiter can stop waiting).
+     */
+    public Subscription subscribe(String channel, PubSubListener listener) throws InterruptedException {
+        return subscriptions.subscribe(channel, listener);
+    }
+
+    /**
      * Registers {@code listener} on {@code names} (channels, or glob patterns for PSUBSCRIBE when
      * {@code patterns}) on this node's shared pub/sub connection, without waiting for Redis: the
      * registration's {@link Subscription#ready()} completes when Redis confirmed every name, or fails

@@ -62,7 +62,12 @@ final class Subscriptions {
 
     /** Registers {@code listener} on one channel and blocks until Redis confirmed it (at most the timeout). */
     Subscription subscribe(String channelName, Consumer<String> listener) throws InterruptedException {
-        Subscription subscription = subscribe(List.of(channelName), false, (channel, message) -> listener.accept(message));
+        return subscribe(channelName, (channel, message) -> listener.accept(message));
+    }
+
+    /** Registers {@code listener} on one channel and blocks until Redis confirmed it (at most the timeout). */
+    Subscription subscribe(String channelName, PubSubListener listener) throws InterruptedException {
+        Subscription subscription = subscribe(List.of(channelName), false, listener);
         try {
             awaitReady(subscription.ready());
         } catch (RuntimeException | InterruptedException e) {
@@ -314,11 +319,21 @@ final class Subscriptions {
      */
     void close() {
         StatefulRedisPubSubConnection<String, String> toClose;
+        java.util.Set<PubSubListener> listeners = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         synchronized (this) {
             closed = true;
+            channels.values().forEach(e -> listeners.addAll(e.listeners));
+            patterns.values().forEach(e -> listeners.addAll(e.listeners));
             channels.clear();
             patterns.clear();
             toClose = connection;
+        }
+        for (PubSubListener listener : listeners) {
+            try {
+                listener.closed();
+            } catch (RuntimeException e) {
+                log.warn("a pub/sub listener on {} failed when told the client closed", address, e);
+            }
         }
         if (toClose != null) {
             try {

@@ -1,15 +1,22 @@
 package io.coordis;
 
+import io.coordis.election.CounterElection;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
 import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
+import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.TlsSettings;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.NodeVote;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
+import io.coordis.queue.Queue;
+import io.coordis.queue.QueueOptions;
+import io.coordis.queue.Queues;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.signal.Event;
 import io.coordis.signal.Signal;
 import io.coordis.signal.Signals;
 import io.coordis.signal.Waiter;
@@ -20,12 +27,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -239,6 +251,174 @@ class TlsIT {
             assertThat(lock.token()).contains(lease.token());
             lease.release();
         }
+    }
+
+    @Test
+    void plainQueueOverMutualTls() throws Exception {
+        try (Coordis coordis = withCertificate(mutual.uri(), certs.client()).connect();
+             Coordis other = withCertificate(mutual.uri(), certs.client()).connect()) {
+            Queue queue = coordis.queue("tls:plain-queue");
+            byte[] binary = {0, (byte) 0xff, (byte) 0xc3, 0x28, '\r', '\n'}; // not UTF-8: bytes pass through as they are
+            assertThat(queue.push(binary)).isEqualTo(1);
+            assertThat(queue.push("text")).isEqualTo(2);
+            assertThat(queue.pop()).hasValueSatisfying(b -> assertThat(b).containsExactly(binary));
+            assertThat(queue.pop().map(String::new)).contains("text");
+            assertThat(queue.pop()).isEmpty();
+
+            assertThat(queue.pushAll(List.of(bytes("b1"), bytes("b2"), bytes("b3")))).isEqualTo(3);
+            assertThat(queue.depth()).isEqualTo(3);
+            assertThat(queue.pop(2)).extracting(String::new).containsExactly("b1", "b2");
+            assertThat(queue.pop(5)).extracting(String::new).containsExactly("b3");
+            assertThat(queue.pop(5)).isEmpty();
+
+            // a blocking pop on its own TLS connection wakes on a push by another TLS client
+            CompletableFuture<Optional<byte[]>> popped = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return queue.pop(Duration.ofSeconds(10));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            awaitBlockedClients(mutual, 1);
+            long pushed = System.nanoTime();
+            assertThat(other.queue("tls:plain-queue").push("wake-up")).isEqualTo(1);
+            assertThat(popped.get(10, TimeUnit.SECONDS).map(String::new)).contains("wake-up");
+            assertThat(Duration.ofNanos(System.nanoTime() - pushed)).isLessThan(Duration.ofSeconds(2));
+
+            // the seed's safe pop, blocking: BLMOVE into a processing list, then LREM
+            other.queue("tls:plain-queue").push("kept");
+            Optional<byte[]> moved = queue.moveTo("tls:plain-queue:processing", Duration.ofSeconds(5));
+            assertThat(moved.map(String::new)).contains("kept");
+            assertThat(queue.remove("tls:plain-queue:processing", moved.orElseThrow())).isTrue();
+            assertThat(queue.depth()).isZero();
+            assertThat(queue.pop(Duration.ofMillis(100))).isEmpty();
+        }
+    }
+
+    @Test
+    void legacyLockOverMutualTls() throws Exception {
+        LockOptions options = LockOptions.defaults().withTtl(Duration.ofSeconds(10));
+        try (Coordis coordis = withCertificate(mutual.uri(), certs.client()).connect();
+             Coordis other = withCertificate(mutual.uri(), certs.client()).connect()) {
+            Lease first = coordis.legacyLock("tls:legacy", options).tryAcquire().orElseThrow();
+            // the classic SETNX format: the value is the expiry in Unix milliseconds, the lease's token
+            assertThat(valueOf(mutual, "tls:legacy")).isEqualTo(first.token()).matches("\\d+");
+            assertThat(Long.parseLong(first.token())).isGreaterThan(System.currentTimeMillis());
+            assertThat(other.legacyLock("tls:legacy", options).tryAcquire()).isEmpty();
+            assertThat(first.extend(Duration.ofSeconds(20))).isTrue();
+            assertThat(Long.parseLong(valueOf(mutual, "tls:legacy"))).isGreaterThan(Long.parseLong(first.token()));
+            assertThat(first.release()).isTrue();
+            assertThat(valueOf(mutual, "tls:legacy")).isNull();
+            Lease second = other.legacyLock("tls:legacy", options).acquire(Duration.ofSeconds(2)).orElseThrow();
+            assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+            assertThat(second.release()).isTrue();
+        }
+    }
+
+    @Test
+    void counterElectionOverMutualTls() throws Exception {
+        Duration term = Duration.ofSeconds(5);
+        try (Coordis a = withCertificate(mutual.uri(), certs.client()).connect();
+             Coordis b = withCertificate(mutual.uri(), certs.client()).connect();
+             RespClient raw = RespClient.connect(mutual)) {
+            CounterElection leader = a.counterElection("tls:counter", term);
+            CounterElection follower = b.counterElection("tls:counter", term);
+            assertThat(leader.round()).as("first INCR answers 1").isTrue();
+            assertThat(leader.isLeader()).isTrue();
+            assertThat(follower.round()).isFalse();
+            assertThat(leader.round()).as("the incumbent keeps leading").isTrue();
+            assertThat(follower.isLeader()).isFalse();
+            assertThat(leader.remembered()).isEqualTo(3).isEqualTo(Long.parseLong(valueOf(mutual, "tls:counter")));
+            assertThat((Long) raw.command("TTL", "tls:counter")).isBetween(1L, term.toSeconds());
+            leader.stepDown();
+            assertThat(leader.isLeader()).isFalse();
+            assertThat(leader.remembered()).isZero();
+            assertThat(leader.round()).as("a candidate that stepped down does not lead while the key lives").isFalse();
+            // the key gone (its term ran out), the next round starts a new election
+            raw.command("DEL", "tls:counter");
+            assertThat(follower.round()).isTrue();
+            assertThat(follower.remembered()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void latchedEventOverMutualTls() throws Exception {
+        try (Coordis coordis = withCertificate(mutual.uri(), certs.client()).connect();
+             Coordis other = withCertificate(mutual.uri(), certs.client()).connect()) {
+            Event event = coordis.signals().event("tls:event", Duration.ofSeconds(30));
+            Event seen = other.signals().event("tls:event", Duration.ofSeconds(30));
+            assertThat(event.peek()).isEmpty();
+            assertThat(seen.await(Duration.ofMillis(50))).isEmpty();
+            try (Waiter waiting = seen.waiter()) {
+                assertThat(waiting.poll()).isEmpty();
+                assertThat(event.signal("deployed")).isEqualTo(1);
+                assertThat(waiting.await(Duration.ofSeconds(5))).contains(new Signal("tls:event", "deployed"));
+            }
+            // latched: a waiter that comes after the signal returns at once
+            assertThat(seen.await(Duration.ofSeconds(5)).map(Signal::data)).contains("deployed");
+            assertThat(seen.peek()).contains("deployed");
+            assertThat(event.clear()).isTrue();
+            assertThat(seen.peek()).isEmpty();
+            assertThat(event.clear()).isFalse();
+        }
+    }
+
+    @Test
+    void plainQueueConnectionsAreRefusedFast() throws Exception {
+        TlsSettings client = TlsSettings.defaults().trusting(certs.caFile())
+                .presenting(certs.client().certFile(), certs.client().keyFile(), null);
+        assertQueueRefusedFast("redis://" + mutual.address(), client, "rediss://");
+        assertQueueRefusedFast(mutual.uri(), TlsSettings.defaults().trusting(certs.otherCaFile())
+                .presenting(certs.client().certFile(), certs.client().keyFile(), null), "not signed by a trusted CA");
+        assertQueueRefusedFast(mutual.uri(), TlsSettings.defaults().trusting(certs.caFile())
+                .presenting(certs.clientOfOtherCa().certFile(), certs.clientOfOtherCa().keyFile(), null),
+                "refused this client's certificate");
+    }
+
+    /**
+     * The plain queue's own connections (binary list commands, and the blocking pop's dedicated one) to {@code url}
+     * fail with a {@link NodeUnavailableException} naming {@link #mutual} and containing {@code cause} within the
+     * command timeout plus {@link #SLACK}, however long the pop would wait, and write nothing. The node is opened
+     * without waiting for its command connection, which would otherwise fail first.
+     */
+    private static void assertQueueRefusedFast(String url, TlsSettings tls, String cause) throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try (RedisNode node = RedisNode.open(url, TIMEOUT, tls, null)) {
+            Queue queue = new Queues(node, Ticker.system(), scheduler).plain("tls:refused-queue", QueueOptions.defaults());
+            List<QueueCall> calls = List.of(() -> queue.push("never"), () -> queue.pop(Duration.ofSeconds(5)),
+                    () -> queue.pop(3), () -> queue.moveTo("tls:refused-queue:processing", Duration.ofSeconds(5)));
+            for (QueueCall call : calls) {
+                long start = System.nanoTime();
+                Throwable t = catchThrowable(call::run);
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                System.out.printf("TlsIT: queue over %s refused after %d ms with %s%n", url, took.toMillis(), t);
+                assertThat(t).isInstanceOf(NodeUnavailableException.class).hasMessageContaining(mutual.address())
+                        .hasMessageContaining(cause);
+                assertThat(((NodeUnavailableException) t).node()).contains(mutual.address());
+                assertThat(took).isLessThan(TIMEOUT.plus(SLACK));
+            }
+        } finally {
+            scheduler.shutdownNow();
+        }
+        try (RespClient raw = RespClient.connect(mutual)) {
+            assertThat(raw.command("EXISTS", "tls:refused-queue")).isEqualTo(0L);
+        }
+    }
+
+    private interface QueueCall {
+        Object run() throws Exception;
+    }
+
+    private static void awaitBlockedClients(RedisServer target, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (Integer.parseInt(target.info("clients").getOrDefault("blocked_clients", "0")) < count) {
+            assertThat(System.nanoTime()).as("%d clients blocked on %s within 5 s", count, target).isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test

@@ -252,18 +252,7 @@ class SingleNodeLockIT {
         List<Long> waits = new ArrayList<>();
         try (var poller = io.coordis.testkit.RespClient.connect(server())) {
             for (int t = 0; t < 8; t++) {
-                threads.add(pool.submit(() -> {
-                    while (!stop.get()) {
-                        try (Lease lease = local.acquire(Duration.ofSeconds(30)).orElseThrow()) {
-                            if (inside.incrementAndGet() != 1) {
-                                overlaps.incrementAndGet();
-                            }
-                            localCycles.incrementAndGet();
-                            inside.decrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
+                threads.add(pool.submit(() -> cycle(local, stop, inside, overlaps, localCycles)));
             }
             List<Integer> polls = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
@@ -338,6 +327,21 @@ class SingleNodeLockIT {
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("all waits ended (ms)").isLessThan(3000);
         assertThat(held.isHeld()).isTrue();
         held.release();
+    }
+
+    /** Takes and releases {@code lock} until {@code stop}, counting cycles and overlaps with other holders. */
+    private static Void cycle(DistributedLock lock, java.util.concurrent.atomic.AtomicBoolean stop, AtomicInteger inside,
+                              AtomicInteger overlaps, AtomicInteger cycles) throws InterruptedException {
+        while (!stop.get()) {
+            try (Lease lease = lock.acquire(Duration.ofSeconds(30)).orElseThrow()) {
+                if (inside.incrementAndGet() != 1) {
+                    overlaps.incrementAndGet();
+                }
+                cycles.incrementAndGet();
+                inside.decrementAndGet();
+            }
+        }
+        return null;
     }
 
     /** Calls per command since the last CONFIG RESETSTAT, by lower-case command name. */

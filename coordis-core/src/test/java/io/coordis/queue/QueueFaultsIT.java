@@ -206,19 +206,7 @@ class QueueFaultsIT {
             }
             // The first command after healing may still meet a reconnect attempt made during the blackhole (and
             // fail); the ack is safe to retry (exactly once per delivery), as the Delivery javadoc tells callers.
-            Outcome acked = null;
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (acked == null) {
-                try {
-                    acked = d.ack();
-                } catch (NodeUnavailableException e) {
-                    if (System.nanoTime() > until) {
-                        throw e;
-                    }
-                    Thread.sleep(100);
-                }
-            }
-            assertThat(acked).isEqualTo(Outcome.ACKED);
+            assertThat(ackRetrying(d)).isEqualTo(Outcome.ACKED);
         }
         // the blackholed push was delivered when the partition healed: at least once, never lost
         assertThat(drain(q).keySet()).containsAnyOf("refused").doesNotContain("kept");
@@ -250,19 +238,7 @@ class QueueFaultsIT {
                             .as("fails within the command timeout + 1 s").isLessThan(1500);
                 }
                 server.restart(Duration.ZERO);
-                Outcome acked = null;
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (acked == null) {
-                    try {
-                        acked = d.ack();
-                    } catch (NodeUnavailableException e) {
-                        if (System.nanoTime() > until) {
-                            throw e;
-                        }
-                        Thread.sleep(100);
-                    }
-                }
-                assertThat(acked).isEqualTo(Outcome.ACKED);
+                assertThat(ackRetrying(d)).isEqualTo(Outcome.ACKED);
                 assertThat(q.ack(d.id())).as("asked again by id, from Redis").isEqualTo(Outcome.ALREADY_SETTLED);
             }
             Map<String, Integer> left = new HashMap<>();
@@ -277,6 +253,21 @@ class QueueFaultsIT {
             try (RespClient raw = server.client()) {
                 assertThat((List<?>) raw.command("KEYS", "{killed}:proc:*")).as("stuck in a processing slot").isEmpty();
                 assertThat(raw.command("LLEN", "killed")).isEqualTo(0L);
+            }
+        }
+    }
+
+    /** Acks {@code d}, retrying for up to 10 s while Redis is unavailable (safe: a delivery settles once). */
+    private static Outcome ackRetrying(Delivery d) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                return d.ack();
+            } catch (NodeUnavailableException e) {
+                if (System.nanoTime() > until) {
+                    throw e;
+                }
+                Thread.sleep(100);
             }
         }
     }

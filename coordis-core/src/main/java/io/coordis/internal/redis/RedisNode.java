@@ -496,6 +496,11 @@ public final class RedisNode implements AutoCloseable {
      * this node, and a timeout replaces the connection.
      */
     private <T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<String, String>, CompletionStage<T>> command) {
+        if (closed) {
+            // also while close() is under way: nothing new goes out once the node is closing
+            return CompletableFuture.failedFuture(
+                    new CoordisException(address, "the connection to Redis at " + address + " is closed", null));
+        }
         CompletableFuture<StatefulConnection<String, String>> via = current();
         Sent<T> result = new Sent<>(via);
         via.thenCompose(c -> command.apply(Connector.commands(c))).whenComplete((v, f) -> {

@@ -34,20 +34,17 @@ class RedisErrorsTest {
 
     @Test
     void aDenialSaysWhetherACommandAKeyOrAChannelWasRefused() {
-        assertThat(RedisErrors.deniedReason("NOPERM this user has no permissions to run the 'get' command"))
-                .isEqualTo(io.coordis.AccessDeniedException.Reason.COMMAND);
-        assertThat(RedisErrors.deniedReason("NOPERM this user has no permissions to access one of the keys used as arguments"))
-                .isEqualTo(io.coordis.AccessDeniedException.Reason.KEY);
-        assertThat(RedisErrors.deniedReason("NOPERM No permissions to access a key"))
-                .isEqualTo(io.coordis.AccessDeniedException.Reason.KEY);
-        assertThat(RedisErrors.deniedReason("ERR The user executing the script can't access at least one of the keys mentioned in the command script: 5a2e"))
-                .isEqualTo(io.coordis.AccessDeniedException.Reason.KEY);
-        assertThat(RedisErrors.deniedReason("NOPERM this user has no permissions to access one of the channels used as arguments"))
-                .isEqualTo(io.coordis.AccessDeniedException.Reason.CHANNEL);
-        assertThat(RedisErrors.deniedReason("ERR The user executing the script can't publish to the channel mentioned in the command"))
-                .isEqualTo(io.coordis.AccessDeniedException.Reason.CHANNEL);
-        assertThat(RedisErrors.deniedReason("ERR The user executing the script can't run this command or subcommand"))
-                .isEqualTo(io.coordis.AccessDeniedException.Reason.COMMAND);
-        assertThat(RedisErrors.deniedReason("NOPERM something new")).isEqualTo(io.coordis.AccessDeniedException.Reason.OTHER);
+        java.util.Map<String, io.coordis.AccessDeniedException.Reason> cases = java.util.Map.of(
+                "NOPERM this user has no permissions to run the 'get' command", io.coordis.AccessDeniedException.Reason.COMMAND,
+                "NOPERM this user has no permissions to access one of the keys used as arguments", io.coordis.AccessDeniedException.Reason.KEY,
+                "NOPERM No permissions to access a key", io.coordis.AccessDeniedException.Reason.KEY,
+                "ERR The user executing the script can't access at least one of the keys mentioned in the command script: 5a2e",
+                io.coordis.AccessDeniedException.Reason.KEY,
+                "NOPERM this user has no permissions to access one of the channels used as arguments", io.coordis.AccessDeniedException.Reason.CHANNEL,
+                "ERR The user executing the script can't publish to the channel mentioned in the command",
+                io.coordis.AccessDeniedException.Reason.CHANNEL,
+                "ERR The user executing the script can't run this command or subcommand", io.coordis.AccessDeniedException.Reason.COMMAND,
+                "NOPERM something new", io.coordis.AccessDeniedException.Reason.OTHER);
+        cases.forEach((error, reason) -> assertThat(RedisErrors.deniedReason(error)).as(error).isEqualTo(reason));
     }
 }

@@ -62,6 +62,53 @@ class QueueIT {
         assertThat(q.pop(3)).extracting(x -> new String(x, StandardCharsets.UTF_8)).containsExactly("c", "b", "a");
     }
 
+    /**
+     * Foreign producers, as a Python client would ({@code LPUSH q a}, then b, then c): a LIFO consumer takes
+     * c, b, a (also when blocked first), a reliable FIFO consumer takes a, b, c, a reliable LIFO consumer c, b, a.
+     */
+    @Test
+    void foreignPushesComeOutInOrderForFifoAndLifoPlainAndReliableConsumers() throws Exception {
+        for (String m : List.of("a", "b", "c")) {
+            foreign.command("LPUSH", "fstack", m);
+        }
+        Queue lifo = coordis.queue("fstack", QueueOptions.defaults().withOrder(Order.LIFO));
+        List<String> popped = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            popped.add(new String(lifo.pop().orElseThrow(), StandardCharsets.UTF_8));
+        }
+        assertThat(popped).containsExactly("c", "b", "a");
+
+        java.util.concurrent.CompletableFuture<java.util.Optional<byte[]>> blocked =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return lifo.pop(Duration.ofSeconds(10));
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
+                ((String) foreign.command("CLIENT", "LIST")).contains("cmd=blpop"));
+        foreign.command("LPUSH", "fstack", "late");
+        assertThat(blocked.get(5, java.util.concurrent.TimeUnit.SECONDS)).hasValueSatisfying(
+                v -> assertThat(new String(v, StandardCharsets.UTF_8)).isEqualTo("late"));
+
+        for (Order order : List.of(Order.FIFO, Order.LIFO)) {
+            String name = "freliable-" + order;
+            for (String m : List.of("a", "b", "c")) {
+                foreign.command("LPUSH", name, m);
+            }
+            List<String> taken = new java.util.ArrayList<>();
+            try (Consumer c = coordis.reliableQueue(name, QueueOptions.defaults().withOrder(order)).consumer()) {
+                for (int i = 0; i < 3; i++) {
+                    Delivery d = c.take(Duration.ofSeconds(1)).orElseThrow();
+                    taken.add(d.text());
+                    assertThat(d.ack()).isEqualTo(Outcome.ACKED);
+                }
+            }
+            assertThat(taken).as(order.toString()).isEqualTo(order == Order.FIFO ? List.of("a", "b", "c") : List.of("c", "b", "a"));
+        }
+    }
+
     @Test
     void foreignRpopGetsExactlyThePushedBytesIncludingNonUtf8() throws Exception {
         byte[] binary = {(byte) 0xff, 0, (byte) 0xc3, 0x28, '\r', '\n', (byte) 0x80};

@@ -174,14 +174,19 @@ class TlsIT {
             // servers just started: the restart guard would refuse their votes for a TTL; TLS on a busy machine is slow
             LockOptions options = LockOptions.defaults().withRestartGuard(false).withNodeTimeout(Duration.ofMillis(500));
             Lease lease = coordis.lock("tls:redlock", options).tryAcquire().orElseThrow();
-            assertThat(lease.votes()).hasSize(3).allMatch(v -> v.vote() == NodeVote.Vote.ACQUIRED);
+            // a node that answers after the majority decided is not waited for (busy machine): it still takes the key
+            assertThat(lease.votes()).hasSize(3).allMatch(v -> v.vote() == NodeVote.Vote.ACQUIRED
+                    || v.vote() == NodeVote.Vote.NOT_AWAITED);
+            assertThat(lease.votes()).filteredOn(v -> v.vote() == NodeVote.Vote.ACQUIRED).hasSizeGreaterThanOrEqualTo(2);
             for (RedisServer node : redlock) {
-                assertThat(valueOf(node, "tls:redlock")).isEqualTo(lease.token());
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(2))
+                        .untilAsserted(() -> assertThat(valueOf(node, "tls:redlock")).isEqualTo(lease.token()));
             }
             assertThat(coordis.lock("tls:redlock", options).tryAcquire()).isEmpty();
             assertThat(lease.release()).isTrue();
             for (RedisServer node : redlock) {
-                assertThat(valueOf(node, "tls:redlock")).isNull();
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(2))
+                        .untilAsserted(() -> assertThat(valueOf(node, "tls:redlock")).isNull());
             }
         }
     }

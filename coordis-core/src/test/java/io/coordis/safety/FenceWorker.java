@@ -16,12 +16,15 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A lock client process for the fault runs: several threads take the lock, enter the fenced resource, write
  * twice with their fencing token, leave, release. Runs until stdin closes, then prints one line
- * {@code STATS cycles=N errors=N late=N maxLateMs=N} (late: acquire calls that returned more than 1 s after
- * their wait) and exits.
+ * {@code STATS cycles=N errors=N late=N maxLateMs=N lateThrown=N} and exits. Late: acquire calls that ended
+ * more than 1 s after their wait, whether they returned or threw (Redis down or paused: a typed error must
+ * come as promptly as a timeout); lateThrown: how many of those threw; maxLateMs: the most any call overran
+ * (0 if none did).
  *
  * <p>Modes: {@code coordis} (the real lock); and the broken variants the checkers must flag:
- * {@code no-nx} (a raw {@code SET} without NX plus an INCR for the token: holders overlap) and
- * {@code no-fence} (the real lock, but every write carries token 0: the resource cannot order holders).
+ * {@code no-nx} (a raw {@code SET} without NX plus an INCR for the token: holders overlap),
+ * {@code no-fence} (the real lock, but every write carries token 0: the resource cannot order holders) and
+ * {@code late-throw} (an acquire that fails only 1.2 s after its wait: every call is late).
  *
  * <p>Arguments: redis-host:port[,host:port...] (several: Redlock) resource-host:port lock-name mode threads ttl-ms wait-ms name
  * <br>With name {@code holder}: one thread takes the lock once, enters, prints {@code HOLDING token}, waits
@@ -29,6 +32,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * leaves and exits.
  */
 public final class FenceWorker {
+    /** How a thread tries to take the lock. */
+    private interface Acquirer {
+        Optional<Lease> acquire(Duration wait) throws InterruptedException;
+    }
+
     private FenceWorker() {
     }
 
@@ -47,9 +55,14 @@ public final class FenceWorker {
                 holdOnce(lock, resource);
                 return;
             }
+            Acquirer acquirer = mode.equals("late-throw") ? w -> {
+                Thread.sleep(w.toMillis() + 1200);
+                throw new IllegalStateException("late-throw: no answer from Redis 1.2 s past the wait");
+            } : lock::acquire;
             AtomicLong cycles = new AtomicLong();
             AtomicLong errors = new AtomicLong();
             AtomicLong late = new AtomicLong();
+            AtomicLong lateThrown = new AtomicLong();
             AtomicLong maxLate = new AtomicLong();
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -65,12 +78,22 @@ public final class FenceWorker {
                                     cycles.incrementAndGet();
                                     continue;
                                 }
-                                Optional<Lease> got = lock.acquire(wait);
-                                long overMs = (System.nanoTime() - start) / 1_000_000 - wait.toMillis();
-                                if (overMs > 1000) {
-                                    late.incrementAndGet();
+                                Optional<Lease> got;
+                                boolean threw = true;
+                                try {
+                                    got = acquirer.acquire(wait);
+                                    threw = false;
+                                } finally {
+                                    // timed whether it returned or threw
+                                    long overMs = (System.nanoTime() - start) / 1_000_000 - wait.toMillis();
+                                    if (overMs > 1000) {
+                                        late.incrementAndGet();
+                                        if (threw) {
+                                            lateThrown.incrementAndGet();
+                                        }
+                                    }
+                                    maxLate.accumulateAndGet(overMs, Math::max);
                                 }
-                                maxLate.accumulateAndGet(overMs, Math::max);
                                 if (got.isEmpty()) {
                                     continue;
                                 }
@@ -109,7 +132,8 @@ public final class FenceWorker {
             for (Thread w : workers) {
                 w.join(5000);
             }
-            System.out.println("STATS cycles=" + cycles + " errors=" + errors + " late=" + late + " maxLateMs=" + maxLate);
+            System.out.println("STATS cycles=" + cycles + " errors=" + errors + " late=" + late + " maxLateMs=" + maxLate
+                    + " lateThrown=" + lateThrown);
         }
     }
 

@@ -305,14 +305,16 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Freezes the process with SIGSTOP: connections stay open but nothing is answered, like a hung
      * server or a long GC pause. Returns once the kernel reports the process stopped (on Linux; elsewhere right after the signal).
+     * Counts as paused from before the signal is sent, so that {@link #resume()} also continues a process
+     * whose pause was cut short (interrupted while {@code kill} ran).
      *
      * @throws IllegalStateException if the server is not running
      */
     public synchronized void pause() {
         requireRunning("pause");
+        paused = true;
         ProcessSupport.signal(pid(), "STOP");
         ProcessSupport.awaitStopped(pid(), true, Duration.ofSeconds(2));
-        paused = true;
     }
 
     /** Continues a paused process with SIGCONT. No effect if not paused. */

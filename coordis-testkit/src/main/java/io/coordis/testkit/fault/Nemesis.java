@@ -6,26 +6,40 @@ import io.coordis.testkit.RedisServer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Injects faults at random into the servers, proxies and client processes of a test, from a seed that it
- * prints first ({@code nemesis seed=N}) so a failing run's schedule can be replayed with the same seed.
- * One fault at a time: a quiet gap, a fault held for a while, healed; the run is bounded in time and every
- * fault is healed in {@code finally} (and again by {@link #close()}), so a failing test leaves no paused
- * server or stopped process behind.
+ * Injects faults into the servers, proxies and client processes of a test, from a seed that it prints first
+ * ({@code nemesis seed=N}) so a failing run's schedule can be replayed with the same seed.
+ * One fault at a time: a quiet gap, a fault held for a while, healed.
+ *
+ * <p>The kinds come in rounds: each round applies every chosen kind once, in an order shuffled from the seed,
+ * each to a target drawn from the seed; {@link #schedule(int)} shows the steps a seed gives without applying
+ * anything. A run lasts the time given to {@link #start(Duration)} but never ends before its first round is
+ * complete, so every chosen kind is applied at least once. The same seed always gives the same steps; how many
+ * of them a run takes depends on how long each fault took to apply and heal.
+ *
+ * <p>Every fault's healing is registered before the fault is applied and runs after its hold, when applying
+ * it threw (also half way), and on {@link #close()}, so a failing test or nemesis leaves no paused server,
+ * partitioned namespace or stopped process behind. A fault that could not be applied ends the run; {@link
+ * #await(Duration)} then throws it.
  *
  * <p>Faults ({@link Kind}): kill -9 of a Redis server and restart after a delay; SIGSTOP/SIGCONT of a
  * Redis server; {@code CLIENT PAUSE}; latency or a blackhole through a {@link FaultProxy}; SIGSTOP/SIGCONT
  * of a client process (e.g. a lock holder paused past its lease); a network partition of a server started in
- * a {@link NetworkNamespace} (nftables rules inside the namespace). Each applied fault is recorded as an
- * {@link Event} with its times, so checkers can relate anomalies to faults and measure recovery.
+ * a {@link NetworkNamespace} (nftables rules inside the namespace). A test may add targets of its own for any
+ * kind ({@link Builder#target}). Each applied fault is recorded as an {@link Event} with its times, so
+ * checkers can relate anomalies to faults and measure recovery. Thread-safe.
  */
 public final class Nemesis implements AutoCloseable {
     /** The kinds of fault. */
@@ -45,43 +59,67 @@ public final class Nemesis implements AutoCloseable {
         }
     }
 
+    /**
+     * One planned fault.
+     *
+     * @param round  which round it belongs to, from 0 (every round holds each chosen kind once)
+     * @param gap    the quiet time before it
+     * @param kind   what
+     * @param target the name of its target (a server's or proxy's address, a namespace, "client processes")
+     * @param hold   how long it is held (for {@link Kind#KILL_RESTART} the restart delay)
+     */
+    public record Step(int round, Duration gap, Kind kind, String target, Duration hold) {
+    }
+
+    /**
+     * One kind of fault on one target, as the nemesis applies it. The nemesis calls {@link #heal()} after the
+     * hold, when {@link #apply} threw and when it is closed, so {@code heal} must be idempotent and harmless
+     * when the fault was applied only in part or not at all. Called from one thread at a time, except that
+     * {@link Nemesis#close()} may heal while a stuck {@code apply} is still running.
+     */
+    public interface Fault {
+        /**
+         * Applies the fault, to be held for {@code hold} (a fault that lifts by itself, like {@code CLIENT
+         * PAUSE}, uses it).
+         *
+         * @return what was hit, for the {@link Event} (usually the target's name), or {@code null} when there
+         *         was nothing to hit (no client process running): the step is then skipped and not recorded
+         */
+        String apply(Duration hold);
+
+        /** Lifts the fault. */
+        void heal();
+    }
+
+    private record Target(String name, Fault fault) {
+    }
+
     private final long seed;
-    private final Random random;
-    private final List<RedisServer> servers;
-    private final List<FaultProxy> proxies;
-    private final List<NetworkNamespace> namespaces;
-    private final Supplier<List<Long>> clientPids;
+    private final Map<Kind, List<Target>> targets;
     private final List<Kind> kinds;
     private final Duration minGap;
     private final Duration maxGap;
     private final Duration minHold;
     private final Duration maxHold;
     private final Duration restartDelay;
-    private final Duration minLatency;
-    private final Duration maxLatency;
     private final List<Event> events = new ArrayList<>();
-    private final List<Runnable> healers = new ArrayList<>();
+    private final List<Fault> applied = new ArrayList<>();
     private Thread runner;
+    private Throwable failure;
     private volatile boolean stopping;
 
-    private Nemesis(Builder b) {
+    private Nemesis(Builder b, Map<Kind, List<Target>> targets) {
         this.seed = b.seed;
-        this.random = new Random(b.seed);
-        this.servers = List.copyOf(b.servers);
-        this.proxies = List.copyOf(b.proxies);
-        this.namespaces = List.copyOf(b.namespaces);
-        this.clientPids = b.clientPids;
+        this.targets = targets;
         this.kinds = List.copyOf(b.kinds);
         this.minGap = b.minGap;
         this.maxGap = b.maxGap;
         this.minHold = b.minHold;
         this.maxHold = b.maxHold;
         this.restartDelay = b.restartDelay;
-        this.minLatency = b.minLatency;
-        this.maxLatency = b.maxLatency;
     }
 
-    /** A nemesis whose random choices come from {@code seed}. */
+    /** A nemesis whose choices come from {@code seed}. */
     public static Builder builder(long seed) {
         return new Builder(seed);
     }
@@ -96,7 +134,27 @@ public final class Nemesis implements AutoCloseable {
         return seed;
     }
 
-    /** Starts injecting faults in a background thread for {@code total}, then stops with everything healed. */
+    /** The kinds this nemesis applies, in the order of {@link Kind}; a round holds each once. */
+    public List<Kind> kinds() {
+        return kinds;
+    }
+
+    /** The first {@code count} steps a run takes, computed from the seed alone: nothing is applied. */
+    public List<Step> schedule(int count) {
+        Plan plan = new Plan();
+        List<Step> steps = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            steps.add(plan.next().step);
+        }
+        return steps;
+    }
+
+    /**
+     * Starts injecting faults in a background thread for {@code total}, and at least until every chosen kind
+     * was applied once; then stops with everything healed.
+     *
+     * @throws IllegalStateException if already started
+     */
     public synchronized Nemesis start(Duration total) {
         if (runner != null) {
             throw new IllegalStateException("already started");
@@ -109,7 +167,12 @@ public final class Nemesis implements AutoCloseable {
         return this;
     }
 
-    /** Waits for the run to end (at most {@code timeout}); true if it ended. */
+    /**
+     * Waits for the run to end (at most {@code timeout}); true if it ended.
+     *
+     * @throws IllegalStateException when the run ended because a fault could not be applied (with that
+     *                               failure as the cause; what was applied is healed by then)
+     */
     public boolean await(Duration timeout) throws InterruptedException {
         Thread t;
         synchronized (this) {
@@ -119,7 +182,19 @@ public final class Nemesis implements AutoCloseable {
             return true;
         }
         t.join(Math.max(1, timeout.toMillis()));
-        return !t.isAlive();
+        if (t.isAlive()) {
+            return false;
+        }
+        Optional<Throwable> failed = failure();
+        if (failed.isPresent()) {
+            throw new IllegalStateException("nemesis (seed " + seed + ") stopped: " + failed.get(), failed.get());
+        }
+        return true;
+    }
+
+    /** Why the run stopped early: a fault that could not be applied. Empty while it runs or when it did not. */
+    public synchronized Optional<Throwable> failure() {
+        return Optional.ofNullable(failure);
     }
 
     /** The faults applied so far (healed ones have their heal time). */
@@ -147,127 +222,109 @@ public final class Nemesis implements AutoCloseable {
     }
 
     private void loop(long end) {
+        Plan plan = new Plan();
         try {
-            while (!stopping && System.nanoTime() < end) {
-                sleep(between(minGap, maxGap));
-                if (stopping || System.nanoTime() >= end) {
+            while (!stopping) {
+                Planned next = plan.next();
+                sleep(next.step.gap());
+                boolean firstRoundDone = next.step.round() > 0;
+                if (stopping || (firstRoundDone && System.nanoTime() >= end)) {
                     return;
                 }
-                Kind kind = kinds.get(random.nextInt(kinds.size()));
-                Duration hold = between(minHold, maxHold);
-                apply(kind, hold);
+                apply(next);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            if (!stopping) { // a fault cut short by close() is no failure
+                synchronized (this) {
+                    failure = e;
+                }
+                System.out.println("nemesis (seed " + seed + ") stopped: " + e);
+            }
         } finally {
             healAll();
         }
     }
 
-    private void apply(Kind kind, Duration hold) throws InterruptedException {
-        String target;
+    private void apply(Planned next) throws InterruptedException {
+        Fault fault = next.target.fault();
+        synchronized (this) {
+            applied.add(fault);
+        }
         long start = System.nanoTime();
-        switch (kind) {
-            case KILL_RESTART -> {
-                RedisServer s = pick(servers, kind);
-                target = s.address();
-                s.kill();
-                register(() -> {
-                    if (!s.isRunning()) {
-                        s.restart(Duration.ZERO);
-                    }
-                });
+        String hit = null;
+        try {
+            hit = fault.apply(next.step.hold());
+            if (hit != null) {
+                sleep(next.step.hold());
+            }
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("cannot apply " + next.step.kind() + " to " + next.step.target()
+                    + ": " + e.getMessage(), e);
+        } finally {
+            healAll();
+            if (hit != null) {
+                synchronized (this) {
+                    events.add(new Event(next.step.kind(), hit, start, System.nanoTime()));
+                }
+            }
+        }
+    }
+
+    /** Heals every applied fault; one whose healing failed (or was interrupted) stays listed, to be tried again. */
+    private void healAll() {
+        List<Fault> pending;
+        synchronized (this) {
+            pending = new ArrayList<>(applied);
+        }
+        for (Fault f : pending) {
+            try {
+                f.heal();
+                synchronized (this) {
+                    applied.remove(f);
+                }
+            } catch (RuntimeException e) {
+                System.out.println("nemesis (seed " + seed + "): healing failed, will try again: " + e);
+            }
+        }
+    }
+
+    private record Planned(Step step, Target target) {
+    }
+
+    /** The steps of a seed: rounds of the chosen kinds, shuffled, each with a target, gap and hold. */
+    private final class Plan {
+        private final Random random = new Random(seed);
+        private final List<Kind> round = new ArrayList<>();
+        private int rounds = -1;
+        private int position;
+
+        Planned next() {
+            if (position == round.size()) {
+                round.clear();
+                round.addAll(kinds);
+                Collections.shuffle(round, random);
+                position = 0;
+                rounds++;
+            }
+            Kind kind = round.get(position++);
+            Duration gap = between(minGap, maxGap);
+            List<Target> of = targets.get(kind);
+            Target target = of.get(random.nextInt(of.size()));
+            Duration hold = between(minHold, maxHold);
+            if (kind == Kind.KILL_RESTART) {
                 hold = restartDelay;
             }
-            case PAUSE -> {
-                RedisServer s = pick(servers, kind);
-                target = s.address();
-                s.pause();
-                register(() -> {
-                    if (s.isPaused()) {
-                        s.resume();
-                    }
-                });
-            }
-            case CLIENT_PAUSE -> {
-                RedisServer s = pick(servers, kind);
-                target = s.address();
-                s.command("CLIENT", "PAUSE", Long.toString(hold.toMillis()));
-                register(() -> {
-                    try {
-                        s.command("CLIENT", "UNPAUSE");
-                    } catch (RuntimeException ignored) {
-                        // expired on its own, or the server is gone
-                    }
-                });
-            }
-            case LATENCY -> {
-                FaultProxy p = pick(proxies, kind);
-                target = p.address();
-                p.latency(between(minLatency, maxLatency));
-                register(p::pass);
-            }
-            case BLACKHOLE -> {
-                FaultProxy p = pick(proxies, kind);
-                target = p.address();
-                p.blackhole();
-                register(() -> p.pass().resetAll());
-            }
-            case PARTITION -> {
-                NetworkNamespace ns = pick(namespaces, kind);
-                target = ns.toString();
-                ns.partition();
-                register(ns::heal);
-            }
-            case STOP_CLIENT -> {
-                List<Long> pids = clientPids.get();
-                if (pids.isEmpty()) {
-                    return;
-                }
-                long pid = pids.get(random.nextInt(pids.size()));
-                target = "pid " + pid;
-                signal("STOP", pid);
-                register(() -> signal("CONT", pid));
-            }
-            default -> throw new IllegalStateException("unknown fault " + kind);
+            return new Planned(new Step(rounds, gap, kind, target.name(), hold), target);
         }
-        try {
-            sleep(hold);
-        } finally {
-            healAll();
-            synchronized (this) {
-                events.add(new Event(kind, target, start, System.nanoTime()));
-            }
+
+        private Duration between(Duration min, Duration max) {
+            return Nemesis.between(random, min, max);
         }
     }
 
-    private synchronized void register(Runnable healer) {
-        healers.add(healer);
-    }
-
-    private void healAll() {
-        List<Runnable> pending;
-        synchronized (this) {
-            pending = new ArrayList<>(healers);
-            healers.clear();
-        }
-        for (Runnable h : pending) {
-            try {
-                h.run();
-            } catch (RuntimeException e) {
-                System.out.println("nemesis: healing failed: " + e);
-            }
-        }
-    }
-
-    private <T> T pick(List<T> from, Kind kind) {
-        if (from.isEmpty()) {
-            throw new IllegalStateException(kind + " needs a target; none was given to the nemesis");
-        }
-        return from.get(random.nextInt(from.size()));
-    }
-
-    private Duration between(Duration min, Duration max) {
+    private static Duration between(Random random, Duration min, Duration max) {
         long span = max.toMillis() - min.toMillis();
         return min.plusMillis(span <= 0 ? 0 : (long) (random.nextDouble() * span));
     }
@@ -295,7 +352,8 @@ public final class Nemesis implements AutoCloseable {
         private final List<RedisServer> servers = new ArrayList<>();
         private final List<FaultProxy> proxies = new ArrayList<>();
         private final List<NetworkNamespace> namespaces = new ArrayList<>();
-        private Supplier<List<Long>> clientPids = List::of;
+        private final Map<Kind, List<Target>> custom = new EnumMap<>(Kind.class);
+        private Supplier<List<Long>> clientPids;
         private Set<Kind> kinds = EnumSet.noneOf(Kind.class);
         private Duration minGap = Duration.ofMillis(500);
         private Duration maxGap = Duration.ofMillis(1500);
@@ -309,11 +367,13 @@ public final class Nemesis implements AutoCloseable {
             this.seed = seed;
         }
 
+        /** Servers that KILL_RESTART, PAUSE and CLIENT_PAUSE may hit. */
         public Builder servers(List<RedisServer> s) {
             servers.addAll(s);
             return this;
         }
 
+        /** Proxies that LATENCY and BLACKHOLE may hit. */
         public Builder proxies(List<FaultProxy> p) {
             proxies.addAll(p);
             return this;
@@ -325,9 +385,26 @@ public final class Nemesis implements AutoCloseable {
             return this;
         }
 
-        /** The client processes STOP_CLIENT may pause (asked at each fault: processes may be replaced). */
+        /**
+         * The client processes STOP_CLIENT may pause (asked at each fault, as processes may be replaced; when
+         * none is running the step is skipped).
+         */
         public Builder clientPids(Supplier<List<Long>> pids) {
             clientPids = Objects.requireNonNull(pids);
+            return this;
+        }
+
+        /**
+         * A target of the test's own for {@code kind}, drawn like the built-in ones (after them, in the order
+         * added); see {@link Fault} for what its {@code heal} must tolerate.
+         */
+        public Builder target(Kind kind, String name, Fault fault) {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(fault, "fault");
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("a target needs a name, for the schedule and the events");
+            }
+            custom.computeIfAbsent(kind, k -> new ArrayList<>()).add(new Target(name, fault));
             return this;
         }
 
@@ -362,11 +439,50 @@ public final class Nemesis implements AutoCloseable {
             return this;
         }
 
+        /**
+         * @throws IllegalArgumentException when no kind was chosen, or a chosen kind has no target
+         */
         public Nemesis build() {
             if (kinds.isEmpty()) {
                 throw new IllegalArgumentException("choose at least one kind of fault");
             }
-            return new Nemesis(this);
+            Map<Kind, List<Target>> targets = builtIn();
+            custom.forEach((kind, list) -> targets.computeIfAbsent(kind, k -> new ArrayList<>()).addAll(list));
+            for (Kind kind : kinds) {
+                if (targets.getOrDefault(kind, List.of()).isEmpty()) {
+                    throw new IllegalArgumentException(kind + " needs a target; none was given to the nemesis");
+                }
+            }
+            Map<Kind, List<Target>> frozen = new EnumMap<>(Kind.class);
+            targets.forEach((kind, list) -> frozen.put(kind, List.copyOf(list)));
+            return new Nemesis(this, frozen);
+        }
+
+        private Map<Kind, List<Target>> builtIn() {
+            Map<Kind, List<Target>> t = new EnumMap<>(Kind.class);
+            for (RedisServer s : servers) {
+                add(t, Kind.KILL_RESTART, s.address(), Faults.killRestart(s));
+                add(t, Kind.PAUSE, s.address(), Faults.pause(s));
+                add(t, Kind.CLIENT_PAUSE, s.address(), Faults.clientPause(s));
+            }
+            // latencies come from a stream of their own, so they do not shift the schedule's draws
+            Random latencies = new Random(~seed);
+            for (FaultProxy p : proxies) {
+                add(t, Kind.LATENCY, p.address(),
+                        Faults.latency(p, () -> between(latencies, minLatency, maxLatency)));
+                add(t, Kind.BLACKHOLE, p.address(), Faults.blackhole(p));
+            }
+            for (NetworkNamespace ns : namespaces) {
+                add(t, Kind.PARTITION, ns.toString(), Faults.partition(ns));
+            }
+            if (clientPids != null) {
+                add(t, Kind.STOP_CLIENT, "client processes", Faults.stopClient(clientPids, new Random(seed * 31 + 7)));
+            }
+            return t;
+        }
+
+        private static void add(Map<Kind, List<Target>> t, Kind kind, String name, Fault fault) {
+            t.computeIfAbsent(kind, k -> new ArrayList<>()).add(new Target(name, fault));
         }
     }
 }

@@ -94,16 +94,26 @@ public final class NetworkNamespace implements AutoCloseable {
         return wrapped;
     }
 
-    /** Drops every packet in and out of the namespace's link: its servers are cut off from all clients. */
+    /**
+     * Drops every packet in and out of the namespace's link: its servers are cut off from all clients.
+     *
+     * @throws IllegalStateException when a rule cannot be installed; the rules installed before it are
+     *                               removed again, so a failed partition leaves none behind
+     */
     public synchronized void partition() {
         if (partitioned) {
             return;
         }
-        inNamespace("nft", "add", "table", "inet", TABLE);
-        inNamespace("nft", "add", "chain", "inet", TABLE, "in", "{ type filter hook input priority 0 ; policy accept ; }");
-        inNamespace("nft", "add", "chain", "inet", TABLE, "out", "{ type filter hook output priority 0 ; policy accept ; }");
-        inNamespace("nft", "add", "rule", "inet", TABLE, "in", "iifname", inside, "drop");
-        inNamespace("nft", "add", "rule", "inet", TABLE, "out", "oifname", inside, "drop");
+        try {
+            inNamespace("nft", "add", "table", "inet", TABLE);
+            inNamespace("nft", "add", "chain", "inet", TABLE, "in", "{ type filter hook input priority 0 ; policy accept ; }");
+            inNamespace("nft", "add", "chain", "inet", TABLE, "out", "{ type filter hook output priority 0 ; policy accept ; }");
+            inNamespace("nft", "add", "rule", "inet", TABLE, "in", "iifname", inside, "drop");
+            inNamespace("nft", "add", "rule", "inet", TABLE, "out", "oifname", inside, "drop");
+        } catch (RuntimeException e) {
+            runQuietly(wrap(List.of("nft", "delete", "table", "inet", TABLE)).toArray(String[]::new));
+            throw e;
+        }
         partitioned = true;
     }
 

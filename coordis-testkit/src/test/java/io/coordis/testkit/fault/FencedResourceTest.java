@@ -1,0 +1,194 @@
+package io.coordis.testkit.fault;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The fenced resource's verdicts: what a correct lock produces passes clean, and each way a broken lock shows
+ * (a stale holder, two holders inside, two holders with one token) is counted as what it is, in this JVM and
+ * over its line protocol.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class FencedResourceTest {
+
+    /** One holder after another, each with a higher token: what a correct lock produces. */
+    private static void correctHandOffs(FencedResource r, int holders) {
+        for (int token = 1; token <= holders; token++) {
+            String client = "c" + (token % 3);
+            r.enter(client, token);
+            assertThat(r.write(client, token)).isTrue();
+            assertThat(r.write(client, token)).as("the same holder writes again with its token").isTrue();
+            r.exit(client, token);
+        }
+    }
+
+    @Test
+    void increasingTokensFromOneHolderAtATimeAreAcceptedWithNothingFlagged() {
+        try (FencedResource r = FencedResource.start()) {
+            correctHandOffs(r, 50);
+            FencedResource.Report report = r.report();
+            assertThat(report.accepted()).isEqualTo(100);
+            assertThat(report.highestToken()).isEqualTo(50);
+            assertThat(report.staleRejections()).isZero();
+            assertThat(report.overlaps()).isZero();
+            assertThat(report.violations()).isZero();
+            assertThat(report.protocolErrors()).isZero();
+            assertThat(report.maxInside()).isEqualTo(1);
+            assertThat(report.totalEnters()).isEqualTo(50);
+            assertThat(report.notes()).isEmpty();
+        }
+    }
+
+    @Test
+    void aStaleTokenIsRefusedAndCountedAsAStaleRejectionNotAViolation() {
+        try (FencedResource r = FencedResource.start()) {
+            assertThat(r.write("old", 5)).isTrue();
+            assertThat(r.write("new", 6)).isTrue();
+            assertThat(r.write("old", 5)).as("the paused holder's late write").isFalse();
+            assertThat(r.write("older", 1)).isFalse();
+            FencedResource.Report report = r.report();
+            assertThat(report.staleRejections()).isEqualTo(2);
+            assertThat(report.accepted()).isEqualTo(2);
+            assertThat(report.highestToken()).as("a refused write does not move the fence").isEqualTo(6);
+            assertThat(report.violations()).isZero();
+            assertThat(r.write("new", 6)).as("the current holder still writes").isTrue();
+        }
+    }
+
+    @Test
+    void aSecondWriterInsideAtOnceIsAnUnfencedOverlap() {
+        try (FencedResource r = FencedResource.start()) {
+            r.enter("a", 1);
+            r.enter("b", 2);
+            FencedResource.Report report = r.report();
+            assertThat(report.overlaps()).isEqualTo(1);
+            assertThat(report.maxInside()).isEqualTo(2);
+            assertThat(report.notes()).anySatisfy(n -> assertThat(n).contains("b (token 2) entered while inside").contains("a=1"));
+            assertThat(report.violations()).as("tokens 1 < 2 can still be ordered").isZero();
+            r.exit("a", 1);
+            r.exit("b", 2);
+            r.enter("c", 3);
+            assertThat(r.report().overlaps()).as("entering an empty resource is no overlap").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void twoWritersWithTheSameTokenAreAFencedViolation() {
+        try (FencedResource r = FencedResource.start()) {
+            assertThat(r.write("a", 7)).isTrue();
+            assertThat(r.write("b", 7)).as("accepted: the fence cannot tell them apart").isTrue();
+            FencedResource.Report report = r.report();
+            assertThat(report.violations()).isEqualTo(1);
+            assertThat(report.staleRejections()).isZero();
+            assertThat(report.notes()).anySatisfy(n -> assertThat(n).contains("b wrote with token 7, which a holds too"));
+        }
+    }
+
+    @Test
+    void aBrokenLocksHistoryIsFlaggedWhileTheCorrectOneBesideItIsNot() {
+        // a lock without NX that hands one token out twice: both holders get in, both write, and the one
+        // that got the lock earlier writes once more after the next holder moved the fence on
+        try (FencedResource broken = FencedResource.start(); FencedResource correct = FencedResource.start()) {
+            broken.enter("a", 1);
+            assertThat(broken.write("a", 1)).isTrue();
+            broken.enter("b", 1);
+            assertThat(broken.write("b", 1)).isTrue();
+            broken.exit("b", 1);
+            broken.enter("c", 2);
+            assertThat(broken.write("c", 2)).isTrue();
+            assertThat(broken.write("a", 1)).isFalse();
+            broken.exit("a", 1);
+            broken.exit("c", 2);
+            correctHandOffs(correct, 3);
+
+            FencedResource.Report flagged = broken.report();
+            assertThat(flagged.overlaps()).as(flagged.toString()).isEqualTo(2);
+            assertThat(flagged.violations()).as(flagged.toString()).isEqualTo(1);
+            assertThat(flagged.staleRejections()).as(flagged.toString()).isEqualTo(1);
+            FencedResource.Report clean = correct.report();
+            assertThat(clean.overlaps() + clean.violations() + clean.staleRejections() + clean.protocolErrors())
+                    .as(clean.toString()).isZero();
+        }
+    }
+
+    @Test
+    void exitingWithoutEnteringAndEnteringTwiceAreProtocolErrors() {
+        try (FencedResource r = FencedResource.start()) {
+            r.exit("ghost", 1);
+            r.enter("a", 2);
+            r.enter("a", 2);
+            r.exit("a", 3);
+            FencedResource.Report report = r.report();
+            assertThat(report.protocolErrors()).isEqualTo(3);
+            assertThat(report.notes()).anySatisfy(n -> assertThat(n).contains("ghost exited with token 1 but had entered with null"))
+                    .anySatisfy(n -> assertThat(n).contains("a entered twice"))
+                    .anySatisfy(n -> assertThat(n).contains("a exited with token 3 but had entered with 2"));
+        }
+    }
+
+    @Test
+    void theLineProtocolGivesTheSameVerdictsAsCallsInThisJvm() throws Exception {
+        try (FencedResource r = FencedResource.start();
+             FencedClient a = FencedClient.connect(r.address(), "a");
+             FencedClient b = FencedClient.connect(r.address(), "b")) {
+            a.enter(1);
+            assertThat(a.write(1)).isTrue();
+            b.enter(2);
+            assertThat(b.write(2)).isTrue();
+            assertThat(a.write(1)).as("stale over TCP").isFalse();
+            b.exit(2);
+            a.exit(1);
+            try (Socket raw = new Socket("127.0.0.1", r.port())) {
+                OutputStream out = raw.getOutputStream();
+                BufferedReader in = new BufferedReader(new InputStreamReader(raw.getInputStream(), StandardCharsets.UTF_8));
+                out.write("WRITE c\nJUMP c 1\nWRITE c x\n".getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                assertThat(in.readLine()).isEqualTo("ERR");
+                assertThat(in.readLine()).isEqualTo("ERR");
+                assertThat(in.readLine()).isEqualTo("ERR");
+            }
+            FencedResource.Report report = r.report();
+            assertThat(report.enters()).containsEntry("a", 1).containsEntry("b", 1);
+            assertThat(report.overlaps()).isEqualTo(1);
+            assertThat(report.staleRejections()).isEqualTo(1);
+            assertThat(report.violations()).isZero();
+            assertThat(report.protocolErrors()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aClientNameWithASpaceIsRefusedBeforeConnecting() {
+        try (FencedResource r = FencedResource.start()) {
+            assertThatThrownBy(() -> FencedClient.connect(r.address(), "two words"))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("without spaces");
+        }
+    }
+
+    @Test
+    void resumptionAfterAFaultIsTheFirstWriteAcceptedAfterIt() throws Exception {
+        try (FencedResource r = FencedResource.start()) {
+            assertThat(r.firstAcceptAfter(System.nanoTime())).isEqualTo(-1);
+            r.write("a", 1);
+            long healed = System.nanoTime();
+            Thread.sleep(5);
+            assertThat(r.firstAcceptAfter(healed)).as("nothing accepted since").isEqualTo(-1);
+            assertThat(r.write("a", 0)).isFalse();
+            assertThat(r.firstAcceptAfter(healed)).as("a refused write is no resumption").isEqualTo(-1);
+            r.write("b", 2);
+            long first = r.firstAcceptAfter(healed);
+            assertThat(first).isGreaterThan(healed).isEqualTo(r.lastAcceptNanos());
+            r.write("b", 3);
+            assertThat(r.firstAcceptAfter(healed)).isEqualTo(first);
+        }
+    }
+}

@@ -10,6 +10,7 @@ import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.signal.Waiter;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,7 @@ import java.util.function.Function;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Bad input and a hostile environment, for every primitive: null and empty names, keys of the wrong type
@@ -239,25 +241,7 @@ class HostileInputIT {
             });
             calls.put("signal await", () -> c.signals().await("intr:signal", Duration.ofSeconds(30)));
             for (Map.Entry<String, Blocking> call : calls.entrySet()) {
-                AtomicReference<Throwable> outcome = new AtomicReference<>();
-                CompletableFuture<Void> done = new CompletableFuture<>();
-                Thread t = new Thread(() -> {
-                    try {
-                        call.getValue().run();
-                    } catch (Throwable e) {
-                        outcome.set(e);
-                    } finally {
-                        done.complete(null);
-                    }
-                });
-                t.start();
-                Thread.sleep(300);
-                long start = System.nanoTime();
-                t.interrupt();
-                done.get(5, TimeUnit.SECONDS);
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).as(call.getKey() + " ended after the interrupt")
-                        .isLessThan(Duration.ofSeconds(1));
-                assertThat(outcome.get()).as(call.getKey() + " interrupted").isInstanceOf(InterruptedException.class);
+                assertInterruptedPromptly(call.getKey(), call.getValue());
             }
             assertThat(held.isHeld()).isTrue();
             assertThat(redis.server().command("GET", "intr:lock")).isEqualTo(held.token());
@@ -266,6 +250,62 @@ class HostileInputIT {
             assertThat(leader.term()).isPositive();
             held.close();
         }
+    }
+
+    /**
+     * The first waiter of a client opens its pub/sub connection; an interrupt while that takes long (a slow
+     * network here) ends the call with InterruptedException, not a connection error, and the connection that
+     * opens after the caller left is closed rather than kept unused.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void anInterruptWhileThePubSubConnectionOpensEndsTheCallAndTheLateConnectionIsClosed() throws Exception {
+        try (io.coordis.testkit.FaultProxy proxy = io.coordis.testkit.FaultProxy.to(redis.server());
+             Coordis c = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(20)).connect()) {
+            int commandConnections = proxy.connectionCount();
+            proxy.latency(Duration.ofMillis(700));
+            assertInterruptedPromptly("first waiter, opening the pub/sub connection",
+                    () -> c.signals().await("intr:first", Duration.ofSeconds(30)));
+            assertThat(proxy.acceptedCount()).as("a pub/sub connection was being opened").isGreaterThan(commandConnections);
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(proxy.connectionCount())
+                    .as("connections once the late one opened").isEqualTo(commandConnections));
+            proxy.pass();
+            try (Waiter w = c.signals().waiter("intr:first")) {
+                assertThat(c.signals().signal("intr:first", "after")).as("the next waiter opens one and works")
+                        .isEqualTo(1L);
+                assertThat(w.await(Duration.ofSeconds(5))).isPresent();
+            }
+        }
+    }
+
+    /**
+     * Runs {@code call} on a thread of its own, interrupts it after 300 ms and checks that it ends within 1 s
+     * with an InterruptedException, the thread's flag cleared (the exception reports the interrupt).
+     */
+    private static void assertInterruptedPromptly(String what, Blocking call) throws Exception {
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        AtomicReference<Boolean> flagAfter = new AtomicReference<>();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                call.run();
+            } catch (Throwable e) {
+                outcome.set(e);
+            } finally {
+                flagAfter.set(Thread.currentThread().isInterrupted());
+                done.complete(null);
+            }
+        }, "interrupted " + what);
+        t.start();
+        Thread.sleep(300);
+        assertThat(done).as(what + " blocks until interrupted (outcome so far: %s)", outcome.get()).isNotDone();
+        long start = System.nanoTime();
+        t.interrupt();
+        done.get(5, TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as(what + " ended after the interrupt")
+                .isLessThan(Duration.ofSeconds(1));
+        assertThat(outcome.get()).as(what + " interrupted").isInstanceOf(InterruptedException.class);
+        assertThat(flagAfter.get()).as(what + ": the interrupt is reported by the exception, the flag cleared").isFalse();
     }
 
     private interface Blocking {

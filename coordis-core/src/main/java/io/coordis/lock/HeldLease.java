@@ -55,7 +55,8 @@ final class HeldLease implements Lease {
         this.votes = java.util.List.copyOf(votes);
         this.options = options;
         this.ttl = options.ttl();
-        this.renewUntil = options.maxHold().map(d -> requestStart + d.toNanos()).orElse(Long.MAX_VALUE);
+        this.renewUntil = options.maxHold()
+                .map(d -> Durations.saturatedAdd(requestStart, Durations.saturatedNanos(d))).orElse(Long.MAX_VALUE);
         boolean autoRenew = options.autoRenew();
         this.ops = ops;
         this.ticker = ticker;
@@ -117,7 +118,7 @@ final class HeldLease implements Lease {
 
     @Override
     public boolean extend(Duration newTtl) {
-        Durations.atLeast(newTtl, LockOptions.MIN_TTL, "lock ttl");
+        LockOptions.checkTtl(newTtl);
         synchronized (this) {
             if (state != State.HELD) {
                 return false;

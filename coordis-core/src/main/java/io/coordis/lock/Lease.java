@@ -62,6 +62,8 @@ public interface Lease extends AutoCloseable {
      * Extends the lock to {@code ttl} from now, if it is still ours.
      *
      * @return {@code true} when extended; {@code false} when the lock is no longer ours (the lease is then lost)
+     * @throws IllegalArgumentException when {@code ttl} is outside {@link LockOptions#MIN_TTL} and
+     *                                  {@link LockOptions#MAX_TTL}
      */
     boolean extend(Duration ttl);
 

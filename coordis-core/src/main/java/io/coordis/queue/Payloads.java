@@ -20,6 +20,7 @@ final class Payloads {
         if (name.isEmpty()) {
             throw new IllegalArgumentException("queue name must not be empty");
         }
+        io.coordis.internal.Keys.requireShort("queue name", name);
         io.coordis.internal.Keys.requireNotDerived("queue name", name);
         return name;
     }

@@ -51,7 +51,7 @@ final class LatchedEvent implements Event {
 
     @Override
     public long signal(String data) {
-        Objects.requireNonNull(data, "data must not be null");
+        signals.requireData(data, "event", name);
         RedisNode master = signals.master();
         Object reply = master.awaitUninterruptibly(master.eval(PubSubSignals.EVENT_SET, List.of(key),
                 List.of(name, data, Long.toString(ttl.toMillis()))), master.commandTimeout());

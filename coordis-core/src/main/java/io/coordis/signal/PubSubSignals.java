@@ -3,6 +3,7 @@ package io.coordis.signal;
 import io.coordis.CoordisException;
 import io.coordis.Ticker;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Utf8;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -32,8 +33,9 @@ public final class PubSubSignals implements Signals {
     private final List<RedisNode> nodes;
     private final List<String> addresses;
     private final Ticker ticker;
+    private final int maxDataBytes;
 
-    private PubSubSignals(RedisNode master, List<RedisNode> replicas, Ticker ticker) {
+    private PubSubSignals(RedisNode master, List<RedisNode> replicas, Ticker ticker, int maxDataBytes) {
         this.master = master;
         List<RedisNode> all = new ArrayList<>();
         all.add(master);
@@ -41,28 +43,29 @@ public final class PubSubSignals implements Signals {
         this.nodes = List.copyOf(all);
         this.addresses = nodes.stream().map(RedisNode::address).toList();
         this.ticker = ticker;
+        this.maxDataBytes = maxDataBytes;
     }
 
     /**
-     * Signals published on {@code master} and heard on it and on {@code replicas} (may be empty). For
-     * {@link io.coordis.Coordis}; the nodes stay owned by the caller.
+     * Signals published on {@code master} and heard on it and on {@code replicas} (may be empty), refusing
+     * data over {@code maxDataBytes}. For {@link io.coordis.Coordis}; the nodes stay owned by the caller.
      */
-    public static Signals over(RedisNode master, List<RedisNode> replicas, Ticker ticker) {
+    public static Signals over(RedisNode master, List<RedisNode> replicas, Ticker ticker, int maxDataBytes) {
         return new PubSubSignals(Objects.requireNonNull(master, "master"), List.copyOf(replicas),
-                Objects.requireNonNull(ticker, "ticker"));
+                Objects.requireNonNull(ticker, "ticker"), maxDataBytes);
     }
 
     @Override
     public long signal(String channel, String data) {
         requireName(channel, "channel");
-        Objects.requireNonNull(data, "data must not be null");
+        requireData(data, "channel", channel);
         return master.awaitUninterruptibly(master.publish(channel, data), master.commandTimeout());
     }
 
     @Override
     public long signalOne(String channel, String data) {
         requireName(channel, "channel");
-        Objects.requireNonNull(data, "data must not be null");
+        requireData(data, "unicast channel", channel);
         int draw = ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE);
         if (master.isCluster()) {
             // PUBSUB CHANNELS sees one node only: the waiters of a cluster are gathered from every node
@@ -73,6 +76,24 @@ public final class PubSubSignals implements Signals {
         Object reply = master.awaitUninterruptibly(
                 master.eval(SIGNAL_ONE, List.of(), List.of(Globs.unicast(channel), pick, data, channel)), master.commandTimeout());
         return Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE, master.address());
+    }
+
+    /**
+     * Refuses {@code data} larger than the client's maximum signal size before anything is sent.
+     *
+     * @throws IllegalArgumentException naming the object, the size and the limit
+     */
+    void requireData(String data, String what, String name) {
+        Objects.requireNonNull(data, "data must not be null");
+        if (data.length() <= maxDataBytes / 3) {
+            return; // at most 3 bytes per char: small enough without counting
+        }
+        long bytes = Utf8.length(data);
+        if (bytes > maxDataBytes) {
+            throw new IllegalArgumentException("signal for " + what + " '" + name + "' is " + bytes
+                    + " bytes in UTF-8, over the maximum of " + maxDataBytes + " (Coordis.Builder.maxSignalBytes); "
+                    + "nothing was sent");
+        }
     }
 
     @Override
@@ -124,7 +145,7 @@ public final class PubSubSignals implements Signals {
     @Override
     public Event event(String name, Duration ttl) {
         return new LatchedEvent(this, requireName(name, "event name"),
-                Durations.atLeast(ttl, Duration.ofMillis(1), "event TTL"));
+                Durations.between(ttl, Duration.ofMillis(1), Event.MAX_TTL, "event TTL"));
     }
 
     private Subscription listening(List<String> names, boolean pattern, SignalListener listener)
@@ -188,7 +209,7 @@ public final class PubSubSignals implements Signals {
         if (name.isEmpty()) {
             throw new IllegalArgumentException(what + " must not be empty");
         }
-        return name;
+        return io.coordis.internal.Keys.requireShort(what, name);
     }
 
     /** All scripts, for the test that pins their SHAs. */

@@ -10,6 +10,7 @@ import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.signal.Signals;
 import io.coordis.signal.Waiter;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
@@ -33,10 +34,11 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Bad input and a hostile environment, for every primitive: null and empty names, keys of the wrong type
- * (including a name that is another object's derived key), Redis gone after connecting, out of memory,
- * a read-only replica, scripts flushed a thousand times, interrupts during blocking calls. Each gets a typed
- * error naming the object and the cause within its deadline + 1 s, and leaves the other object untouched.
+ * Bad input and a hostile environment, for every primitive: null, empty and too long names, keys of the wrong
+ * type (including a name that is another object's derived key), TTLs and signals over their limits, Redis gone
+ * after connecting, out of memory, a read-only replica, scripts flushed a thousand times, interrupts during
+ * blocking calls. Each gets a typed error naming the object and the cause within its deadline + 1 s, and leaves
+ * the other object untouched.
  */
 class HostileInputIT {
     @RegisterExtension
@@ -77,6 +79,115 @@ class HostileInputIT {
                 assertThat(empty.getMessage()).as(op.getKey() + " with an empty name").containsAnyOf("empty", "blank");
             }
             assertThat(redis.server().command("DBSIZE")).as("nothing written").isEqualTo(0L);
+        }
+    }
+
+    @Test
+    void aNameOverTheLimitIsRefusedForEveryPrimitiveBeforeAnythingIsSent() throws Exception {
+        int limit = io.coordis.internal.Keys.MAX_NAME_BYTES;
+        String longest = "n".repeat(limit);
+        String tooLong = "€".repeat(limit / 3 + 1); // 342 chars: few enough chars, too many bytes
+        long bytes = tooLong.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            Map<String, Function<String, Object>> ops = operations(c);
+            Signals signals = c.signals();
+            ops.put("counter election", name -> call(() -> c.counterElection(name, Duration.ofSeconds(20)).round()));
+            ops.put("signal", name -> signals.signal(name, "d"));
+            ops.put("waiter", name -> call(() -> signals.waiter(name)));
+            ops.put("unicast waiter", name -> call(() -> signals.unicastWaiter(name)));
+            ops.put("pattern waiter", name -> call(() -> signals.waiterForPattern(name)));
+            ops.put("unicast signal", name -> signals.signalOne(name, "d"));
+            ops.put("event waiter", name -> call(() -> signals.event(name, Duration.ofSeconds(5)).waiter()));
+            long before = commandsProcessed();
+            for (Map.Entry<String, Function<String, Object>> op : ops.entrySet()) {
+                Throwable t = catchThrowable(() -> op.getValue().apply(tooLong));
+                assertThat(t).as(op.getKey() + " with a %d-byte name", bytes).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("is " + bytes + " bytes long in UTF-8, over the limit of " + limit + " bytes");
+            }
+            assertThat(commandsProcessed() - before).as("commands Redis ran meanwhile: the first INFO only").isEqualTo(1);
+            assertThat(redis.server().command("DBSIZE")).as("nothing written").isEqualTo(0L);
+            assertThat(redis.server().command("PUBSUB", "NUMSUB", tooLong)).isEqualTo(List.of(tooLong, 0L));
+            assertThat(c.lock(longest).tryAcquire()).as("a name of exactly the limit works").isPresent();
+        }
+        try (io.coordis.testkit.RedisGroup masters = io.coordis.testkit.RedisGroup.masters(3);
+             Coordis redlock = Coordis.connect(masters.uris())) {
+            assertThatThrownBy(() -> redlock.lock(tooLong)).as("Redlock").isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("is " + bytes + " bytes long");
+            for (RedisServer master : masters.servers()) {
+                assertThat(master.command("DBSIZE")).as("nothing written on " + master.address()).isEqualTo(0L);
+            }
+        }
+    }
+
+    @Test
+    void signalDataOverTheMaximumIsRefusedBeforeSendingNamingTheSizeAndTheLimit() throws Exception {
+        assertThatThrownBy(() -> Coordis.builder().maxSignalBytes(0)).hasMessageContaining("between 1 byte and 512 MiB");
+        try (Coordis c = Coordis.builder().url(redis.uri()).maxSignalBytes(16).connect();
+             Waiter waiter = c.signals().waiter("big")) {
+            Signals signals = c.signals();
+            Map<String, Function<String, Object>> sends = new LinkedHashMap<>();
+            sends.put("channel 'big'", data -> signals.signal("big", data));
+            sends.put("unicast channel 'big'", data -> signals.signalOne("big", data));
+            sends.put("event 'big'", data -> signals.event("big", Duration.ofSeconds(5)).signal(data));
+            for (Map.Entry<String, Function<String, Object>> send : sends.entrySet()) {
+                for (String data : List.of("x".repeat(17), "€".repeat(6))) {
+                    int size = data.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+                    assertThatThrownBy(() -> send.getValue().apply(data)).as(send.getKey() + ", " + size + " bytes")
+                            .isInstanceOf(IllegalArgumentException.class).hasMessage("signal for " + send.getKey()
+                                    + " is " + size + " bytes in UTF-8, over the maximum of 16 "
+                                    + "(Coordis.Builder.maxSignalBytes); nothing was sent");
+                }
+            }
+            assertThat(waiter.await(Duration.ofMillis(300))).as("nothing was published").isEmpty();
+            assertThat(redis.server().command("DBSIZE")).as("no event recorded").isEqualTo(0L);
+            assertThat(signals.signal("big", "x".repeat(16))).as("exactly the maximum is sent").isEqualTo(1L);
+            assertThat(waiter.await(Duration.ofSeconds(2))).map(io.coordis.signal.Signal::data).contains("x".repeat(16));
+        }
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            int max = io.coordis.queue.QueueOptions.defaults().maxMessageBytes();
+            assertThatThrownBy(() -> c.signals().signal("big", "x".repeat(max + 1)))
+                    .as("by default, the queue's maximum message size").hasMessageContaining("over the maximum of " + max);
+            assertThat(c.signals().event("big", Duration.ofSeconds(5)).signal("x".repeat(max))).isZero();
+            assertThat(redis.server().command("STRLEN", "{big}:event")).isEqualTo((long) max);
+        }
+    }
+
+    @Test
+    void ttlsOverTheirBoundAreRefusedAndTheLongestAllowedOnesWorkAtRedis() throws Exception {
+        Duration max = Duration.ofDays(30);
+        assertThat(List.of(LockOptions.MAX_TTL, ElectionOptions.MAX_TTL, io.coordis.queue.QueueOptions.MAX_INTERVAL,
+                io.coordis.signal.Event.MAX_TTL)).containsOnly(max);
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            assertThatThrownBy(() -> c.counterElection("ttl:counter", max.plusSeconds(1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("counter election term must be at most 30d, was 2592001s");
+            assertThatThrownBy(() -> c.signals().event("ttl:event", Duration.ofSeconds(Long.MAX_VALUE)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("event TTL must be at most 30d, was " + Long.MAX_VALUE + "s");
+            assertThat(redis.server().command("DBSIZE")).as("nothing written").isEqualTo(0L);
+
+            long maxMillis = max.toMillis();
+            try (Lease lease = c.lock("ttl:lock", LockOptions.defaults().withTtl(max).withAutoRenew(false))
+                    .tryAcquire().orElseThrow()) {
+                assertThat(lease.remainingValidity()).isGreaterThan(max.minusDays(1));
+                assertThat((Long) redis.server().command("PTTL", "ttl:lock")).isBetween(maxMillis - 60_000, maxMillis);
+            }
+            try (var e = c.election("ttl:election", ElectionOptions.defaults().withTtl(max))) {
+                assertThat(e.campaign(Duration.ofSeconds(2))).isPresent();
+                assertThat((Long) redis.server().command("PTTL", "ttl:election")).isBetween(maxMillis - 60_000, maxMillis);
+            }
+            assertThat(c.counterElection("ttl:counter", max).round()).isTrue();
+            assertThat((Long) redis.server().command("TTL", "ttl:counter")).isBetween(max.toSeconds() - 60, max.toSeconds());
+            c.signals().event("ttl:event", max).signal("d");
+            assertThat((Long) redis.server().command("PTTL", "{ttl:event}:event")).isBetween(maxMillis - 60_000, maxMillis);
+            ReliableQueue q = c.reliableQueue("ttl:queue", io.coordis.queue.QueueOptions.defaults()
+                    .withHeartbeatTtl(max).withSweepInterval(max));
+            try (Consumer consumer = q.consumer()) {
+                q.push("m");
+                assertThat(consumer.take(Duration.ofSeconds(2))).isPresent();
+                assertThat((Long) redis.server().command("PTTL", "{ttl:queue}:hb:" + consumer.id()))
+                        .isBetween(maxMillis - 60_000, maxMillis);
+            }
         }
     }
 
@@ -306,6 +417,11 @@ class HostileInputIT {
                 .isLessThan(Duration.ofSeconds(1));
         assertThat(outcome.get()).as(what + " interrupted").isInstanceOf(InterruptedException.class);
         assertThat(flagAfter.get()).as(what + ": the interrupt is reported by the exception, the flag cleared").isFalse();
+    }
+
+    /** {@code total_commands_processed}: it counts each command once it ran, so an INFO counts in the next one. */
+    private static long commandsProcessed() {
+        return Long.parseLong(redis.server().info("stats").get("total_commands_processed"));
     }
 
     private interface Blocking {

@@ -157,7 +157,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                     // The move may have happened with its reply lost: hand out what the slot holds.
                     fill(slots, handed);
                     if (handed.isEmpty()) {
-                        throw e;
+                        throw Payloads.named(queue.lists, e, queue.name());
                     }
                     clean = true;
                     return handed;

@@ -3,6 +3,7 @@ package io.coordis.signal;
 import io.coordis.CoordisException;
 import io.coordis.Ticker;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Failures;
 import io.coordis.internal.Utf8;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -59,7 +60,11 @@ public final class PubSubSignals implements Signals {
     public long signal(String channel, String data) {
         requireName(channel, "channel");
         requireData(data, "channel", channel);
-        return master.awaitUninterruptibly(master.publish(channel, data), master.commandTimeout());
+        try {
+            return master.awaitUninterruptibly(master.publish(channel, data), master.commandTimeout());
+        } catch (CoordisException e) {
+            throw Failures.about(Failures.object("channel", channel), e);
+        }
     }
 
     @Override
@@ -67,15 +72,19 @@ public final class PubSubSignals implements Signals {
         requireName(channel, "channel");
         requireData(data, "unicast channel", channel);
         int draw = ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE);
-        if (master.isCluster()) {
-            // PUBSUB CHANNELS sees one node only: the waiters of a cluster are gathered from every node
-            return master.awaitUninterruptibly(master.publishToOneSubscriber(Globs.unicast(channel), draw, data),
-                    master.commandTimeout().multipliedBy(2));
+        try {
+            if (master.isCluster()) {
+                // PUBSUB CHANNELS sees one node only: the waiters of a cluster are gathered from every node
+                return master.awaitUninterruptibly(master.publishToOneSubscriber(Globs.unicast(channel), draw, data),
+                        master.commandTimeout().multipliedBy(2));
+            }
+            String pick = Integer.toString(draw);
+            Object reply = master.awaitUninterruptibly(master.eval(SIGNAL_ONE, List.of(),
+                    List.of(Globs.unicast(channel), pick, data, channel)), master.commandTimeout());
+            return Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE, master.address());
+        } catch (CoordisException e) {
+            throw Failures.about(Failures.object("unicast channel", channel), e);
         }
-        String pick = Integer.toString(draw);
-        Object reply = master.awaitUninterruptibly(
-                master.eval(SIGNAL_ONE, List.of(), List.of(Globs.unicast(channel), pick, data, channel)), master.commandTimeout());
-        return Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE, master.address());
     }
 
     /**
@@ -120,7 +129,7 @@ public final class PubSubSignals implements Signals {
     public Gathering gathering(Collection<String> channels) throws InterruptedException {
         List<String> names = names(channels);
         AllOf all = new AllOf(names);
-        all.attach(Fanout.open(nodes, names, false, all));
+        all.attach(open(names, false, all, objectOf(names, false)));
         return all;
     }
 
@@ -152,15 +161,38 @@ public final class PubSubSignals implements Signals {
             throws InterruptedException {
         Objects.requireNonNull(listener, "listener must not be null");
         Listening l = new Listening(listener, addresses, ticker);
-        l.attach(Fanout.open(nodes, names, pattern, l));
+        l.attach(open(names, pattern, l, objectOf(names, pattern)));
         return l;
     }
 
     /** A waiter subscribed on every node; with {@code recheck}, run after confirmation and after each gap. */
     OneShot oneShot(List<String> names, boolean pattern, Consumer<OneShot> recheck) throws InterruptedException {
+        return oneShot(names, pattern, recheck, objectOf(names, pattern));
+    }
+
+    /** Like {@link #oneShot(List, boolean, Consumer)}, a failure naming {@code object} (e.g. an event). */
+    OneShot oneShot(List<String> names, boolean pattern, Consumer<OneShot> recheck, String object)
+            throws InterruptedException {
         OneShot w = new OneShot(names, recheck);
-        w.attach(Fanout.open(nodes, names, pattern, w));
+        w.attach(open(names, pattern, w, object));
         return w;
+    }
+
+    /** {@link Fanout#open} on this client's nodes; a failure names {@code object}. */
+    private Fanout open(List<String> names, boolean pattern, Fanout.Sink sink, String object)
+            throws InterruptedException {
+        try {
+            return Fanout.open(nodes, names, pattern, sink);
+        } catch (CoordisException e) {
+            throw Failures.about(object, e);
+        }
+    }
+
+    /** How failures name the channels or pattern of a subscription: {@code channels 'a', 'b'}. */
+    private static String objectOf(List<String> names, boolean pattern) {
+        String shown = "'" + String.join("', '", names.subList(0, Math.min(3, names.size()))) + "'"
+                + (names.size() > 3 ? " and " + (names.size() - 3) + " more" : "");
+        return (pattern ? "pattern " : names.size() == 1 ? "channel " : "channels ") + shown;
     }
 
     RedisNode master() {

@@ -60,10 +60,26 @@ class HostileInputIT {
                 return e.campaign(Duration.ofMillis(200));
             }
         }));
+        ops.put("counter election", name -> call(() -> c.counterElection(name, Duration.ofSeconds(20)).round()));
         ops.put("queue", name -> call(() -> c.queue(name).push("m")));
         ops.put("reliable queue", name -> call(() -> c.reliableQueue(name).push("m")));
+        ops.put("signal", name -> c.signals().signal(name, "d"));
         ops.put("latched event", name -> c.signals().event(name, Duration.ofSeconds(5)).signal("d"));
         return ops;
+    }
+
+    /**
+     * How each primitive's failures name the object {@code name}. A signal's is the channel. (Connecting, as in
+     * the maxclients test, concerns no object: that error names the server only.)
+     */
+    private static String object(String kind, String name) {
+        return switch (kind) {
+            case "lock", "election", "queue", "counter election", "legacy lock" -> kind + " '" + name + "'";
+            case "reliable queue" -> "queue '" + name + "'";
+            case "signal" -> "channel '" + name + "'";
+            case "latched event" -> "event '" + name + "'";
+            default -> throw new IllegalArgumentException(kind);
+        };
     }
 
     @Test
@@ -91,8 +107,6 @@ class HostileInputIT {
         try (Coordis c = Coordis.connect(redis.uri())) {
             Map<String, Function<String, Object>> ops = operations(c);
             Signals signals = c.signals();
-            ops.put("counter election", name -> call(() -> c.counterElection(name, Duration.ofSeconds(20)).round()));
-            ops.put("signal", name -> signals.signal(name, "d"));
             ops.put("waiter", name -> call(() -> signals.waiter(name)));
             ops.put("unicast waiter", name -> call(() -> signals.unicastWaiter(name)));
             ops.put("pattern waiter", name -> call(() -> signals.waiterForPattern(name)));
@@ -195,6 +209,9 @@ class HostileInputIT {
     void aKeyOfAnotherTypeIsAWrongTypeErrorNamingItAndIsLeftAlone() {
         try (Coordis c = Coordis.connect(redis.uri())) {
             for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
+                if (op.getKey().equals("signal")) {
+                    continue; // a channel is no key: no type to be wrong
+                }
                 String name = "hostile:" + op.getKey().replace(' ', '-');
                 // a string for the list-based primitives, a hash for the others; an event keeps its state in
                 // {name}:event
@@ -207,7 +224,7 @@ class HostileInputIT {
                 }
                 Throwable t = catchThrowable(() -> op.getValue().apply(name));
                 assertThat(t).as(op.getKey() + " on a key of another type").isInstanceOf(WrongTypeException.class)
-                        .hasMessageContaining(key);
+                        .hasMessageContaining(key).hasMessageContaining(object(op.getKey(), name));
                 assertThat(redis.server().command("TYPE", key)).as(op.getKey() + ": the foreign key is left alone")
                         .isEqualTo(listBased ? "string" : "hash");
             }
@@ -233,8 +250,8 @@ class HostileInputIT {
             Map<String, Object> before = dump(derived);
             for (String key : derived) {
                 for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
-                    if (op.getKey().equals("latched event")) {
-                        continue; // an event's name is a channel; its state lives in {name}:event
+                    if (op.getKey().equals("latched event") || op.getKey().equals("signal")) {
+                        continue; // a channel name is no key (an event's state lives in {name}:event)
                     }
                     Throwable t = catchThrowable(() -> op.getValue().apply(key));
                     assertThat(t).as(op.getKey() + " named " + key).isInstanceOf(IllegalArgumentException.class)
@@ -255,14 +272,15 @@ class HostileInputIT {
         try (RedisServer server = RedisServer.start();
              Coordis c = Coordis.builder().url(server.uri()).commandTimeout(timeout).connect()) {
             Map<String, Function<String, Object>> ops = operations(c);
-            ops.values().forEach(op -> op.apply("warm")); // scripts loaded, connections open
+            ops.forEach((kind, op) -> op.apply("warm:" + kind)); // scripts loaded, connections open
             server.kill();
             for (Map.Entry<String, Function<String, Object>> op : ops.entrySet()) {
                 long start = System.nanoTime();
-                Throwable t = catchThrowable(() -> op.getValue().apply("gone"));
+                Throwable t = catchThrowable(() -> op.getValue().apply("hostile-gone"));
                 Duration took = Duration.ofNanos(System.nanoTime() - start);
                 assertThat(t).as(op.getKey() + " with Redis gone").isInstanceOf(NodeUnavailableException.class)
-                        .hasMessageContaining(server.address());
+                        .hasMessageContaining(server.address())
+                        .hasMessageStartingWith(object(op.getKey(), "hostile-gone") + ": ");
                 assertThat(took).as(op.getKey() + ": failed within the timeout + 1 s").isLessThan(timeout.plusSeconds(1));
             }
         }
@@ -272,15 +290,21 @@ class HostileInputIT {
     void outOfMemoryIsCommandRejectedForEveryPrimitiveAndWritesNothing() {
         try (RedisServer server = RedisServer.start(); Coordis c = Coordis.connect(server.uri())) {
             Map<String, Function<String, Object>> ops = operations(c);
-            ops.values().forEach(op -> op.apply("warm"));
+            ops.forEach((kind, op) -> op.apply("warm:" + kind));
             server.command("FLUSHALL");
             server.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
             server.command("CONFIG", "SET", "maxmemory", "1");
             try {
                 for (Map.Entry<String, Function<String, Object>> op : ops.entrySet()) {
-                    Throwable t = catchThrowable(() -> op.getValue().apply("oom"));
+                    Throwable t = catchThrowable(() -> op.getValue().apply("hostile-oom"));
+                    if (op.getKey().equals("signal")) {
+                        // PUBLISH stores nothing, and Redis lets it through when out of memory
+                        assertThat(t).as("a signal out of memory").isNull();
+                        continue;
+                    }
                     assertThat(t).as(op.getKey() + " out of memory").isInstanceOf(CommandRejectedException.class)
-                            .hasMessageContaining("OOM");
+                            .hasMessageContaining("OOM").hasMessageContaining(server.address())
+                            .hasMessageStartingWith(object(op.getKey(), "hostile-oom") + ": ");
                 }
             } finally {
                 server.command("CONFIG", "SET", "maxmemory", "0");
@@ -312,9 +336,15 @@ class HostileInputIT {
              RedisServer replica = RedisServer.builder().replicaOf(master).start();
              Coordis c = Coordis.connect(replica.uri())) {
             for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
-                Throwable t = catchThrowable(() -> op.getValue().apply("ro"));
+                Throwable t = catchThrowable(() -> op.getValue().apply("hostile-ro"));
+                if (op.getKey().equals("signal")) {
+                    // a replica takes PUBLISH (for its own subscribers): nothing to refuse
+                    assertThat(t).as("a signal on a replica").isNull();
+                    continue;
+                }
                 assertThat(t).as(op.getKey() + " on a replica").isInstanceOf(CommandRejectedException.class)
-                        .hasMessageContaining("READONLY").hasMessageContaining(replica.address());
+                        .hasMessageContaining("READONLY").hasMessageContaining(replica.address())
+                        .hasMessageStartingWith(object(op.getKey(), "hostile-ro") + ": ");
             }
         }
     }
@@ -363,6 +393,46 @@ class HostileInputIT {
         }
     }
 
+    /** {@code total_commands_processed}: it counts each command once it ran, so an INFO counts in the next one. */
+    private static long commandsProcessed() {
+        return Long.parseLong(redis.server().info("stats").get("total_commands_processed"));
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void interruptsEndLegacyLockEventAndCounterElectionCallsPromptlyAndLeaveNothingBeyondItsTtl() throws Exception {
+        try (Coordis c = Coordis.connect(redis.uri()); Coordis other = Coordis.connect(redis.uri())) {
+            Lease legacy = other.legacyLock("intr:legacy", LockOptions.defaults()).tryAcquire().orElseThrow();
+            Object legacyValue = redis.server().command("GET", "intr:legacy");
+            assertInterruptedPromptly("legacy lock acquire",
+                    () -> c.legacyLock("intr:legacy", LockOptions.defaults()).acquire(Duration.ofSeconds(30)));
+            assertThat(redis.server().command("GET", "intr:legacy")).as("the holder's legacy lock is untouched")
+                    .isEqualTo(legacyValue);
+            assertThat(legacy.isHeld()).isTrue();
+            legacy.close();
+
+            var event = c.signals().event("intr:event", Duration.ofSeconds(5));
+            assertInterruptedPromptly("latched event await", () -> event.await(Duration.ofSeconds(30)));
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(redis.server()
+                    .command("PUBSUB", "NUMSUB", "intr:event")).as("nothing stays subscribed")
+                    .isEqualTo(List.of("intr:event", 0L)));
+            assertThat(redis.server().command("EXISTS", "{intr:event}:event")).isEqualTo(0L);
+        }
+        // a round is one round trip: it blocks while Redis does not answer (here a proxy holds the request back)
+        try (io.coordis.testkit.FaultProxy proxy = io.coordis.testkit.FaultProxy.to(redis.server());
+             Coordis slow = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(30)).connect()) {
+            io.coordis.election.CounterElection counter = slow.counterElection("intr:counter", Duration.ofSeconds(20));
+            proxy.blackhole();
+            assertInterruptedPromptly("counter election round", counter::round);
+            assertThat(counter.isLeader()).as("an interrupted round does not count").isFalse();
+            proxy.pass(); // the held request reaches Redis now: a round that won leaves the key with its term
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(redis.server()
+                    .command("EXISTS", "intr:counter")).isEqualTo(1L));
+            assertThat((Long) redis.server().command("TTL", "intr:counter")).as("expires within its term")
+                    .isBetween(1L, 20L);
+        }
+    }
+
     /**
      * The first waiter of a client opens its pub/sub connection; an interrupt while that takes long (a slow
      * network here) ends the call with InterruptedException, not a connection error, and the connection that
@@ -385,6 +455,51 @@ class HostileInputIT {
                 assertThat(c.signals().signal("intr:first", "after")).as("the next waiter opens one and works")
                         .isEqualTo(1L);
                 assertThat(w.await(Duration.ofSeconds(5))).isPresent();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void interruptsEndRedlockAcquirePromptlyWhetherWaitingForTheHolderOrForVotesAndLeaveNothingHeld() throws Exception {
+        LockOptions options = LockOptions.defaults().withRestartGuard(false).withTtl(Duration.ofSeconds(30));
+        try (io.coordis.testkit.RedisGroup masters = io.coordis.testkit.RedisGroup.masters(3);
+             Coordis holder = Coordis.connect(masters.uris()); Coordis c = Coordis.connect(masters.uris())) {
+            Lease held = holder.lock("intr:redlock", options).tryAcquire().orElseThrow();
+            assertInterruptedPromptly("Redlock acquire of a held lock",
+                    () -> c.lock("intr:redlock", options).acquire(Duration.ofSeconds(30)));
+            for (RedisServer master : masters.servers()) {
+                assertThat(master.command("GET", "intr:redlock")).as("the holder's lock on " + master.address())
+                        .isEqualTo(held.token());
+            }
+            held.close();
+
+            // votes that take long: the interrupt comes while the acquire requests travel; they arrive later and
+            // are released right behind them, long before the 30 s TTL could have cleaned up
+            List<io.coordis.testkit.FaultProxy> proxies = new ArrayList<>();
+            try {
+                for (RedisServer master : masters.servers()) {
+                    proxies.add(io.coordis.testkit.FaultProxy.to(master));
+                }
+                try (Coordis slow = Coordis.builder().urls(proxies.stream().map(io.coordis.testkit.FaultProxy::uri)
+                        .toList()).commandTimeout(Duration.ofSeconds(10)).connect()) {
+                    LockOptions patient = options.withNodeTimeout(Duration.ofSeconds(10));
+                    slow.lock("intr:warm", patient).tryAcquire().orElseThrow().close(); // connections open, scripts loaded
+                    proxies.forEach(p -> p.latency(Duration.ofMillis(800)));
+                    assertInterruptedPromptly("Redlock acquire waiting for votes",
+                            () -> slow.lock("intr:slow", patient).acquire(Duration.ofSeconds(30)));
+                    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+                        assertThat(masters.servers().stream().mapToLong(m -> (Long) m.command("EXISTS",
+                                "{intr:slow}:fence")).sum()).as("fencing counters: the requests reached the nodes")
+                                .isEqualTo(3L);
+                        for (RedisServer master : masters.servers()) {
+                            assertThat(master.command("EXISTS", "intr:slow")).as("left on " + master.address())
+                                    .isEqualTo(0L);
+                        }
+                    });
+                }
+            } finally {
+                proxies.forEach(io.coordis.testkit.FaultProxy::close);
             }
         }
     }
@@ -417,11 +532,6 @@ class HostileInputIT {
                 .isLessThan(Duration.ofSeconds(1));
         assertThat(outcome.get()).as(what + " interrupted").isInstanceOf(InterruptedException.class);
         assertThat(flagAfter.get()).as(what + ": the interrupt is reported by the exception, the flag cleared").isFalse();
-    }
-
-    /** {@code total_commands_processed}: it counts each command once it ran, so an INFO counts in the next one. */
-    private static long commandsProcessed() {
-        return Long.parseLong(redis.server().info("stats").get("total_commands_processed"));
     }
 
     private interface Blocking {

@@ -123,7 +123,7 @@ public final class Coordis implements AutoCloseable {
             throw e;
         }
         this.replicas = List.copyOf(replicaNodes);
-        this.signals = PubSubSignals.over(nodes.get(0), replicas, b.ticker);
+        this.signals = PubSubSignals.over(nodes.get(0), replicas, b.ticker, b.maxSignalBytes);
         this.queues = new Queues(nodes.get(0), b.ticker, scheduler);
         this.inspector = new Inspector(nodes);
     }
@@ -161,7 +161,7 @@ public final class Coordis implements AutoCloseable {
      * A lock on the resource {@code name} with the given options: on the Redis node, or a Redlock lock
      * over all nodes when this client has several.
      *
-     * @throws IllegalArgumentException when the name is blank
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock lock(String name, LockOptions options) {
         return locks.lock(name, options);
@@ -172,7 +172,7 @@ public final class Coordis implements AutoCloseable {
      * which it expires), for sharing it with programs that still lock that way. Weaker than
      * {@link #lock(String, LockOptions)}: it needs synchronised clocks.
      *
-     * @throws IllegalArgumentException when the name is blank
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock legacyLock(String name, LockOptions options) {
         return locks.legacy(name, options);
@@ -191,7 +191,7 @@ public final class Coordis implements AutoCloseable {
      * A candidate in the lease election {@code name} (the Redis key is the name itself) with default
      * options: TTL 15 s, a fresh candidate id. See {@link LeaderElection}.
      *
-     * @throws IllegalArgumentException when the name is blank
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public LeaderElection election(String name) {
@@ -202,7 +202,7 @@ public final class Coordis implements AutoCloseable {
      * A candidate in the lease election {@code name} with the given options. Each call makes a new
      * candidate; make one per process and election.
      *
-     * @throws IllegalArgumentException when the name is blank
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public LeaderElection election(String name, ElectionOptions options) {
@@ -216,7 +216,8 @@ public final class Coordis implements AutoCloseable {
      * {@link CounterElection}.
      *
      * @param term the expiry the leader refreshes, whole seconds (the classic code uses 20 s)
-     * @throws IllegalArgumentException when the key is blank or the term is not a whole number of seconds
+     * @throws IllegalArgumentException when the key is blank or longer than 1,024 bytes in UTF-8, or the term is
+     *                                  not a whole number of seconds
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public CounterElection counterElection(String key, Duration term) {
@@ -227,7 +228,7 @@ public final class Coordis implements AutoCloseable {
      * The plain list {@code name} as a queue ({@code LPUSH} / {@code RPOP}, no envelope), with default
      * options; see {@link Queue}.
      *
-     * @throws IllegalArgumentException when the name is empty
+     * @throws IllegalArgumentException when the name is empty or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public Queue queue(String name) {
@@ -248,7 +249,7 @@ public final class Coordis implements AutoCloseable {
      * A reliable (at-least-once) queue on the list {@code name}: consumers hold messages in processing
      * slots guarded by heartbeats, so nothing is lost when a consumer dies; see {@link ReliableQueue}.
      *
-     * @throws IllegalArgumentException when the name is empty
+     * @throws IllegalArgumentException when the name is empty or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public ReliableQueue reliableQueue(String name, QueueOptions options) {
@@ -333,6 +334,7 @@ public final class Coordis implements AutoCloseable {
         private Ticker ticker = Ticker.system();
         private TlsSettings tls = TlsSettings.defaults();
         private List<String> replicaUrls = List.of();
+        private int maxSignalBytes = QueueOptions.defaults().maxMessageBytes();
 
         private Builder() {
         }
@@ -372,6 +374,25 @@ public final class Coordis implements AutoCloseable {
                 }
             }
             this.replicaUrls = List.copyOf(replicaUrls);
+            return this;
+        }
+
+        /**
+         * The largest signal data, in bytes of UTF-8, that {@link Signals#signal}, {@link Signals#signalOne} and
+         * {@link io.coordis.signal.Event#signal} send; larger data is refused with an
+         * {@link IllegalArgumentException} before anything is sent. Pub/sub delivers every message to every
+         * subscriber at once, and Redis disconnects a subscriber whose output buffer outgrows its
+         * {@code client-output-buffer-limit pubsub} (32 MB by default), so big signals are best avoided: send the
+         * data through a queue or a key and signal its name. Default: 1 MiB, as a queue's
+         * {@link QueueOptions#maxMessageBytes()}.
+         *
+         * @throws IllegalArgumentException unless 1 ≤ bytes ≤ 512 MiB (Redis's own limit)
+         */
+        public Builder maxSignalBytes(int bytes) {
+            if (bytes < 1 || bytes > 512 << 20) {
+                throw new IllegalArgumentException("max signal size must be between 1 byte and 512 MiB, was " + bytes);
+            }
+            this.maxSignalBytes = bytes;
             return this;
         }
 

@@ -99,6 +99,10 @@ final class SignalCommand implements Callable<Integer> {
         if (latch != null && latch.compareTo(Duration.ofMillis(1)) < 0) {
             throw usage("--latch must be at least 1ms, was " + Durations.format(latch));
         }
+        if (latch != null && latch.compareTo(io.coordis.signal.Event.MAX_TTL) > 0) {
+            throw usage("--latch must be at most " + Durations.format(io.coordis.signal.Event.MAX_TTL) + ", was "
+                    + Durations.format(latch));
+        }
     }
 
     /** All of {@code in} as UTF-8, without one trailing line ending ({@code \n} or {@code \r\n}). */

@@ -69,6 +69,8 @@ class SignalCommandTest {
                 "coordis signal");
         cli.assertUsageError(cli.run("signal", "--latch", "0", "ch", "x"), "--latch must be at least 1ms, was 0ms",
                 "coordis signal");
+        cli.assertUsageError(cli.run("signal", "--latch", "721h", "ch", "x"), "--latch must be at most 30d, was 721h",
+                "coordis signal");
     }
 
     @Test

@@ -32,14 +32,18 @@ public interface CounterElection {
     Duration term();
 
     /**
-     * One round of the election (one round trip), after the local term check.
+     * One round of the election (one round trip, at most the command timeout), after the local term check.
      *
      * @return whether this candidate leads after the round
-     * @throws io.coordis.CoordisException when Redis cannot be reached, or the key is not an integer; the
-     *                                     local state is kept, so {@link #isLeader()} turns false when
-     *                                     the term runs out without a successful round
+     * @throws InterruptedException        when interrupted while waiting for the reply; the local state is kept
+     *                                     as after a failed round. The round may still have run at Redis: if it
+     *                                     made this candidate leader, the key expires by its term, as if the
+     *                                     candidate had died.
+     * @throws io.coordis.CoordisException when Redis cannot be reached, or the key is not an integer, naming
+     *                                     the election; the local state is kept, so {@link #isLeader()} turns
+     *                                     false when the term runs out without a successful round
      */
-    boolean round();
+    boolean round() throws InterruptedException;
 
     /** Whether this candidate leads: it won its last round and that round started less than a term ago. */
     boolean isLeader();

@@ -13,8 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <ul>
  *   <li>{@code ttl} — how long a leadership lives in Redis without renewal, and so how long an election
- *       can stay without a leader after a leader died; default 15 s, at least {@link #MIN_TTL}. The
- *       leader renews every ttl/3.</li>
+ *       can stay without a leader after a leader died; default 15 s, at least {@link #MIN_TTL}, at most
+ *       {@link #MAX_TTL}. The leader renews every ttl/3.</li>
  *   <li>{@code candidateId} — the value written to the election's key while this candidate leads, shown
  *       to operators and observers; default {@code user@host:pid:<6 hex digits>}, unique per options
  *       object made from the defaults.</li>
@@ -30,6 +30,13 @@ public final class ElectionOptions {
      * slow round trip would end a healthy leadership.
      */
     public static final Duration MIN_TTL = Duration.ofMillis(300);
+    /**
+     * The largest TTL accepted, 30 days: terms are timed in nanoseconds of a monotonic clock, which overflow
+     * 292 years after its origin, and Redis refuses an expiry that overflows its own arithmetic; a bound far
+     * below both keeps every deadline exact. A longer TTL would also leave an election without a leader for
+     * that long after its leader died.
+     */
+    public static final Duration MAX_TTL = Duration.ofDays(30);
     /** The default TTL. */
     public static final Duration DEFAULT_TTL = Duration.ofSeconds(15);
 
@@ -56,10 +63,10 @@ public final class ElectionOptions {
     }
 
     /**
-     * @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_TTL}
+     * @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_TTL} or above {@link #MAX_TTL}
      */
     public ElectionOptions withTtl(Duration ttl) {
-        return new ElectionOptions(Durations.atLeast(ttl, MIN_TTL, "election ttl"), candidateId, keyPrefix,
+        return new ElectionOptions(Durations.between(ttl, MIN_TTL, MAX_TTL, "election ttl"), candidateId, keyPrefix,
                 clockDriftFactor);
     }
 

@@ -1,6 +1,7 @@
 package io.coordis.election;
 
 import io.coordis.Ticker;
+import io.coordis.internal.Durations;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -29,7 +30,7 @@ public final class Elections {
     /**
      * A candidate in the lease election {@code name}.
      *
-     * @throws IllegalArgumentException when the name is blank
+     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
      * @throws IllegalStateException    when this client talks to several independent masters
      */
     public LeaderElection election(String name, ElectionOptions options) {
@@ -41,14 +42,18 @@ public final class Elections {
      * A candidate in the classic counter election on {@code key}.
      *
      * @throws IllegalArgumentException when the key is blank, or the term is not a whole number of
-     *                                  seconds of at least 1 s
+     *                                  seconds of at least 1 s and at most {@link ElectionOptions#MAX_TTL}
      * @throws IllegalStateException    when this client talks to several independent masters
      */
     public CounterElection counterElection(String key, Duration term) {
         Objects.requireNonNull(term, "term must not be null");
-        if (term.compareTo(Duration.ofSeconds(1)) < 0 || term.toNanos() % 1_000_000_000L != 0) {
+        if (term.compareTo(Duration.ofSeconds(1)) < 0 || term.getNano() != 0) {
             throw new IllegalArgumentException("counter election term must be a whole number of seconds, at least 1s "
-                    + "(it is sent as EXPIRE <key> <seconds>), was " + term.toMillis() + "ms");
+                    + "(it is sent as EXPIRE <key> <seconds>), was " + Durations.format(term));
+        }
+        if (term.compareTo(ElectionOptions.MAX_TTL) > 0) {
+            throw new IllegalArgumentException("counter election term must be at most "
+                    + Durations.format(ElectionOptions.MAX_TTL) + ", was " + Durations.format(term));
         }
         return new IncrementingElection(node(), checkName(key, "election key"), term, 0.01, ticker);
     }
@@ -66,6 +71,7 @@ public final class Elections {
         if (name.isBlank()) {
             throw new IllegalArgumentException(what + " must not be blank: name the election, e.g. \"reports:scheduler\"");
         }
+        io.coordis.internal.Keys.requireShort(what, name);
         io.coordis.internal.Keys.requireNotDerived(what, name);
         return name;
     }

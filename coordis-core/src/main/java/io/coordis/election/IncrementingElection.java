@@ -52,7 +52,7 @@ final class IncrementingElection implements CounterElection {
     }
 
     @Override
-    public synchronized boolean round() {
+    public synchronized boolean round() throws InterruptedException {
         if (remembered > 0 && !validAt(ticker.read())) {
             log.info("counter election '{}': last successful round started a term ago or more; stepping down "
                     + "before the next round", key);
@@ -64,9 +64,8 @@ final class IncrementingElection implements CounterElection {
             reply = Replies.list(node.await(node.eval(ROUND, List.of(key),
                     List.of(Long.toString(remembered), Long.toString(term.toSeconds()))), node.commandTimeout()),
                     3, ROUND, node.address());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CoordisException(node.address(), "interrupted during a round of counter election '" + key + "'", e);
+        } catch (CoordisException e) {
+            throw io.coordis.internal.Failures.about(io.coordis.internal.Failures.object("counter election", key), e);
         }
         boolean leads = Replies.isOne(reply);
         long next = Replies.number(reply, 2, ROUND, node.address());

@@ -54,7 +54,14 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
     }
 
     void start() {
-        Subscription s = node.subscribe(List.of(channel), false, this);
+        Subscription s;
+        try {
+            s = node.subscribe(List.of(channel), false, this);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // observe() does not block otherwise: keep the interrupt for later
+            throw new io.coordis.CoordisException(node.address(), "interrupted while opening the pub/sub connection "
+                    + "to observe election '" + election.name() + "'", e);
+        }
         synchronized (this) {
             subscription = s;
         }

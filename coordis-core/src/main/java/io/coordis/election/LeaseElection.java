@@ -94,16 +94,29 @@ final class LeaseElection implements LeaderElection {
     @Override
     public Optional<Leadership> campaign(Duration timeout) throws InterruptedException {
         Durations.notNegative(timeout, "campaign timeout");
-        return Optional.ofNullable(campaignWithin(Durations.saturatedNanos(timeout)));
+        try {
+            return Optional.ofNullable(campaignWithin(Durations.saturatedNanos(timeout)));
+        } catch (CoordisException e) {
+            throw named(e);
+        }
     }
 
     @Override
     public Leadership campaign() throws InterruptedException {
         Leadership l;
         do {
-            l = campaignWithin(Long.MAX_VALUE);
+            try {
+                l = campaignWithin(Long.MAX_VALUE);
+            } catch (CoordisException e) {
+                throw named(e);
+            }
         } while (l == null);
         return l;
+    }
+
+    /** {@code e} naming this election, e.g. {@code election 'reports': Redis at ... is out of memory}. */
+    CoordisException named(CoordisException e) {
+        return io.coordis.internal.Failures.about(io.coordis.internal.Failures.object("election", name), e);
     }
 
     /**
@@ -240,7 +253,12 @@ final class LeaseElection implements LeaderElection {
 
     /** Deletes the key if it holds this candidate's {@code term}, and announces it; blocking. */
     boolean resignAtRedis(long term) {
-        Object reply = node.awaitUninterruptibly(resignScript(term), node.commandTimeout());
+        Object reply;
+        try {
+            reply = node.awaitUninterruptibly(resignScript(term), node.commandTimeout());
+        } catch (CoordisException e) {
+            throw named(e);
+        }
         boolean resigned = Replies.isOne(Replies.list(reply, 1, RESIGN, node.address()));
         log.info("'{}' resigned leadership of '{}' (term {}){}", id, name, term, resigned ? "" : "; it had ended at Redis already");
         return resigned;
@@ -290,6 +308,8 @@ final class LeaseElection implements LeaderElection {
                     node.commandTimeout())).map(r -> r.leader);
             leader.ifPresent(this::observed);
             return leader;
+        } catch (CoordisException e) {
+            throw named(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordisException(node.address(), "interrupted while reading the leader of '" + key + "'", e);
@@ -342,7 +362,12 @@ final class LeaseElection implements LeaderElection {
         checkOpen();
         LeaderWatch watch = new LeaderWatch(this, node, channel, events, options.ttl(), scheduler);
         watches.add(watch);
-        watch.start();
+        try {
+            watch.start();
+        } catch (RuntimeException e) {
+            watches.remove(watch);
+            throw e instanceof CoordisException ce ? named(ce) : e;
+        }
         return () -> {
             watches.remove(watch);
             watch.close();

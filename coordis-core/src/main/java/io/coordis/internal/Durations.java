@@ -16,6 +16,19 @@ public final class Durations {
         return value;
     }
 
+    /**
+     * {@code value} when {@code min ≤ value ≤ max}.
+     *
+     * @throws IllegalArgumentException naming the broken bound and the value
+     */
+    public static Duration between(Duration value, Duration min, Duration max, String what) {
+        atLeast(value, min, what);
+        if (value.compareTo(max) > 0) {
+            throw new IllegalArgumentException(what + " must be at most " + format(max) + ", was " + format(value));
+        }
+        return value;
+    }
+
     public static Duration notNegative(Duration value, String what) {
         Objects.requireNonNull(value, what + " must not be null");
         if (value.isNegative()) {
@@ -42,15 +55,30 @@ public final class Durations {
         return r;
     }
 
-    /** Human form: 250ms, 1.5s, 2m. */
+    /**
+     * Human form: 250ms, 1.5s, 2m, 3h, 30d, 90.25s (from a minute on, whole units when it is one, else seconds to
+     * the millisecond); any duration, however large, without overflowing.
+     */
     public static String format(Duration d) {
-        long ms = d.toMillis();
-        if (Math.abs(ms) < 1000) {
-            return ms + "ms";
-        }
-        if (Math.abs(ms) < 60_000) {
+        long s = d.toSeconds();
+        if (s > -60 && s < 60) {
+            long ms = d.toMillis();
+            if (Math.abs(ms) < 1000) {
+                return ms + "ms";
+            }
             return (ms % 1000 == 0 ? String.valueOf(ms / 1000) : String.format(java.util.Locale.ROOT, "%.1f", ms / 1000.0)) + "s";
         }
-        return d.toSeconds() % 60 == 0 ? d.toMinutes() + "m" : d.toSeconds() + "s";
+        int millis = d.getNano() / 1_000_000;
+        if (millis != 0) { // to the millisecond, so that "at most 30d, was ..." never reads "30d"
+            return java.math.BigDecimal.valueOf(s).add(java.math.BigDecimal.valueOf(millis, 3))
+                    .stripTrailingZeros().toPlainString() + "s";
+        }
+        if (s % 86_400 == 0) {
+            return s / 86_400 + "d";
+        }
+        if (s % 3600 == 0) {
+            return s / 3600 + "h";
+        }
+        return s % 60 == 0 ? s / 60 + "m" : s + "s";
     }
 }

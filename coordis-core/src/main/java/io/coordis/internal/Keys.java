@@ -15,7 +15,41 @@ public final class Keys {
     /** Leading segments of per-consumer queue keys ({@code {q}:hb:ID}, {@code {q}:proc:ID:K}, {@code {q}:settled:ID}). */
     private static final java.util.List<String> SEGMENTS = java.util.List.of("hb:", "proc:", "settled:");
 
+    /**
+     * The longest name Coordis accepts for a lock, election, queue, channel or event: 1,024 bytes of UTF-8.
+     * Redis itself takes keys of up to 512 MB, but a name travels many times over: every script call carries
+     * it in the key and in up to five derived keys and a channel name, every log line and error message
+     * quotes it, and {@code coordis ls} and {@code redis-cli} show it to people. Names that identify things
+     * (a resource path, a tenant and an id, a UUID) stay far below this; a longer one is almost always a
+     * payload passed by mistake, and would make every call slower and every message unreadable. Hash a long
+     * identifier into the name instead.
+     */
+    public static final int MAX_NAME_BYTES = 1024;
+
     private Keys() {
+    }
+
+    /**
+     * Refuses a name longer than {@link #MAX_NAME_BYTES} in UTF-8, before anything is sent.
+     *
+     * @param what what the name names, for the message ("lock name", "channel")
+     * @throws IllegalArgumentException naming the limit, the name's length and its beginning
+     */
+    public static String requireShort(String what, String name) {
+        if (name.length() * 3L <= MAX_NAME_BYTES) {
+            return name; // at most 3 bytes per char: short enough without counting
+        }
+        long bytes = Utf8.length(name);
+        if (bytes > MAX_NAME_BYTES) {
+            int shown = Math.min(name.length(), 40);
+            if (shown < name.length() && Character.isHighSurrogate(name.charAt(shown - 1))) {
+                shown--;
+            }
+            throw new IllegalArgumentException(what + " '" + name.substring(0, shown) + "…' is " + bytes
+                    + " bytes long in UTF-8, over the limit of " + MAX_NAME_BYTES + " bytes; use a shorter name "
+                    + "(a hash of a long identifier, for example)");
+        }
+        return name;
     }
 
     /** The suffixes of derived keys ({@code fence}, {@code holder}, ...), for tools that recognise them. */

@@ -1,7 +1,9 @@
 package io.coordis.lock;
 
+import io.coordis.CoordisException;
 import io.coordis.Ticker;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Failures;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -24,6 +26,9 @@ final class Contention {
 
         /** Starts waiting for another try; called once per acquire, after the first busy answer. */
         Pacer pacer() throws InterruptedException;
+
+        /** The lock as failures name it, e.g. {@code lock 'orders'}. */
+        String object();
     }
 
     /** Paces the retries of one acquire call. */
@@ -74,7 +79,16 @@ final class Contention {
         this.ticker = ticker;
     }
 
+    /** One try, no waiting; a failure names the lock. */
     Optional<Lease> tryAcquire(String key, Contender contender) {
+        try {
+            return tryOnce(key, contender);
+        } catch (CoordisException e) {
+            throw Failures.about(contender.object(), e);
+        }
+    }
+
+    private Optional<Lease> tryOnce(String key, Contender contender) {
         LocalQueue.Permit permit = queue.tryEnter(key);
         if (permit == null) {
             return Optional.empty();
@@ -93,13 +107,21 @@ final class Contention {
 
     Optional<Lease> acquire(String key, Duration wait, Contender contender) throws InterruptedException {
         Durations.notNegative(wait, "wait");
-        return Optional.ofNullable(acquireWithin(key, Durations.saturatedNanos(wait), contender));
+        try {
+            return Optional.ofNullable(acquireWithin(key, Durations.saturatedNanos(wait), contender));
+        } catch (CoordisException e) {
+            throw Failures.about(contender.object(), e);
+        }
     }
 
     Lease acquire(String key, Contender contender) throws InterruptedException {
         Lease lease;
         do {
-            lease = acquireWithin(key, Long.MAX_VALUE, contender);
+            try {
+                lease = acquireWithin(key, Long.MAX_VALUE, contender);
+            } catch (CoordisException e) {
+                throw Failures.about(contender.object(), e);
+            }
         } while (lease == null);
         return lease;
     }

@@ -55,7 +55,8 @@ final class HeldLease implements Lease {
         this.votes = java.util.List.copyOf(votes);
         this.options = options;
         this.ttl = options.ttl();
-        this.renewUntil = options.maxHold().map(d -> requestStart + d.toNanos()).orElse(Long.MAX_VALUE);
+        this.renewUntil = options.maxHold()
+                .map(d -> Durations.saturatedAdd(requestStart, Durations.saturatedNanos(d))).orElse(Long.MAX_VALUE);
         boolean autoRenew = options.autoRenew();
         this.ops = ops;
         this.ticker = ticker;
@@ -117,7 +118,7 @@ final class HeldLease implements Lease {
 
     @Override
     public boolean extend(Duration newTtl) {
-        Durations.atLeast(newTtl, LockOptions.MIN_TTL, "lock ttl");
+        LockOptions.checkTtl(newTtl);
         synchronized (this) {
             if (state != State.HELD) {
                 return false;
@@ -128,7 +129,10 @@ final class HeldLease implements Lease {
         try {
             extended = ops.extend(token, newTtl).join();
         } catch (java.util.concurrent.CompletionException e) {
-            throw e.getCause() instanceof RuntimeException re ? re : e;
+            throw e.getCause() instanceof io.coordis.CoordisException ce ? named(ce)
+                    : e.getCause() instanceof RuntimeException re ? re : e;
+        } catch (io.coordis.CoordisException e) {
+            throw named(e);
         }
         onExtended(extended, start, newTtl);
         return extended;
@@ -149,7 +153,7 @@ final class HeldLease implements Lease {
             return ops.release(token);
         } catch (io.coordis.CoordisException e) {
             if (!wasLost) {
-                throw e;
+                throw named(e);
             }
             // The holder was told already; the key, if still ours, expires by its TTL.
             log.debug("releasing lost lock '{}' failed: {}", name, e.getMessage());
@@ -162,6 +166,10 @@ final class HeldLease implements Lease {
     @Override
     public void close() {
         release();
+    }
+
+    private io.coordis.CoordisException named(io.coordis.CoordisException e) {
+        return io.coordis.internal.Failures.about(io.coordis.internal.Failures.object("lock", name), e);
     }
 
     private void renew() {

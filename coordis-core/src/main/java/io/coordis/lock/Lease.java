@@ -62,6 +62,9 @@ public interface Lease extends AutoCloseable {
      * Extends the lock to {@code ttl} from now, if it is still ours.
      *
      * @return {@code true} when extended; {@code false} when the lock is no longer ours (the lease is then lost)
+     * @throws IllegalArgumentException when {@code ttl} is outside {@link LockOptions#MIN_TTL} and
+     *                                  {@link LockOptions#MAX_TTL}
+     * @throws io.coordis.CoordisException when Redis could not be reached, naming the lock
      */
     boolean extend(Duration ttl);
 

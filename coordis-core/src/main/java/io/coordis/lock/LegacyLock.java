@@ -109,6 +109,11 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
     }
 
     @Override
+    public String object() {
+        return io.coordis.internal.Failures.object("legacy lock", name);
+    }
+
+    @Override
     public Optional<Lease> tryAcquire() {
         return contention.tryAcquire(key, this);
     }

@@ -11,10 +11,12 @@ import java.util.Optional;
  * How a lock behaves. Immutable; each {@code with...} method returns a changed copy.
  *
  * <ul>
- *   <li>{@code ttl} — how long the lock lives in Redis without renewal; default 30 s, at least 100 ms.</li>
+ *   <li>{@code ttl} — how long the lock lives in Redis without renewal; default 30 s, at least 100 ms, at
+ *       most 30 days.</li>
  *   <li>{@code autoRenew} — a watchdog extends the lock at ttl/3 while the lease is open; default on.</li>
  *   <li>{@code maxHold} — with renewal, stop renewing once the lease has been held this long, so a stuck
- *       holder cannot keep the lock forever; default none.</li>
+ *       holder cannot keep the lock forever; default none (any length is accepted; a very long one never
+ *       takes effect).</li>
  *   <li>{@code keyPrefix} — an explicit prefix put before the name to make the key; default none.</li>
  *   <li>{@code holderId} — shown to operators as the holder; default {@code user@host:pid}.</li>
  *   <li>{@code clockDriftFactor} — the share of the TTL assumed lost to clock drift between client and
@@ -33,6 +35,14 @@ import java.util.Optional;
 public final class LockOptions {
     /** The smallest TTL accepted: below it renewal (at a third of the TTL) cannot keep up with a round trip. */
     public static final Duration MIN_TTL = Duration.ofMillis(100);
+    /**
+     * The largest TTL accepted, 30 days. A lock's deadlines are kept in nanoseconds of a monotonic clock, which
+     * overflow (and turn into the past) 292 years after the clock's origin, and Redis refuses an expiry that
+     * overflows its own arithmetic; a bound far below both keeps every deadline exact. And a holder that dies
+     * blocks everybody else for a whole TTL: a lock meant to last longer should be renewed (the default), not
+     * set once for months.
+     */
+    public static final Duration MAX_TTL = Duration.ofDays(30);
     private static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
     private static final LockOptions DEFAULTS = new LockOptions(Duration.ofSeconds(30), true, null, "", null, 0.01,
             null, Duration.ofMillis(200), Integer.MAX_VALUE, true);
@@ -68,11 +78,16 @@ public final class LockOptions {
     }
 
     /**
-     * @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_TTL}
+     * @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_TTL} or above {@link #MAX_TTL}
      */
     public LockOptions withTtl(Duration ttl) {
-        return new LockOptions(Durations.atLeast(ttl, MIN_TTL, "lock ttl"), autoRenew, maxHold, keyPrefix, holderId,
+        return new LockOptions(checkTtl(ttl), autoRenew, maxHold, keyPrefix, holderId,
                 clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard);
+    }
+
+    /** {@code ttl} when it is within {@link #MIN_TTL} and {@link #MAX_TTL}; for options and {@code Lease.extend}. */
+    static Duration checkTtl(Duration ttl) {
+        return Durations.between(ttl, MIN_TTL, MAX_TTL, "lock ttl");
     }
 
     public LockOptions withAutoRenew(boolean autoRenew) {

@@ -41,7 +41,7 @@ public final class Locks {
     /**
      * A lock on {@code name}: on the single node, or Redlock over all nodes when there are several.
      *
-     * @throws IllegalArgumentException when the name is blank
+     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
      */
     public DistributedLock lock(String name, LockOptions options) {
         Objects.requireNonNull(options, "lock options must not be null");
@@ -56,7 +56,7 @@ public final class Locks {
      * A lock on {@code name} in the format of the classic {@code SETNX} pattern, for sharing it with
      * programs that still use that pattern; weaker than {@link #singleNode} (it needs synchronised clocks).
      *
-     * @throws IllegalArgumentException when the name is blank
+     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
      */
     public DistributedLock legacy(String name, LockOptions options) {
         if (nodes.size() != 1) {
@@ -71,6 +71,7 @@ public final class Locks {
         if (name.isBlank()) {
             throw new IllegalArgumentException("lock name must not be blank: name the resource to lock, e.g. \"orders:42\"");
         }
+        io.coordis.internal.Keys.requireShort("lock name", name);
         io.coordis.internal.Keys.requireNotDerived("lock name", name);
         return name;
     }

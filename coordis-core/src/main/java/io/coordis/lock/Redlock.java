@@ -105,6 +105,11 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     }
 
     @Override
+    public String object() {
+        return io.coordis.internal.Failures.object("lock", name);
+    }
+
+    @Override
     public Optional<Lease> tryAcquire() {
         return contention.tryAcquire(key, this);
     }

@@ -108,6 +108,11 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     }
 
     @Override
+    public String object() {
+        return io.coordis.internal.Failures.object("lock", name);
+    }
+
+    @Override
     public Optional<Lease> tryAcquire() {
         return contention.tryAcquire(key, this);
     }

@@ -69,8 +69,8 @@ final class ListQueue implements Queue {
         try {
             byte[] value = b.pop(name, options.order().right(), wait);
             return Optional.ofNullable(value);
-        } catch (io.coordis.WrongTypeException e) {
-            throw wrongType(e);
+        } catch (io.coordis.CoordisException e) {
+            throw Payloads.named(lists, e, name);
         } finally {
             idle.add(b);
         }
@@ -86,8 +86,8 @@ final class ListQueue implements Queue {
         ListCommands.Blocking b = borrow();
         try {
             return Optional.ofNullable(b.move(name, processingList, options.order().right(), wait));
-        } catch (io.coordis.WrongTypeException e) {
-            throw wrongType(e);
+        } catch (io.coordis.CoordisException e) {
+            throw Payloads.named(lists, e, name);
         } finally {
             idle.add(b);
         }
@@ -106,15 +106,6 @@ final class ListQueue implements Queue {
     private ListCommands.Blocking borrow() {
         ListCommands.Blocking b = idle.poll();
         return b != null ? b : lists.blocking();
-    }
-
-    private RuntimeException wrongType(io.coordis.WrongTypeException e) throws InterruptedException {
-        try {
-            Payloads.await(lists, java.util.concurrent.CompletableFuture.failedFuture(e), name);
-        } catch (io.coordis.WrongTypeException named) {
-            return named;
-        }
-        return e;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.coordis.queue;
 
 import io.coordis.CoordisException;
 import io.coordis.WrongTypeException;
+import io.coordis.internal.Failures;
 import io.coordis.internal.redis.ListCommands;
 
 import java.nio.charset.StandardCharsets;
@@ -20,6 +21,7 @@ final class Payloads {
         if (name.isEmpty()) {
             throw new IllegalArgumentException("queue name must not be empty");
         }
+        io.coordis.internal.Keys.requireShort("queue name", name);
         io.coordis.internal.Keys.requireNotDerived("queue name", name);
         return name;
     }
@@ -45,29 +47,40 @@ final class Payloads {
     }
 
     /**
-     * Waits for {@code reply}; a WRONGTYPE error whose key Redis did not name is re-thrown naming the
-     * queue key when that key is what holds another type.
+     * Waits for {@code reply}; a failure is thrown naming the queue, and a WRONGTYPE error whose key Redis did
+     * not name also names the queue key when that key is what holds another type.
      */
     static <T> T await(ListCommands lists, CompletableFuture<T> reply, String queueKey) throws InterruptedException {
         try {
             return lists.await(reply);
-        } catch (WrongTypeException e) {
-            if (e.key() != null) {
-                throw e;
-            }
-            String type;
-            try {
-                type = lists.await(lists.type(queueKey));
-            } catch (CoordisException other) {
-                throw e;
-            }
-            if ("list".equals(type) || "none".equals(type)) {
-                throw e;
-            }
-            String node = e.node().orElse(lists.address());
-            throw new WrongTypeException(node, queueKey, type, "Redis at " + node + ": key '" + queueKey
-                    + "' holds a " + type + ", not a list; another program uses this name: choose another queue "
-                    + "name or remove the key", e);
+        } catch (CoordisException e) {
+            throw named(lists, e, queueKey);
         }
+    }
+
+    /** {@code e} naming the queue {@code queueKey} (and, for a WRONGTYPE error without a key, the key's type). */
+    static CoordisException named(ListCommands lists, CoordisException e, String queueKey) throws InterruptedException {
+        CoordisException specific = e instanceof WrongTypeException w ? wrongType(lists, w, queueKey) : e;
+        return Failures.about(Failures.object("queue", queueKey), specific);
+    }
+
+    private static WrongTypeException wrongType(ListCommands lists, WrongTypeException e, String queueKey)
+            throws InterruptedException {
+        if (e.key() != null) {
+            return e;
+        }
+        String type;
+        try {
+            type = lists.await(lists.type(queueKey));
+        } catch (CoordisException other) {
+            return e;
+        }
+        if ("list".equals(type) || "none".equals(type)) {
+            return e;
+        }
+        String node = e.node().orElse(lists.address());
+        return new WrongTypeException(node, queueKey, type, "Redis at " + node + ": key '" + queueKey
+                + "' holds a " + type + ", not a list; another program uses this name: choose another queue "
+                + "name or remove the key", e);
     }
 }

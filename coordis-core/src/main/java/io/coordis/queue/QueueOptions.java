@@ -15,10 +15,10 @@ import java.util.Objects;
  *       died) goes to the dead letters; default 5.</li>
  *   <li>{@code heartbeatTtl} — a consumer's heartbeat key lives this long without renewal (renewed every
  *       third of it, on a timer independent of processing); once it is gone, sweepers put the consumer's
- *       in-flight messages back; default 10 s, at least 300 ms.</li>
+ *       in-flight messages back; default 10 s, at least 300 ms, at most 30 days.</li>
  *   <li>{@code sweepInterval} — how often every consumer looks for dead consumers and due delayed retries;
  *       a dead consumer's messages are back in the queue within {@code heartbeatTtl + 2 × sweepInterval};
- *       default 2 s, at least 50 ms.</li>
+ *       default 2 s, at least 50 ms, at most 30 days.</li>
  *   <li>{@code slots} — how many deliveries one consumer may hold at once (the largest batch, or the
  *       number of threads taking from it); default 16, 1 to 1024.</li>
  * </ul>
@@ -28,6 +28,12 @@ public final class QueueOptions {
             Duration.ofSeconds(2), 16);
     /** The shortest heartbeat TTL: renewal at a third of it must fit a round trip. */
     public static final Duration MIN_HEARTBEAT_TTL = Duration.ofMillis(300);
+    /**
+     * The longest heartbeat TTL and sweep interval, 30 days: both are timed in nanoseconds of a monotonic clock,
+     * which overflow 292 years after its origin; a bound far below keeps every deadline exact. A dead
+     * consumer's messages wait that long before they go back, so longer would never be useful.
+     */
+    public static final Duration MAX_INTERVAL = Duration.ofDays(30);
 
     private final Order order;
     private final int maxMessageBytes;
@@ -71,16 +77,19 @@ public final class QueueOptions {
         return new QueueOptions(order, maxMessageBytes, attempts, heartbeatTtl, sweepInterval, slots);
     }
 
-    /** @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_HEARTBEAT_TTL} */
+    /**
+     * @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_HEARTBEAT_TTL} or above
+     *                                  {@link #MAX_INTERVAL}
+     */
     public QueueOptions withHeartbeatTtl(Duration ttl) {
         return new QueueOptions(order, maxMessageBytes, maxAttempts,
-                Durations.atLeast(ttl, MIN_HEARTBEAT_TTL, "heartbeat ttl"), sweepInterval, slots);
+                Durations.between(ttl, MIN_HEARTBEAT_TTL, MAX_INTERVAL, "heartbeat ttl"), sweepInterval, slots);
     }
 
-    /** @throws IllegalArgumentException when {@code interval} is below 50 ms */
+    /** @throws IllegalArgumentException when {@code interval} is below 50 ms or above {@link #MAX_INTERVAL} */
     public QueueOptions withSweepInterval(Duration interval) {
         return new QueueOptions(order, maxMessageBytes, maxAttempts, heartbeatTtl,
-                Durations.atLeast(interval, Duration.ofMillis(50), "sweep interval"), slots);
+                Durations.between(interval, Duration.ofMillis(50), MAX_INTERVAL, "sweep interval"), slots);
     }
 
     /** @throws IllegalArgumentException unless 1 ≤ slots ≤ 1024 */

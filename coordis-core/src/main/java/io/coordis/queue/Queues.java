@@ -21,14 +21,14 @@ public final class Queues {
         this.scheduler = scheduler;
     }
 
-    /** @throws IllegalArgumentException when the name is empty */
+    /** @throws IllegalArgumentException when the name is empty or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES}) */
     public Queue plain(String name, QueueOptions options) {
         java.util.Objects.requireNonNull(options, "options must not be null");
         Payloads.name(name);
         return new ListQueue(node.lists(), name, options);
     }
 
-    /** @throws IllegalArgumentException when the name is empty */
+    /** @throws IllegalArgumentException when the name is empty or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES}) */
     public ReliableQueue reliable(String name, QueueOptions options) {
         Payloads.name(name);
         return new SlotQueue(node.lists(), name, options, ticker, scheduler);

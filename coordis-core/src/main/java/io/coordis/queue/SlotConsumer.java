@@ -110,7 +110,8 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             throw new IllegalArgumentException("take count " + max + " is over this consumer's " + slotCount
                     + " slots (QueueOptions.withSlots)");
         }
-        long deadline = queue.ticker.read() + Math.max(0, wait.toNanos());
+        long deadline = io.coordis.internal.Durations.saturatedAdd(queue.ticker.read(),
+                Math.max(0, io.coordis.internal.Durations.saturatedNanos(wait)));
         List<Integer> slots = borrow(max, deadline);
         if (slots.isEmpty()) {
             return List.of();
@@ -126,7 +127,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             // The queue was found empty lately (consumers keep up), one known-empty slot and time to wait: BLMOVE
             // straight away, one round trip per message as it arrives. Otherwise, and every PROBE_EVERY takes to
             // notice a backlog, take.lua first: one round trip that also reads the count and looks into suspect slots.
-            boolean direct = drained && slots.size() == 1 && wait.toNanos() > 0 && !isSuspect(slots.get(0))
+            boolean direct = drained && slots.size() == 1 && wait.compareTo(Duration.ZERO) > 0 && !isSuspect(slots.get(0))
                     && directTakes.incrementAndGet() % PROBE_EVERY != 0;
             while (true) {
                 if (!direct) {
@@ -156,7 +157,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                     // The move may have happened with its reply lost: hand out what the slot holds.
                     fill(slots, handed);
                     if (handed.isEmpty()) {
-                        throw e;
+                        throw Payloads.named(queue.lists, e, queue.name());
                     }
                     clean = true;
                     return handed;

@@ -13,6 +13,13 @@ import java.util.Optional;
  * ordering of signal and waiter loses the wake-up. Thread-safe.
  */
 public interface Event {
+    /**
+     * The longest TTL an event accepts, 30 days: it is sent in milliseconds, and a bound far below any overflow
+     * keeps that exact. An event meant to stay signalled longer is state rather than a signal: keep it in a
+     * key of its own.
+     */
+    Duration MAX_TTL = Duration.ofDays(30);
+
     /** The event's name, which is also its channel. */
     String name();
 

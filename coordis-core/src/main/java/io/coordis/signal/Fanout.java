@@ -62,6 +62,9 @@ final class Fanout implements AutoCloseable {
                 asked.add(nodes.get(i));
             } catch (CoordisException e) {
                 failure = add(failure, e);
+            } catch (InterruptedException e) {
+                parts.forEach(io.coordis.internal.redis.Subscription::close);
+                throw e;
             }
         }
         List<io.coordis.internal.redis.Subscription> confirmed = new ArrayList<>();

@@ -1,5 +1,7 @@
 package io.coordis.signal;
 
+import io.coordis.CoordisException;
+import io.coordis.internal.Failures;
 import io.coordis.internal.Keys;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -51,29 +53,42 @@ final class LatchedEvent implements Event {
 
     @Override
     public long signal(String data) {
-        Objects.requireNonNull(data, "data must not be null");
+        signals.requireData(data, "event", name);
         RedisNode master = signals.master();
-        Object reply = master.awaitUninterruptibly(master.eval(PubSubSignals.EVENT_SET, List.of(key),
-                List.of(name, data, Long.toString(ttl.toMillis()))), master.commandTimeout());
-        return Replies.number(Replies.list(reply, 1, PubSubSignals.EVENT_SET, master.address()), 0,
-                PubSubSignals.EVENT_SET, master.address());
+        try {
+            Object reply = master.awaitUninterruptibly(master.eval(PubSubSignals.EVENT_SET, List.of(key),
+                    List.of(name, data, Long.toString(ttl.toMillis()))), master.commandTimeout());
+            return Replies.number(Replies.list(reply, 1, PubSubSignals.EVENT_SET, master.address()), 0,
+                    PubSubSignals.EVENT_SET, master.address());
+        } catch (CoordisException e) {
+            throw named(e);
+        }
     }
 
     @Override
     public boolean clear() {
         RedisNode master = signals.master();
-        return master.awaitUninterruptibly(master.del(key), master.commandTimeout()) > 0;
+        try {
+            return master.awaitUninterruptibly(master.del(key), master.commandTimeout()) > 0;
+        } catch (CoordisException e) {
+            throw named(e);
+        }
     }
 
     @Override
     public Optional<String> peek() {
         RedisNode master = signals.master();
-        return Optional.ofNullable(master.awaitUninterruptibly(signals.read(key), master.commandTimeout().multipliedBy(2)));
+        try {
+            return Optional.ofNullable(master.awaitUninterruptibly(signals.read(key),
+                    master.commandTimeout().multipliedBy(2)));
+        } catch (CoordisException e) {
+            throw named(e);
+        }
     }
 
     @Override
     public Waiter waiter() throws InterruptedException {
-        OneShot w = signals.oneShot(List.of(name), false, this::recheck);
+        OneShot w = signals.oneShot(List.of(name), false, this::recheck, Failures.object("event", name));
         try {
             RedisNode master = signals.master();
             String recorded = master.await(signals.read(key), master.commandTimeout().multipliedBy(2));
@@ -81,10 +96,18 @@ final class LatchedEvent implements Event {
                 w.complete(new Signal(name, recorded));
             }
             return w;
+        } catch (CoordisException e) {
+            w.close();
+            throw named(e);
         } catch (InterruptedException | RuntimeException e) {
             w.close();
             throw e;
         }
+    }
+
+    /** {@code e} naming this event, in place of the channel its waiter subscribes to. */
+    private CoordisException named(CoordisException e) {
+        return Failures.about(Failures.object("event", name), e);
     }
 
     /**

@@ -3,6 +3,8 @@ package io.coordis.signal;
 import io.coordis.CoordisException;
 import io.coordis.Ticker;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Failures;
+import io.coordis.internal.Utf8;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -32,8 +34,9 @@ public final class PubSubSignals implements Signals {
     private final List<RedisNode> nodes;
     private final List<String> addresses;
     private final Ticker ticker;
+    private final int maxDataBytes;
 
-    private PubSubSignals(RedisNode master, List<RedisNode> replicas, Ticker ticker) {
+    private PubSubSignals(RedisNode master, List<RedisNode> replicas, Ticker ticker, int maxDataBytes) {
         this.master = master;
         List<RedisNode> all = new ArrayList<>();
         all.add(master);
@@ -41,38 +44,65 @@ public final class PubSubSignals implements Signals {
         this.nodes = List.copyOf(all);
         this.addresses = nodes.stream().map(RedisNode::address).toList();
         this.ticker = ticker;
+        this.maxDataBytes = maxDataBytes;
     }
 
     /**
-     * Signals published on {@code master} and heard on it and on {@code replicas} (may be empty). For
-     * {@link io.coordis.Coordis}; the nodes stay owned by the caller.
+     * Signals published on {@code master} and heard on it and on {@code replicas} (may be empty), refusing
+     * data over {@code maxDataBytes}. For {@link io.coordis.Coordis}; the nodes stay owned by the caller.
      */
-    public static Signals over(RedisNode master, List<RedisNode> replicas, Ticker ticker) {
+    public static Signals over(RedisNode master, List<RedisNode> replicas, Ticker ticker, int maxDataBytes) {
         return new PubSubSignals(Objects.requireNonNull(master, "master"), List.copyOf(replicas),
-                Objects.requireNonNull(ticker, "ticker"));
+                Objects.requireNonNull(ticker, "ticker"), maxDataBytes);
     }
 
     @Override
     public long signal(String channel, String data) {
         requireName(channel, "channel");
-        Objects.requireNonNull(data, "data must not be null");
-        return master.awaitUninterruptibly(master.publish(channel, data), master.commandTimeout());
+        requireData(data, "channel", channel);
+        try {
+            return master.awaitUninterruptibly(master.publish(channel, data), master.commandTimeout());
+        } catch (CoordisException e) {
+            throw Failures.about(Failures.object("channel", channel), e);
+        }
     }
 
     @Override
     public long signalOne(String channel, String data) {
         requireName(channel, "channel");
-        Objects.requireNonNull(data, "data must not be null");
+        requireData(data, "unicast channel", channel);
         int draw = ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE);
-        if (master.isCluster()) {
-            // PUBSUB CHANNELS sees one node only: the waiters of a cluster are gathered from every node
-            return master.awaitUninterruptibly(master.publishToOneSubscriber(Globs.unicast(channel), draw, data),
-                    master.commandTimeout().multipliedBy(2));
+        try {
+            if (master.isCluster()) {
+                // PUBSUB CHANNELS sees one node only: the waiters of a cluster are gathered from every node
+                return master.awaitUninterruptibly(master.publishToOneSubscriber(Globs.unicast(channel), draw, data),
+                        master.commandTimeout().multipliedBy(2));
+            }
+            String pick = Integer.toString(draw);
+            Object reply = master.awaitUninterruptibly(master.eval(SIGNAL_ONE, List.of(),
+                    List.of(Globs.unicast(channel), pick, data, channel)), master.commandTimeout());
+            return Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE, master.address());
+        } catch (CoordisException e) {
+            throw Failures.about(Failures.object("unicast channel", channel), e);
         }
-        String pick = Integer.toString(draw);
-        Object reply = master.awaitUninterruptibly(
-                master.eval(SIGNAL_ONE, List.of(), List.of(Globs.unicast(channel), pick, data, channel)), master.commandTimeout());
-        return Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE, master.address());
+    }
+
+    /**
+     * Refuses {@code data} larger than the client's maximum signal size before anything is sent.
+     *
+     * @throws IllegalArgumentException naming the object, the size and the limit
+     */
+    void requireData(String data, String what, String name) {
+        Objects.requireNonNull(data, "data must not be null");
+        if (data.length() <= maxDataBytes / 3) {
+            return; // at most 3 bytes per char: small enough without counting
+        }
+        long bytes = Utf8.length(data);
+        if (bytes > maxDataBytes) {
+            throw new IllegalArgumentException("signal for " + what + " '" + name + "' is " + bytes
+                    + " bytes in UTF-8, over the maximum of " + maxDataBytes + " (Coordis.Builder.maxSignalBytes); "
+                    + "nothing was sent");
+        }
     }
 
     @Override
@@ -99,7 +129,7 @@ public final class PubSubSignals implements Signals {
     public Gathering gathering(Collection<String> channels) throws InterruptedException {
         List<String> names = names(channels);
         AllOf all = new AllOf(names);
-        all.attach(Fanout.open(nodes, names, false, all));
+        all.attach(open(names, false, all, objectOf(names, false)));
         return all;
     }
 
@@ -124,22 +154,45 @@ public final class PubSubSignals implements Signals {
     @Override
     public Event event(String name, Duration ttl) {
         return new LatchedEvent(this, requireName(name, "event name"),
-                Durations.atLeast(ttl, Duration.ofMillis(1), "event TTL"));
+                Durations.between(ttl, Duration.ofMillis(1), Event.MAX_TTL, "event TTL"));
     }
 
     private Subscription listening(List<String> names, boolean pattern, SignalListener listener)
             throws InterruptedException {
         Objects.requireNonNull(listener, "listener must not be null");
         Listening l = new Listening(listener, addresses, ticker);
-        l.attach(Fanout.open(nodes, names, pattern, l));
+        l.attach(open(names, pattern, l, objectOf(names, pattern)));
         return l;
     }
 
     /** A waiter subscribed on every node; with {@code recheck}, run after confirmation and after each gap. */
     OneShot oneShot(List<String> names, boolean pattern, Consumer<OneShot> recheck) throws InterruptedException {
+        return oneShot(names, pattern, recheck, objectOf(names, pattern));
+    }
+
+    /** Like {@link #oneShot(List, boolean, Consumer)}, a failure naming {@code object} (e.g. an event). */
+    OneShot oneShot(List<String> names, boolean pattern, Consumer<OneShot> recheck, String object)
+            throws InterruptedException {
         OneShot w = new OneShot(names, recheck);
-        w.attach(Fanout.open(nodes, names, pattern, w));
+        w.attach(open(names, pattern, w, object));
         return w;
+    }
+
+    /** {@link Fanout#open} on this client's nodes; a failure names {@code object}. */
+    private Fanout open(List<String> names, boolean pattern, Fanout.Sink sink, String object)
+            throws InterruptedException {
+        try {
+            return Fanout.open(nodes, names, pattern, sink);
+        } catch (CoordisException e) {
+            throw Failures.about(object, e);
+        }
+    }
+
+    /** How failures name the channels or pattern of a subscription: {@code channels 'a', 'b'}. */
+    private static String objectOf(List<String> names, boolean pattern) {
+        String shown = "'" + String.join("', '", names.subList(0, Math.min(3, names.size()))) + "'"
+                + (names.size() > 3 ? " and " + (names.size() - 3) + " more" : "");
+        return (pattern ? "pattern " : names.size() == 1 ? "channel " : "channels ") + shown;
     }
 
     RedisNode master() {
@@ -188,7 +241,7 @@ public final class PubSubSignals implements Signals {
         if (name.isEmpty()) {
             throw new IllegalArgumentException(what + " must not be empty");
         }
-        return name;
+        return io.coordis.internal.Keys.requireShort(what, name);
     }
 
     /** All scripts, for the test that pins their SHAs. */

@@ -37,7 +37,10 @@ public interface Signals {
      *
      * @return how many clients subscribed on the master received it (subscribers on replicas are not counted;
      *         on a cluster, only those on the node that ran the PUBLISH)
-     * @throws IllegalArgumentException for an empty channel
+     * @throws IllegalArgumentException for an empty channel, or one longer than 1,024 bytes in UTF-8 (as for every
+     *                                  channel, pattern and event name here), or data over the client's maximum
+     *                                  ({@link io.coordis.Coordis.Builder#maxSignalBytes}, 1 MiB by default; as
+     *                                  for {@link #signalOne} and {@link Event#signal}), before anything is sent
      * @throws io.coordis.CoordisException when the master is unavailable
      */
     long signal(String channel, String data);
@@ -97,7 +100,8 @@ public interface Signals {
     /**
      * The latched event {@code name}: signals stay recorded for {@code ttl}.
      *
-     * @throws IllegalArgumentException for an empty name or a TTL under 1 ms
+     * @throws IllegalArgumentException for an empty or too long name, or a TTL under 1 ms or above
+     *                                  {@link Event#MAX_TTL}
      */
     Event event(String name, Duration ttl);
 }

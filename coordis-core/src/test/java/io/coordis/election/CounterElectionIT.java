@@ -95,7 +95,7 @@ class CounterElectionIT {
     }
 
     @Test
-    void aLeaderWhoseLastRoundIsATermOldStepsDownLocallyBeforeAskingAgain() {
+    void aLeaderWhoseLastRoundIsATermOldStepsDownLocallyBeforeAskingAgain() throws InterruptedException {
         ManualTicker ticker = new ManualTicker();
         try (Coordis manual = Coordis.builder().url(redis.uri()).ticker(ticker).connect();
              ClassicCandidate other = new ClassicCandidate("el:counter:stale")) {
@@ -114,7 +114,7 @@ class CounterElectionIT {
     }
 
     @Test
-    void stepsDownWhenTheCounterWentBackwardsBecauseRedisWasReset() {
+    void stepsDownWhenTheCounterWentBackwardsBecauseRedisWasReset() throws InterruptedException {
         CounterElection mine = client.counterElection("el:counter:reset", TERM);
         try (ClassicCandidate other = new ClassicCandidate("el:counter:reset")) {
             assertThat(mine.round()).isTrue();

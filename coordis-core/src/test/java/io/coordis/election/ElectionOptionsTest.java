@@ -40,6 +40,21 @@ class ElectionOptionsTest {
     }
 
     @Test
+    void theTtlIsBoundedAboveAtThirtyDaysSoThatNanosecondDeadlinesNeverOverflow() {
+        ElectionOptions o = ElectionOptions.defaults();
+        assertThat(ElectionOptions.MAX_TTL).isEqualTo(Duration.ofDays(30));
+        ElectionOptions longest = o.withTtl(ElectionOptions.MAX_TTL);
+        assertThat(longest.ttl()).isEqualTo(Duration.ofDays(30));
+        assertThat(longest.validityNanos()).as("exact at the bound").isEqualTo(Duration.ofDays(30).toNanos()
+                - Duration.ofDays(30).toNanos() / 100 - 2_000_000L);
+        assertThatThrownBy(() -> o.withTtl(ElectionOptions.MAX_TTL.plusMillis(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("election ttl must be at most 30d, was 2592000.001s");
+        assertThatThrownBy(() -> o.withTtl(Duration.ofSeconds(Long.MAX_VALUE)))
+                .hasMessage("election ttl must be at most 30d, was " + Long.MAX_VALUE + "s");
+    }
+
+    @Test
     void termHistoryFlagsLowerTermsAndSharedTermsOnce() {
         TermHistory h = new TermHistory();
         assertThat(h.record("a", 3).regressed()).isFalse();

@@ -71,4 +71,27 @@ class KeysTest {
             org.assertj.core.api.Assertions.assertThat(Keys.ownerOf(plain)).as(plain).isEmpty();
         }
     }
+
+    @Test
+    void aNameOfAtMostTheLimitInUtf8IsAcceptedAndOneByteMoreIsRefusedNamingBothLengths() {
+        assertThat(Keys.MAX_NAME_BYTES).isEqualTo(1024);
+        String longest = "n".repeat(1024);
+        assertThat(Keys.requireShort("lock name", longest)).isSameAs(longest);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Keys.requireShort("lock name", longest + "n"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("lock name '" + "n".repeat(40) + "…' is 1025 bytes long in UTF-8, over the limit of 1024 "
+                        + "bytes; use a shorter name (a hash of a long identifier, for example)");
+    }
+
+    @Test
+    void theLimitCountsBytesNotChars() {
+        assertThat(Keys.requireShort("queue name", "€".repeat(341))).hasSize(341); // 1,023 bytes
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Keys.requireShort("queue name", "€".repeat(342)))
+                .hasMessageContaining("queue name '" + "€".repeat(40) + "…' is 1026 bytes long");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Keys.requireShort("channel", "a" + "😀".repeat(256)))
+                .hasMessageContaining("is 1025 bytes long").hasMessageContaining("limit of 1024 bytes")
+                .hasMessageContaining("'a" + "😀".repeat(19) + "…'"); // a surrogate pair is never cut in half
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Keys.requireShort("event name", "x".repeat(10_000_000)))
+                .hasMessageContaining("is 10000000 bytes long");
+    }
 }

@@ -68,6 +68,49 @@ class HeldLeaseTest {
     }
 
     @Test
+    void theTtlIsBoundedAboveAtThirtyDaysInOptionsAndOnExtendBeforeAnythingIsSent() {
+        assertThat(LockOptions.MAX_TTL).isEqualTo(Duration.ofDays(30));
+        LockOptions longest = LockOptions.defaults().withTtl(LockOptions.MAX_TTL);
+        assertThat(longest.ttl()).isEqualTo(Duration.ofDays(30));
+        assertThat(longest.validityNanos(longest.ttl())).as("exact at the bound")
+                .isEqualTo(Duration.ofDays(30).toNanos() - Duration.ofDays(30).toNanos() / 100 - 2_000_000L);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> LockOptions.defaults().withTtl(Duration.ofDays(31)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("lock ttl must be at most 30d, was 31d");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> LockOptions.defaults()
+                        .withTtl(Duration.ofSeconds(Long.MAX_VALUE)))
+                .hasMessage("lock ttl must be at most 30d, was " + Long.MAX_VALUE + "s");
+        ScriptedOps ops = new ScriptedOps();
+        ops.nextExtend = CompletableFuture.failedFuture(new AssertionError("nothing may be sent"));
+        HeldLease lease = lease(ops, Duration.ofSeconds(1), new AtomicInteger());
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> lease.extend(LockOptions.MAX_TTL.plusMillis(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("lock ttl must be at most 30d, was 2592000.001s");
+        assertThat(lease.isHeld()).as("a refused extension leaves the lease as it was").isTrue();
+    }
+
+    @Test
+    void aMaxHoldTooLongToAddToTheClockNeverEndsRenewalEarly() {
+        AtomicInteger extensions = new AtomicInteger();
+        ScriptedOps counting = new ScriptedOps() {
+            @Override
+            public CompletableFuture<Boolean> extend(String token, Duration ttl) {
+                extensions.incrementAndGet();
+                return CompletableFuture.completedFuture(true);
+            }
+        };
+        ticker.advance(Duration.ofDays(365)); // a clock far from its origin, so that the sum overflows
+        HeldLease lease = new HeldLease("n", "n", "tok", 7, java.util.List.of(), LockOptions.defaults()
+                .withTtl(Duration.ofMillis(300)).withMaxHold(Duration.ofSeconds(Long.MAX_VALUE)), ticker.read(),
+                counting, ticker, scheduler, () -> { });
+        try {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                    assertThat(extensions.get()).as("renewals at a third of the TTL").isGreaterThanOrEqualTo(1));
+        } finally {
+            lease.close();
+        }
+    }
+
+    @Test
     void extendThatFindsTheLockGoneLosesTheLease() throws Exception {
         ScriptedOps ops = new ScriptedOps();
         ops.nextExtend = CompletableFuture.completedFuture(false);

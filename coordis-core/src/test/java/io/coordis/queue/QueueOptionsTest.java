@@ -31,6 +31,19 @@ class QueueOptionsTest {
     }
 
     @Test
+    void heartbeatTtlAndSweepIntervalAreBoundedAboveAtThirtyDays() {
+        QueueOptions d = QueueOptions.defaults();
+        assertThat(QueueOptions.MAX_INTERVAL).isEqualTo(Duration.ofDays(30));
+        assertThat(d.withHeartbeatTtl(Duration.ofDays(30)).heartbeatTtl()).isEqualTo(Duration.ofDays(30));
+        assertThat(d.withSweepInterval(Duration.ofDays(30)).sweepInterval()).isEqualTo(Duration.ofDays(30));
+        assertThatThrownBy(() -> d.withHeartbeatTtl(Duration.ofDays(30).plusSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("heartbeat ttl must be at most 30d, was 2592001s");
+        assertThatThrownBy(() -> d.withSweepInterval(Duration.ofSeconds(Long.MAX_VALUE)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("sweep interval must be at most 30d, was " + Long.MAX_VALUE + "s");
+    }
+
+    @Test
     void deliveryIdsRoundTripAndNonsenseIsRefused() {
         DeliveryRef ref = DeliveryRef.parse("3f9a0c21b7d4/3/17");
         assertThat(ref).isEqualTo(new DeliveryRef("3f9a0c21b7d4", 3, 17));

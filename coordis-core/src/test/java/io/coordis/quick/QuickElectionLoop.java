@@ -53,7 +53,13 @@ public final class QuickElectionLoop {
                     raw.incr("{quick:raw}:term");
                     raw.evalsha(sha, ScriptOutputType.INTEGER, new String[]{"quick:raw"}, "quick");
                 };
-                Runnable round = counter::round;
+                Runnable round = () -> {
+                    try {
+                        counter.round();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                };
                 Runnable rawRound = () -> {
                     raw.incr("quick:rawcounter");
                     raw.expire("quick:rawcounter", 20);

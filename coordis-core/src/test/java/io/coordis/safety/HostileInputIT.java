@@ -10,6 +10,8 @@ import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.signal.Signals;
+import io.coordis.signal.Waiter;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -29,12 +31,14 @@ import java.util.function.Function;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /**
- * Bad input and a hostile environment, for every primitive: null and empty names, keys of the wrong type
- * (including a name that is another object's derived key), Redis gone after connecting, out of memory,
- * a read-only replica, scripts flushed a thousand times, interrupts during blocking calls. Each gets a typed
- * error naming the object and the cause within its deadline + 1 s, and leaves the other object untouched.
+ * Bad input and a hostile environment, for every primitive: null, empty and too long names, keys of the wrong
+ * type (including a name that is another object's derived key), TTLs and signals over their limits, Redis gone
+ * after connecting, out of memory, a read-only replica, scripts flushed a thousand times, interrupts during
+ * blocking calls. Each gets a typed error naming the object and the cause within its deadline + 1 s, and leaves
+ * the other object untouched.
  */
 class HostileInputIT {
     @RegisterExtension
@@ -56,10 +60,26 @@ class HostileInputIT {
                 return e.campaign(Duration.ofMillis(200));
             }
         }));
+        ops.put("counter election", name -> call(() -> c.counterElection(name, Duration.ofSeconds(20)).round()));
         ops.put("queue", name -> call(() -> c.queue(name).push("m")));
         ops.put("reliable queue", name -> call(() -> c.reliableQueue(name).push("m")));
+        ops.put("signal", name -> c.signals().signal(name, "d"));
         ops.put("latched event", name -> c.signals().event(name, Duration.ofSeconds(5)).signal("d"));
         return ops;
+    }
+
+    /**
+     * How each primitive's failures name the object {@code name}. A signal's is the channel. (Connecting, as in
+     * the maxclients test, concerns no object: that error names the server only.)
+     */
+    private static String object(String kind, String name) {
+        return switch (kind) {
+            case "lock", "election", "queue", "counter election", "legacy lock" -> kind + " '" + name + "'";
+            case "reliable queue" -> "queue '" + name + "'";
+            case "signal" -> "channel '" + name + "'";
+            case "latched event" -> "event '" + name + "'";
+            default -> throw new IllegalArgumentException(kind);
+        };
     }
 
     @Test
@@ -79,9 +99,119 @@ class HostileInputIT {
     }
 
     @Test
+    void aNameOverTheLimitIsRefusedForEveryPrimitiveBeforeAnythingIsSent() throws Exception {
+        int limit = io.coordis.internal.Keys.MAX_NAME_BYTES;
+        String longest = "n".repeat(limit);
+        String tooLong = "€".repeat(limit / 3 + 1); // 342 chars: few enough chars, too many bytes
+        long bytes = tooLong.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            Map<String, Function<String, Object>> ops = operations(c);
+            Signals signals = c.signals();
+            ops.put("waiter", name -> call(() -> signals.waiter(name)));
+            ops.put("unicast waiter", name -> call(() -> signals.unicastWaiter(name)));
+            ops.put("pattern waiter", name -> call(() -> signals.waiterForPattern(name)));
+            ops.put("unicast signal", name -> signals.signalOne(name, "d"));
+            ops.put("event waiter", name -> call(() -> signals.event(name, Duration.ofSeconds(5)).waiter()));
+            long before = commandsProcessed();
+            for (Map.Entry<String, Function<String, Object>> op : ops.entrySet()) {
+                Throwable t = catchThrowable(() -> op.getValue().apply(tooLong));
+                assertThat(t).as(op.getKey() + " with a %d-byte name", bytes).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("is " + bytes + " bytes long in UTF-8, over the limit of " + limit + " bytes");
+            }
+            assertThat(commandsProcessed() - before).as("commands Redis ran meanwhile: the first INFO only").isEqualTo(1);
+            assertThat(redis.server().command("DBSIZE")).as("nothing written").isEqualTo(0L);
+            assertThat(redis.server().command("PUBSUB", "NUMSUB", tooLong)).isEqualTo(List.of(tooLong, 0L));
+            assertThat(c.lock(longest).tryAcquire()).as("a name of exactly the limit works").isPresent();
+        }
+        try (io.coordis.testkit.RedisGroup masters = io.coordis.testkit.RedisGroup.masters(3);
+             Coordis redlock = Coordis.connect(masters.uris())) {
+            assertThatThrownBy(() -> redlock.lock(tooLong)).as("Redlock").isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("is " + bytes + " bytes long");
+            for (RedisServer master : masters.servers()) {
+                assertThat(master.command("DBSIZE")).as("nothing written on " + master.address()).isEqualTo(0L);
+            }
+        }
+    }
+
+    @Test
+    void signalDataOverTheMaximumIsRefusedBeforeSendingNamingTheSizeAndTheLimit() throws Exception {
+        assertThatThrownBy(() -> Coordis.builder().maxSignalBytes(0)).hasMessageContaining("between 1 byte and 512 MiB");
+        try (Coordis c = Coordis.builder().url(redis.uri()).maxSignalBytes(16).connect();
+             Waiter waiter = c.signals().waiter("big")) {
+            Signals signals = c.signals();
+            Map<String, Function<String, Object>> sends = new LinkedHashMap<>();
+            sends.put("channel 'big'", data -> signals.signal("big", data));
+            sends.put("unicast channel 'big'", data -> signals.signalOne("big", data));
+            sends.put("event 'big'", data -> signals.event("big", Duration.ofSeconds(5)).signal(data));
+            for (Map.Entry<String, Function<String, Object>> send : sends.entrySet()) {
+                for (String data : List.of("x".repeat(17), "€".repeat(6))) {
+                    int size = data.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+                    assertThatThrownBy(() -> send.getValue().apply(data)).as(send.getKey() + ", " + size + " bytes")
+                            .isInstanceOf(IllegalArgumentException.class).hasMessage("signal for " + send.getKey()
+                                    + " is " + size + " bytes in UTF-8, over the maximum of 16 "
+                                    + "(Coordis.Builder.maxSignalBytes); nothing was sent");
+                }
+            }
+            assertThat(waiter.await(Duration.ofMillis(300))).as("nothing was published").isEmpty();
+            assertThat(redis.server().command("DBSIZE")).as("no event recorded").isEqualTo(0L);
+            assertThat(signals.signal("big", "x".repeat(16))).as("exactly the maximum is sent").isEqualTo(1L);
+            assertThat(waiter.await(Duration.ofSeconds(2))).map(io.coordis.signal.Signal::data).contains("x".repeat(16));
+        }
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            int max = io.coordis.queue.QueueOptions.defaults().maxMessageBytes();
+            assertThatThrownBy(() -> c.signals().signal("big", "x".repeat(max + 1)))
+                    .as("by default, the queue's maximum message size").hasMessageContaining("over the maximum of " + max);
+            assertThat(c.signals().event("big", Duration.ofSeconds(5)).signal("x".repeat(max))).isZero();
+            assertThat(redis.server().command("STRLEN", "{big}:event")).isEqualTo((long) max);
+        }
+    }
+
+    @Test
+    void ttlsOverTheirBoundAreRefusedAndTheLongestAllowedOnesWorkAtRedis() throws Exception {
+        Duration max = Duration.ofDays(30);
+        assertThat(List.of(LockOptions.MAX_TTL, ElectionOptions.MAX_TTL, io.coordis.queue.QueueOptions.MAX_INTERVAL,
+                io.coordis.signal.Event.MAX_TTL)).containsOnly(max);
+        try (Coordis c = Coordis.connect(redis.uri())) {
+            assertThatThrownBy(() -> c.counterElection("ttl:counter", max.plusSeconds(1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("counter election term must be at most 30d, was 2592001s");
+            assertThatThrownBy(() -> c.signals().event("ttl:event", Duration.ofSeconds(Long.MAX_VALUE)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("event TTL must be at most 30d, was " + Long.MAX_VALUE + "s");
+            assertThat(redis.server().command("DBSIZE")).as("nothing written").isEqualTo(0L);
+
+            long maxMillis = max.toMillis();
+            try (Lease lease = c.lock("ttl:lock", LockOptions.defaults().withTtl(max).withAutoRenew(false))
+                    .tryAcquire().orElseThrow()) {
+                assertThat(lease.remainingValidity()).isGreaterThan(max.minusDays(1));
+                assertThat((Long) redis.server().command("PTTL", "ttl:lock")).isBetween(maxMillis - 60_000, maxMillis);
+            }
+            try (var e = c.election("ttl:election", ElectionOptions.defaults().withTtl(max))) {
+                assertThat(e.campaign(Duration.ofSeconds(2))).isPresent();
+                assertThat((Long) redis.server().command("PTTL", "ttl:election")).isBetween(maxMillis - 60_000, maxMillis);
+            }
+            assertThat(c.counterElection("ttl:counter", max).round()).isTrue();
+            assertThat((Long) redis.server().command("TTL", "ttl:counter")).isBetween(max.toSeconds() - 60, max.toSeconds());
+            c.signals().event("ttl:event", max).signal("d");
+            assertThat((Long) redis.server().command("PTTL", "{ttl:event}:event")).isBetween(maxMillis - 60_000, maxMillis);
+            ReliableQueue q = c.reliableQueue("ttl:queue", io.coordis.queue.QueueOptions.defaults()
+                    .withHeartbeatTtl(max).withSweepInterval(max));
+            try (Consumer consumer = q.consumer()) {
+                q.push("m");
+                assertThat(consumer.take(Duration.ofSeconds(2))).isPresent();
+                assertThat((Long) redis.server().command("PTTL", "{ttl:queue}:hb:" + consumer.id()))
+                        .isBetween(maxMillis - 60_000, maxMillis);
+            }
+        }
+    }
+
+    @Test
     void aKeyOfAnotherTypeIsAWrongTypeErrorNamingItAndIsLeftAlone() {
         try (Coordis c = Coordis.connect(redis.uri())) {
             for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
+                if (op.getKey().equals("signal")) {
+                    continue; // a channel is no key: no type to be wrong
+                }
                 String name = "hostile:" + op.getKey().replace(' ', '-');
                 // a string for the list-based primitives, a hash for the others; an event keeps its state in
                 // {name}:event
@@ -94,7 +224,7 @@ class HostileInputIT {
                 }
                 Throwable t = catchThrowable(() -> op.getValue().apply(name));
                 assertThat(t).as(op.getKey() + " on a key of another type").isInstanceOf(WrongTypeException.class)
-                        .hasMessageContaining(key);
+                        .hasMessageContaining(key).hasMessageContaining(object(op.getKey(), name));
                 assertThat(redis.server().command("TYPE", key)).as(op.getKey() + ": the foreign key is left alone")
                         .isEqualTo(listBased ? "string" : "hash");
             }
@@ -120,8 +250,8 @@ class HostileInputIT {
             Map<String, Object> before = dump(derived);
             for (String key : derived) {
                 for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
-                    if (op.getKey().equals("latched event")) {
-                        continue; // an event's name is a channel; its state lives in {name}:event
+                    if (op.getKey().equals("latched event") || op.getKey().equals("signal")) {
+                        continue; // a channel name is no key (an event's state lives in {name}:event)
                     }
                     Throwable t = catchThrowable(() -> op.getValue().apply(key));
                     assertThat(t).as(op.getKey() + " named " + key).isInstanceOf(IllegalArgumentException.class)
@@ -142,14 +272,15 @@ class HostileInputIT {
         try (RedisServer server = RedisServer.start();
              Coordis c = Coordis.builder().url(server.uri()).commandTimeout(timeout).connect()) {
             Map<String, Function<String, Object>> ops = operations(c);
-            ops.values().forEach(op -> op.apply("warm")); // scripts loaded, connections open
+            ops.forEach((kind, op) -> op.apply("warm:" + kind)); // scripts loaded, connections open
             server.kill();
             for (Map.Entry<String, Function<String, Object>> op : ops.entrySet()) {
                 long start = System.nanoTime();
-                Throwable t = catchThrowable(() -> op.getValue().apply("gone"));
+                Throwable t = catchThrowable(() -> op.getValue().apply("hostile-gone"));
                 Duration took = Duration.ofNanos(System.nanoTime() - start);
                 assertThat(t).as(op.getKey() + " with Redis gone").isInstanceOf(NodeUnavailableException.class)
-                        .hasMessageContaining(server.address());
+                        .hasMessageContaining(server.address())
+                        .hasMessageStartingWith(object(op.getKey(), "hostile-gone") + ": ");
                 assertThat(took).as(op.getKey() + ": failed within the timeout + 1 s").isLessThan(timeout.plusSeconds(1));
             }
         }
@@ -159,15 +290,21 @@ class HostileInputIT {
     void outOfMemoryIsCommandRejectedForEveryPrimitiveAndWritesNothing() {
         try (RedisServer server = RedisServer.start(); Coordis c = Coordis.connect(server.uri())) {
             Map<String, Function<String, Object>> ops = operations(c);
-            ops.values().forEach(op -> op.apply("warm"));
+            ops.forEach((kind, op) -> op.apply("warm:" + kind));
             server.command("FLUSHALL");
             server.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
             server.command("CONFIG", "SET", "maxmemory", "1");
             try {
                 for (Map.Entry<String, Function<String, Object>> op : ops.entrySet()) {
-                    Throwable t = catchThrowable(() -> op.getValue().apply("oom"));
+                    Throwable t = catchThrowable(() -> op.getValue().apply("hostile-oom"));
+                    if (op.getKey().equals("signal")) {
+                        // PUBLISH stores nothing, and Redis lets it through when out of memory
+                        assertThat(t).as("a signal out of memory").isNull();
+                        continue;
+                    }
                     assertThat(t).as(op.getKey() + " out of memory").isInstanceOf(CommandRejectedException.class)
-                            .hasMessageContaining("OOM");
+                            .hasMessageContaining("OOM").hasMessageContaining(server.address())
+                            .hasMessageStartingWith(object(op.getKey(), "hostile-oom") + ": ");
                 }
             } finally {
                 server.command("CONFIG", "SET", "maxmemory", "0");
@@ -199,9 +336,15 @@ class HostileInputIT {
              RedisServer replica = RedisServer.builder().replicaOf(master).start();
              Coordis c = Coordis.connect(replica.uri())) {
             for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
-                Throwable t = catchThrowable(() -> op.getValue().apply("ro"));
+                Throwable t = catchThrowable(() -> op.getValue().apply("hostile-ro"));
+                if (op.getKey().equals("signal")) {
+                    // a replica takes PUBLISH (for its own subscribers): nothing to refuse
+                    assertThat(t).as("a signal on a replica").isNull();
+                    continue;
+                }
                 assertThat(t).as(op.getKey() + " on a replica").isInstanceOf(CommandRejectedException.class)
-                        .hasMessageContaining("READONLY").hasMessageContaining(replica.address());
+                        .hasMessageContaining("READONLY").hasMessageContaining(replica.address())
+                        .hasMessageStartingWith(object(op.getKey(), "hostile-ro") + ": ");
             }
         }
     }
@@ -239,25 +382,7 @@ class HostileInputIT {
             });
             calls.put("signal await", () -> c.signals().await("intr:signal", Duration.ofSeconds(30)));
             for (Map.Entry<String, Blocking> call : calls.entrySet()) {
-                AtomicReference<Throwable> outcome = new AtomicReference<>();
-                CompletableFuture<Void> done = new CompletableFuture<>();
-                Thread t = new Thread(() -> {
-                    try {
-                        call.getValue().run();
-                    } catch (Throwable e) {
-                        outcome.set(e);
-                    } finally {
-                        done.complete(null);
-                    }
-                });
-                t.start();
-                Thread.sleep(300);
-                long start = System.nanoTime();
-                t.interrupt();
-                done.get(5, TimeUnit.SECONDS);
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).as(call.getKey() + " ended after the interrupt")
-                        .isLessThan(Duration.ofSeconds(1));
-                assertThat(outcome.get()).as(call.getKey() + " interrupted").isInstanceOf(InterruptedException.class);
+                assertInterruptedPromptly(call.getKey(), call.getValue());
             }
             assertThat(held.isHeld()).isTrue();
             assertThat(redis.server().command("GET", "intr:lock")).isEqualTo(held.token());
@@ -266,6 +391,147 @@ class HostileInputIT {
             assertThat(leader.term()).isPositive();
             held.close();
         }
+    }
+
+    /** {@code total_commands_processed}: it counts each command once it ran, so an INFO counts in the next one. */
+    private static long commandsProcessed() {
+        return Long.parseLong(redis.server().info("stats").get("total_commands_processed"));
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void interruptsEndLegacyLockEventAndCounterElectionCallsPromptlyAndLeaveNothingBeyondItsTtl() throws Exception {
+        try (Coordis c = Coordis.connect(redis.uri()); Coordis other = Coordis.connect(redis.uri())) {
+            Lease legacy = other.legacyLock("intr:legacy", LockOptions.defaults()).tryAcquire().orElseThrow();
+            Object legacyValue = redis.server().command("GET", "intr:legacy");
+            assertInterruptedPromptly("legacy lock acquire",
+                    () -> c.legacyLock("intr:legacy", LockOptions.defaults()).acquire(Duration.ofSeconds(30)));
+            assertThat(redis.server().command("GET", "intr:legacy")).as("the holder's legacy lock is untouched")
+                    .isEqualTo(legacyValue);
+            assertThat(legacy.isHeld()).isTrue();
+            legacy.close();
+
+            var event = c.signals().event("intr:event", Duration.ofSeconds(5));
+            assertInterruptedPromptly("latched event await", () -> event.await(Duration.ofSeconds(30)));
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(redis.server()
+                    .command("PUBSUB", "NUMSUB", "intr:event")).as("nothing stays subscribed")
+                    .isEqualTo(List.of("intr:event", 0L)));
+            assertThat(redis.server().command("EXISTS", "{intr:event}:event")).isEqualTo(0L);
+        }
+        // a round is one round trip: it blocks while Redis does not answer (here a proxy holds the request back)
+        try (io.coordis.testkit.FaultProxy proxy = io.coordis.testkit.FaultProxy.to(redis.server());
+             Coordis slow = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(30)).connect()) {
+            io.coordis.election.CounterElection counter = slow.counterElection("intr:counter", Duration.ofSeconds(20));
+            proxy.blackhole();
+            assertInterruptedPromptly("counter election round", counter::round);
+            assertThat(counter.isLeader()).as("an interrupted round does not count").isFalse();
+            proxy.pass(); // the held request reaches Redis now: a round that won leaves the key with its term
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(redis.server()
+                    .command("EXISTS", "intr:counter")).isEqualTo(1L));
+            assertThat((Long) redis.server().command("TTL", "intr:counter")).as("expires within its term")
+                    .isBetween(1L, 20L);
+        }
+    }
+
+    /**
+     * The first waiter of a client opens its pub/sub connection; an interrupt while that takes long (a slow
+     * network here) ends the call with InterruptedException, not a connection error, and the connection that
+     * opens after the caller left is closed rather than kept unused.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void anInterruptWhileThePubSubConnectionOpensEndsTheCallAndTheLateConnectionIsClosed() throws Exception {
+        try (io.coordis.testkit.FaultProxy proxy = io.coordis.testkit.FaultProxy.to(redis.server());
+             Coordis c = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(20)).connect()) {
+            int commandConnections = proxy.connectionCount();
+            proxy.latency(Duration.ofMillis(700));
+            assertInterruptedPromptly("first waiter, opening the pub/sub connection",
+                    () -> c.signals().await("intr:first", Duration.ofSeconds(30)));
+            assertThat(proxy.acceptedCount()).as("a pub/sub connection was being opened").isGreaterThan(commandConnections);
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(proxy.connectionCount())
+                    .as("connections once the late one opened").isEqualTo(commandConnections));
+            proxy.pass();
+            try (Waiter w = c.signals().waiter("intr:first")) {
+                assertThat(c.signals().signal("intr:first", "after")).as("the next waiter opens one and works")
+                        .isEqualTo(1L);
+                assertThat(w.await(Duration.ofSeconds(5))).isPresent();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void interruptsEndRedlockAcquirePromptlyWhetherWaitingForTheHolderOrForVotesAndLeaveNothingHeld() throws Exception {
+        LockOptions options = LockOptions.defaults().withRestartGuard(false).withTtl(Duration.ofSeconds(30));
+        try (io.coordis.testkit.RedisGroup masters = io.coordis.testkit.RedisGroup.masters(3);
+             Coordis holder = Coordis.connect(masters.uris()); Coordis c = Coordis.connect(masters.uris())) {
+            Lease held = holder.lock("intr:redlock", options).tryAcquire().orElseThrow();
+            assertInterruptedPromptly("Redlock acquire of a held lock",
+                    () -> c.lock("intr:redlock", options).acquire(Duration.ofSeconds(30)));
+            for (RedisServer master : masters.servers()) {
+                assertThat(master.command("GET", "intr:redlock")).as("the holder's lock on " + master.address())
+                        .isEqualTo(held.token());
+            }
+            held.close();
+
+            // votes that take long: the interrupt comes while the acquire requests travel; they arrive later and
+            // are released right behind them, long before the 30 s TTL could have cleaned up
+            List<io.coordis.testkit.FaultProxy> proxies = new ArrayList<>();
+            try {
+                for (RedisServer master : masters.servers()) {
+                    proxies.add(io.coordis.testkit.FaultProxy.to(master));
+                }
+                try (Coordis slow = Coordis.builder().urls(proxies.stream().map(io.coordis.testkit.FaultProxy::uri)
+                        .toList()).commandTimeout(Duration.ofSeconds(10)).connect()) {
+                    LockOptions patient = options.withNodeTimeout(Duration.ofSeconds(10));
+                    slow.lock("intr:warm", patient).tryAcquire().orElseThrow().close(); // connections open, scripts loaded
+                    proxies.forEach(p -> p.latency(Duration.ofMillis(800)));
+                    assertInterruptedPromptly("Redlock acquire waiting for votes",
+                            () -> slow.lock("intr:slow", patient).acquire(Duration.ofSeconds(30)));
+                    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+                        assertThat(masters.servers().stream().mapToLong(m -> (Long) m.command("EXISTS",
+                                "{intr:slow}:fence")).sum()).as("fencing counters: the requests reached the nodes")
+                                .isEqualTo(3L);
+                        for (RedisServer master : masters.servers()) {
+                            assertThat(master.command("EXISTS", "intr:slow")).as("left on " + master.address())
+                                    .isEqualTo(0L);
+                        }
+                    });
+                }
+            } finally {
+                proxies.forEach(io.coordis.testkit.FaultProxy::close);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code call} on a thread of its own, interrupts it after 300 ms and checks that it ends within 1 s
+     * with an InterruptedException, the thread's flag cleared (the exception reports the interrupt).
+     */
+    private static void assertInterruptedPromptly(String what, Blocking call) throws Exception {
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        AtomicReference<Boolean> flagAfter = new AtomicReference<>();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                call.run();
+            } catch (Throwable e) {
+                outcome.set(e);
+            } finally {
+                flagAfter.set(Thread.currentThread().isInterrupted());
+                done.complete(null);
+            }
+        }, "interrupted " + what);
+        t.start();
+        Thread.sleep(300);
+        assertThat(done).as(what + " blocks until interrupted (outcome so far: %s)", outcome.get()).isNotDone();
+        long start = System.nanoTime();
+        t.interrupt();
+        done.get(5, TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as(what + " ended after the interrupt")
+                .isLessThan(Duration.ofSeconds(1));
+        assertThat(outcome.get()).as(what + " interrupted").isInstanceOf(InterruptedException.class);
+        assertThat(flagAfter.get()).as(what + ": the interrupt is reported by the exception, the flag cleared").isFalse();
     }
 
     private interface Blocking {

@@ -37,43 +37,102 @@ import static org.awaitility.Awaitility.await;
  * Resources: many cycles of every primitive leave the client's connections (counted by Redis, CLIENT LIST)
  * and threads (counted by the JVM, grouped by name) exactly where they were after warming up, and a thousand
  * callers waiting on one held lock all return by their deadline + 1 s without the client starting a thread
- * per waiter. A leak of one connection or thread per cycle would show up as thousands here.
+ * per waiter. A leak of one connection or thread per cycle would show up as hundreds or thousands here.
  */
 class ResourcesIT {
+    /** Cycles of a primitive that uses objects it keeps; those that make and close objects run fewer. */
     private static final int CYCLES = 10_000;
+    /** Cycles that make (and close) an object, subscribe, or go to three nodes: each costs several round trips. */
+    private static final int FEWER = CYCLES / 20;
 
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
 
     @Test
-    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void cyclesOfEveryPrimitiveLeaveConnectionsAndThreadsUnchanged() throws Exception {
-        try (RespClient watch = RespClient.connect(redis.server().host(), redis.server().port())) {
-            int connectionsBefore = connections(watch);
+        try (io.coordis.testkit.RedisGroup masters = io.coordis.testkit.RedisGroup.masters(3);
+             Watch watch = new Watch(redis.server(), masters.servers())) {
+            int connectionsBefore = watch.connections();
             Map<String, Integer> threadsBefore = threads();
-            try (Coordis coordis = Coordis.connect(redis.uri())) {
-                Map<String, IntConsumer> primitives = primitives(coordis);
-                primitives.values().forEach(p -> repeat(p, 50)); // opens whatever opens lazily
-                int connections = connections(watch);
+            try (Coordis coordis = Coordis.connect(redis.uri()); Coordis redlock = Coordis.connect(masters.uris());
+                 Coordis holder = Coordis.connect(masters.uris())) {
+                Map<String, Cycles> primitives = primitives(coordis);
+                primitives.putAll(redlockPrimitives(redlock, holder));
+                primitives.values().forEach(p -> repeat(p.cycle(), 50)); // opens whatever opens lazily
+                int connections = watch.connections();
                 Map<String, Integer> threads = threads();
-                for (Map.Entry<String, IntConsumer> p : primitives.entrySet()) {
-                    repeat(p.getValue(), p.getKey().startsWith("new ") ? CYCLES / 20 : CYCLES);
+                for (Map.Entry<String, Cycles> p : primitives.entrySet()) {
+                    repeat(p.getValue().cycle(), p.getValue().times());
                     await().pollInSameThread().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                        assertThat(connections(watch)).as("connections after cycles of " + p.getKey())
-                                .isEqualTo(connections);
+                        assertThat(watch.connections()).as("connections after %d cycles of %s", p.getValue().times(),
+                                p.getKey()).isEqualTo(connections);
                         assertThat(threads()).as("threads after cycles of " + p.getKey()).isEqualTo(threads);
                     });
                 }
             }
             await().pollInSameThread().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                assertThat(connections(watch)).as("connections once the client is closed").isEqualTo(connectionsBefore);
-                assertThat(threads()).as("threads once the client is closed").isEqualTo(threadsBefore);
+                assertThat(watch.connections()).as("connections once the clients are closed").isEqualTo(connectionsBefore);
+                assertThat(threads()).as("threads once the clients are closed").isEqualTo(threadsBefore);
             });
         }
     }
 
-    /** One cycle of each primitive, by name; names starting with "new " also create and close the object. */
-    private static Map<String, IntConsumer> primitives(Coordis coordis) throws InterruptedException {
+    /** How many times to run a cycle. */
+    private record Cycles(int times, IntConsumer cycle) {
+    }
+
+    /** One connection per server, to count the others (CLIENT LIST) on all of them. */
+    private static final class Watch implements AutoCloseable {
+        private final List<RespClient> clients = new ArrayList<>();
+
+        Watch(io.coordis.testkit.RedisServer first, List<io.coordis.testkit.RedisServer> more) {
+            clients.add(RespClient.connect(first.host(), first.port()));
+            for (io.coordis.testkit.RedisServer s : more) {
+                clients.add(RespClient.connect(s.host(), s.port()));
+            }
+        }
+
+        int connections() {
+            return clients.stream().mapToInt(ResourcesIT::connections).sum();
+        }
+
+        @Override
+        public void close() {
+            clients.forEach(RespClient::close);
+        }
+    }
+
+    /**
+     * Redlock over three masters, 1,000 and 500 cycles: every step goes to all three nodes. A waited acquire of a
+     * lock that another client holds goes through voting, releasing the minority's votes and retry pacing.
+     */
+    private static Map<String, Cycles> redlockPrimitives(Coordis redlock, Coordis holder) {
+        Map<String, Cycles> p = new java.util.LinkedHashMap<>();
+        io.coordis.lock.LockOptions options = io.coordis.lock.LockOptions.defaults().withRestartGuard(false)
+                .withRetryDelay(Duration.ofMillis(2));
+        DistributedLock lock = redlock.lock("res:redlock", options);
+        p.put("Redlock acquire/release", new Cycles(CYCLES / 10, i -> {
+            try (Lease lease = lock.tryAcquire().orElseThrow()) {
+                assertThat(lease.votes()).hasSize(3);
+            }
+        }));
+        // held by another client, renewed every third of a second until it closes: once renewed, the holder's
+        // timer thread (started on first use) has started, and the count of threads is steady
+        Lease held = holder.lock("res:redlock:busy", options.withTtl(Duration.ofSeconds(1))).tryAcquire().orElseThrow();
+        await().pollDelay(Duration.ofMillis(1200)).atMost(Duration.ofSeconds(5)).until(held::isHeld);
+        p.put("new Redlock, waited acquire of a held lock", new Cycles(FEWER, i -> {
+            try {
+                assertThat(redlock.lock("res:redlock:busy", options).acquire(Duration.ofMillis(5))).isEmpty();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }));
+        return p;
+    }
+
+    /** One cycle of each primitive on one Redis, with how many times to run it. */
+    private static Map<String, Cycles> primitives(Coordis coordis) throws InterruptedException {
         Map<String, IntConsumer> p = new java.util.LinkedHashMap<>();
         DistributedLock lock = coordis.lock("res:lock");
         p.put("lock acquire/release", i -> {
@@ -150,7 +209,52 @@ class ResourcesIT {
                 throw new AssertionError(e);
             }
         });
-        return p;
+        DistributedLock legacy = coordis.legacyLock("res:legacy", io.coordis.lock.LockOptions.defaults());
+        p.put("legacy lock acquire/release", i -> {
+            try (Lease lease = legacy.tryAcquire().orElseThrow()) {
+                assertThat(lease.isHeld()).isTrue();
+            }
+        });
+        p.put("new legacy lock, waited acquire/release", i -> {
+            try (Lease lease = coordis.legacyLock("res:legacy:" + (i % 100), io.coordis.lock.LockOptions.defaults())
+                    .acquire(Duration.ofSeconds(1)).orElseThrow()) {
+                assertThat(lease.fencingToken()).isPositive();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        io.coordis.queue.Queue plain = coordis.queue("res:plain");
+        p.put("plain push/pop, push/blocking pop", i -> {
+            try {
+                plain.push("p" + i);
+                assertThat(plain.pop()).map(String::new).contains("p" + i);
+                plain.push("b" + i);
+                assertThat(plain.pop(Duration.ofSeconds(2))).map(String::new).contains("b" + i);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        io.coordis.election.CounterElection counter = coordis.counterElection("res:counter", Duration.ofSeconds(20));
+        p.put("counter election round", i -> {
+            try {
+                assertThat(counter.round()).isTrue();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        p.put("new latched event, signal, await, clear", i -> {
+            io.coordis.signal.Event event = signals.event("res:event:" + (i % 100), Duration.ofSeconds(5));
+            try {
+                event.signal("e" + i);
+                assertThat(event.await(Duration.ofSeconds(2))).map(Signal::data).contains("e" + i);
+                assertThat(event.clear()).isTrue();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        Map<String, Cycles> counted = new java.util.LinkedHashMap<>();
+        p.forEach((name, cycle) -> counted.put(name, new Cycles(name.startsWith("new ") ? FEWER : CYCLES, cycle)));
+        return counted;
     }
 
     @Test

@@ -71,6 +71,9 @@ abstract sealed class Connector {
     /** A new pub/sub connection (on a cluster: to one node; PUBLISH reaches subscribers on every node). */
     abstract StatefulRedisPubSubConnection<String, String> connectPubSub();
 
+    /** Like {@link #connectPubSub()} without blocking: completes when the connection is open. */
+    abstract CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSubAsync();
+
     /** A connector of its own (to be shut down by its owner) with the same settings but no Lettuce command timeouts. */
     abstract Connector withoutCommandTimeouts();
 
@@ -163,6 +166,17 @@ abstract sealed class Connector {
         }
 
         @Override
+        CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSubAsync() {
+            CompletableFuture<StatefulRedisPubSubConnection<String, String>> f = new CompletableFuture<>();
+            try {
+                client.connectPubSubAsync(StringCodec.UTF8, uri).whenComplete((c, e) -> complete(f, c, e));
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+            }
+            return f;
+        }
+
+        @Override
         Connector withoutCommandTimeouts() {
             RedisClient own = RedisClient.create(client.getResources(), uri);
             own.setOptions(client.getOptions().mutate()
@@ -233,6 +247,23 @@ abstract sealed class Connector {
         StatefulRedisPubSubConnection<String, String> connectPubSub() {
             topology().join();
             return client.connectPubSub(StringCodec.UTF8);
+        }
+
+        @Override
+        CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSubAsync() {
+            CompletableFuture<StatefulRedisPubSubConnection<String, String>> f = new CompletableFuture<>();
+            topology().whenComplete((ready, failed) -> {
+                if (failed != null) {
+                    f.completeExceptionally(failed);
+                    return;
+                }
+                try {
+                    client.connectPubSubAsync(StringCodec.UTF8).whenComplete((c, e) -> complete(f, c, e));
+                } catch (RuntimeException e) {
+                    f.completeExceptionally(e);
+                }
+            });
+            return f;
         }
 
         @Override

@@ -373,9 +373,11 @@ public final class RedisNode implements AutoCloseable {
      * timeout). After a lost connection the names are subscribed again and the listener hears
      * {@link PubSubListener#gap()}. Messages arrive on a Lettuce I/O thread.
      *
-     * @throws CoordisException when the pub/sub connection cannot be opened
+     * @throws CoordisException     when the pub/sub connection cannot be opened
+     * @throws InterruptedException when interrupted while it opens (it is closed once it opens)
      */
-    public Subscription subscribe(java.util.Collection<String> names, boolean patterns, PubSubListener listener) {
+    public Subscription subscribe(java.util.Collection<String> names, boolean patterns, PubSubListener listener)
+            throws InterruptedException {
         return subscriptions.subscribe(names, patterns, listener);
     }
 

@@ -82,9 +82,11 @@ final class Subscriptions {
      * not subscribed yet. Does not wait for Redis, except to open the pub/sub connection on first use;
      * the returned registration's {@link Subscription#ready()} completes on confirmation.
      *
-     * @throws CoordisException when the pub/sub connection cannot be opened
+     * @throws CoordisException     when the pub/sub connection cannot be opened
+     * @throws InterruptedException when interrupted while it opens (it is closed when it opens later)
      */
-    Subscription subscribe(Collection<String> names, boolean pattern, PubSubListener listener) {
+    Subscription subscribe(Collection<String> names, boolean pattern, PubSubListener listener)
+            throws InterruptedException {
         List<String> unique = List.copyOf(new LinkedHashSet<>(names));
         List<CompletableFuture<Void>> confirmations = new ArrayList<>();
         synchronized (this) {
@@ -189,10 +191,25 @@ final class Subscriptions {
         }
     }
 
-    private StatefulRedisPubSubConnection<String, String> connection() {
+    /**
+     * The pub/sub connection, opened on first use. Opening waits interruptibly: an interrupted caller leaves at
+     * once, and a connection that opens after it left is closed, so none is left behind unused.
+     */
+    private StatefulRedisPubSubConnection<String, String> connection() throws InterruptedException {
         if (connection == null) {
+            CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> opening;
             try {
-                connection = attach(connector.connectPubSub());
+                opening = connector.connectPubSubAsync();
+            } catch (RuntimeException e) {
+                throw RedisErrors.translate(e, address);
+            }
+            try {
+                connection = attach(opening.get());
+            } catch (InterruptedException e) {
+                opening.thenAccept(StatefulRedisPubSubConnection::closeAsync);
+                throw e;
+            } catch (ExecutionException e) {
+                throw RedisErrors.translate(e.getCause(), address);
             } catch (RuntimeException e) {
                 throw RedisErrors.translate(e, address);
             }

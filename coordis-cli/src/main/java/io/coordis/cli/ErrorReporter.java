@@ -49,7 +49,8 @@ final class ErrorReporter implements IParameterExceptionHandler, IExecutionExcep
         terminal.say(describe(ex));
         if (root.debug) {
             ex.printStackTrace(terminal.err());
-        } else if (!(ex instanceof CoordisException) && !(ex instanceof CommandFailure)) {
+        } else if (!(ex instanceof CoordisException) && !(ex instanceof CommandFailure)
+                && !(ex instanceof IllegalArgumentException)) {
             terminal.err().println("(run with --debug to see where it happened)");
         }
         return code;
@@ -65,6 +66,9 @@ final class ErrorReporter implements IParameterExceptionHandler, IExecutionExcep
         }
         if (ex instanceof CoordisException || ex instanceof CommandFailure) {
             return oneLine(message);
+        }
+        if (ex instanceof IllegalArgumentException && message != null) {
+            return oneLine(message) + " (see --help)";
         }
         return "internal error: " + ex.getClass().getSimpleName() + (message == null ? "" : ": " + oneLine(message));
     }

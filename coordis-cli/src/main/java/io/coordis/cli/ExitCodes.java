@@ -51,6 +51,10 @@ final class ExitCodes {
         if (failure instanceof ParameterException) {
             return USAGE;
         }
+        if (failure instanceof IllegalArgumentException) {
+            // the library refusing an argument the user gave (a name too long, a TTL out of range)
+            return USAGE;
+        }
         if (failure instanceof NodeUnavailableException || failure instanceof QuorumUnavailableException) {
             return UNAVAILABLE;
         }

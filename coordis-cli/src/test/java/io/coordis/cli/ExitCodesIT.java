@@ -38,6 +38,8 @@ class ExitCodesIT {
                 new Case("unknown option", 64, "-u", url, "lock", "ex:x", "--frobnicate", "--", "true"),
                 new Case("bad duration", 64, "-u", url, "lock", "ex:x", "--ttl", "soon", "--", "true"),
                 new Case("unknown command", 64, "frobnicate"),
+                new Case("name over the length limit", 64, "-u", url, "lock", "x".repeat(2000), "--", "true"),
+                new Case("queue name over the length limit", 64, "-u", url, "queue", "push", "q".repeat(2000), "m"),
                 new Case("nothing listening", 69, "-u", "redis://127.0.0.1:1", "queue", "pop", "ex:q"),
                 new Case("credentials without the rights", 77, "-u", refused, "queue", "pop", "ex:q"),
                 new Case("wrong password", 77, "-u", "redis://nobody:wrong@" + redis.server().address(), "leader", "ex:e"),

@@ -49,4 +49,11 @@ class ExitCodesTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("coordis: internal error: IllegalStateException: "
                 + "counter went backwards\n(run with --debug to see where it happened)\n");
     }
+
+    @Test
+    void anArgumentTheLibraryRefusesIsAUsageError64WithItsMessage() {
+        IllegalArgumentException tooLong = new IllegalArgumentException("name is 2000 bytes of UTF-8, over the limit of 1024");
+        assertThat(ExitCodes.of(tooLong)).isEqualTo(64);
+        assertThat(ErrorReporter.describe(tooLong)).isEqualTo("name is 2000 bytes of UTF-8, over the limit of 1024 (see --help)");
+    }
 }

@@ -27,6 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code late-throw} (an acquire that fails only 1.2 s after its wait: every call is late).
  *
  * <p>Arguments: redis-host:port[,host:port...] (several: Redlock) resource-host:port lock-name mode threads ttl-ms wait-ms name
+ * [latency-file]
+ * <br>With a latency file, the time each successful acquire call took (ns) is written to it as 8-byte numbers
+ * before {@code STATS} is printed (the soak runs' acquire percentiles).
  * <br>With name {@code holder}: one thread takes the lock once, enters, prints {@code HOLDING token}, waits
  * for a line on stdin (the test pauses this process meanwhile), writes, prints {@code WROTE ok|stale},
  * leaves and exits.
@@ -49,6 +52,7 @@ public final class FenceWorker {
         Duration ttl = Duration.ofMillis(Long.parseLong(args[5]));
         Duration wait = Duration.ofMillis(Long.parseLong(args[6]));
         String name = args[7];
+        java.nio.file.Path latencyFile = args.length > 8 ? java.nio.file.Path.of(args[8]) : null;
         try (Coordis coordis = connectTo(redis)) {
             DistributedLock lock = coordis.lock(lockName, LockOptions.defaults().withTtl(ttl));
             if (name.equals("holder")) {
@@ -64,10 +68,13 @@ public final class FenceWorker {
             AtomicLong late = new AtomicLong();
             AtomicLong lateThrown = new AtomicLong();
             AtomicLong maxLate = new AtomicLong();
+            List<long[]> latencies = java.util.Collections.synchronizedList(new ArrayList<>());
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 String client = name + "-" + t;
                 Thread w = new Thread(() -> {
+                    long[] took = new long[4096];
+                    int tookCount = 0;
                     try (FencedClient fenced = FencedClient.connect(resource, client);
                          RespClient raw = mode.equals("no-nx") ? connect(redis) : null) {
                         while (!Thread.currentThread().isInterrupted()) {
@@ -97,6 +104,10 @@ public final class FenceWorker {
                                 if (got.isEmpty()) {
                                     continue;
                                 }
+                                if (tookCount == took.length) {
+                                    took = java.util.Arrays.copyOf(took, tookCount * 2);
+                                }
+                                took[tookCount++] = System.nanoTime() - start;
                                 try (Lease lease = got.get()) {
                                     long token = mode.equals("no-fence") ? 0 : lease.fencingToken();
                                     fenced.enter(token);
@@ -118,6 +129,8 @@ public final class FenceWorker {
                                 sleep(20);
                             }
                         }
+                    } finally {
+                        latencies.add(java.util.Arrays.copyOf(took, tookCount));
                     }
                 }, client);
                 w.setDaemon(true);
@@ -131,6 +144,9 @@ public final class FenceWorker {
             workers.forEach(Thread::interrupt);
             for (Thread w : workers) {
                 w.join(5000);
+            }
+            if (latencyFile != null) {
+                writeLatencies(latencyFile, latencies);
             }
             System.out.println("STATS cycles=" + cycles + " errors=" + errors + " late=" + late + " maxLateMs=" + maxLate
                     + " lateThrown=" + lateThrown);
@@ -148,6 +164,19 @@ public final class FenceWorker {
             System.out.println("WROTE " + (ok ? "ok" : "stale") + " held=" + lease.isHeld());
             fenced.exit(token);
             lease.close();
+        }
+    }
+
+    private static void writeLatencies(java.nio.file.Path file, List<long[]> latencies) throws java.io.IOException {
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(new java.io.BufferedOutputStream(
+                java.nio.file.Files.newOutputStream(file)))) {
+            synchronized (latencies) {
+                for (long[] perThread : latencies) {
+                    for (long nanos : perThread) {
+                        out.writeLong(nanos);
+                    }
+                }
+            }
         }
     }
 

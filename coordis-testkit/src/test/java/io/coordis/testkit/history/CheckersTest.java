@@ -138,6 +138,61 @@ class CheckersTest {
     }
 
     @Test
+    void signalVerdictsOnRandomHistoriesMatchTheDefinitionCheckedSignalBySignal() {
+        java.util.Random random = new java.util.Random(42);
+        for (int round = 0; round < 200; round++) {
+            ops.clear();
+            op("r", "ok", "subscribed", "", -1, random.nextInt(20));
+            long t = 0;
+            List<long[]> sends = new ArrayList<>(); // invoked, ok, heard (-1: missed)
+            List<Long> gaps = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                t += 1 + random.nextInt(5);
+                long invoked = t;
+                long ok = t + random.nextInt(3);
+                long heard = random.nextInt(4) == 0 ? -1 : ok + 1 + random.nextInt(8);
+                op("s", "invoke", "notify", "s" + i, -1, invoked);
+                op("s", "ok", "notify", "s" + i, -1, ok);
+                if (heard >= 0) {
+                    op("r", "ok", "receive", "s" + i, -1, heard);
+                }
+                if (random.nextInt(6) == 0) {
+                    long gap = t + random.nextInt(10);
+                    gaps.add(gap);
+                    op("r", "info", "gap", "", -1, gap);
+                }
+                sends.add(new long[] {invoked, ok, heard});
+            }
+            long end = t + 20;
+            op("r", "ok", "unsubscribed", "", -1, end);
+            long from = ops.get(0).micros() / 1000;
+            int silent = 0;
+            int covered = 0;
+            for (long[] s : sends) {
+                if (s[0] < from || s[1] > end || s[2] >= 0) {
+                    continue;
+                }
+                long bound = end;
+                for (long[] later : sends) {
+                    if (later[2] >= 0 && later[0] > s[1]) {
+                        bound = Math.min(bound, later[2]);
+                    }
+                }
+                long lo = s[0];
+                long hi = bound;
+                if (gaps.stream().anyMatch(g -> g >= lo && g <= hi)) {
+                    covered++;
+                } else {
+                    silent++;
+                }
+            }
+            SignalChecker.Result r = SignalChecker.check(sorted());
+            assertThat(r.silentlyMissed()).as("round %d", round).isEqualTo(silent);
+            assertThat(r.missedWithGap()).as("round %d", round).isEqualTo(covered);
+        }
+    }
+
+    @Test
     void historiesRoundTripThroughFilesAndSkipATornLastLine(@TempDir Path dir) throws Exception {
         try (History h = History.open(dir.resolve("a.jsonl"), "proc \"one\"")) {
             h.ok("enqueue", "q\n1", "m\u0001\\", 7);

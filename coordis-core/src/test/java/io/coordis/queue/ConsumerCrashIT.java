@@ -68,7 +68,7 @@ class ConsumerCrashIT {
                 }
                 System.out.println("redis files copied to " + copy);
             }
-            assertThat(r.kills()).as("consumers were killed").isGreaterThanOrEqualTo(5);
+            assertThat(r.kills()).as("consumers were killed").isGreaterThanOrEqualTo(4);
             assertThat(r.recoveryMillis()).as("kills that found messages in flight; " + r).hasSizeGreaterThanOrEqualTo(2);
             assertThat(r.lost()).as("lost messages; " + r).isZero();
             assertThat(r.stuck()).as("messages stuck in processing slots; " + r).isZero();
@@ -166,7 +166,8 @@ class ConsumerCrashIT {
                     // would otherwise starve the survivors' sweep timers and the measurement would judge the
                     // machine, not the sweep
                     children.set(victim, startConsumer(server, victim));
-                    nextKill = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500 + random.nextInt(1500));
+                    // the recovery just measured already spaced kills by about a heartbeat TTL
+                    nextKill = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(700 + random.nextInt(1000));
                 }
                 if (seen != lastSeen) {
                     lastSeen = seen;

@@ -44,10 +44,19 @@ final class RedisErrors {
                 || t instanceof java.io.IOException) {
             String described = describe(t);
             return new NodeUnavailableException(node, "Redis at " + node + " is unavailable: " + described
-                    + (described.contains("Connection reset") ? "; if this port serves TLS only, use a rediss:// URL" : ""),
+                    + (closedDuringHandshake(described) ? "; if this port serves TLS only, use a rediss:// URL" : ""),
                     t);
         }
         return new CoordisException(node, "unexpected failure talking to Redis at " + node + ": " + describe(t), t);
+    }
+
+    /**
+     * Whether the server dropped the connection before the handshake completed, as a TLS-only port does with a
+     * plain client: Lettuce reports a reset, or (when the close wins the race with its own set-up) that its
+     * handshake handler was never registered.
+     */
+    static boolean closedDuringHandshake(String described) {
+        return described.contains("Connection reset") || described.contains("RedisHandshakeHandler not registered");
     }
 
     /**

@@ -47,4 +47,16 @@ class RedisErrorsTest {
                 "NOPERM something new", io.coordis.AccessDeniedException.Reason.OTHER);
         cases.forEach((error, reason) -> assertThat(RedisErrors.deniedReason(error)).as(error).isEqualTo(reason));
     }
+
+    @Test
+    void aConnectionDroppedDuringTheHandshakeSuggestsRedissEitherWayLettuceReportsIt() {
+        for (String how : java.util.List.of("Connection reset", "RedisHandshakeHandler not registered")) {
+            assertThat(RedisErrors.translate(new RedisConnectionException("Unable to connect to h:1",
+                    new java.io.IOException(how)), "h:1")).as(how)
+                    .isInstanceOf(NodeUnavailableException.class).hasMessageContaining("use a rediss:// URL");
+        }
+        assertThat(RedisErrors.translate(new RedisConnectionException("Unable to connect to h:1",
+                new java.net.ConnectException("Connection refused")), "h:1"))
+                .hasMessageNotContaining("rediss://");
+    }
 }

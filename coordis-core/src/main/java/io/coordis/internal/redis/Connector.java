@@ -228,14 +228,20 @@ abstract sealed class Connector {
 
         @Override
         <K, V> CompletableFuture<StatefulConnection<K, V>> connectAsync(RedisCodec<K, V> codec) {
-            CompletableFuture<StatefulConnection<K, V>> f = new CompletableFuture<>();
+            return afterTopology(() -> client.connectAsync(codec));
+        }
+
+        /** Opens a connection once the topology is known (Lettuce requires it); failures of either complete it. */
+        private <T, C extends T> CompletableFuture<T> afterTopology(
+                java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<C>> open) {
+            CompletableFuture<T> f = new CompletableFuture<>();
             topology().whenComplete((ready, failed) -> {
                 if (failed != null) {
                     f.completeExceptionally(failed);
                     return;
                 }
                 try {
-                    client.connectAsync(codec).whenComplete((c, e) -> complete(f, c, e));
+                    open.get().whenComplete((c, e) -> complete(f, c, e));
                 } catch (RuntimeException e) {
                     f.completeExceptionally(e);
                 }
@@ -251,19 +257,8 @@ abstract sealed class Connector {
 
         @Override
         CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSubAsync() {
-            CompletableFuture<StatefulRedisPubSubConnection<String, String>> f = new CompletableFuture<>();
-            topology().whenComplete((ready, failed) -> {
-                if (failed != null) {
-                    f.completeExceptionally(failed);
-                    return;
-                }
-                try {
-                    client.connectPubSubAsync(StringCodec.UTF8).whenComplete((c, e) -> complete(f, c, e));
-                } catch (RuntimeException e) {
-                    f.completeExceptionally(e);
-                }
-            });
-            return f;
+            return this.<StatefulRedisPubSubConnection<String, String>, io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection<String, String>>afterTopology(
+                    () -> client.connectPubSubAsync(StringCodec.UTF8));
         }
 
         @Override

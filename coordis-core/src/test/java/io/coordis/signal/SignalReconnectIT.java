@@ -9,9 +9,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -62,6 +64,60 @@ class SignalReconnectIT {
             await().atMost(Duration.ofSeconds(2)).until(() -> waiter.gaps() == 10);
             assertThat(waiter.poll()).isEmpty();
         }
+    }
+
+    /**
+     * Over a slow link a reconnection's handshake can outlast the connect timeout, and the link can recover while
+     * it is under way. No connection attempt may stay subscribed beside the one in use: Redis would send every
+     * message twice, and the listener would hear each signal twice (before the fix, 2 subscribed connections
+     * after 3 of 8 such reconnections). After every reconnection exactly one connection is subscribed, and every
+     * signal is heard exactly once.
+     */
+    @Test
+    void reconnectionsOverASlowLinkLeaveOneSubscribedConnectionAndHearEachSignalOnce() throws Exception {
+        BlockingQueue<Signal> heard = new LinkedBlockingQueue<>();
+        AtomicInteger gaps = new AtomicInteger();
+        Random random = new Random(7);
+        try (FaultProxy proxy = FaultProxy.to(server());
+             Coordis c = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
+             Subscription s = c.signals().listen(List.of("slow"), new SignalListener() {
+                 @Override
+                 public void onSignal(Signal signal) {
+                     heard.add(signal);
+                 }
+
+                 @Override
+                 public void onGap(String node) {
+                     gaps.incrementAndGet();
+                 }
+             })) {
+            for (int i = 0; i < 8; i++) {
+                // one way; the handshake takes about 3 round trips, so it fits the 1 s timeout only after the
+                // latency is lifted
+                long latency = i % 2 == 0 ? 190 : 250;
+                proxy.latency(Duration.ofMillis(latency));
+                int gapsBefore = gaps.get();
+                assertThat(server().command("CLIENT", "KILL", "TYPE", "pubsub")).isEqualTo(1L);
+                Thread.sleep(500 + random.nextInt(1000));
+                proxy.pass();
+                int round = i;
+                await("gap reported after kill " + round).atMost(Duration.ofSeconds(10))
+                        .until(() -> gaps.get() > gapsBefore);
+                // an attempt still under way ends within its 1 s timeout; count after that
+                Thread.sleep(2_000);
+                assertThat(pubSubClients()).as("subscribed connections after reconnection %d (latency %d ms)",
+                        round, latency).isEqualTo(1);
+                assertThat(subscribers("slow")).as("subscribers after reconnection %d", round).isEqualTo(1);
+                assertThat(server().command("PUBLISH", "slow", "s" + i)).isEqualTo(1L);
+                assertThat(heard.poll(5, TimeUnit.SECONDS)).isEqualTo(new Signal("slow", "s" + i));
+                assertThat(heard.poll(500, TimeUnit.MILLISECONDS)).as("signal s%d heard a second time", round).isNull();
+            }
+        }
+    }
+
+    private static int pubSubClients() {
+        String list = (String) server().command("CLIENT", "LIST", "TYPE", "pubsub");
+        return (int) list.lines().filter(l -> !l.isBlank()).count();
     }
 
     @Test

@@ -77,6 +77,14 @@ abstract sealed class Connector {
     /** A connector of its own (to be shut down by its owner) with the same settings but no Lettuce command timeouts. */
     abstract Connector withoutCommandTimeouts();
 
+    /**
+     * A connector of its own (to be shut down by its owner) with the same settings but whose connections do not
+     * reconnect by themselves: their owner replaces a lost connection with a new one. For pub/sub, where a
+     * connection that reconnects on its own can end up with two live sockets after a reconnection attempt that
+     * outlasted its timeout, both subscribed, and every message delivered twice.
+     */
+    abstract Connector withoutAutoReconnect();
+
     abstract AbstractRedisClient client();
 
     /**
@@ -185,6 +193,13 @@ abstract sealed class Connector {
         }
 
         @Override
+        Connector withoutAutoReconnect() {
+            RedisClient own = RedisClient.create(client.getResources(), uri);
+            own.setOptions(client.getOptions().mutate().autoReconnect(false).build());
+            return new Standalone(own, uri);
+        }
+
+        @Override
         AbstractRedisClient client() {
             return client;
         }
@@ -267,6 +282,14 @@ abstract sealed class Connector {
             ClusterClientOptions options = (ClusterClientOptions) client.getOptions();
             own.setOptions(options.mutate()
                     .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build()).build());
+            return new Cluster(own, seeds);
+        }
+
+        @Override
+        Connector withoutAutoReconnect() {
+            RedisClusterClient own = RedisClusterClient.create(client.getResources(), seeds);
+            ClusterClientOptions options = (ClusterClientOptions) client.getOptions();
+            own.setOptions(options.mutate().autoReconnect(false).build());
             return new Cluster(own, seeds);
         }
 

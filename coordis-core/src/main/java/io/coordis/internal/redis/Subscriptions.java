@@ -2,6 +2,7 @@ package io.coordis.internal.redis;
 
 import io.coordis.CoordisException;
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
@@ -28,22 +29,37 @@ import org.slf4j.LoggerFactory;
  * Channel and pattern listeners multiplexed over one pub/sub connection per node, opened on first use.
  * A channel (or pattern) is subscribed at Redis while at least one listener is registered on it.
  *
- * <p>After a lost connection Lettuce reconnects and subscribes again; when Redis confirms a channel
- * again, its listeners are told through {@link PubSubListener#gap()} that messages may have been lost.
+ * <p>A lost connection is replaced, not reconnected in place: a new connection is opened (at once, then with
+ * growing, jittered pauses up to {@link #MAX_RETRY_PAUSE} while that fails), every channel and pattern is
+ * subscribed on it, and the old one is closed. When Redis confirms a channel again, its listeners are told
+ * through {@link PubSubListener#gap()} that messages may have been lost. Only the current connection
+ * delivers: a message or confirmation arriving on any other is ignored, so a listener never hears a message
+ * twice, even when a connection attempt that was given up still reaches Redis. (A connection reconnecting by
+ * itself keeps one identity across its sockets; over a slow link a reconnection that outlasted its timeout
+ * could leave two sockets subscribed, and every message arrived twice.)
  * A registration counts as confirmed when Redis's own subscribe reply for the channel arrives.
  *
  * <p>On a Redis Cluster the connection goes to one node; classic PUBLISH reaches subscribers on every node,
- * so listeners hear messages published anywhere in the cluster.
+ * so listeners hear messages published anywhere in the cluster. A replacement connection may go to another
+ * node (the topology is re-read before each retry), which matters when the lost node is gone for good.
  */
 final class Subscriptions {
     private static final Logger log = LoggerFactory.getLogger(Subscriptions.class);
+    /** The longest pause between two attempts to replace a lost connection. */
+    static final Duration MAX_RETRY_PAUSE = Duration.ofSeconds(1);
     private final String address;
-    private final Connector connector;
+    /** The node's connector, whose settings this one's own connector copies on first use. */
+    private final Connector template;
+    /** Connections that do not reconnect by themselves; opened on first use, shut down by {@link #close()}. */
+    private Connector connector;
     private final Duration timeout;
     /** Read without locking by the I/O thread that delivers messages; changed under this object's monitor. */
     private final Map<String, Entry> channels = new ConcurrentHashMap<>();
     private final Map<String, Entry> patterns = new ConcurrentHashMap<>();
-    private StatefulRedisPubSubConnection<String, String> connection;
+    /** The current connection: the only one whose messages and confirmations count. Changed under the monitor. */
+    private volatile StatefulRedisPubSubConnection<String, String> connection;
+    /** The lost connection being replaced, so that one loss starts one replacement. */
+    private StatefulRedisPubSubConnection<String, String> replacing;
     private boolean closed;
 
     private static final class Entry {
@@ -56,7 +72,7 @@ final class Subscriptions {
 
     Subscriptions(String address, Connector connector, Duration timeout) {
         this.address = address;
-        this.connector = connector;
+        this.template = connector;
         this.timeout = timeout;
     }
 
@@ -109,16 +125,10 @@ final class Subscriptions {
                 }
                 confirmations.add(confirmed);
             }
-            if (!toSend.isEmpty()) {
-                String[] args = toSend.toArray(String[]::new);
-                RedisFuture<Void> reply = pattern ? conn.async().psubscribe(args) : conn.async().subscribe(args);
-                reply.whenComplete((v, failure) -> {
-                    if (failure != null) {
-                        CoordisException e = RedisErrors.translate(failure, address);
-                        sent.forEach(f -> f.completeExceptionally(e));
-                    }
-                });
+            if (!toSend.isEmpty() && conn.isOpen()) {
+                send(conn, toSend, pattern, sent);
             }
+            // else the connection was lost: its replacement subscribes every registered name
         }
         CompletableFuture<Void> ready = CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new));
         AtomicBoolean open = new AtomicBoolean(true);
@@ -135,6 +145,32 @@ final class Subscriptions {
                 return ready;
             }
         };
+    }
+
+    /**
+     * Sends SUBSCRIBE (PSUBSCRIBE) for {@code names} on {@code conn}. When Redis refuses (an error reply such as
+     * NOPERM), {@code pending} fails with it. Any other failure (not connected, no reply in time) means the
+     * connection cannot be trusted to hold the subscriptions: it is closed and replaced, and the replacement
+     * subscribes every registered name and confirms {@code pending}. A lost connection reports no disconnection
+     * when it died before its listeners were attached, so this is also how such a connection is found.
+     */
+    private void send(StatefulRedisPubSubConnection<String, String> conn, List<String> names, boolean pattern,
+                      List<CompletableFuture<Void>> pending) {
+        String[] args = names.toArray(String[]::new);
+        RedisFuture<Void> reply = pattern ? conn.async().psubscribe(args) : conn.async().subscribe(args);
+        reply.whenComplete((v, failure) -> {
+            if (failure == null || connection != conn) {
+                return;
+            }
+            if (failure instanceof RedisCommandExecutionException) {
+                CoordisException e = RedisErrors.translate(failure, address);
+                pending.forEach(f -> f.completeExceptionally(e));
+                return;
+            }
+            log.debug("pub/sub connection to {} failed to subscribe ({}); replacing it", address, failure.toString());
+            CompletableFuture.runAsync(() -> lost(conn));
+            conn.closeAsync();
+        });
     }
 
     private void awaitReady(CompletableFuture<Void> ready) throws InterruptedException {
@@ -199,12 +235,17 @@ final class Subscriptions {
         if (connection == null) {
             CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> opening;
             try {
+                if (connector == null) {
+                    connector = template.withoutAutoReconnect();
+                }
                 opening = connector.connectPubSubAsync();
             } catch (RuntimeException e) {
                 throw RedisErrors.translate(e, address);
             }
             try {
-                connection = attach(opening.get());
+                StatefulRedisPubSubConnection<String, String> opened = opening.get();
+                connection = attach(opened);
+                replaceIfLost(opened);
             } catch (InterruptedException e) {
                 opening.thenAccept(StatefulRedisPubSubConnection::closeAsync);
                 throw e;
@@ -221,69 +262,141 @@ final class Subscriptions {
         conn.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String channel, String message) {
-                deliver(channels.get(channel), channel, message);
+                if (connection == conn) {
+                    deliver(channels.get(channel), channel, message);
+                }
             }
 
             @Override
             public void message(String pattern, String channel, String message) {
-                deliver(patterns.get(pattern), channel, message);
+                if (connection == conn) {
+                    deliver(patterns.get(pattern), channel, message);
+                }
             }
 
             @Override
             public void subscribed(String channel, long count) {
-                confirm(channel, false);
+                if (connection == conn) {
+                    confirm(channel, false);
+                }
             }
 
             @Override
             public void psubscribed(String pattern, long count) {
-                confirm(pattern, true);
+                if (connection == conn) {
+                    confirm(pattern, true);
+                }
             }
         });
         conn.addListener(new RedisConnectionStateListener() {
             @Override
             public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
-                interrupted();
-                if (connector.isCluster()) {
-                    // Lettuce reconnects to the same node, which may be gone for good after a failover
-                    CompletableFuture.runAsync(() -> moveIfStillDown(conn),
-                            CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS));
-                }
+                // off the I/O thread: replacing takes this object's monitor
+                CompletableFuture.runAsync(() -> lost(conn));
             }
         });
         return conn;
     }
 
+    /** A connection that closed before its listeners were attached is never reported lost: replace it now. */
+    private void replaceIfLost(StatefulRedisPubSubConnection<String, String> conn) {
+        if (!conn.isOpen()) {
+            CompletableFuture.runAsync(() -> lost(conn));
+        }
+    }
+
     /**
-     * On a cluster, a pub/sub connection that is still down after the command timeout is replaced by one to
-     * another node (any node hears every PUBLISH), and every channel and pattern is subscribed there; the
-     * listeners hear a gap when Redis confirms. Retried every command timeout until it succeeds or the
-     * old connection is back.
+     * {@code conn} dropped: if it is the current connection, every registration will report a gap when Redis
+     * confirms it again, and a replacement is opened. Once per lost connection.
      */
-    private void moveIfStillDown(StatefulRedisPubSubConnection<String, String> old) {
-        StatefulRedisPubSubConnection<String, String> fresh;
+    private void lost(StatefulRedisPubSubConnection<String, String> conn) {
         synchronized (this) {
-            if (closed || connection != old || old.isOpen()) {
+            if (closed || connection != conn || replacing == conn) {
                 return;
             }
-            connector.topologyChanged();
-            try {
-                fresh = attach(connector.connectPubSub());
-            } catch (RuntimeException e) {
-                log.debug("pub/sub connection to {} still down, retrying on another node: {}", address, e.toString());
-                CompletableFuture.runAsync(() -> moveIfStillDown(old),
-                        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS));
+            replacing = conn;
+        }
+        interrupted();
+        replace(conn, 0);
+    }
+
+    /**
+     * Opens a connection to take the place of {@code lost}, unless the client closed. Attempt 0 starts at once;
+     * each failed attempt schedules the next after a jittered pause that doubles up to {@link #MAX_RETRY_PAUSE}.
+     * On a cluster the topology is re-read before each retry, so that a node gone for good is left.
+     */
+    private void replace(StatefulRedisPubSubConnection<String, String> lost, int attempt) {
+        Connector own;
+        synchronized (this) {
+            if (closed || connection != lost) {
                 return;
             }
-            connection = fresh;
-            log.debug("pub/sub connection to {} moved to another node after a lost node", address);
-            if (!channels.isEmpty()) {
-                fresh.async().subscribe(channels.keySet().toArray(String[]::new));
+            own = connector;
+        }
+        if (attempt > 0 && own.isCluster()) {
+            own.topologyChanged();
+        }
+        CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> opening;
+        try {
+            opening = own.connectPubSubAsync();
+        } catch (RuntimeException e) {
+            retry(lost, attempt, e);
+            return;
+        }
+        opening.whenCompleteAsync((fresh, failure) -> {
+            if (failure != null) {
+                retry(lost, attempt, failure);
+            } else {
+                adopt(lost, fresh);
             }
-            if (!patterns.isEmpty()) {
-                fresh.async().psubscribe(patterns.keySet().toArray(String[]::new));
+        });
+    }
+
+    private void retry(StatefulRedisPubSubConnection<String, String> lost, int attempt, Throwable cause) {
+        long pause = retryPause(attempt + 1).toNanos();
+        log.debug("pub/sub connection to {} still lost (attempt {}): {}", address, attempt + 1, cause.toString());
+        CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS).execute(() -> replace(lost, attempt + 1));
+    }
+
+    /** The pause before retry {@code attempt} (from 1): 10 ms doubling up to {@link #MAX_RETRY_PAUSE}, half of it random. */
+    static Duration retryPause(int attempt) {
+        long ceiling = Math.min(MAX_RETRY_PAUSE.toMillis(), 10L << Math.min(attempt - 1, 20));
+        return Duration.ofMillis(ceiling / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(ceiling / 2 + 1));
+    }
+
+    /** Makes {@code fresh} the current connection in place of {@code lost}, subscribes everything there, closes {@code lost}. */
+    private void adopt(StatefulRedisPubSubConnection<String, String> lost, StatefulRedisPubSubConnection<String, String> fresh) {
+        synchronized (this) {
+            if (closed || connection != lost) {
+                fresh.closeAsync();
+                return;
+            }
+            connection = attach(fresh);
+            resubscribe(fresh, channels, false);
+            resubscribe(fresh, patterns, true);
+            replaceIfLost(fresh);
+        }
+        lost.closeAsync();
+        log.debug("pub/sub connection to {} replaced after it was lost", address);
+    }
+
+    private void resubscribe(StatefulRedisPubSubConnection<String, String> conn, Map<String, Entry> map, boolean pattern) {
+        if (map.isEmpty()) {
+            return;
+        }
+        List<String> names = new ArrayList<>(map.keySet());
+        List<CompletableFuture<Void>> pending = new ArrayList<>();
+        for (String name : names) {
+            CompletableFuture<Void> confirmed = map.get(name).confirmed;
+            if (confirmed == null || confirmed.isCompletedExceptionally()) {
+                confirmed = new CompletableFuture<>();
+                map.get(name).confirmed = confirmed;
+            }
+            if (!confirmed.isDone()) {
+                pending.add(confirmed);
             }
         }
-        old.closeAsync();
+        send(conn, names, pattern, pending);
     }
 
     /** The connection dropped: every registration will report a gap when Redis confirms it again. */
@@ -336,6 +449,7 @@ final class Subscriptions {
      */
     void close() {
         StatefulRedisPubSubConnection<String, String> toClose;
+        Connector own;
         java.util.Set<PubSubListener> listeners = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         synchronized (this) {
             closed = true;
@@ -344,6 +458,7 @@ final class Subscriptions {
             channels.clear();
             patterns.clear();
             toClose = connection;
+            own = connector;
         }
         for (PubSubListener listener : listeners) {
             try {
@@ -358,8 +473,11 @@ final class Subscriptions {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (ExecutionException | TimeoutException e) {
-                // the connection is abandoned; the client's shutdown releases its resources
+                // the connection is abandoned; the client's shutdown below releases its resources
             }
+        }
+        if (own != null) {
+            own.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
     }
 }

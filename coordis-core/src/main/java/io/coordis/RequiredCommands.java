@@ -66,6 +66,7 @@ public final class RequiredCommands {
             c("script|load", Use.CONNECTION, "loading scripts ahead of use"),
             c("ping", Use.CONNECTION, "connection health checks"),
             c("hello", Use.CONNECTION, "protocol negotiation on connect"),
+            c("select", Use.CONNECTION, "a database number in the URL (redis://host:6379/3)"),
 
             c("set", Use.LOCKS, "lock key with NX PX, as foreign clients write it"),
             c("get", Use.LOCKS, "lock owner check, fencing number"),
@@ -129,6 +130,7 @@ public final class RequiredCommands {
             c("lindex", Use.QUEUES, "oldest message"),
             c("llen", Use.QUEUES, "depth"),
             c("lrange", Use.QUEUES, "processing slots, dead letters"),
+            c("lrem", Use.QUEUES, "removing a processed message from a caller-named processing list (Queue.remove)"),
             c("get", Use.QUEUES, "slot bookkeeping"),
             c("set", Use.QUEUES, "heartbeats, slot bookkeeping"),
             c("del", Use.QUEUES, "ack, sweeps"),

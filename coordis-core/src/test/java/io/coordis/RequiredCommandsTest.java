@@ -26,6 +26,17 @@ class RequiredCommandsTest {
     }
 
     @Test
+    void theLeastPrivilegeTestPassGrantsExactlyTheListedCommands() throws Exception {
+        String file;
+        try (var in = io.coordis.testkit.RedisServerBuilder.class.getResourceAsStream("least-privilege.acl")) {
+            assertThat(in).as("least-privilege.acl in the test kit").isNotNull();
+            file = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        List<String> rules = file.lines().filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
+        assertThat(rules).containsExactly(RequiredCommands.aclRules(java.util.EnumSet.allOf(RequiredCommands.Use.class)));
+    }
+
+    @Test
     void optionalCommandsAreNotRequired() {
         assertThat(RequiredCommands.required()).doesNotContain("client|kill", "info");
         assertThat(RequiredCommands.aclRules(RequiredCommands.allRequiredUses())).startsWith("-@all +");

@@ -175,6 +175,9 @@ class LeastPrivilegeIT {
         assertThat(q.pop()).isPresent();
         assertThat(q.pop(2)).hasSize(2);
         assertThat(q.pop(Duration.ofMillis(200))).isEmpty();
+        q.push("d");
+        byte[] moved = q.moveTo("app:plain:processing", Duration.ofSeconds(1)).orElseThrow();
+        assertThat(q.remove("app:plain:processing", moved)).isTrue();
 
         ReliableQueue r = c.reliableQueue("app:rq", QueueOptions.defaults().withMaxAttempts(1)
                 .withHeartbeatTtl(Duration.ofMillis(500)));

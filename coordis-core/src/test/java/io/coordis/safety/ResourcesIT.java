@@ -87,9 +87,9 @@ class ResourcesIT {
         private final List<RespClient> clients = new ArrayList<>();
 
         Watch(io.coordis.testkit.RedisServer first, List<io.coordis.testkit.RedisServer> more) {
-            clients.add(RespClient.connect(first.host(), first.port()));
+            clients.add(first.client());
             for (io.coordis.testkit.RedisServer s : more) {
-                clients.add(RespClient.connect(s.host(), s.port()));
+                clients.add(s.client());
             }
         }
 

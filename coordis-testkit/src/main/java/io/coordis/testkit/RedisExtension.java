@@ -66,9 +66,19 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
         return masters(n, RedisServer.builder());
     }
 
-    /** {@code n} independent masters built from {@code template}. */
+    /**
+     * {@code n} independent masters built from {@code template}. With the environment variable
+     * {@code COORDIS_TEST_LEAST_PRIVILEGE=1}, a template without passwords, ACL users, replication or TLS gets
+     * its default user restricted to {@link RedisServerBuilder#leastPrivilegeRules()}, so that every client
+     * connecting without credentials runs with only the commands Coordis needs.
+     */
     public static RedisExtension masters(int n, RedisServerBuilder template) {
         RedisServerBuilder copy = template.copy();
+        String rules = RedisServerBuilder.leastPrivilegeRules();
+        if (rules != null && copy.requirePass == null && copy.aclUsers.isEmpty() && copy.replicaOf == null
+                && copy.sentinelLines == null && copy.tls == null && copy.defaultUserRules == null) {
+            copy.restrictDefaultUser(rules);
+        }
         return new RedisExtension(() -> RedisGroup.masters(n, copy));
     }
 

@@ -209,9 +209,7 @@ public final class RedisServer implements AutoCloseable {
                 throw failure(p, "redis-server exited with code " + p.exitValue() + " before answering PING");
             }
             try (RespClient c = open(Duration.ofMillis(500))) {
-                if (config.requirePass != null) {
-                    c.auth(config.requirePass);
-                }
+                authenticate(c);
                 if ("PONG".equals(c.command("PING"))) {
                     String pid = info(c, "server").get("process_id");
                     if (pid != null && Long.parseLong(pid) == p.pid()) {
@@ -269,9 +267,7 @@ public final class RedisServer implements AutoCloseable {
             resume();
         }
         try (RespClient c = open(Duration.ofSeconds(2))) {
-            if (config.requirePass != null) {
-                c.auth(config.requirePass);
-            }
+            authenticate(c);
             if (binary.majorVersion() >= 7) {
                 c.send("SHUTDOWN", "NOSAVE", "NOW");
             } else {
@@ -396,15 +392,30 @@ public final class RedisServer implements AutoCloseable {
     private RespClient connectAdmin() {
         requireRunning("send a command to");
         RespClient c = open(ADMIN_TIMEOUT);
-        if (config.requirePass != null) {
-            try {
-                c.auth(config.requirePass);
-            } catch (RuntimeException e) {
-                c.close();
-                throw e;
-            }
+        try {
+            authenticate(c);
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
         }
         return c;
+    }
+
+    /**
+     * Logs {@code c} in as the test kit's administrator: with the requirepass password, or as
+     * {@link RedisServerBuilder#ADMIN_USER} when the default user is restricted; nothing otherwise.
+     */
+    void authenticate(RespClient c) {
+        if (config.adminPassword != null) {
+            c.auth(RedisServerBuilder.ADMIN_USER, config.adminPassword);
+        } else if (config.requirePass != null) {
+            c.auth(config.requirePass);
+        }
+    }
+
+    /** True when clients without credentials run with restricted commands ({@link RedisServerBuilder#restrictDefaultUser}). */
+    public boolean isDefaultUserRestricted() {
+        return config.defaultUserRules != null;
     }
 
     private RespClient open(Duration timeout) {

@@ -30,6 +30,12 @@ public final class RedisServerBuilder {
     Duration startTimeout = Duration.ofSeconds(10);
     final List<String[]> aclUsers = new ArrayList<>();
     final List<String> args = new ArrayList<>();
+    /** Non-null: the default user may run only these command rules; the test kit connects as {@link #ADMIN_USER}. */
+    String defaultUserRules;
+    /** The password of {@link #ADMIN_USER}, set with {@link #defaultUserRules}. */
+    String adminPassword;
+    /** The user the test kit's own connections log in as when the default user is restricted. */
+    public static final String ADMIN_USER = "coordis-test-admin";
     io.coordis.testkit.fault.NetworkNamespace namespace;
 
     RedisServerBuilder() {
@@ -96,6 +102,52 @@ public final class RedisServerBuilder {
         System.arraycopy(rules, 0, entry, 2, rules.length);
         aclUsers.add(entry);
         return this;
+    }
+
+    /**
+     * Restricts the default user (the one every client without credentials is) to {@code commandRules}, e.g.
+     * {@code "-@all +get +set"}, on all keys and channels, and adds an administrator user with every right and a
+     * random password, as which the test kit's own connections ({@link RedisServer#command(String...)},
+     * start-up, shutdown) log in. Clients given {@link RedisServer#uri()} (which carries no credentials then)
+     * therefore run with exactly those commands. Not for replicas, clusters or sentinel-managed servers, whose
+     * replication and monitoring connections use the default user.
+     */
+    public RedisServerBuilder restrictDefaultUser(String commandRules) {
+        if (commandRules == null || commandRules.isBlank()) {
+            throw new IllegalArgumentException("command rules for the default user must not be empty");
+        }
+        if (requirePass != null) {
+            throw new IllegalArgumentException("a restricted default user cannot also have a requirepass password");
+        }
+        this.defaultUserRules = commandRules.trim();
+        this.adminPassword = Long.toHexString(new java.security.SecureRandom().nextLong()) + "A1";
+        return this;
+    }
+
+    /** The environment variable that turns on the least-privilege test pass: {@code 1} or {@code true}. */
+    public static final String LEAST_PRIVILEGE_ENV = "COORDIS_TEST_LEAST_PRIVILEGE";
+
+    /**
+     * The command rules of the default user that every standalone server and independent master of a
+     * {@link RedisExtension} gets when the environment variable {@value #LEAST_PRIVILEGE_ENV} is {@code 1} or
+     * {@code true}: the resource {@code /io/coordis/testkit/least-privilege.acl} (one line of rules);
+     * {@code null} otherwise.
+     */
+    public static String leastPrivilegeRules() {
+        String env = System.getenv(LEAST_PRIVILEGE_ENV);
+        if (env == null || !(env.equals("1") || env.equalsIgnoreCase("true"))) {
+            return null;
+        }
+        try (java.io.InputStream in = RedisServerBuilder.class.getResourceAsStream("least-privilege.acl")) {
+            if (in == null) {
+                throw new IllegalStateException("least-privilege.acl is missing from the test kit");
+            }
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines()
+                    .filter(l -> !l.isBlank() && !l.startsWith("#")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("least-privilege.acl has no rules"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** {@code enable-debug-command yes} on Redis 7 and later; ignored on 6.x where DEBUG is always enabled. */
@@ -232,6 +284,8 @@ public final class RedisServerBuilder {
         b.appendOnly = appendOnly;
         b.appendFsync = appendFsync;
         b.requirePass = requirePass;
+        b.defaultUserRules = defaultUserRules;
+        b.adminPassword = adminPassword;
         b.debugCommand = debugCommand;
         b.replicaOf = replicaOf;
         b.tls = tls;
@@ -289,6 +343,12 @@ public final class RedisServerBuilder {
         line(conf, "repl-diskless-sync-delay", "0");
         if (requirePass != null) {
             line(conf, "requirepass", masked ? "***" : requirePass);
+        }
+        if (defaultUserRules != null) {
+            List<String> tokens = new ArrayList<>(List.of("user", "default", "on", "nopass", "~*", "&*"));
+            tokens.addAll(Arrays.asList(defaultUserRules.split("\\s+")));
+            line(conf, tokens.toArray(new String[0]));
+            line(conf, "user", ADMIN_USER, "on", ">" + (masked ? "***" : adminPassword), "~*", "&*", "+@all");
         }
         for (String[] u : aclUsers) {
             List<String> tokens = new ArrayList<>(List.of("user", u[0], "on", ">" + (masked ? "***" : u[1])));

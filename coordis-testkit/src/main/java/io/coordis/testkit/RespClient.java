@@ -108,20 +108,19 @@ public final class RespClient implements AutoCloseable {
 
     /**
      * Connects to {@code server} (over TLS if it was built with {@link RedisServerBuilder#tls()}),
-     * authenticating with its {@code requirepass} password if one is set.
+     * authenticating with its {@code requirepass} password if one is set, or as the test kit's administrator
+     * when its default user is restricted.
      */
     public static RespClient connect(RedisServer server) {
         RespClient client = server.isTls()
                 ? connect(server.host(), server.port(), DEFAULT_TIMEOUT, server.tlsCertificates().adminSslContext())
                 : connect(server.host(), server.port());
-        server.password().ifPresent(pw -> {
-            try {
-                client.command("AUTH", pw);
-            } catch (RuntimeException e) {
-                client.close();
-                throw e;
-            }
-        });
+        try {
+            server.authenticate(client);
+        } catch (RuntimeException e) {
+            client.close();
+            throw e;
+        }
         return client;
     }
 

@@ -59,6 +59,24 @@ class CheckersTest {
     }
 
     @Test
+    void aHolderActingPastItsTtlOverlapsUnfencedOnlyUntilItsReleaseOrItsLastStep() {
+        hold("a", 0, 1, 250, 1); // paused past its 100 ms TTL, released at 250
+        hold("b", 150, 160, 170, 2);
+        hold("b", 251, 252, 260, 3); // after a's release
+        LockChecker.Result r = LockChecker.check(sorted(), TTL);
+        assertThat(r.valid()).as("inside validity nobody overlaps").isTrue();
+        assertThat(r.unfencedOverlaps()).isEqualTo(1);
+
+        ops.clear();
+        op("c", "invoke", "acquire", "", -1, 0);
+        op("c", "ok", "acquire", "", 1, 1);
+        op("c", "info", "write", "", 1, 120); // never released: acted until this last step
+        hold("d", 110, 115, 118, 2);
+        hold("d", 130, 131, 140, 3);
+        assertThat(LockChecker.check(sorted(), TTL).unfencedOverlaps()).isEqualTo(1);
+    }
+
+    @Test
     void aLaterAcquisitionWithALowerTokenIsAFenceViolationButConcurrentOnesAreNot() {
         hold("a", 0, 1, 10, 5);
         hold("b", 11, 12, 20, 3); // began after a returned: must be higher

@@ -18,7 +18,7 @@ import java.util.Map;
  *       without renewing is no longer counted — that is the fencing number's job, judged below).</li>
  *   <li><b>Unfenced overlap</b>: two holdings of one lock at once as the holders acted them out, from
  *       {@code ok acquire} to {@code invoke release} whatever the TTL (a holding never released ends at its
- *       thread's last recorded step). A correct lock has them too when a holder is paused past its lease:
+ *       thread's next acquisition, or else at its thread's last recorded step). A correct lock has them too when a holder is paused past its lease:
  *       they are what a resource without fencing would suffer, as {@code FencedResource} counts them, and a
  *       run that pauses a holder must show them (proof the pause bit). Not part of {@link Result#valid()}.</li>
  *   <li><b>Fence violation</b>: an acquisition B that began after acquisition A had returned ({@code A.ok <
@@ -56,6 +56,14 @@ public final class LockChecker {
         for (Op op : ops) {
             String id = op.actor() + "|" + op.key();
             lastStep.put(op.actor(), op.micros());
+            if (op.is("invoke", "acquire") || op.is("ok", "acquire")) {
+                // a thread is sequential: a holding it never released ended by its next acquisition
+                Integer previous = actedOpen.remove(id);
+                if (previous != null) {
+                    Acted h = acted.get(previous);
+                    acted.set(previous, new Acted(h.actor, h.key, h.start, op.micros(), h.token));
+                }
+            }
             if (op.is("invoke", "acquire")) {
                 invoked.put(id, op.micros());
             } else if (op.is("ok", "acquire")) {

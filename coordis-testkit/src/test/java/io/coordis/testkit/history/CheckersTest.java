@@ -74,6 +74,14 @@ class CheckersTest {
         hold("d", 110, 115, 118, 2);
         hold("d", 130, 131, 140, 3);
         assertThat(LockChecker.check(sorted(), TTL).unfencedOverlaps()).isEqualTo(1);
+
+        ops.clear();
+        op("e", "invoke", "acquire", "", -1, 0);
+        op("e", "ok", "acquire", "", 1, 1); // its release threw before being recorded
+        op("e", "invoke", "acquire", "", -1, 50); // the next attempt: the first holding is over
+        op("e", "fail", "acquire", "", -1, 300);
+        hold("f", 100, 101, 110, 2);
+        assertThat(LockChecker.check(sorted(), TTL).unfencedOverlaps()).isZero();
     }
 
     @Test

@@ -140,6 +140,24 @@ class CheckersTest {
     }
 
     @Test
+    void aBatchAckLeftWithoutItsReplyMakesEveryIdOfTheBatchIndeterminate(@TempDir Path dir) {
+        try (History c = History.open(dir.resolve("c.jsonl"), "c")) {
+            c.recordAll("ok", "enqueue", "q", List.of("m1", "m2", "m3", "m4"), -1);
+            c.recordAll("ok", "dequeue", "q", List.of("m1", "m2", "m3", "m4"), -1);
+            c.recordAll("invoke", "ack", "q", List.of("m1", "m2"), -1);
+            c.recordAll("ok", "ack", "q", List.of("m1", "m2"), -1);
+            c.recordAll("invoke", "ack", "q", List.of("m3", "m4"), -1);
+            c.record("ok", "ack", "q", "m3", -1); // died before recording m4's outcome
+        }
+        QueueChecker.Result r = QueueChecker.check(Histories.read(dir));
+        assertThat(r.enqueued()).isEqualTo(4);
+        assertThat(r.acknowledged()).isEqualTo(3);
+        assertThat(r.indeterminate()).isEqualTo(1);
+        assertThat(r.lost()).isZero();
+        assertThat(r.valid()).isTrue();
+    }
+
+    @Test
     void aMissedSignalNeedsAGapReportedAfterItWasSent() {
         op("r", "ok", "subscribed", "", -1, 0);
         op("s", "invoke", "notify", "s1", -1, 10);

@@ -2,6 +2,7 @@ package io.coordis.election;
 
 import io.coordis.Coordis;
 import io.coordis.testkit.RespClient;
+import io.coordis.testkit.history.History;
 
 import java.net.URI;
 import java.time.Duration;
@@ -11,11 +12,13 @@ import java.time.Duration;
  * believes on stdout ({@code CAMPAIGNING}, {@code ELECTED term=T}, {@code REVOKED term=T},
  * {@code ROUND leader=B remembered=V}). Exits when stdin closes.
  *
- * <p>Arguments: {@code <mode> <referee port> <redis uri> <name> <id> <ttl ms>}, mode one of:
+ * <p>Arguments: {@code <mode> <referee port> <redis uri> <name> <id> <ttl ms> [history file]}, mode one of:
  * <ul>
  *   <li>{@code lease} — the lease election: campaign; once elected, report ELECTED and write to the fenced
  *       resource every 20 ms while {@link Leadership#isValid()}; when it turns false report REVOKED (before
- *       anything else) and campaign again.</li>
+ *       anything else) and campaign again. With a history file it records there, for {@code LeaderChecker},
+ *       {@code invoke campaign} before each campaign, {@code ok elected} (term) as soon as it returns, before
+ *       reporting, and {@code info revoked} (term).</li>
  *   <li>{@code counter} — Coordis's counter election, one round every ttl/10; after each round report ACT
  *       if {@link CounterElection#isLeader()}.</li>
  *   <li>{@code seed} — the classic {@code master()} function emulated command for command (INCR, then
@@ -33,6 +36,7 @@ public final class CandidateProcess {
         String name = args[3];
         String id = args[4];
         Duration ttl = Duration.ofMillis(Long.parseLong(args[5]));
+        History history = args.length > 6 ? History.open(java.nio.file.Path.of(args[6]), id) : null;
         Thread stdinWatch = new Thread(() -> {
             try {
                 while (System.in.read() >= 0) {
@@ -48,7 +52,7 @@ public final class CandidateProcess {
         try (RefereeClient referee = new RefereeClient(port, id)) {
             referee.send("HELLO", 0);
             switch (mode) {
-                case "lease" -> lease(referee, uri, name, id, ttl);
+                case "lease" -> lease(referee, uri, name, id, ttl, history);
                 case "counter" -> counter(referee, uri, name, ttl);
                 case "seed" -> seed(referee, uri, name, ttl);
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
@@ -61,14 +65,16 @@ public final class CandidateProcess {
         System.out.flush();
     }
 
-    private static void lease(RefereeClient referee, String uri, String name, String id, Duration ttl)
+    private static void lease(RefereeClient referee, String uri, String name, String id, Duration ttl, History history)
             throws InterruptedException {
         try (Coordis coordis = Coordis.connect(uri)) {
             LeaderElection election = coordis.election(name,
                     ElectionOptions.defaults().withCandidateId(id).withTtl(ttl));
             while (true) {
                 say("CAMPAIGNING");
+                record(history, "invoke", "campaign", name, id, -1);
                 Leadership l = election.campaign();
+                record(history, "ok", "elected", name, id, l.term());
                 referee.send("ELECTED", l.term());
                 say("ELECTED term=" + l.term());
                 while (l.isValid()) {
@@ -78,8 +84,15 @@ public final class CandidateProcess {
                     Thread.sleep(20);
                 }
                 referee.send("REVOKED", l.term());
+                record(history, "info", "revoked", name, id, l.term());
                 say("REVOKED term=" + l.term());
             }
+        }
+    }
+
+    private static void record(History history, String type, String f, String name, String id, long term) {
+        if (history != null) {
+            history.record(type, f, name, id, term);
         }
     }
 

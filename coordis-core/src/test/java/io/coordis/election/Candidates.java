@@ -2,6 +2,7 @@ package io.coordis.election;
 
 import io.coordis.testing.ChildJvm;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,21 +16,32 @@ final class Candidates implements AutoCloseable {
     private final String mode;
     private final String name;
     private final Duration ttl;
+    private final Path histories;
     private final Map<String, ChildJvm> running = new LinkedHashMap<>();
     private int started;
 
     Candidates(ElectionReferee referee, String mode, String name, Duration ttl) {
+        this(referee, mode, name, ttl, null);
+    }
+
+    /** Candidates that write their histories to {@code histories/<id>.jsonl} (lease mode). */
+    Candidates(ElectionReferee referee, String mode, String name, Duration ttl, Path histories) {
         this.referee = referee;
         this.mode = mode;
         this.name = name;
         this.ttl = ttl;
+        this.histories = histories;
     }
 
     /** Starts candidate {@code c<n>} connecting to {@code uri}; returns once it is campaigning. */
     String start(String uri) throws InterruptedException {
         String id = "c" + (++started);
-        ChildJvm jvm = ChildJvm.start(id, CandidateProcess.class,
+        List<String> args = new java.util.ArrayList<>(
                 List.of(mode, Integer.toString(referee.port()), uri, name, id, Long.toString(ttl.toMillis())));
+        if (histories != null) {
+            args.add(histories.resolve(id + ".jsonl").toString());
+        }
+        ChildJvm jvm = ChildJvm.start(id, CandidateProcess.class, args);
         running.put(id, jvm);
         jvm.awaitLine(mode.equals("lease") ? "CAMPAIGNING" : "ROUND", START_TIMEOUT);
         return id;

@@ -2,10 +2,14 @@ package io.coordis.election;
 
 import io.coordis.testing.ChildJvm;
 import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.history.Histories;
+import io.coordis.testkit.history.LeaderChecker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,10 +20,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Leaders in separate JVMs die (kill -9) or freeze (SIGSTOP): another candidate takes over within the
  * TTL + 1 s, terms strictly increase, no term has two leaders, and the fenced resource never sees a
- * stale write accepted.
+ * stale write accepted. The candidates also write their histories, and {@link LeaderChecker} finds in them
+ * one leader per term and terms rising in real-time order.
  */
 class FailoverIT {
     private static final Duration TTL = Duration.ofSeconds(2);
+
+    @TempDir
+    Path dir;
 
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
@@ -28,7 +36,7 @@ class FailoverIT {
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void killingTheLeaderTwentyTimesElectsANewOneWithinTheTtlPlusOneSecondEachTime() throws Exception {
         try (ElectionReferee referee = new ElectionReferee();
-             Candidates candidates = new Candidates(referee, "lease", "el:failover", TTL)) {
+             Candidates candidates = new Candidates(referee, "lease", "el:failover", TTL, dir)) {
             for (int i = 0; i < 3; i++) {
                 candidates.start(redis.uri());
             }
@@ -59,14 +67,27 @@ class FailoverIT {
             assertThat(referee.events("ELECTED")).hasSizeGreaterThanOrEqualTo(21);
             System.out.println("elections: " + referee.events("ELECTED").size() + " for 20 kills");
             assertThat(referee.events("WRITE")).allMatch(ElectionReferee.Event::accepted);
+            judgeHistories(referee.events("ELECTED").size());
         }
+    }
+
+    /**
+     * The candidates' histories: at least the {@code elections} the referee heard of (each is recorded before
+     * it is reported), one leader per term, terms rising in real-time order.
+     */
+    private void judgeHistories(int elections) {
+        LeaderChecker.Result r = LeaderChecker.check(Histories.read(dir));
+        System.out.println("election histories: " + r);
+        assertThat(r.elections()).as("elections recorded; " + r).isGreaterThanOrEqualTo(elections);
+        assertThat(r.sharedTerms()).as("terms with two leaders: %s", r.examples()).isZero();
+        assertThat(r.regressions()).as("terms not rising in real-time order: %s", r.examples()).isZero();
     }
 
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void aPausedLeaderIsReplacedAndOnResumingKnowsItIsNoLongerLeaderBeforeWritingAgain() throws Exception {
         try (ElectionReferee referee = new ElectionReferee();
-             Candidates candidates = new Candidates(referee, "lease", "el:paused", TTL)) {
+             Candidates candidates = new Candidates(referee, "lease", "el:paused", TTL, dir)) {
             for (int i = 0; i < 3; i++) {
                 candidates.start(redis.uri());
             }
@@ -110,6 +131,7 @@ class FailoverIT {
             assertThat(candidates.get(next.id()).lines()).noneMatch(l -> l.startsWith("REVOKED"));
             System.out.println("paused leader: take-over after " + TimeUnit.NANOSECONDS.toMillis(next.nanos() - paused)
                     + " ms; stale writes after resuming: " + staleWrites.size());
+            judgeHistories(referee.events("ELECTED").size());
         }
     }
 }

@@ -5,8 +5,12 @@ import io.coordis.CoordisException;
 import io.coordis.testing.ChildJvm;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
+import io.coordis.testkit.history.Histories;
+import io.coordis.testkit.history.History;
+import io.coordis.testkit.history.QueueChecker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,8 +30,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * pushes; a checker counts every message reported processed. With {@code appendfsync always}: 0 lost, 0
  * stuck in processing slots, duplicates counted and printed, every recovery within heartbeat TTL + 2 sweep
  * intervals — a replacement consumer JVM starts only once the recovery is measured, so its start-up does not
- * starve the survivors' sweep timers on a 2-core machine. The negative control runs the same checker
- * against a Redis without persistence that is killed mid-run, and must see the loss.
+ * starve the survivors' sweep timers on a 2-core machine. The producer and every consumer JVM also write
+ * their histories, and {@link QueueChecker} judges them as a set: every message pushed, none lost, none
+ * stuck, none delivered that nobody pushed, agreeing with the count. The negative control runs the same
+ * checks against a Redis without persistence that is killed mid-run, and both must see the loss.
  */
 class ConsumerCrashIT {
     private static final String QUEUE = "crash";
@@ -37,10 +43,14 @@ class ConsumerCrashIT {
     private static final int MAX_KILLS = 12;
 
     private static volatile String diagnostics = "";
+    private static final java.util.concurrent.atomic.AtomicInteger STARTED = new java.util.concurrent.atomic.AtomicInteger();
+
+    @TempDir
+    Path dir;
 
     private record Result(int messages, int processed, int lost, int duplicates, List<Long> duplicateIds,
                           long stuck, long depth, long deadLetters, List<Long> lostIds, List<Long> recoveryMillis,
-                          int kills, long inFlightAtKill) {
+                          int kills, long inFlightAtKill, QueueChecker.Result history) {
         long maxRecovery() {
             return recoveryMillis.stream().mapToLong(x -> x).max().orElse(0);
         }
@@ -75,6 +85,7 @@ class ConsumerCrashIT {
             assertThat(r.depth()).as("messages left in the queue; " + r).isZero();
             assertThat(r.deadLetters()).as("messages dead-lettered; " + r).isZero();
             assertThat(r.processed()).isGreaterThanOrEqualTo(r.messages());
+            assertHistoryAgrees(r);
             assertThat(r.maxRecovery()).as("slowest recovery (ms) against heartbeat TTL + 2 sweeps; " + r
                             + "; split as heartbeat expiry + sweep: " + SPLITS)
                     .isLessThanOrEqualTo(TTL.plus(SWEEP.multipliedBy(2)).toMillis());
@@ -94,7 +105,16 @@ class ConsumerCrashIT {
             assertThat(r.stuck()).as("messages stuck in processing slots; " + r).isZero();
             assertThat(r.depth()).as("messages left in the queue; " + r).isZero();
             assertThat(r.deadLetters()).as("messages dead-lettered; " + r).isZero();
+            assertHistoryAgrees(r);
         }
+    }
+
+    /** The histories judged as a set: every message pushed, nothing lost, stuck or invented. */
+    private static void assertHistoryAgrees(Result r) {
+        QueueChecker.Result h = r.history();
+        assertThat(h.enqueued()).as("messages pushed, in the histories; " + h).isEqualTo(r.messages());
+        assertThat(h.valid()).as("histories: nothing lost, stuck or invented; %s; %s", h, h.examples()).isTrue();
+        assertThat(h.lost()).as("the histories and the count agree on losses; " + h + " / " + r).isEqualTo(r.lost());
     }
 
     @Test
@@ -104,6 +124,7 @@ class ConsumerCrashIT {
             Result r = run(server, 20_000, true, false);
             System.out.println("negative control (no persistence, Redis killed): " + r);
             assertThat(r.lost()).as("the checker must see the loss; " + r).isPositive();
+            assertThat(r.history().lost()).as("the histories must show the loss too; " + r.history()).isPositive();
         }
     }
 
@@ -116,12 +137,13 @@ class ConsumerCrashIT {
         Tally tally = new Tally();
         long inFlightAtKill = 0;
         RespClient watch = RespClient.connect(server);
-        try (Coordis coordis = Coordis.builder().url(server.uri()).commandTimeout(Duration.ofSeconds(1)).connect()) {
+        try (Coordis coordis = Coordis.builder().url(server.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
+             History pushed = History.open(dir.resolve("producer.jsonl"), "producer")) {
             ReliableQueue queue = coordis.reliableQueue(QUEUE);
             for (int i = 0; i < CONSUMERS; i++) {
                 children.add(startConsumer(server, i));
             }
-            Thread producer = new Thread(() -> produce(queue, messages), "producer");
+            Thread producer = new Thread(() -> produce(queue, messages, pushed), "producer");
             producer.start();
             long nextKill = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(800 + random.nextInt(700));
             boolean redisKilled = false;
@@ -213,9 +235,21 @@ class ConsumerCrashIT {
                 }
             }
             diagnostics = diag.toString();
+            // what is left at the end, for the histories: waiting in the queue, or in a processing slot
+            for (Object m : (List<?>) watch.command("LRANGE", QUEUE, "0", "-1")) {
+                pushed.record("info", "ready", QUEUE, text(m), -1);
+            }
+            for (Object key : (List<?>) watch.command("KEYS", "{" + QUEUE + "}:proc:*")) {
+                for (Object m : (List<?>) watch.command("LRANGE", text(key), "0", "-1")) {
+                    pushed.record("info", "stuck", QUEUE, text(m), -1);
+                }
+            }
+            QueueChecker.Result history = QueueChecker.check(Histories.read(dir));
+            System.out.println("queue histories: " + history);
             return new Result(messages, processed, lost, duplicates, dupIds.subList(0, Math.min(20, dupIds.size())),
                     stuck(watch), (Long) watch.command("LLEN", QUEUE),
-                    (Long) watch.command("LLEN", "{" + QUEUE + "}:dead"), lostIds, recoveries, kills, inFlightAtKill);
+                    (Long) watch.command("LLEN", "{" + QUEUE + "}:dead"), lostIds, recoveries, kills, inFlightAtKill,
+                    history);
         } finally {
             watch.close();
             children.forEach(ChildJvm::close);
@@ -223,18 +257,22 @@ class ConsumerCrashIT {
         }
     }
 
-    private static void produce(ReliableQueue queue, int messages) {
+    private static void produce(ReliableQueue queue, int messages, History pushed) {
         int batch = 500;
         for (int from = 0; from < messages; from += batch) {
             List<byte[]> payloads = new ArrayList<>();
+            List<String> ids = new ArrayList<>();
             for (int m = from; m < Math.min(messages, from + batch); m++) {
+                ids.add(Integer.toString(m));
                 payloads.add(Integer.toString(m).getBytes(StandardCharsets.UTF_8));
             }
             while (true) {
                 try {
                     queue.pushAll(payloads);
+                    pushed.recordAll("ok", "enqueue", QUEUE, ids, -1);
                     break;
                 } catch (CoordisException e) {
+                    pushed.recordAll("info", "enqueue", QUEUE, ids, -1); // may have been pushed
                     sleep(50); // reply lost or Redis restarting: push again (a duplicate at worst)
                 } catch (InterruptedException e) {
                     return;
@@ -245,11 +283,13 @@ class ConsumerCrashIT {
 
     private static final java.util.Map<ChildJvm, Path> REPORTS = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private static ChildJvm startConsumer(RedisServer server, int i) throws java.io.IOException {
+    private ChildJvm startConsumer(RedisServer server, int i) throws java.io.IOException {
         Path report = Files.createTempFile("coordis-crash-consumer-", ".txt");
         report.toFile().deleteOnExit();
+        String process = "consumer" + STARTED.incrementAndGet();
         ChildJvm child = ChildJvm.start("consumer-" + i, CrashConsumer.class, List.of(server.address(), QUEUE,
-                Long.toString(TTL.toMillis()), Long.toString(SWEEP.toMillis()), report.toString()));
+                Long.toString(TTL.toMillis()), Long.toString(SWEEP.toMillis()), report.toString(),
+                dir.resolve(process + ".jsonl").toString(), process));
         REPORTS.put(child, report);
         return child;
     }
@@ -339,6 +379,10 @@ class ConsumerCrashIT {
             }
             return counts.size();
         }
+    }
+
+    private static String text(Object o) {
+        return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(o);
     }
 
     private static void sleep(long ms) {

@@ -2,6 +2,7 @@ package io.coordis.queue;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
+import io.coordis.testkit.history.History;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -14,7 +15,11 @@ import java.util.List;
  * SIGKILL in the page cache), not to stdout: a pipe's last lines can be lost when the reading JVM reaps the
  * killed process. Prints {@code ID <consumer id>} on stdout when started; exits when stdin closes.
  *
- * <p>Arguments: redis-host:port queue heartbeat-ttl-ms sweep-interval-ms report-file
+ * <p>With a history file it also records, for {@code QueueChecker}, each batch as {@code ok dequeue} per
+ * message (value: the message's text) where it reports it, {@code invoke ack} per message before acking, then
+ * {@code ok ack} or, for an outcome other than acked, {@code fail ack}; each step is one write.
+ *
+ * <p>Arguments: redis-host:port queue heartbeat-ttl-ms sweep-interval-ms report-file [history-file process-name]
  */
 public final class CrashConsumer {
     private CrashConsumer() {
@@ -38,6 +43,7 @@ public final class CrashConsumer {
                 .withSweepInterval(Duration.ofMillis(Long.parseLong(args[3])));
         PrintStream stdout = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, "UTF-8");
         PrintStream out = new PrintStream(new java.io.FileOutputStream(args[4], true), false, "UTF-8");
+        History history = args.length > 6 ? History.open(java.nio.file.Path.of(args[5]), args[6]) : null;
         try (Coordis coordis = Coordis.builder().url("redis://" + args[0]).commandTimeout(Duration.ofSeconds(1)).connect()) {
             ReliableQueue queue = coordis.reliableQueue(args[1], options);
             Consumer consumer = null;
@@ -66,16 +72,32 @@ public final class CrashConsumer {
                 for (Delivery d : batch) {
                     line.append(' ').append(d.text());
                 }
+                List<String> texts = batch.stream().map(Delivery::text).toList();
+                if (history != null) {
+                    history.recordAll("ok", "dequeue", args[1], texts, -1);
+                }
                 out.println(line);
                 out.flush();
                 Thread.sleep(1); // the "work": messages stay in flight long enough for kills to find some
+                if (history != null) {
+                    history.recordAll("invoke", "ack", args[1], texts, -1);
+                }
                 while (true) {
                     try {
                         List<Outcome> outcomes = consumer.ack(batch);
+                        List<String> acked = new java.util.ArrayList<>();
                         for (int i = 0; i < batch.size(); i++) {
                             if (outcomes.get(i) != Outcome.ACKED) {
                                 out.println("O " + outcomes.get(i) + " " + batch.get(i).id() + " " + batch.get(i).text());
+                                if (history != null) {
+                                    history.record("fail", "ack", args[1], texts.get(i), -1);
+                                }
+                            } else {
+                                acked.add(texts.get(i));
                             }
+                        }
+                        if (history != null) {
+                            history.recordAll("ok", "ack", args[1], acked, -1);
                         }
                         out.flush();
                         break;

@@ -6,6 +6,7 @@ import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.testkit.RespClient;
 import io.coordis.testkit.fault.FencedClient;
+import io.coordis.testkit.history.History;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,9 +28,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code late-throw} (an acquire that fails only 1.2 s after its wait: every call is late).
  *
  * <p>Arguments: redis-host:port[,host:port...] (several: Redlock) resource-host:port lock-name mode threads ttl-ms wait-ms name
- * [latency-file]
+ * [latency-file|- [history-file]]
  * <br>With a latency file, the time each successful acquire call took (ns) is written to it as 8-byte numbers
  * before {@code STATS} is printed (the soak runs' acquire percentiles).
+ * <br>With a history file, every thread records its steps there for {@code LockChecker} (process {@code name}):
+ * {@code invoke acquire}, then {@code ok acquire} with the token it writes with (0 in {@code no-fence}, the
+ * {@code INCR} in {@code no-nx}), {@code fail acquire} (not acquired within the wait) or {@code info acquire}
+ * (the call threw: it may have taken the key); {@code invoke release} once it has left the resource, then
+ * {@code ok release} or {@code info release}.
  * <br>With name {@code holder}: one thread takes the lock once, enters, prints {@code HOLDING token}, waits
  * for a line on stdin (the test pauses this process meanwhile), writes, prints {@code WROTE ok|stale},
  * leaves and exits.
@@ -52,11 +58,12 @@ public final class FenceWorker {
         Duration ttl = Duration.ofMillis(Long.parseLong(args[5]));
         Duration wait = Duration.ofMillis(Long.parseLong(args[6]));
         String name = args[7];
-        java.nio.file.Path latencyFile = args.length > 8 ? java.nio.file.Path.of(args[8]) : null;
-        try (Coordis coordis = connectTo(redis)) {
+        java.nio.file.Path latencyFile = args.length > 8 && !args[8].equals("-") ? java.nio.file.Path.of(args[8]) : null;
+        try (Coordis coordis = connectTo(redis);
+             Steps steps = new Steps(args.length > 9 ? History.open(java.nio.file.Path.of(args[9]), name) : null, lockName)) {
             DistributedLock lock = coordis.lock(lockName, LockOptions.defaults().withTtl(ttl));
             if (name.equals("holder")) {
-                holdOnce(lock, resource);
+                holdOnce(lock, resource, steps);
                 return;
             }
             Acquirer acquirer = mode.equals("late-throw") ? w -> {
@@ -81,16 +88,20 @@ public final class FenceWorker {
                             long start = System.nanoTime();
                             try {
                                 if (mode.equals("no-nx")) {
-                                    brokenCycle(raw, lockName, ttl, fenced);
+                                    brokenCycle(raw, lockName, ttl, fenced, steps);
                                     cycles.incrementAndGet();
                                     continue;
                                 }
                                 Optional<Lease> got;
                                 boolean threw = true;
+                                steps.record("invoke", "acquire", -1);
                                 try {
                                     got = acquirer.acquire(wait);
                                     threw = false;
                                 } finally {
+                                    if (threw) {
+                                        steps.record("info", "acquire", -1);
+                                    }
                                     // timed whether it returned or threw
                                     long overMs = (System.nanoTime() - start) / 1_000_000 - wait.toMillis();
                                     if (overMs > 1000) {
@@ -102,14 +113,17 @@ public final class FenceWorker {
                                     maxLate.accumulateAndGet(overMs, Math::max);
                                 }
                                 if (got.isEmpty()) {
+                                    steps.record("fail", "acquire", -1);
                                     continue;
                                 }
                                 if (tookCount == took.length) {
                                     took = java.util.Arrays.copyOf(took, tookCount * 2);
                                 }
                                 took[tookCount++] = System.nanoTime() - start;
-                                try (Lease lease = got.get()) {
-                                    long token = mode.equals("no-fence") ? 0 : lease.fencingToken();
+                                Lease lease = got.get();
+                                long token = mode.equals("no-fence") ? 0 : lease.fencingToken();
+                                steps.record("ok", "acquire", token);
+                                try {
                                     fenced.enter(token);
                                     try {
                                         fenced.write(token);
@@ -120,6 +134,8 @@ public final class FenceWorker {
                                         // otherwise the resource sees this client inside forever
                                         fenced.exit(token);
                                     }
+                                } finally {
+                                    steps.release(lease, token);
                                 }
                                 cycles.incrementAndGet();
                             } catch (InterruptedException e) {
@@ -153,17 +169,19 @@ public final class FenceWorker {
         }
     }
 
-    private static void holdOnce(DistributedLock lock, String resource) throws Exception {
+    private static void holdOnce(DistributedLock lock, String resource, Steps steps) throws Exception {
         try (FencedClient fenced = FencedClient.connect(resource, "holder")) {
+            steps.record("invoke", "acquire", -1);
             Lease lease = lock.acquire(Duration.ofSeconds(30)).orElseThrow();
             long token = lease.fencingToken();
+            steps.record("ok", "acquire", token);
             fenced.enter(token);
             System.out.println("HOLDING " + token);
             new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
             boolean ok = fenced.write(token);
             System.out.println("WROTE " + (ok ? "ok" : "stale") + " held=" + lease.isHeld());
             fenced.exit(token);
-            lease.close();
+            steps.release(lease, token);
         }
     }
 
@@ -181,16 +199,48 @@ public final class FenceWorker {
     }
 
     /** The broken lock: SET without NX, so a second client simply overwrites the first. */
-    private static void brokenCycle(RespClient raw, String lockName, Duration ttl, FencedClient fenced)
+    private static void brokenCycle(RespClient raw, String lockName, Duration ttl, FencedClient fenced, Steps steps)
             throws InterruptedException {
+        steps.record("invoke", "acquire", -1);
         long token = (Long) raw.command("INCR", lockName + ":broken-fence");
         raw.command("SET", lockName, Long.toString(token), "PX", Long.toString(ttl.toMillis()));
+        steps.record("ok", "acquire", token);
         fenced.enter(token);
         fenced.write(token);
         Thread.sleep(1);
         fenced.write(token);
         fenced.exit(token);
+        steps.record("invoke", "release", token);
         raw.command("DEL", lockName);
+        steps.record("ok", "release", token);
+    }
+
+    /** The history of this process, or nothing when no file was given. */
+    private record Steps(History history, String lockName) implements AutoCloseable {
+        void record(String type, String f, long token) {
+            if (history != null) {
+                history.record(type, f, lockName, "", token);
+            }
+        }
+
+        /** Releases {@code lease}, recorded: {@code invoke}, then {@code ok} or {@code info} if it threw. */
+        void release(Lease lease, long token) {
+            record("invoke", "release", token);
+            try {
+                lease.close();
+            } catch (RuntimeException e) {
+                record("info", "release", token);
+                throw e;
+            }
+            record("ok", "release", token);
+        }
+
+        @Override
+        public void close() {
+            if (history != null) {
+                history.close();
+            }
+        }
     }
 
     /** One {@code host:port} (single node) or several, comma-separated (Redlock). */

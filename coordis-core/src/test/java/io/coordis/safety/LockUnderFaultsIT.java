@@ -6,9 +6,16 @@ import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.fault.FencedResource;
 import io.coordis.testkit.fault.Nemesis;
 import io.coordis.testkit.fault.NetworkNamespace;
+import io.coordis.testkit.history.Histories;
+import io.coordis.testkit.history.History;
+import io.coordis.testkit.history.LockChecker;
+import io.coordis.testkit.history.Op;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -30,15 +37,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * least once, which the test checks on the recorded events. Pass: 0 fenced violations; the paused holder's
  * late write is refused as stale and the overlap it caused is seen (proof that the pause bit); no acquire
  * call ends more than 1 s after its wait, whether it returns or throws; writes resume within 2 s of every
- * healed fault. Negative controls: the same resource flags a lock without NX (overlaps) and holders that do
- * not pass their token (violations), and the workers count an acquire that throws 1.2 s after its wait as
- * late.
+ * healed fault. Every client JVM also writes its history, which {@link LockChecker} judges after the run: 0
+ * overlaps inside validity and 0 fence violations (tokens against real-time order), agreeing with the
+ * resource's 0 violations, and unfenced overlaps (as acted out) only once the holder was paused. Negative
+ * controls: the same resource and the same checker flag a lock without NX (overlaps) and holders that do not
+ * pass their token (violations), and the workers count an acquire that throws 1.2 s after its wait as late.
  */
 class LockUnderFaultsIT {
     private static final Duration TTL = Duration.ofSeconds(1);
     private static final Duration WAIT = Duration.ofSeconds(2);
     private static final Pattern STATS =
             Pattern.compile("STATS cycles=(\\d+) errors=(\\d+) late=(\\d+) maxLateMs=(-?\\d+) lateThrown=(\\d+)");
+
+    @TempDir
+    Path dir;
     private static final Set<Nemesis.Kind> KINDS = EnumSet.of(Nemesis.Kind.KILL_RESTART, Nemesis.Kind.PAUSE,
             Nemesis.Kind.CLIENT_PAUSE, Nemesis.Kind.LATENCY, Nemesis.Kind.BLACKHOLE, Nemesis.Kind.PARTITION);
 
@@ -56,7 +68,7 @@ class LockUnderFaultsIT {
              FaultProxy proxy = FaultProxy.to(redis);
              FencedResource resource = FencedResource.start()) {
             for (String name : List.of("a", "b")) {
-                children.add(worker(name, proxy.address(), resource, "coordis", 4));
+                children.add(worker(name, proxy.address(), resource, "coordis", 4, "faults:lock", dir));
             }
             for (ChildJvm c : children) {
                 c.awaitLine("READY", Duration.ofSeconds(30));
@@ -92,7 +104,8 @@ class LockUnderFaultsIT {
             // A holder paused past its lease: the others get in (an overlap an unfenced resource would
             // suffer), and its write after resuming is refused as stale.
             FencedResource.Report beforePause = resource.report();
-            ChildJvm holder = worker("holder", redis.address(), resource, "coordis", 1);
+            long holderStarted = History.nowMicros();
+            ChildJvm holder = worker("holder", redis.address(), resource, "coordis", 1, "faults:lock", dir);
             children.add(holder);
             String holding = holder.awaitLine("HOLDING", Duration.ofSeconds(40));
             assertThat(holding).as(holder.describe()).isNotNull();
@@ -126,6 +139,20 @@ class LockUnderFaultsIT {
             assertThat(r.staleRejections()).as("stale writes refused").isPositive();
             assertThat(cycles).as("lock cycles completed").isGreaterThan(100);
             assertThat(last).isNotNull();
+
+            List<Op> ops = Histories.read(dir);
+            LockChecker.Result workers = LockChecker.check(ops.stream().filter(o -> !o.process().equals("holder")).toList(), TTL);
+            LockChecker.Result all = LockChecker.check(ops, TTL);
+            System.out.println("lock histories (seed " + seed + "): workers " + workers + "; with the paused holder " + all);
+            assertThat(ops.stream().filter(o -> o.micros() < holderStarted && o.is("ok", "acquire")).count())
+                    .as("holdings recorded under faults").isGreaterThan(100);
+            assertThat(all.fenceViolations()).as("fence violations in the histories (seed " + seed + "): %s", all.examples())
+                    .isZero();
+            assertThat(all.fenceViolations() == 0).as("the checker and the fenced resource agree on violations = 0; "
+                    + all + " / " + r).isEqualTo(r.violations() == 0);
+            assertThat(all.overlaps()).as("overlaps inside validity (seed " + seed + "): %s", all.examples()).isZero();
+            assertThat(all.unfencedOverlaps() - workers.unfencedOverlaps())
+                    .as("unfenced overlaps with the holder paused past its lease, in the histories").isPositive();
         } finally {
             children.forEach(ChildJvm::close);
         }
@@ -136,12 +163,17 @@ class LockUnderFaultsIT {
     void negativeControlsALockWithoutNxOverlapsAndUnfencedHoldersViolate() throws Exception {
         try (RedisServer redis = RedisServer.start()) {
             FencedResource.Report noNx = run(redis, "no-nx");
-            System.out.println("negative control, lock without NX: " + noNx);
+            LockChecker.Result noNxHistory = LockChecker.check(Histories.read(dir.resolve("no-nx")), TTL);
+            System.out.println("negative control, lock without NX: " + noNx + "; histories " + noNxHistory);
             assertThat(noNx.overlaps()).as("a lock without NX must let holders overlap; " + noNx).isPositive();
+            assertThat(noNxHistory.overlaps()).as("the checker sees them in the histories; " + noNxHistory).isPositive();
             FencedResource.Report noFence = run(redis, "no-fence");
-            System.out.println("negative control, holders without tokens: " + noFence);
+            LockChecker.Result noFenceHistory = LockChecker.check(Histories.read(dir.resolve("no-fence")), TTL);
+            System.out.println("negative control, holders without tokens: " + noFence + "; histories " + noFenceHistory);
             assertThat(noFence.violations()).as("writes without a token must be flagged; " + noFence).isPositive();
+            assertThat(noFenceHistory.fenceViolations()).as("the checker flags them too; " + noFenceHistory).isPositive();
             assertThat(noFence.overlaps()).as("the real lock still excludes; " + noFence).isZero();
+            assertThat(noFenceHistory.overlaps()).as("the real lock still excludes; " + noFenceHistory).isZero();
         }
     }
 
@@ -170,11 +202,12 @@ class LockUnderFaultsIT {
         }
     }
 
-    private static FencedResource.Report run(RedisServer redis, String mode) throws Exception {
+    private FencedResource.Report run(RedisServer redis, String mode) throws Exception {
         List<ChildJvm> children = new ArrayList<>();
+        Path histories = Files.createDirectory(dir.resolve(mode));
         try (FencedResource resource = FencedResource.start()) {
             for (String name : List.of("a", "b")) {
-                children.add(worker(name, redis.address(), resource, mode, 4));
+                children.add(worker(name, redis.address(), resource, mode, 4, "faults:lock:" + mode, histories));
             }
             for (ChildJvm c : children) {
                 c.awaitLine("READY", Duration.ofSeconds(30));
@@ -197,5 +230,13 @@ class LockUnderFaultsIT {
     static ChildJvm worker(String name, String redis, FencedResource resource, String mode, int threads, String lock) {
         return ChildJvm.start(name, FenceWorker.class, List.of(redis, resource.address(), lock, mode,
                 Integer.toString(threads), Long.toString(TTL.toMillis()), Long.toString(WAIT.toMillis()), name));
+    }
+
+    /** A worker that writes its history to {@code histories/<name>.jsonl}. */
+    static ChildJvm worker(String name, String redis, FencedResource resource, String mode, int threads, String lock,
+                           Path histories) {
+        return ChildJvm.start(name, FenceWorker.class, List.of(redis, resource.address(), lock, mode,
+                Integer.toString(threads), Long.toString(TTL.toMillis()), Long.toString(WAIT.toMillis()), name, "-",
+                histories.resolve(name + ".jsonl").toString()));
     }
 }

@@ -10,9 +10,14 @@ import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.fault.FencedResource;
 import io.coordis.testkit.fault.Nemesis;
 import io.coordis.testkit.fault.NetworkNamespace;
+import io.coordis.testkit.history.Histories;
+import io.coordis.testkit.history.LockChecker;
+import io.coordis.testkit.history.Op;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -29,10 +34,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * threads each contend. Pass: 0 fenced violations and 0 overlaps (no holder was paused), progress against
  * the same clients' rate without faults (measured before and after the faults) printed, and at least half of
  * it (the target of 80 % is reported, not asserted: the machines are shared and the ratio is noisy); then a holder JVM SIGSTOPped past its lease is fenced off.
+ * Every client JVM also writes its history, judged by {@link LockChecker}: 0 fence violations and 0 overlaps
+ * inside validity, 0 unfenced overlaps among the holders never paused, and some with the paused one.
  * The bare-majority case of the Redlock debate is recorded with its fenced outcome.
  */
 class RedlockUnderFaultsIT {
     private static final Duration TTL = Duration.ofSeconds(1);
+
+    @TempDir
+    Path dir;
 
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -56,7 +66,7 @@ class RedlockUnderFaultsIT {
                             nodes.get(3).address(), nodes.get(4).address());
                     String joined = String.join(",", addresses);
                     for (String name : List.of("a", "b")) {
-                        children.add(LockUnderFaultsIT.worker(name, joined, resource, "coordis", 4, "faults:redlock"));
+                        children.add(LockUnderFaultsIT.worker(name, joined, resource, "coordis", 4, "faults:redlock", dir));
                     }
                     for (ChildJvm c : children) {
                         c.awaitLine("READY", Duration.ofSeconds(30));
@@ -105,7 +115,7 @@ class RedlockUnderFaultsIT {
                         nemeses.forEach(Nemesis::close);
                     }
 
-                    ChildJvm holder = LockUnderFaultsIT.worker("holder", joined, resource, "coordis", 1, "faults:redlock");
+                    ChildJvm holder = LockUnderFaultsIT.worker("holder", joined, resource, "coordis", 1, "faults:redlock", dir);
                     children.add(holder);
                     holder.awaitLine("HOLDING", Duration.ofSeconds(40));
                     long overlapsBefore = resource.report().overlaps();
@@ -117,6 +127,29 @@ class RedlockUnderFaultsIT {
                     FencedResource.Report r = resource.report();
                     assertThat(r.overlaps()).as("the paused holder was overtaken").isGreaterThan(overlapsBefore);
                     assertThat(r.violations()).isZero();
+
+                    for (ChildJvm c : children) {
+                        c.closeInput();
+                    }
+                    for (ChildJvm c : children.subList(0, 2)) {
+                        c.awaitLine("STATS", Duration.ofSeconds(20)); // released and recorded
+                    }
+                    List<Op> ops = Histories.read(dir);
+                    LockChecker.Result workers = LockChecker.check(
+                            ops.stream().filter(o -> !o.process().equals("holder")).toList(), TTL);
+                    LockChecker.Result all = LockChecker.check(ops, TTL);
+                    System.out.println("redlock histories (seed " + seed + "): workers " + workers
+                            + "; with the paused holder " + all);
+                    assertThat(workers.acquisitions()).as("holdings recorded").isGreaterThan(100);
+                    assertThat(all.fenceViolations()).as("fence violations in the histories (seed " + seed + "): %s",
+                            all.examples()).isZero();
+                    assertThat(all.fenceViolations() == 0).as("the checker and the fenced resource agree on violations"
+                            + " = 0; " + all + " / " + r).isEqualTo(r.violations() == 0);
+                    assertThat(all.overlaps()).as("overlaps inside validity (seed " + seed + "): %s", all.examples())
+                            .isZero();
+                    assertThat(workers.unfencedOverlaps()).as("unfenced overlaps among holders never paused (seed "
+                            + seed + ")").isZero();
+                    assertThat(all.unfencedOverlaps()).as("unfenced overlaps with the paused holder").isPositive();
                 }
             } finally {
                 children.forEach(ChildJvm::close);

@@ -16,6 +16,11 @@ import java.util.Map;
  *       {@code ok acquire} until the earlier of its {@code invoke release} and {@code invoke acquire + ttl}
  *       (the lease cannot outlive its TTL counted from before the request; a holder that ran past its TTL
  *       without renewing is no longer counted — that is the fencing number's job, judged below).</li>
+ *   <li><b>Unfenced overlap</b>: two holdings of one lock at once as the holders acted them out, from
+ *       {@code ok acquire} to {@code invoke release} whatever the TTL (a holding never released ends at its
+ *       thread's next acquisition, or else at its thread's last recorded step). A correct lock has them too when a holder is paused past its lease:
+ *       they are what a resource without fencing would suffer, as {@code FencedResource} counts them, and a
+ *       run that pauses a holder must show them (proof the pause bit). Not part of {@link Result#valid()}.</li>
  *   <li><b>Fence violation</b>: an acquisition B that began after acquisition A had returned ({@code A.ok <
  *       B.invoke}), yet got a token not higher than A's. Real-time order forces B's acquisition after A's at
  *       Redis, so a correct lock's tokens must grow.</li>
@@ -26,7 +31,8 @@ public final class LockChecker {
     }
 
     /** The verdict; {@code examples} holds a few offending pairs, readable. */
-    public record Result(int acquisitions, int overlaps, int fenceViolations, List<String> examples) {
+    public record Result(int acquisitions, int overlaps, int unfencedOverlaps, int fenceViolations,
+                         List<String> examples) {
         public boolean valid() {
             return overlaps == 0 && fenceViolations == 0;
         }
@@ -35,26 +41,53 @@ public final class LockChecker {
     private record Holding(String actor, String key, long invoked, long start, long end, long token) {
     }
 
+    /** A holding as acted out: {@code ok acquire} to {@code invoke release}, or to the thread's last step. */
+    private record Acted(String actor, String key, long start, long end, long token) {
+    }
+
     public static Result check(List<Op> ops, Duration ttl) {
         long ttlMicros = ttl.toNanos() / 1000;
         Map<String, Long> invoked = new HashMap<>();
         Map<String, Integer> open = new HashMap<>();
         List<Holding> holdings = new ArrayList<>();
+        Map<String, Integer> actedOpen = new HashMap<>();
+        Map<String, Long> lastStep = new HashMap<>();
+        List<Acted> acted = new ArrayList<>();
         for (Op op : ops) {
             String id = op.actor() + "|" + op.key();
+            lastStep.put(op.actor(), op.micros());
+            if (op.is("invoke", "acquire") || op.is("ok", "acquire")) {
+                // a thread is sequential: a holding it never released ended by its next acquisition
+                Integer previous = actedOpen.remove(id);
+                if (previous != null) {
+                    Acted h = acted.get(previous);
+                    acted.set(previous, new Acted(h.actor, h.key, h.start, op.micros(), h.token));
+                }
+            }
             if (op.is("invoke", "acquire")) {
                 invoked.put(id, op.micros());
             } else if (op.is("ok", "acquire")) {
                 long inv = invoked.getOrDefault(id, op.micros());
                 holdings.add(new Holding(op.actor(), op.key(), inv, op.micros(), inv + ttlMicros, op.token()));
                 open.put(id, holdings.size() - 1);
+                acted.add(new Acted(op.actor(), op.key(), op.micros(), -1, op.token()));
+                actedOpen.put(id, acted.size() - 1);
             } else if (op.is("invoke", "release")) {
+                Integer a = actedOpen.remove(id);
+                if (a != null) {
+                    Acted h = acted.get(a);
+                    acted.set(a, new Acted(h.actor, h.key, h.start, op.micros(), h.token));
+                }
                 Integer i = open.remove(id);
                 if (i != null) {
                     Holding h = holdings.get(i);
                     holdings.set(i, new Holding(h.actor, h.key, h.invoked, h.start, Math.min(h.end, op.micros()), h.token));
                 }
             }
+        }
+        for (Integer a : actedOpen.values()) {
+            Acted h = acted.get(a);
+            acted.set(a, new Acted(h.actor, h.key, h.start, lastStep.get(h.actor), h.token));
         }
         List<String> examples = new ArrayList<>();
         int overlaps = 0;
@@ -97,7 +130,21 @@ public final class LockChecker {
                 }
             }
         }
-        return new Result(holdings.size(), overlaps, violations, List.copyOf(examples));
+        int unfenced = 0;
+        Map<String, List<Acted>> actedByKey = new HashMap<>();
+        acted.forEach(h -> actedByKey.computeIfAbsent(h.key, k -> new ArrayList<>()).add(h));
+        for (List<Acted> hs : actedByKey.values()) {
+            hs.sort(Comparator.comparingLong(Acted::start));
+            List<Acted> inside = new ArrayList<>();
+            for (Acted h : hs) {
+                inside.removeIf(a -> a.end <= h.start);
+                unfenced += inside.size();
+                if (h.start < h.end) {
+                    inside.add(h);
+                }
+            }
+        }
+        return new Result(holdings.size(), overlaps, unfenced, violations, List.copyOf(examples));
     }
 
     private static String describe(Holding h) {

@@ -14,7 +14,8 @@ import java.util.Set;
  * records {@code info ready} for each id still waiting and {@code info stuck} for each id left in a
  * processing list.
  * An {@code invoke ack} that its process never completed (the process died waiting for the reply) may or
- * may not have happened: such ids are <b>indeterminate</b>, not lost.
+ * may not have happened: such ids are <b>indeterminate</b>, not lost. A batch ack records one {@code invoke
+ * ack} per id, then an outcome per id ({@code ok}, {@code fail} or {@code info}).
  * <ul>
  *   <li><b>lost</b>: enqueued (ok), never acknowledged (nor an ack left indeterminate), not ready and not
  *       stuck at the end;</li>
@@ -42,13 +43,14 @@ public final class QueueChecker {
         Set<String> ready = new HashSet<>();
         Set<String> stuck = new HashSet<>();
         Map<String, Integer> deliveries = new HashMap<>();
-        Map<String, String> pendingAck = new HashMap<>(); // actor -> id whose ack was invoked, not completed
+        Map<String, Set<String>> pendingAck = new HashMap<>(); // actor -> ids whose ack was invoked, not completed
         for (Op op : ops) {
             if (op.f().equals("ack")) {
+                Set<String> pending = pendingAck.computeIfAbsent(op.actor(), a -> new HashSet<>());
                 if (op.type().equals("invoke")) {
-                    pendingAck.put(op.actor(), op.value());
+                    pending.add(op.value());
                 } else {
-                    pendingAck.remove(op.actor());
+                    pending.remove(op.value());
                 }
             }
             switch (op.type() + " " + op.f()) {
@@ -62,7 +64,8 @@ public final class QueueChecker {
                 }
             }
         }
-        Set<String> indeterminate = new HashSet<>(pendingAck.values());
+        Set<String> indeterminate = new HashSet<>();
+        pendingAck.values().forEach(indeterminate::addAll);
         indeterminate.removeAll(acked);
         List<String> examples = new ArrayList<>();
         int lost = 0;

@@ -59,6 +59,32 @@ class CheckersTest {
     }
 
     @Test
+    void aHolderActingPastItsTtlOverlapsUnfencedOnlyUntilItsReleaseOrItsLastStep() {
+        hold("a", 0, 1, 250, 1); // paused past its 100 ms TTL, released at 250
+        hold("b", 150, 160, 170, 2);
+        hold("b", 251, 252, 260, 3); // after a's release
+        LockChecker.Result r = LockChecker.check(sorted(), TTL);
+        assertThat(r.valid()).as("inside validity nobody overlaps").isTrue();
+        assertThat(r.unfencedOverlaps()).isEqualTo(1);
+
+        ops.clear();
+        op("c", "invoke", "acquire", "", -1, 0);
+        op("c", "ok", "acquire", "", 1, 1);
+        op("c", "info", "write", "", 1, 120); // never released: acted until this last step
+        hold("d", 110, 115, 118, 2);
+        hold("d", 130, 131, 140, 3);
+        assertThat(LockChecker.check(sorted(), TTL).unfencedOverlaps()).isEqualTo(1);
+
+        ops.clear();
+        op("e", "invoke", "acquire", "", -1, 0);
+        op("e", "ok", "acquire", "", 1, 1); // its release threw before being recorded
+        op("e", "invoke", "acquire", "", -1, 50); // the next attempt: the first holding is over
+        op("e", "fail", "acquire", "", -1, 300);
+        hold("f", 100, 101, 110, 2);
+        assertThat(LockChecker.check(sorted(), TTL).unfencedOverlaps()).isZero();
+    }
+
+    @Test
     void aLaterAcquisitionWithALowerTokenIsAFenceViolationButConcurrentOnesAreNot() {
         hold("a", 0, 1, 10, 5);
         hold("b", 11, 12, 20, 3); // began after a returned: must be higher
@@ -111,6 +137,24 @@ class CheckersTest {
         assertThat(r.indeterminate()).isEqualTo(1);
         assertThat(r.phantoms()).isEqualTo(1);
         assertThat(r.valid()).isFalse();
+    }
+
+    @Test
+    void aBatchAckLeftWithoutItsReplyMakesEveryIdOfTheBatchIndeterminate(@TempDir Path dir) {
+        try (History c = History.open(dir.resolve("c.jsonl"), "c")) {
+            c.recordAll("ok", "enqueue", "q", List.of("m1", "m2", "m3", "m4"), -1);
+            c.recordAll("ok", "dequeue", "q", List.of("m1", "m2", "m3", "m4"), -1);
+            c.recordAll("invoke", "ack", "q", List.of("m1", "m2"), -1);
+            c.recordAll("ok", "ack", "q", List.of("m1", "m2"), -1);
+            c.recordAll("invoke", "ack", "q", List.of("m3", "m4"), -1);
+            c.record("ok", "ack", "q", "m3", -1); // died before recording m4's outcome
+        }
+        QueueChecker.Result r = QueueChecker.check(Histories.read(dir));
+        assertThat(r.enqueued()).isEqualTo(4);
+        assertThat(r.acknowledged()).isEqualTo(3);
+        assertThat(r.indeterminate()).isEqualTo(1);
+        assertThat(r.lost()).isZero();
+        assertThat(r.valid()).isTrue();
     }
 
     @Test

@@ -192,8 +192,9 @@ public final class LockOptions {
         if (nodeTimeout != null) {
             return nodeTimeout;
         }
-        Duration tenth = ttl.dividedBy(10);
-        return tenth.compareTo(MAX_DEFAULT_NODE_TIMEOUT) < 0 ? tenth : MAX_DEFAULT_NODE_TIMEOUT;
+        // in nanoseconds: Duration.dividedBy goes through BigDecimal, and this is read on every Redlock step
+        long tenth = ttl.toNanos() / 10;
+        return tenth < MAX_DEFAULT_NODE_TIMEOUT.toNanos() ? Duration.ofNanos(tenth) : MAX_DEFAULT_NODE_TIMEOUT;
     }
 
     public Duration retryDelay() {

@@ -69,6 +69,14 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     private final Contention contention;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
+    /** Per-lock constants of every step, worked out once. */
+    private final Duration nodeTimeout;
+    private final long nodeTimeoutNanos;
+    private final String ttlMillis;
+    private final String holderId;
+    private final List<String> acquireKeys;
+    private final List<String> guardedAcquireKeys;
+    private final List<String> releaseKeys;
     private volatile List<NodeVote> lastVotes = List.of();
 
     Redlock(List<RedisNode> nodes, List<RestartGuard> guards, Supplier<Duration> guardWindow, String name,
@@ -87,6 +95,13 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         this.contention = contention;
         this.ticker = ticker;
         this.scheduler = scheduler;
+        this.nodeTimeout = options.nodeTimeout();
+        this.nodeTimeoutNanos = Math.max(1, nodeTimeout.toNanos());
+        this.ttlMillis = Long.toString(options.ttl().toMillis());
+        this.holderId = options.holderId();
+        this.acquireKeys = List.of(key, fenceKey, holderKey, channel);
+        this.guardedAcquireKeys = List.of(key, fenceKey, holderKey, channel, RestartGuard.MARKER);
+        this.releaseKeys = List.of(key, channel);
     }
 
     @Override
@@ -155,21 +170,30 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
         String token = Tokens.next();
         long start = ticker.read();
-        List<CompletableFuture<Answer>> pending = new ArrayList<>(nodes.size());
-        for (int i = 0; i < nodes.size(); i++) {
-            pending.add(acquireOn(i, token));
+        int n = nodes.size();
+        List<CompletableFuture<Answer>> pending = new ArrayList<>(n);
+        CompletableFuture<?>[] sent = new CompletableFuture<?>[n];
+        String now = Long.toString(System.currentTimeMillis());
+        for (int i = 0; i < n; i++) {
+            pending.add(acquireOn(i, token, now, sent));
         }
-        List<Answer> answers = joinAll(pending, token);
-        List<NodeVote> votes = answers.stream().map(Answer::vote).toList();
-        lastVotes = votes;
-        List<Integer> granted = new ArrayList<>();
-        for (int i = 0; i < answers.size(); i++) {
-            if (answers.get(i).vote().vote() == NodeVote.Vote.ACQUIRED) {
+        List<Answer> answers = joinAll(pending, sent, token);
+        List<NodeVote> votes = new ArrayList<>(n);
+        List<Integer> granted = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Answer a = answers.get(i);
+            votes.add(a.vote());
+            if (a.vote().vote() == NodeVote.Vote.ACQUIRED) {
                 granted.add(i);
             }
         }
+        votes = java.util.Collections.unmodifiableList(votes);
+        lastVotes = votes;
         if (granted.size() >= quorum) {
-            long fence = granted.stream().mapToLong(i -> answers.get(i).fence()).max().orElseThrow();
+            long fence = Long.MIN_VALUE;
+            for (int i : granted) {
+                fence = Math.max(fence, answers.get(i).fence());
+            }
             if (raiseFences(granted, answers, fence, token)) {
                 long validUntil = start + options.validityNanos(options.ttl());
                 if (validUntil - ticker.read() > 0) {
@@ -193,40 +217,57 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         return Contention.Attempt.undecided(pttl, new QuorumUnavailableException("cannot lock '" + key + "'", quorum, votes));
     }
 
-    private CompletableFuture<Answer> acquireOn(int i, String token) {
+    /**
+     * Asks node {@code i}. A node this client verified (or any node with the guard off) gets the acquire
+     * script at once; its command goes into {@code sent}, and the caller's deadline bounds it (no timer per
+     * node). A node not verified yet is checked first, each step bounded by its own timer (once per node,
+     * and again only after it lost the marker).
+     */
+    private CompletableFuture<Answer> acquireOn(int i, String token, String now, CompletableFuture<?>[] sent) {
         RedisNode node = nodes.get(i);
         RestartGuard guard = guards.get(i);
-        Duration timeout = options.nodeTimeout();
         boolean guarded = options.restartGuard();
         String known = guard.verifiedRunId();
-        CompletableFuture<String> runId = !guarded || known != null ? CompletableFuture.completedFuture(known)
-                : guard.verify(guardWindow.get(), timeout);
-        return runId.thenCompose(verified -> {
-            if (guarded && verified == null) {
+        if (!guarded || known != null) {
+            CompletableFuture<Object> reply = node.eval(ACQUIRE, guarded ? guardedAcquireKeys : acquireKeys,
+                    guarded ? List.of(token, ttlMillis, holderId, now, known) : List.of(token, ttlMillis, holderId, now));
+            sent[i] = reply;
+            CompletableFuture<Answer> answer = new CompletableFuture<>();
+            reply.whenComplete((r, f) -> {
+                Answer a;
+                try {
+                    a = f == null ? acquired(i, r) : failed(node, f);
+                } catch (RuntimeException e) {
+                    a = failed(node, e);
+                }
+                answer.complete(a);
+            });
+            return answer;
+        }
+        return guard.verify(guardWindow.get(), nodeTimeout).thenCompose(verified -> {
+            if (verified == null) {
                 return CompletableFuture.completedFuture(new Answer(vote(node, NodeVote.Vote.REFUSED_RECENT_RESTART,
                         "up less than " + io.coordis.internal.Durations.format(guardWindow.get())), 0, 0, null));
             }
-            List<String> keys = guarded ? List.of(key, fenceKey, holderKey, channel, RestartGuard.MARKER)
-                    : List.of(key, fenceKey, holderKey, channel);
-            List<String> args = guarded
-                    ? List.of(token, Long.toString(options.ttl().toMillis()), options.holderId(),
-                            Long.toString(System.currentTimeMillis()), verified)
-                    : List.of(token, Long.toString(options.ttl().toMillis()), options.holderId(),
-                            Long.toString(System.currentTimeMillis()));
-            return node.within(node.eval(ACQUIRE, keys, args), timeout).thenApply(reply -> {
-                List<?> r = Replies.list(reply, 1, ACQUIRE, node.address());
-                long code = Replies.number(r, 0, ACQUIRE, node.address());
-                if (code == 1) {
-                    return new Answer(vote(node, NodeVote.Vote.ACQUIRED, ""), Replies.number(r, 1, ACQUIRE, node.address()), 0, null);
-                }
-                if (code == -1) {
-                    guard.markerMissing();
-                    return new Answer(vote(node, NodeVote.Vote.REFUSED_RECENT_RESTART, "not verified since its restart"), 0, 0, null);
-                }
-                long pttl = Replies.number(r, 1, ACQUIRE, node.address());
-                return new Answer(vote(node, NodeVote.Vote.HELD_BY_OTHER, pttl >= 0 ? "ttl " + pttl + "ms" : "no expiry"), 0, pttl, null);
-            });
+            return node.within(node.eval(ACQUIRE, guardedAcquireKeys, List.of(token, ttlMillis, holderId, now, verified)),
+                    nodeTimeout).thenApply(reply -> acquired(i, reply));
         }).exceptionally(f -> failed(node, f));
+    }
+
+    /** Node {@code i}'s reply to the acquire script, as an answer. */
+    private Answer acquired(int i, Object reply) {
+        RedisNode node = nodes.get(i);
+        List<?> r = Replies.list(reply, 1, ACQUIRE, node.address());
+        long code = Replies.number(r, 0, ACQUIRE, node.address());
+        if (code == 1) {
+            return new Answer(vote(node, NodeVote.Vote.ACQUIRED, ""), Replies.number(r, 1, ACQUIRE, node.address()), 0, null);
+        }
+        if (code == -1) {
+            guards.get(i).markerMissing();
+            return new Answer(vote(node, NodeVote.Vote.REFUSED_RECENT_RESTART, "not verified since its restart"), 0, 0, null);
+        }
+        long pttl = Replies.number(r, 1, ACQUIRE, node.address());
+        return new Answer(vote(node, NodeVote.Vote.HELD_BY_OTHER, pttl >= 0 ? "ttl " + pttl + "ms" : "no expiry"), 0, pttl, null);
     }
 
     private static NodeVote vote(RedisNode node, NodeVote.Vote vote, String detail) {
@@ -247,42 +288,160 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
      * failed or timed out last time none: a slow, partitioned or crashed node costs little while a majority
      * answers at once. Nodes not waited for are reported as {@link NodeVote.Vote#NOT_AWAITED}; a late grant
      * there is released with the rest, or expires.
+     * The node timeout is this thread's own deadline, not a timer per node: a node still silent at
+     * {@code sent + node timeout} is answered {@link NodeVote.Vote#TIMEOUT} by the waiting thread, and one
+     * not awaited is timed out on the coarse wheel.
      * Interrupted: the attempt is abandoned, and whatever it may have taken is released on every node.
      */
-    private List<Answer> joinAll(List<CompletableFuture<Answer>> pending, String token) throws InterruptedException {
-        List<CompletableFuture<Answer>> awaited = new ArrayList<>();
+    private List<Answer> joinAll(List<CompletableFuture<Answer>> pending, CompletableFuture<?>[] sent, String token)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + nodeTimeoutNanos;
+        boolean[] awaitedNodes = new boolean[pending.size()];
+        int awaitedCount = 0;
+        for (int i = 0; i < pending.size(); i++) {
+            awaitedNodes[i] = suspect.get(i) == 0;
+            awaitedCount += awaitedNodes[i] ? 1 : 0;
+        }
+        Tally tally = new Tally(pending.size(), quorum, awaitedCount);
         for (int i = 0; i < pending.size(); i++) {
             int node = i;
-            pending.get(i).thenAccept(a -> suspect.set(node, answered(a) ? 0 : 1));
-            if (suspect.get(i) == 0) {
-                awaited.add(pending.get(i));
-            }
+            boolean awaited = awaitedNodes[i];
+            pending.get(i).thenAccept(a -> {
+                suspect.set(node, answered(a) ? 0 : 1);
+                tally.count(a.vote().vote(), awaited);
+            });
         }
         try {
-            long start = System.nanoTime();
-            decided(pending, a -> a.vote().vote() == NodeVote.Vote.ACQUIRED,
-                    a -> a.vote().vote() == NodeVote.Vote.HELD_BY_OTHER, quorum).get();
-            // Healthy nodes answer within a hair of each other: give the others as long again as the
-            // decision took (at least 1 ms, at most the node timeout), so votes are complete unless one is slow.
-            long grace = Math.min(options.nodeTimeout().toNanos(), Math.max(1_000_000L, System.nanoTime() - start));
-            try {
-                CompletableFuture.allOf(awaited.toArray(CompletableFuture[]::new)).get(grace, TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.TimeoutException slow) {
-                // decided without the slow ones
+            // Healthy nodes answer within a hair of each other, so first wait as long as the shortest grace:
+            // most attempts are settled then, and the waiting thread is woken once.
+            if (!awaitUntil(tally.settled, Math.min(deadline, start + MIN_GRACE_NANOS))) {
+                if (!awaitUntil(tally.decision, deadline)) {
+                    expire(pending, sent);
+                    tally.decision.get(); // what is left checks a node's restart guard, bounded by its own timers
+                }
+                // Give the others as long again as the decision took (at least 1 ms, at most the node
+                // timeout), so votes are complete unless one is slow.
+                long decidedAt = tally.decidedAt;
+                long graceEnd = decidedAt + Math.min(nodeTimeoutNanos, Math.max(MIN_GRACE_NANOS, decidedAt - start));
+                if (!awaitUntil(tally.settled, graceEnd - deadline < 0 ? graceEnd : deadline) && graceEnd - deadline > 0) {
+                    expire(pending, sent);
+                    awaitUntil(tally.settled, graceEnd);
+                }
             }
         } catch (java.util.concurrent.ExecutionException e) {
             throw new IllegalStateException("node answers never fail", e);
         } catch (InterruptedException e) {
+            expireLater(pending, sent, deadline);
             releaseEverywhere(token);
             throw e;
         }
         List<Answer> answers = new ArrayList<>(pending.size());
+        boolean unanswered = false;
         for (int i = 0; i < pending.size(); i++) {
             Answer a = pending.get(i).getNow(null);
+            unanswered |= a == null;
             answers.add(a != null ? a : new Answer(vote(nodes.get(i), NodeVote.Vote.NOT_AWAITED,
                     "a majority had decided"), 0, 0, null));
         }
+        if (unanswered) {
+            expireLater(pending, sent, deadline);
+        }
         return answers;
+    }
+
+    private static final long MIN_GRACE_NANOS = 1_000_000L;
+
+    /**
+     * The votes of one acquire as they come in: {@link #decision} completes once a majority granted, or so many
+     * said "held by another" that no majority can grant, or every node answered; {@link #settled} once it is
+     * decided and every awaited node (one that did not fail last time) answered too.
+     */
+    private static final class Tally {
+        final CompletableFuture<Void> decision = new CompletableFuture<>();
+        final CompletableFuture<Void> settled = new CompletableFuture<>();
+        /** {@link System#nanoTime()} of the decision; written before {@link #decision} completes. */
+        volatile long decidedAt;
+        private final int n;
+        private final int quorum;
+        private int awaitedLeft; // guarded by this
+        private int granted; // guarded by this
+        private int held; // guarded by this
+        private int answered; // guarded by this
+
+        Tally(int n, int quorum, int awaited) {
+            this.n = n;
+            this.quorum = quorum;
+            this.awaitedLeft = awaited;
+        }
+
+        void count(NodeVote.Vote vote, boolean awaited) {
+            boolean decidedNow;
+            boolean settledNow;
+            synchronized (this) {
+                boolean before = isDecided();
+                granted += vote == NodeVote.Vote.ACQUIRED ? 1 : 0;
+                held += vote == NodeVote.Vote.HELD_BY_OTHER ? 1 : 0;
+                answered++;
+                awaitedLeft -= awaited ? 1 : 0;
+                decidedNow = !before && isDecided();
+                settledNow = isDecided() && awaitedLeft == 0;
+                if (decidedNow) {
+                    decidedAt = System.nanoTime();
+                }
+            }
+            if (decidedNow) {
+                decision.complete(null);
+            }
+            if (settledNow) {
+                settled.complete(null);
+            }
+        }
+
+        private boolean isDecided() {
+            return granted >= quorum || held > n - quorum || answered == n;
+        }
+    }
+
+    /**
+     * Waits for {@code f} until {@code deadline} ({@link System#nanoTime()}); true when it completed. Only
+     * for futures that do not fail.
+     */
+    private static boolean awaitUntil(CompletableFuture<?> f, long deadline)
+            throws InterruptedException, java.util.concurrent.ExecutionException {
+        if (f.isDone()) {
+            return true;
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            return false;
+        }
+        try {
+            f.get(left, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The node timeout has passed for every command in {@code sent}: each one still unanswered is answered
+     * {@code TIMEOUT} (as a failed node) and its connection is replaced, as after any timeout.
+     */
+    private void expire(List<CompletableFuture<Answer>> pending, CompletableFuture<?>[] sent) {
+        for (int i = 0; i < sent.length; i++) {
+            if (sent[i] != null && !pending.get(i).isDone()) {
+                RedisNode node = nodes.get(i);
+                if (pending.get(i).complete(failed(node, node.timeoutFailure(nodeTimeout)))) {
+                    node.timedOut(sent[i]);
+                }
+            }
+        }
+    }
+
+    /** {@link #expire} at {@code deadline}, on the coarse wheel (a tick late at most), for nodes nobody waits for. */
+    private void expireLater(List<CompletableFuture<Answer>> pending, CompletableFuture<?>[] sent, long deadline) {
+        io.coordis.internal.Wheel.after(deadline - System.nanoTime(), () -> expire(pending, sent));
     }
 
     /** True when the node itself answered (any vote), false when it failed or timed out. */
@@ -334,7 +493,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
             } else {
                 RedisNode node = nodes.get(i);
                 raised.add(node.within(node.eval(RAISE_FENCE, List.of(fenceKey), List.of(Long.toString(fence))),
-                                options.nodeTimeout())
+                                nodeTimeout)
                         .thenApply(r -> true).exceptionally(f -> false));
             }
         }
@@ -352,15 +511,46 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         return atFence + raised.stream().filter(CompletableFuture::join).count() >= quorum;
     }
 
-    /** Compare-and-delete on every node at once; does not wait. */
+    /**
+     * Compare-and-delete on every node at once; does not wait. Each answer is {@code true} (deleted),
+     * {@code false} (not ours) or {@code null} (failed, or no reply within the node timeout: that command is
+     * then timed out on the coarse wheel, a tick late at most).
+     */
     private List<CompletableFuture<Boolean>> releaseEverywhere(String token) {
-        List<CompletableFuture<Boolean>> released = new ArrayList<>(nodes.size());
-        for (RedisNode node : nodes) {
-            released.add(node.within(node.eval(RELEASE, List.of(key, channel), List.of(token, channel)),
-                            options.nodeTimeout())
-                    .thenApply(r -> Replies.isOne(Replies.list(r, 1, RELEASE, node.address()))));
+        int n = nodes.size();
+        long deadline = System.nanoTime() + nodeTimeoutNanos;
+        List<CompletableFuture<Boolean>> released = new ArrayList<>(n);
+        CompletableFuture<?>[] sent = new CompletableFuture<?>[n];
+        List<String> args = List.of(token, channel);
+        for (int i = 0; i < n; i++) {
+            RedisNode node = nodes.get(i);
+            CompletableFuture<Object> reply = node.eval(RELEASE, releaseKeys, args);
+            sent[i] = reply;
+            CompletableFuture<Boolean> answer = new CompletableFuture<>();
+            reply.whenComplete((r, f) -> {
+                Boolean deleted = null;
+                if (f == null) {
+                    try {
+                        deleted = Replies.isOne(Replies.list(r, 1, RELEASE, node.address()));
+                    } catch (RuntimeException e) {
+                        // an unexpected reply counts as no answer
+                    }
+                }
+                answer.complete(deleted);
+            });
+            released.add(answer);
         }
+        io.coordis.internal.Wheel.after(deadline - System.nanoTime(), () -> expireReleases(released, sent));
         return released;
+    }
+
+    /** Release commands still unanswered at their deadline: no answer ({@code null}), connection replaced. */
+    private void expireReleases(List<CompletableFuture<Boolean>> released, CompletableFuture<?>[] sent) {
+        for (int i = 0; i < sent.length; i++) {
+            if (!released.get(i).isDone() && released.get(i).complete(null)) {
+                nodes.get(i).timedOut(sent[i]);
+            }
+        }
     }
 
     @Override
@@ -369,7 +559,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         List<CompletableFuture<NodeVote>> pending = new ArrayList<>(nodes.size());
         for (RedisNode node : nodes) {
             pending.add(node.within(node.eval(EXTEND, List.of(key), List.of(token, Long.toString(ttl.toMillis()))),
-                            options.nodeTimeout())
+                            nodeTimeout)
                     .thenApply(r -> Replies.isOne(Replies.list(r, 1, EXTEND, node.address()))
                             ? vote(node, NodeVote.Vote.ACQUIRED, "extended") : vote(node, NodeVote.Vote.HELD_BY_OTHER, "not ours"))
                     .exceptionally(f -> failed(node, f).vote()));
@@ -389,13 +579,32 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
 
     @Override
     public boolean release(String token) {
-        List<CompletableFuture<Boolean>> released = releaseEverywhere(token).stream()
-                .map(f -> f.exceptionally(e -> null)).toList();
+        long deadline = System.nanoTime() + nodeTimeoutNanos;
+        List<CompletableFuture<Boolean>> released = releaseEverywhere(token);
         // a majority deleted is the answer; a slow or partitioned node is not waited for (its key expires)
-        joinBounded(List.of(decided(released, Boolean.TRUE::equals, r -> false, quorum)));
+        CompletableFuture<Void> decision = decided(released, Boolean.TRUE::equals, r -> false, quorum);
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    // past the node timeout, the silent nodes count as not answered (the wheel times them out)
+                    awaitUntil(decision, deadline);
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw new IllegalStateException("node answers never fail", e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
         int deleted = 0;
         int answered = 0;
-        for (Boolean r : released.stream().map(f -> f.getNow(null)).toList()) {
+        for (CompletableFuture<Boolean> f : released) {
+            Boolean r = f.getNow(null);
             if (r != null) {
                 answered++;
                 deleted += r ? 1 : 0;
@@ -450,7 +659,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     public Optional<LockHolder> holder() {
         List<CompletableFuture<List<?>>> pending = new ArrayList<>();
         for (RedisNode node : nodes) {
-            pending.add(node.within(node.eval(INSPECT, List.of(key, holderKey), List.of()), options.nodeTimeout())
+            pending.add(node.within(node.eval(INSPECT, List.of(key, holderKey), List.of()), nodeTimeout)
                     .<List<?>>thenApply(r -> Replies.list(r, 1, INSPECT, node.address()))
                     .exceptionally(f -> null));
         }

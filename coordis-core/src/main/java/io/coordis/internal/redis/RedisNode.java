@@ -198,11 +198,13 @@ public final class RedisNode implements AutoCloseable {
         }
         String[] k = keys.toArray(String[]::new);
         String[] a = args.toArray(String[]::new);
-        return send(c -> c.<Object>evalsha(script.sha(), ScriptOutputType.MULTI, k, a)
-                .handle((value, failure) -> failure != null && RedisErrors.isNoScript(failure)
-                        ? c.<Object>eval(script.source(), ScriptOutputType.MULTI, k, a)
-                        : (failure != null ? CompletableFuture.failedFuture(failure) : CompletableFuture.completedFuture(value)))
-                .thenCompose(stage -> stage));
+        return send(c -> {
+            CompletableFuture<Object> sha = c.<Object>evalsha(script.sha(), ScriptOutputType.MULTI, k, a).toCompletableFuture();
+            // one stage: the answer passes on, and only NOSCRIPT sends the source with EVAL
+            return sha.exceptionallyCompose(failure ->
+                    RedisErrors.isNoScript(failure) ? c.<Object>eval(script.source(), ScriptOutputType.MULTI, k, a)
+                            : CompletableFuture.failedFuture(failure));
+        });
     }
 
     /** {@code SCRIPT LOAD source}, answering the SHA the server computed. */
@@ -279,15 +281,28 @@ public final class RedisNode implements AutoCloseable {
             }
             Throwable cause = RedisErrors.unwrap(f);
             if (cause instanceof TimeoutException) {
-                connector.topologyChanged();
-                if (sent instanceof Sent<?> s && s.connectedAtSend) {
-                    replaceAfterTimeout(s.via);
-                }
-                cause = RedisErrors.translate(new TimeoutException("no reply within " + timeout.toMillis() + " ms"),
-                        address);
+                timedOut(sent);
+                cause = timeoutFailure(timeout);
             }
             return CompletableFuture.<T>failedFuture(cause);
         }).thenCompose(x -> x);
+    }
+
+    /**
+     * Treats {@code sent} (a future this node returned, still unanswered) as timed out, for callers that keep
+     * their own deadline instead of {@link #within}: the connection it went out on is replaced as after any
+     * timeout, since a late reply could otherwise be taken for the answer to a later command. Does not block.
+     */
+    public void timedOut(CompletableFuture<?> sent) {
+        connector.topologyChanged();
+        if (sent instanceof Sent<?> s && s.connectedAtSend) {
+            replaceAfterTimeout(s.via);
+        }
+    }
+
+    /** The failure that reports no reply within {@code timeout}, naming this node. */
+    public CoordisException timeoutFailure(Duration timeout) {
+        return RedisErrors.translate(new TimeoutException("no reply within " + timeout.toMillis() + " ms"), address);
     }
 
     /** {@code PUBLISH channel message}, answering how many subscribers received it. */
@@ -505,7 +520,18 @@ public final class RedisNode implements AutoCloseable {
         }
         CompletableFuture<StatefulConnection<String, String>> via = current();
         Sent<T> result = new Sent<>(via);
-        via.thenCompose(c -> command.apply(Connector.commands(c))).whenComplete((v, f) -> {
+        CompletionStage<T> reply;
+        if (result.connectedAtSend) {
+            // the usual case: the connection is open, so the command goes out now without a stage in between
+            try {
+                reply = command.apply(Connector.commands(via.getNow(null)));
+            } catch (RuntimeException e) {
+                reply = CompletableFuture.failedFuture(e);
+            }
+        } else {
+            reply = via.thenCompose(c -> command.apply(Connector.commands(c)));
+        }
+        reply.whenComplete((v, f) -> {
             if (f == null) {
                 result.complete(v);
             } else {

@@ -583,24 +583,11 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         List<CompletableFuture<Boolean>> released = releaseEverywhere(token);
         // a majority deleted is the answer; a slow or partitioned node is not waited for (its key expires)
         CompletableFuture<Void> decision = decided(released, Boolean.TRUE::equals, r -> false, quorum);
-        boolean interrupted = Thread.interrupted();
-        try {
-            while (true) {
-                try {
-                    // past the node timeout, the silent nodes count as not answered (the wheel times them out)
-                    awaitUntil(decision, deadline);
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (java.util.concurrent.ExecutionException e) {
-                    throw new IllegalStateException("node answers never fail", e);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        // past the node timeout, the silent nodes count as not answered (the wheel times them out)
+        uninterruptibly(() -> {
+            awaitUntil(decision, deadline);
+            return null;
+        });
         int deleted = 0;
         int answered = 0;
         for (CompletableFuture<Boolean> f : released) {
@@ -698,12 +685,24 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
      * interrupts (restoring the flag), as releasing must finish.
      */
     private static <T> List<T> joinBounded(List<CompletableFuture<T>> futures) {
+        return uninterruptibly(() -> {
+            CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get();
+            return futures.stream().map(CompletableFuture::join).toList();
+        });
+    }
+
+    /** A wait on futures of node answers, which never fail. */
+    private interface NodeWait<T> {
+        T get() throws InterruptedException, java.util.concurrent.ExecutionException;
+    }
+
+    /** Runs {@code wait} to its end through interrupts, restoring the thread's flag afterwards (releasing must finish). */
+    private static <T> T uninterruptibly(NodeWait<T> wait) {
         boolean interrupted = Thread.interrupted();
         try {
             while (true) {
                 try {
-                    CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get();
-                    return futures.stream().map(CompletableFuture::join).toList();
+                    return wait.get();
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (java.util.concurrent.ExecutionException e) {

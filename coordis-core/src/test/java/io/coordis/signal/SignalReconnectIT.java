@@ -13,7 +13,6 @@ import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -27,26 +26,33 @@ class SignalReconnectIT {
         return redis.server();
     }
 
+    /** Keeps every signal heard and the time of every gap reported. */
+    private static final class Recorder implements SignalListener {
+        final BlockingQueue<Signal> heard = new LinkedBlockingQueue<>();
+        final BlockingQueue<Long> gapsAt = new LinkedBlockingQueue<>();
+
+        @Override
+        public void onSignal(Signal signal) {
+            heard.add(signal);
+        }
+
+        @Override
+        public void onGap(String node) {
+            gapsAt.add(System.nanoTime());
+        }
+    }
+
     private static long subscribers(String channel) {
         return (Long) ((List<?>) server().command("PUBSUB", "NUMSUB", channel)).get(1);
     }
 
     @Test
     void killedPubSubConnectionIsResubscribedWithinASecondAndReportedAsAGapEachTime() throws Exception {
-        BlockingQueue<Long> gapsAt = new LinkedBlockingQueue<>();
-        BlockingQueue<Signal> heard = new LinkedBlockingQueue<>();
+        Recorder recorder = new Recorder();
+        BlockingQueue<Long> gapsAt = recorder.gapsAt;
+        BlockingQueue<Signal> heard = recorder.heard;
         try (Coordis c = Coordis.connect(redis.uri());
-             Subscription s = c.signals().listen(List.of("beat"), new SignalListener() {
-                 @Override
-                 public void onSignal(Signal signal) {
-                     heard.add(signal);
-                 }
-
-                 @Override
-                 public void onGap(String node) {
-                     gapsAt.add(System.nanoTime());
-                 }
-             });
+             Subscription s = c.signals().listen(List.of("beat"), recorder);
              Waiter waiter = c.signals().waiter("never")) {
             for (int i = 0; i < 10; i++) {
                 long killedAt = System.nanoTime();
@@ -75,34 +81,24 @@ class SignalReconnectIT {
      */
     @Test
     void reconnectionsOverASlowLinkLeaveOneSubscribedConnectionAndHearEachSignalOnce() throws Exception {
-        BlockingQueue<Signal> heard = new LinkedBlockingQueue<>();
-        AtomicInteger gaps = new AtomicInteger();
+        Recorder recorder = new Recorder();
+        BlockingQueue<Signal> heard = recorder.heard;
         Random random = new Random(7);
         try (FaultProxy proxy = FaultProxy.to(server());
              Coordis c = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
-             Subscription s = c.signals().listen(List.of("slow"), new SignalListener() {
-                 @Override
-                 public void onSignal(Signal signal) {
-                     heard.add(signal);
-                 }
-
-                 @Override
-                 public void onGap(String node) {
-                     gaps.incrementAndGet();
-                 }
-             })) {
+             Subscription s = c.signals().listen(List.of("slow"), recorder)) {
             for (int i = 0; i < 8; i++) {
                 // one way; the handshake takes about 3 round trips, so it fits the 1 s timeout only after the
                 // latency is lifted
                 long latency = i % 2 == 0 ? 190 : 250;
                 proxy.latency(Duration.ofMillis(latency));
-                int gapsBefore = gaps.get();
+                int gapsBefore = recorder.gapsAt.size();
                 assertThat(server().command("CLIENT", "KILL", "TYPE", "pubsub")).isEqualTo(1L);
                 Thread.sleep(500 + random.nextInt(1000));
                 proxy.pass();
                 int round = i;
                 await("gap reported after kill " + round).atMost(Duration.ofSeconds(10))
-                        .until(() -> gaps.get() > gapsBefore);
+                        .until(() -> recorder.gapsAt.size() > gapsBefore);
                 // an attempt still under way ends within its 1 s timeout; count after that
                 Thread.sleep(2_000);
                 assertThat(pubSubClients()).as("subscribed connections after reconnection %d (latency %d ms)",

@@ -64,8 +64,13 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     private final String channel;
     private final LockOptions options;
     private final int quorum;
-    /** Per node: it failed or timed out on its last acquire, so attempts do not wait for it once decided. */
+    /**
+     * Per node: {@link #TRUSTED}, {@link #FAILED} (it failed or timed out on its last acquire) or {@link #SLOW}
+     * (it answered after its attempt had stopped waiting); attempts wait for a trusted node only, once decided.
+     */
     private final java.util.concurrent.atomic.AtomicIntegerArray suspect;
+    /** Counts attempts, so that every {@link #SLOW_PROBE_EVERY}th one waits for slow nodes again. */
+    private final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
     private final Contention contention;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
@@ -284,9 +289,11 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     /**
      * Waits until the attempt is decided (a majority granted, or so many refused that a majority can no
      * longer grant, or every node answered, each bounded by the node timeout), then gives the nodes that
-     * answered last time a short grace (as long again as the decision took, at least 1 ms) and nodes that
-     * failed or timed out last time none: a slow, partitioned or crashed node costs little while a majority
-     * answers at once. Nodes not waited for are reported as {@link NodeVote.Vote#NOT_AWAITED}; a late grant
+     * answered in time last time a short grace (as long again as the decision took, at least 1 ms) and nodes
+     * that failed or timed out last time none: a partitioned or crashed node costs little while a majority
+     * answers at once. A node that answers only after the grace is marked slow and is not waited for either,
+     * except on one attempt in {@value #SLOW_PROBE_EVERY}, so a node slowed for a while costs a grace now and
+     * then rather than on every attempt; answering in time (or before the decision) makes it trusted again. Nodes not waited for are reported as {@link NodeVote.Vote#NOT_AWAITED}; a late grant
      * there is released with the rest, or expires.
      * The node timeout is this thread's own deadline, not a timer per node: a node still silent at
      * {@code sent + node timeout} is answered {@link NodeVote.Vote#TIMEOUT} by the waiting thread, and one
@@ -297,10 +304,12 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
             throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + nodeTimeoutNanos;
+        boolean probe = (attempts.incrementAndGet() & (SLOW_PROBE_EVERY - 1)) == 0;
         boolean[] awaitedNodes = new boolean[pending.size()];
         int awaitedCount = 0;
         for (int i = 0; i < pending.size(); i++) {
-            awaitedNodes[i] = suspect.get(i) == 0;
+            int state = suspect.get(i);
+            awaitedNodes[i] = state == TRUSTED || (probe && state == SLOW);
             awaitedCount += awaitedNodes[i] ? 1 : 0;
         }
         Tally tally = new Tally(pending.size(), quorum, awaitedCount);
@@ -308,7 +317,11 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
             int node = i;
             boolean awaited = awaitedNodes[i];
             pending.get(i).thenAccept(a -> {
-                suspect.set(node, answered(a) ? 0 : 1);
+                if (!answered(a)) {
+                    suspect.set(node, FAILED);
+                } else if (!tally.finished) {
+                    suspect.set(node, TRUSTED);
+                } // an answer after the attempt stopped waiting leaves the node as the attempt marked it
                 tally.count(a.vote().vote(), awaited);
             });
         }
@@ -332,17 +345,24 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         } catch (java.util.concurrent.ExecutionException e) {
             throw new IllegalStateException("node answers never fail", e);
         } catch (InterruptedException e) {
+            tally.finished = true;
             expireLater(pending, sent, deadline);
             releaseEverywhere(token);
             throw e;
         }
+        tally.finished = true;
         List<Answer> answers = new ArrayList<>(pending.size());
         boolean unanswered = false;
         for (int i = 0; i < pending.size(); i++) {
             Answer a = pending.get(i).getNow(null);
-            unanswered |= a == null;
+            if (a == null) {
+                unanswered = true;
+                // not in by the end of the grace: later attempts stop waiting for it (a failure marks it
+                // FAILED instead when it comes)
+                suspect.compareAndSet(i, TRUSTED, SLOW);
+            }
             answers.add(a != null ? a : new Answer(vote(nodes.get(i), NodeVote.Vote.NOT_AWAITED,
-                    "a majority had decided"), 0, 0, null));
+                    awaitedNodes[i] ? "a majority had decided" : NOT_WAITED_FOR), 0, 0, null));
         }
         if (unanswered) {
             expireLater(pending, sent, deadline);
@@ -351,6 +371,16 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     }
 
     private static final long MIN_GRACE_NANOS = 1_000_000L;
+    private static final int TRUSTED = 0;
+    private static final int FAILED = 1;
+    private static final int SLOW = 2;
+    /**
+     * A slow node is waited for again (with the grace) on one attempt in this many (a power of two), so it
+     * is trusted again once it keeps up.
+     */
+    private static final int SLOW_PROBE_EVERY = 16;
+    /** The detail of a vote not awaited because the node failed or answered late before. */
+    static final String NOT_WAITED_FOR = "a majority had decided; not waited for (failed or late last time)";
 
     /**
      * The votes of one acquire as they come in: {@link #decision} completes once a majority granted, or so many
@@ -362,6 +392,8 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         final CompletableFuture<Void> settled = new CompletableFuture<>();
         /** {@link System#nanoTime()} of the decision; written before {@link #decision} completes. */
         volatile long decidedAt;
+        /** Set once the waiting thread stopped waiting: an answer after that does not make a node trusted. */
+        volatile boolean finished;
         private final int n;
         private final int quorum;
         private int awaitedLeft; // guarded by this

@@ -34,6 +34,58 @@ class RedlockQuorumIT {
     private static final LockOptions OPTIONS = LockOptions.defaults().withTtl(Duration.ofSeconds(10))
             .withAutoRenew(false).withRestartGuard(false).withNodeTimeout(NODE_TIMEOUT);
 
+    /**
+     * A node that answers only after the majority's decision and its grace is not waited for on the next
+     * attempts (so a slowed node costs no grace on each of them), is tried again on one attempt in 16, and is
+     * waited for again once it keeps up.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aNodeThatAnsweredLateIsNotWaitedForUntilItKeepsUpAgain() throws Exception {
+        List<FaultProxy> proxies = new ArrayList<>();
+        try {
+            for (RedisServer s : redis.servers()) {
+                proxies.add(FaultProxy.to(s));
+            }
+            try (Coordis client = Coordis.connect(proxies.stream().map(FaultProxy::uri).toList())) {
+                RedlockNodes.warmUp(client, N);
+                DistributedLock lock = client.lock("quorum:slow", OPTIONS);
+                proxies.get(4).latency(Duration.ofMillis(15)); // answers ~30 ms after the others: past any grace
+                List<String> details = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    Lease lease = lock.tryAcquire().orElseThrow();
+                    NodeVote vote = lease.votes().get(4);
+                    details.add(vote.vote() == NodeVote.Vote.NOT_AWAITED ? vote.detail() : vote.vote().name());
+                    lease.release();
+                }
+                long notWaitedFor = details.stream().filter(Redlock.NOT_WAITED_FOR::equals).count();
+                assertThat(details.get(0)).as("the first attempt waits for it (a grace), in vain; all: %s", details)
+                        .isEqualTo("a majority had decided");
+                assertThat(notWaitedFor).as("attempts that did not wait for the slow node: %s", details)
+                        .isBetween(17L, 19L);
+                assertThat(details).as("never granted in time").doesNotContain("ACQUIRED");
+
+                proxies.get(4).pass();
+                List<NodeVote.Vote> after = new ArrayList<>();
+                for (int i = 0; i < 40; i++) {
+                    Lease lease = lock.tryAcquire().orElseThrow();
+                    after.add(lease.votes().get(4).vote());
+                    lease.release();
+                }
+                // tried again within 16 attempts, in time now, and then waited for on every attempt
+                int firstGrant = after.indexOf(NodeVote.Vote.ACQUIRED);
+                assertThat(firstGrant).as("votes of the node once fast again: %s", after).isBetween(0, 16);
+                assertThat(after.subList(firstGrant, after.size()).stream()
+                        .filter(v -> v == NodeVote.Vote.ACQUIRED).count())
+                        .as("granted on most attempts after that (a loaded machine may make it late now and then): %s",
+                                after)
+                        .isGreaterThanOrEqualTo((after.size() - firstGrant) / 2L);
+            }
+        } finally {
+            proxies.forEach(FaultProxy::close);
+        }
+    }
+
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void grantedIffAtLeastThreeNodesAreFreeWhenTheOthersAreHeldByAnotherValue() throws Exception {

@@ -38,7 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code ok release} or {@code info release}.
  * <br>With name {@code holder}: one thread takes the lock once, enters, prints {@code HOLDING token}, waits
  * for a line on stdin (the test pauses this process meanwhile), writes, prints {@code WROTE ok|stale},
- * leaves and exits.
+ * leaves and exits. With name {@code cued-holder}: the same, but it first prints {@code READY} and takes the
+ * lock only when a line arrives on stdin (so a test can start the JVM early and have it take the lock
+ * in the middle of a run).
  */
 public final class FenceWorker {
     /** How a thread tries to take the lock. */
@@ -62,8 +64,13 @@ public final class FenceWorker {
         try (Coordis coordis = connectTo(redis);
              Steps steps = new Steps(args.length > 9 ? History.open(java.nio.file.Path.of(args[9]), name) : null, lockName)) {
             DistributedLock lock = coordis.lock(lockName, LockOptions.defaults().withTtl(ttl));
-            if (name.equals("holder")) {
-                holdOnce(lock, resource, steps);
+            if (name.equals("holder") || name.equals("cued-holder")) {
+                java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+                if (name.equals("cued-holder")) {
+                    System.out.println("READY");
+                    in.readLine();
+                }
+                holdOnce(lock, resource, steps, name, in);
                 return;
             }
             Acquirer acquirer = mode.equals("late-throw") ? w -> {
@@ -169,15 +176,16 @@ public final class FenceWorker {
         }
     }
 
-    private static void holdOnce(DistributedLock lock, String resource, Steps steps) throws Exception {
-        try (FencedClient fenced = FencedClient.connect(resource, "holder")) {
+    private static void holdOnce(DistributedLock lock, String resource, Steps steps, String name,
+                                 java.io.BufferedReader in) throws Exception {
+        try (FencedClient fenced = FencedClient.connect(resource, name)) {
             steps.record("invoke", "acquire", -1);
             Lease lease = lock.acquire(Duration.ofSeconds(30)).orElseThrow();
             long token = lease.fencingToken();
             steps.record("ok", "acquire", token);
             fenced.enter(token);
             System.out.println("HOLDING " + token);
-            new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+            in.readLine();
             boolean ok = fenced.write(token);
             System.out.println("WROTE " + (ok ? "ok" : "stale") + " held=" + lease.isHeld());
             fenced.exit(token);

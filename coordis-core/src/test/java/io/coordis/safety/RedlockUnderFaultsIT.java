@@ -28,18 +28,24 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Redlock over 5 masters under faults, judged by a fenced resource. Three nemeses run at once, each from
- * the printed seed: node 1 is killed -9 and restarted (without persistence) after more than the TTL, node 2
- * (in a network namespace) is partitioned, node 3 is slowed through a proxy; two client JVMs with four
- * threads each contend. Pass: 0 fenced violations and 0 overlaps (no holder was paused), progress against
- * the same clients' rate without faults (measured before and after the faults) printed, and at least half of
- * it (the target of 80 % is reported, not asserted: the machines are shared and the ratio is noisy); then a holder JVM SIGSTOPped past its lease is fenced off.
+ * Redlock over 5 masters under faults, judged by a fenced resource. Three nemeses run at once for 30 s, each
+ * from the printed seed: node 1 is killed -9 and restarted (without persistence) after more than the TTL,
+ * node 2 (in a network namespace) is partitioned, node 3 is slowed through a proxy; two client JVMs with four
+ * threads each contend; and amid the faults a third client JVM takes the lock and is SIGSTOPped past its
+ * lease. Pass: 0 fenced violations; 0 overlaps among the holders never paused and some with the paused one,
+ * whose write after resuming is refused as stale; progress against the same clients' rate without faults
+ * (measured before and after the faults) printed, and at least 60 % of it (the target of 80 % is reported,
+ * not asserted: the machines are shared and the ratio is noisy).
  * Every client JVM also writes its history, judged by {@link LockChecker}: 0 fence violations and 0 overlaps
  * inside validity, 0 unfenced overlaps among the holders never paused, and some with the paused one.
  * The bare-majority case of the Redlock debate is recorded with its fenced outcome.
  */
 class RedlockUnderFaultsIT {
     private static final Duration TTL = Duration.ofSeconds(1);
+    /** How long the nemeses run. */
+    private static final Duration FAULTS = Duration.ofSeconds(30);
+    /** The client JVM that is paused while it holds the lock. */
+    private static final String PAUSED = "cued-holder";
 
     @TempDir
     Path dir;
@@ -68,6 +74,9 @@ class RedlockUnderFaultsIT {
                     for (String name : List.of("a", "b")) {
                         children.add(LockUnderFaultsIT.worker(name, joined, resource, "coordis", 4, "faults:redlock", dir));
                     }
+                    // started now, so its start-up costs nothing during the faults; it takes the lock amid them
+                    ChildJvm holder = LockUnderFaultsIT.worker(PAUSED, joined, resource, "coordis", 1, "faults:redlock", dir);
+                    children.add(holder);
                     for (ChildJvm c : children) {
                         c.awaitLine("READY", Duration.ofSeconds(30));
                     }
@@ -75,7 +84,8 @@ class RedlockUnderFaultsIT {
                     double baseline = rate(resource, Duration.ofSeconds(6));
 
                     // node 1 killed every few seconds, back after the TTL (empty: the restart guard keeps its vote
-                    // out for another TTL); node 2 partitioned now and then; node 3 slowed (below the node timeout)
+                    // out for another TTL); node 2 partitioned now and then; node 3 slowed (below the node timeout);
+                    // and, amid them, a client JVM SIGSTOPped while it holds the lock, past its lease
                     List<Nemesis> nemeses = List.of(
                             Nemesis.builder(seed).servers(List.of(nodes.get(0))).kinds(EnumSet.of(Nemesis.Kind.KILL_RESTART))
                                     .gap(Duration.ofMillis(3000), Duration.ofMillis(5000))
@@ -90,7 +100,17 @@ class RedlockUnderFaultsIT {
                     try {
                         long start = resource.report().accepted();
                         long t0 = System.nanoTime();
-                        nemeses.forEach(n -> n.start(Duration.ofSeconds(20)));
+                        nemeses.forEach(n -> n.start(FAULTS));
+                        Thread.sleep(new java.util.Random(seed).nextLong(5000, 15000));
+                        holder.send("take");
+                        assertThat(holder.awaitLine("HOLDING", Duration.ofSeconds(20))).as(holder.describe()).isNotNull();
+                        long pausedAt = System.nanoTime();
+                        holder.pause();
+                        Thread.sleep(TTL.multipliedBy(3).toMillis());
+                        holder.resume();
+                        holder.send("go");
+                        String wrote = holder.awaitLine("WROTE", Duration.ofSeconds(10));
+                        long pausedMs = TimeUnit.NANOSECONDS.toMillis(pausedAt - t0);
                         for (Nemesis n : nemeses) {
                             assertThat(n.await(Duration.ofSeconds(60))).isTrue();
                         }
@@ -101,32 +121,25 @@ class RedlockUnderFaultsIT {
                         List<String> applied = new ArrayList<>();
                         nemeses.forEach(n -> n.events().forEach(e -> applied.add(e.kind() + " " + e.held().toMillis() + "ms")));
                         FencedResource.Report r = resource.report();
+                        long overlapsNeverPaused = resource.overlapsAmong(c -> !c.equals(PAUSED));
                         System.out.printf("redlock under faults (seed %d): %.0f writes/s without faults, %.0f with"
-                                + " (%.2f); faults %s; %s%n", seed, baseline, underFaults, underFaults / baseline, applied, r);
+                                + " (%.2f); faults %s, a holder paused %d ms into them for %d ms; overlaps among holders"
+                                + " never paused %d; %s%n", seed, baseline, underFaults, underFaults / baseline, applied,
+                                pausedMs, TTL.multipliedBy(3).toMillis(), overlapsNeverPaused, r);
                         assertThat(applied).as("faults applied").hasSizeGreaterThanOrEqualTo(6);
+                        assertThat(wrote).as("the paused holder's write after resuming").startsWith("WROTE stale");
+                        assertThat(r.overlaps()).as("the paused holder was overtaken").isPositive();
                         assertThat(r.violations()).as("fenced violations; " + r).isZero();
-                        assertThat(r.overlaps()).as("overlaps among holders never paused (seed " + seed + "); " + r).isZero();
-                        // The target is 0.8; on a shared 2-core machine the ratio measured 0.52-1.13 across runs
-                        // (the rates themselves vary 3x between runs), so the test guards against a collapse of
-                        // progress and prints the figure, which docs/safety.md reports.
+                        assertThat(overlapsNeverPaused).as("overlaps among holders never paused (seed " + seed + "); "
+                                + r).isZero();
+                        // The target is 0.8 (measured 0.8-0.9, see docs/safety.md); on a shared 2-core machine the
+                        // rates themselves vary, so the test guards against a collapse of progress and prints the
+                        // figure.
                         assertThat(underFaults / baseline).as("progress under faults against the no-fault rate (seed "
-                                + seed + ")").isGreaterThanOrEqualTo(0.5);
+                                + seed + ")").isGreaterThanOrEqualTo(0.6);
                     } finally {
                         nemeses.forEach(Nemesis::close);
                     }
-
-                    ChildJvm holder = LockUnderFaultsIT.worker("holder", joined, resource, "coordis", 1, "faults:redlock", dir);
-                    children.add(holder);
-                    holder.awaitLine("HOLDING", Duration.ofSeconds(40));
-                    long overlapsBefore = resource.report().overlaps();
-                    holder.pause();
-                    Thread.sleep(TTL.multipliedBy(3).toMillis());
-                    holder.resume();
-                    holder.send("go");
-                    assertThat(holder.awaitLine("WROTE", Duration.ofSeconds(10))).startsWith("WROTE stale");
-                    FencedResource.Report r = resource.report();
-                    assertThat(r.overlaps()).as("the paused holder was overtaken").isGreaterThan(overlapsBefore);
-                    assertThat(r.violations()).isZero();
 
                     for (ChildJvm c : children) {
                         c.closeInput();
@@ -134,9 +147,12 @@ class RedlockUnderFaultsIT {
                     for (ChildJvm c : children.subList(0, 2)) {
                         c.awaitLine("STATS", Duration.ofSeconds(20)); // released and recorded
                     }
+                    assertThat(holder.awaitExit(Duration.ofSeconds(10))).as("the paused holder released and recorded")
+                            .isTrue();
+                    FencedResource.Report r = resource.report();
                     List<Op> ops = Histories.read(dir);
                     LockChecker.Result workers = LockChecker.check(
-                            ops.stream().filter(o -> !o.process().equals("holder")).toList(), TTL);
+                            ops.stream().filter(o -> !o.process().equals(PAUSED)).toList(), TTL);
                     LockChecker.Result all = LockChecker.check(ops, TTL);
                     System.out.println("redlock histories (seed " + seed + "): workers " + workers
                             + "; with the paused holder " + all);

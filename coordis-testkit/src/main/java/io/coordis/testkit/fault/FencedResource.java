@@ -61,6 +61,7 @@ public final class FencedResource implements AutoCloseable {
     private long accepted;
     private long stale;
     private long overlaps;
+    private final Map<java.util.Set<String>, Long> overlapsByParticipants = new HashMap<>();
     private long violations;
     private long protocolErrors;
     private int maxInside;
@@ -103,10 +104,27 @@ public final class FencedResource implements AutoCloseable {
         }
         if (!inside.isEmpty()) {
             overlaps++;
+            java.util.Set<String> participants = new java.util.TreeSet<>(inside.keySet());
+            participants.add(client);
+            overlapsByParticipants.merge(participants, 1L, Long::sum);
             note(now, "overlap", client + " (token " + token + ") entered while inside: " + inside);
         }
         inside.put(client, token);
         maxInside = Math.max(maxInside, inside.size());
+    }
+
+    /**
+     * The unfenced overlaps in which every client involved (the one entering and all those inside) passes
+     * {@code clients}: for example those among the holders that were never paused.
+     */
+    public synchronized long overlapsAmong(java.util.function.Predicate<String> clients) {
+        long n = 0;
+        for (Map.Entry<java.util.Set<String>, Long> e : overlapsByParticipants.entrySet()) {
+            if (e.getKey().stream().allMatch(clients)) {
+                n += e.getValue();
+            }
+        }
+        return n;
     }
 
     /** WRITE in this JVM: true when accepted. */

@@ -83,6 +83,24 @@ class FencedResourceTest {
     }
 
     @Test
+    void overlapsAreCountedByWhoWasInvolvedSoThoseWithAPausedHolderCanBeSetApart() {
+        try (FencedResource r = FencedResource.start()) {
+            r.enter("paused", 1); // a holder stopped inside
+            r.enter("a", 2);
+            r.exit("a", 2);
+            r.enter("b", 3);
+            r.exit("b", 3);
+            r.exit("paused", 1);
+            r.enter("a", 4);
+            r.enter("b", 5); // two holders never paused, inside at once
+            assertThat(r.report().overlaps()).isEqualTo(3);
+            assertThat(r.overlapsAmong(c -> !c.equals("paused"))).as("among those never paused").isEqualTo(1);
+            assertThat(r.overlapsAmong(c -> true)).isEqualTo(3);
+            assertThat(r.overlapsAmong(c -> c.equals("a"))).isZero();
+        }
+    }
+
+    @Test
     void twoWritersWithTheSameTokenAreAFencedViolation() {
         try (FencedResource r = FencedResource.start()) {
             assertThat(r.write("a", 7)).isTrue();

@@ -143,7 +143,19 @@ final class LeaseElection implements LeaderElection {
                 return attempt.won;
             }
             Semaphore bell = new Semaphore(0);
-            try (Subscription ignored = node.subscribe(channel, message -> bell.release())) {
+            // a change of leader rings the bell, and so does closing the client: the next attempt then fails
+            // naming the closed connection instead of sleeping out the leader's TTL
+            try (Subscription ignored = node.subscribe(channel, new io.coordis.internal.redis.PubSubListener() {
+                @Override
+                public void message(String ch, String message) {
+                    bell.release();
+                }
+
+                @Override
+                public void closed() {
+                    bell.release();
+                }
+            })) {
                 while (true) {
                     attempt = attempt();
                     if (attempt.won != null) {

@@ -59,6 +59,12 @@ final class AllOf implements Gathering, Fanout.Sink {
     }
 
     @Override
+    public void clientClosed(String address) {
+        result.completeExceptionally(new io.coordis.CoordisException(address, "gathering on " + channels
+                + ": the client was closed before every channel delivered", null));
+    }
+
+    @Override
     public Optional<Map<String, Signal>> await(Duration timeout) throws InterruptedException {
         long nanos = Durations.saturatedNanos(timeout);
         try {
@@ -66,7 +72,11 @@ final class AllOf implements Gathering, Fanout.Sink {
                 if (result.isCancelled()) {
                     throw closed();
                 }
-                return Optional.ofNullable(result.getNow(null));
+                try {
+                    return Optional.ofNullable(result.getNow(null));
+                } catch (java.util.concurrent.CompletionException e) {
+                    throw OneShot.clientClosed(e);
+                }
             }
             return Optional.of(result.get(nanos, TimeUnit.NANOSECONDS));
         } catch (TimeoutException e) {
@@ -74,7 +84,7 @@ final class AllOf implements Gathering, Fanout.Sink {
         } catch (CancellationException e) {
             throw closed();
         } catch (ExecutionException e) {
-            throw new IllegalStateException("gathering failed", e.getCause());
+            throw OneShot.clientClosed(e);
         }
     }
 

@@ -24,6 +24,12 @@ final class Fanout implements AutoCloseable {
         void message(int node, String channel, String data);
 
         void gap(int node);
+
+        /**
+         * The client was closed (told once per node, on the closing thread): nothing more will arrive, so a
+         * caller waiting can stop waiting. Implementations must be idempotent.
+         */
+        void clientClosed(String address);
     }
 
     private final List<io.coordis.internal.redis.Subscription> parts;
@@ -47,6 +53,7 @@ final class Fanout implements AutoCloseable {
         CoordisException failure = null;
         for (int i = 0; i < nodes.size(); i++) {
             int index = i;
+            String address = nodes.get(i).address();
             try {
                 parts.add(nodes.get(i).subscribe(names, patterns, new PubSubListener() {
                     @Override
@@ -57,6 +64,11 @@ final class Fanout implements AutoCloseable {
                     @Override
                     public void gap() {
                         sink.gap(index);
+                    }
+
+                    @Override
+                    public void closed() {
+                        sink.clientClosed(address);
                     }
                 }));
                 asked.add(nodes.get(i));

@@ -18,6 +18,7 @@ public interface Gathering extends AutoCloseable {
      *         negative timeout only checks); what arrived so far stays in {@link #received()}
      * @throws InterruptedException  when the thread is interrupted while waiting (the gathering stays usable)
      * @throws IllegalStateException when the gathering was closed before it completed
+     * @throws io.coordis.CoordisException when the client was closed before it completed (at once)
      */
     Optional<Map<String, Signal>> await(Duration timeout) throws InterruptedException;
 

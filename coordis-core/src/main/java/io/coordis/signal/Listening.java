@@ -45,6 +45,11 @@ final class Listening implements Subscription, Fanout.Sink {
         }
     }
 
+    /** Nobody waits on a listener: it simply hears nothing more. */
+    @Override
+    public void clientClosed(String address) {
+    }
+
     @Override
     public synchronized void gap(int node) {
         gaps.incrementAndGet();

@@ -54,6 +54,12 @@ final class OneShot implements Waiter, Fanout.Sink {
     }
 
     @Override
+    public void clientClosed(String address) {
+        result.completeExceptionally(new io.coordis.CoordisException(address, "waiter on " + channels
+                + ": the client was closed before a signal arrived", null));
+    }
+
+    @Override
     public Optional<Signal> await(Duration timeout) throws InterruptedException {
         long nanos = io.coordis.internal.Durations.saturatedNanos(timeout);
         if (nanos <= 0) {
@@ -66,7 +72,7 @@ final class OneShot implements Waiter, Fanout.Sink {
         } catch (CancellationException e) {
             throw closed();
         } catch (ExecutionException e) {
-            throw new IllegalStateException("waiter failed", e.getCause());
+            throw clientClosed(e);
         }
     }
 
@@ -75,7 +81,19 @@ final class OneShot implements Waiter, Fanout.Sink {
         if (result.isCancelled()) {
             throw closed();
         }
-        return Optional.ofNullable(result.getNow(null));
+        try {
+            return Optional.ofNullable(result.getNow(null));
+        } catch (java.util.concurrent.CompletionException e) {
+            throw clientClosed(e);
+        }
+    }
+
+    /** The failure of a waiter whose client was closed, thrown anew so the caller's stack shows. */
+    static io.coordis.CoordisException clientClosed(Exception e) {
+        if (e.getCause() instanceof io.coordis.CoordisException c) {
+            return new io.coordis.CoordisException(c.node().orElse(null), c.getMessage(), c);
+        }
+        throw new IllegalStateException("waiter failed", e.getCause());
     }
 
     private IllegalStateException closed() {

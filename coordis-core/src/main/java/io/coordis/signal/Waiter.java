@@ -30,6 +30,8 @@ public interface Waiter extends AutoCloseable {
      * @return the signal, or empty when the timeout passed first (a zero or negative timeout only checks)
      * @throws InterruptedException  when the thread is interrupted while waiting (the waiter stays usable)
      * @throws IllegalStateException when the waiter was closed before a signal arrived
+     * @throws io.coordis.CoordisException when the client was closed before a signal arrived (at once, however
+     *                                     long the timeout)
      */
     Optional<Signal> await(Duration timeout) throws InterruptedException;
 
@@ -37,12 +39,14 @@ public interface Waiter extends AutoCloseable {
      * The signal if it arrived already; never blocks (try-wait).
      *
      * @throws IllegalStateException when the waiter was closed before a signal arrived
+     * @throws io.coordis.CoordisException when the client was closed before a signal arrived
      */
     Optional<Signal> poll();
 
     /**
      * Completes with the signal when it arrives (on a Coordis I/O thread: chain only quick work), or
-     * fails with a {@link java.util.concurrent.CancellationException} when the waiter is closed first.
+     * fails with a {@link java.util.concurrent.CancellationException} when the waiter is closed first, or
+     * with a {@link io.coordis.CoordisException} when the client is.
      * For callers that wait for many waiters without a thread for each.
      */
     CompletionStage<Signal> whenSignalled();

@@ -252,6 +252,44 @@ class ResourcesIT {
                 throw new AssertionError(e);
             }
         });
+        p.put("new listener, signal, heard, close", i -> {
+            CountDownLatch heard = new CountDownLatch(1);
+            try (io.coordis.signal.Subscription listening = signals.listen(List.of("res:listen"), s -> {
+                if (s.data().equals("l" + i)) {
+                    heard.countDown();
+                }
+            })) {
+                signals.signal("res:listen", "l" + i);
+                assertThat(heard.await(2, TimeUnit.SECONDS)).as("listener heard signal %d", i).isTrue();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        p.put("new gathering of two channels, signals, await", i -> {
+            try (io.coordis.signal.Gathering gathering = signals.gathering(List.of("res:g1", "res:g2"))) {
+                signals.signal("res:g1", "a" + i);
+                signals.signal("res:g2", "b" + i);
+                assertThat(gathering.await(Duration.ofSeconds(2))).as("gathering %d", i).isPresent();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        LeaderElection observed = coordis.election("res:observed");
+        p.put("new observer of an election, a change seen, close", i -> {
+            java.util.concurrent.BlockingQueue<io.coordis.election.LeaderEvent> events =
+                    new java.util.concurrent.LinkedBlockingQueue<>();
+            try (AutoCloseable observer = observed.observe(events::add)) {
+                Leadership l = observed.campaign(Duration.ofSeconds(2)).orElseThrow();
+                io.coordis.election.LeaderEvent seen;
+                do {
+                    seen = events.poll(2, TimeUnit.SECONDS);
+                    assertThat(seen).as("observer %d saw the new leader", i).isNotNull();
+                } while (seen.leader().map(x -> x.term().orElse(-1) != l.term()).orElse(true));
+                assertThat(observed.resign()).isTrue();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
         Map<String, Cycles> counted = new java.util.LinkedHashMap<>();
         p.forEach((name, cycle) -> counted.put(name, new Cycles(name.startsWith("new ") ? FEWER : CYCLES, cycle)));
         return counted;

@@ -351,6 +351,48 @@ class HostileInputIT {
         }
     }
 
+    /**
+     * Redlock over three nodes, one a read-only replica and one running out of memory: each refusal is that
+     * node's vote (ERROR, naming READONLY or OOM), a majority of healthy nodes still grants, and without one the
+     * acquire fails with a {@link io.coordis.lock.QuorumUnavailableException} naming both causes, leaving
+     * nothing on any node.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void redlockWithAReadOnlyNodeAndAnOutOfMemoryNodeVotesEachRefusalAndLeavesNothing() throws Exception {
+        try (RedisServer m0 = RedisServer.start(); RedisServer m1 = RedisServer.start(); RedisServer m2 = RedisServer.start();
+             RedisServer replica = RedisServer.builder().replicaOf(m2).start();
+             Coordis c = Coordis.connect(List.of(m0.uri(), m1.uri(), replica.uri()))) {
+            LockOptions noGuard = LockOptions.defaults().withRestartGuard(false);
+            io.coordis.lock.DistributedLock lock = c.lock("hostile:redlock", noGuard);
+            try (Lease lease = lock.tryAcquire().orElseThrow()) {
+                assertThat(lease.votes().get(2).vote()).as("the replica's vote: %s", lease.votes())
+                        .isEqualTo(io.coordis.lock.NodeVote.Vote.ERROR);
+                assertThat(lease.votes().get(2).detail()).contains("READONLY");
+                assertThat(lease.votes().subList(0, 2)).allSatisfy(v -> assertThat(v.vote())
+                        .isIn(io.coordis.lock.NodeVote.Vote.ACQUIRED, io.coordis.lock.NodeVote.Vote.NOT_AWAITED));
+            }
+            m1.command("FLUSHALL");
+            m1.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
+            m1.command("CONFIG", "SET", "maxmemory", "1");
+            try {
+                Throwable t = catchThrowable(lock::tryAcquire);
+                assertThat(t).as("two of three nodes refusing").isInstanceOf(io.coordis.lock.QuorumUnavailableException.class)
+                        .hasMessageStartingWith("cannot lock 'hostile:redlock': ")
+                        .hasMessageContaining("OOM").hasMessageContaining("READONLY")
+                        .hasMessageContaining(m1.address()).hasMessageContaining(replica.address());
+                await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> {
+                    for (RedisServer s : List.of(m0, m1, m2)) {
+                        assertThat(s.command("EXISTS", "hostile:redlock")).as("left on " + s.address()).isEqualTo(0L);
+                    }
+                });
+            } finally {
+                m1.command("CONFIG", "SET", "maxmemory", "0");
+            }
+            assertThat(lock.tryAcquire()).as("the majority back").isPresent().get().satisfies(Lease::close);
+        }
+    }
+
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aThousandScriptFlushesAreEachRecoveredTransparently() {

@@ -32,9 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The single-node lock under combined faults, judged by a fenced resource: two client JVMs with four threads
  * each contend through a fault proxy while a seeded nemesis kills and restarts Redis ({@code appendfsync
  * always}), SIGSTOPs it, CLIENT-PAUSEs it, partitions it (it runs in a network namespace; nftables rules
- * drop its traffic), slows and blackholes the proxy; then a holder JVM is SIGSTOPped
- * past its lease. The nemesis applies its kinds in seeded rounds, so every run applies each of the six at
- * least once, which the test checks on the recorded events. Pass: 0 fenced violations; the paused holder's
+ * drop its traffic), slows and blackholes the proxy and loses replies on their way back; then a holder JVM is
+ * SIGSTOPped past its lease. The nemesis applies its kinds in seeded rounds, so every run applies each of the
+ * seven at least once, which the test checks on the recorded events (and a reply was really dropped). Pass: 0 fenced violations; the paused holder's
  * late write is refused as stale and the overlap it caused is seen (proof that the pause bit); no acquire
  * call ends more than 1 s after its wait, whether it returns or throws; writes resume within 2 s of every
  * healed fault. Every client JVM also writes its history, which {@link LockChecker} judges after the run: 0
@@ -52,7 +52,8 @@ class LockUnderFaultsIT {
     @TempDir
     Path dir;
     private static final Set<Nemesis.Kind> KINDS = EnumSet.of(Nemesis.Kind.KILL_RESTART, Nemesis.Kind.PAUSE,
-            Nemesis.Kind.CLIENT_PAUSE, Nemesis.Kind.LATENCY, Nemesis.Kind.BLACKHOLE, Nemesis.Kind.PARTITION);
+            Nemesis.Kind.CLIENT_PAUSE, Nemesis.Kind.LATENCY, Nemesis.Kind.BLACKHOLE, Nemesis.Kind.PARTITION,
+            Nemesis.Kind.LOST_REPLY);
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -78,7 +79,7 @@ class LockUnderFaultsIT {
                     .namespaces(List.of(ns)).kinds(KINDS)
                     .gap(Duration.ofMillis(1500), Duration.ofMillis(2500)).hold(Duration.ofMillis(300), Duration.ofMillis(1200))
                     .restartDelay(Duration.ofMillis(500)).build()) {
-                nemesis.start(Duration.ofSeconds(25));
+                nemesis.start(Duration.ofSeconds(30)); // a round of all seven kinds takes 19-26 s
                 assertThat(nemesis.await(Duration.ofSeconds(60))).as("nemesis finished").isTrue();
                 List<Nemesis.Event> events = nemesis.events();
                 System.out.println("seed " + seed + " faults: " + events.stream()
@@ -87,6 +88,7 @@ class LockUnderFaultsIT {
                         .as("kinds of fault applied (seed " + seed + "), each at least once: " + events)
                         .contains(Nemesis.Kind.PAUSE, Nemesis.Kind.PARTITION, Nemesis.Kind.CLIENT_PAUSE)
                         .containsAll(KINDS);
+                assertThat(proxy.droppedReplies()).as("replies lost on the way back (LOST_REPLY bit)").isPositive();
                 Thread.sleep(3000);
                 List<String> slow = new ArrayList<>();
                 for (Nemesis.Event e : events) {

@@ -85,7 +85,7 @@ class LockSoak {
             }
 
             Set<Nemesis.Kind> kinds = EnumSet.of(Nemesis.Kind.KILL_RESTART, Nemesis.Kind.PAUSE, Nemesis.Kind.CLIENT_PAUSE,
-                    Nemesis.Kind.LATENCY, Nemesis.Kind.BLACKHOLE, Nemesis.Kind.STOP_CLIENT);
+                    Nemesis.Kind.LATENCY, Nemesis.Kind.BLACKHOLE, Nemesis.Kind.STOP_CLIENT, Nemesis.Kind.LOST_REPLY);
             if (ns != null) {
                 kinds.add(Nemesis.Kind.PARTITION);
             }

@@ -101,6 +101,24 @@ final class Faults {
         };
     }
 
+    /**
+     * The next reply through the proxy is discarded (whichever connection it is on), as a reply lost on the
+     * way back; healed by passing everything again (a reply not yet dropped then is not).
+     */
+    static Nemesis.Fault lostReply(FaultProxy p) {
+        return new Armed(p.address()) {
+            @Override
+            void harm(Duration hold) {
+                p.dropNextReply();
+            }
+
+            @Override
+            void undo() {
+                p.pass();
+            }
+        };
+    }
+
     /** Nothing through the proxy; healed by passing again and resetting the connections it held. */
     static Nemesis.Fault blackhole(FaultProxy p) {
         return new Armed(p.address()) {

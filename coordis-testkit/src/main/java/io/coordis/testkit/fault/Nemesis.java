@@ -35,7 +35,7 @@ import java.util.function.Supplier;
  * #await(Duration)} then throws it.
  *
  * <p>Faults ({@link Kind}): kill -9 of a Redis server and restart after a delay; SIGSTOP/SIGCONT of a
- * Redis server; {@code CLIENT PAUSE}; latency or a blackhole through a {@link FaultProxy}; SIGSTOP/SIGCONT
+ * Redis server; {@code CLIENT PAUSE}; latency, a blackhole or a lost reply through a {@link FaultProxy}; SIGSTOP/SIGCONT
  * of a client process (e.g. a lock holder paused past its lease); a network partition of a server started in
  * a {@link NetworkNamespace} (nftables rules inside the namespace). A test may add targets of its own for any
  * kind ({@link Builder#target}). Each applied fault is recorded as an {@link Event} with its times, so
@@ -43,7 +43,11 @@ import java.util.function.Supplier;
  */
 public final class Nemesis implements AutoCloseable {
     /** The kinds of fault. */
-    public enum Kind { KILL_RESTART, PAUSE, CLIENT_PAUSE, LATENCY, BLACKHOLE, STOP_CLIENT, PARTITION }
+    public enum Kind {
+        KILL_RESTART, PAUSE, CLIENT_PAUSE, LATENCY, BLACKHOLE, STOP_CLIENT, PARTITION,
+        /** The next reply through a proxy is lost (a client waiting for it times out); the others pass. */
+        LOST_REPLY
+    }
 
     /**
      * One applied fault.
@@ -373,7 +377,7 @@ public final class Nemesis implements AutoCloseable {
             return this;
         }
 
-        /** Proxies that LATENCY and BLACKHOLE may hit. */
+        /** Proxies that LATENCY, BLACKHOLE and LOST_REPLY may hit. */
         public Builder proxies(List<FaultProxy> p) {
             proxies.addAll(p);
             return this;
@@ -471,6 +475,7 @@ public final class Nemesis implements AutoCloseable {
                 add(t, Kind.LATENCY, p.address(),
                         Faults.latency(p, () -> between(latencies, minLatency, maxLatency)));
                 add(t, Kind.BLACKHOLE, p.address(), Faults.blackhole(p));
+                add(t, Kind.LOST_REPLY, p.address(), Faults.lostReply(p));
             }
             for (NetworkNamespace ns : namespaces) {
                 add(t, Kind.PARTITION, ns.toString(), Faults.partition(ns));

@@ -73,13 +73,19 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
      * connecting without credentials runs with only the commands Coordis needs.
      */
     public static RedisExtension masters(int n, RedisServerBuilder template) {
+        RedisServerBuilder copy = leastPrivileged(template);
+        return new RedisExtension(() -> RedisGroup.masters(n, copy));
+    }
+
+    /** A copy of {@code template}, its default user restricted in the least-privilege pass when it is plain. */
+    private static RedisServerBuilder leastPrivileged(RedisServerBuilder template) {
         RedisServerBuilder copy = template.copy();
         String rules = RedisServerBuilder.leastPrivilegeRules();
         if (rules != null && copy.requirePass == null && copy.aclUsers.isEmpty() && copy.replicaOf == null
                 && copy.sentinelLines == null && copy.tls == null && copy.defaultUserRules == null) {
             copy.restrictDefaultUser(rules);
         }
-        return new RedisExtension(() -> RedisGroup.masters(n, copy));
+        return copy;
     }
 
     /** One master and {@code replicas} replicas, in sync before the first test. */
@@ -87,9 +93,13 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
         return withReplicas(replicas, RedisServer.builder());
     }
 
-    /** One master and {@code replicas} replicas built from {@code template}. */
+    /**
+     * One master and {@code replicas} replicas built from {@code template}; with
+     * {@code COORDIS_TEST_LEAST_PRIVILEGE=1}, restricted as {@link #masters(int, RedisServerBuilder)} restricts
+     * (the replicas replicate as the test kit's administrator).
+     */
     public static RedisExtension withReplicas(int replicas, RedisServerBuilder template) {
-        RedisServerBuilder copy = template.copy();
+        RedisServerBuilder copy = leastPrivileged(template);
         return new RedisExtension(() -> RedisGroup.masterWithReplicas(replicas, copy));
     }
 

@@ -413,6 +413,11 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** The test kit administrator's password when the default user is restricted, else {@code null}. */
+    String adminPassword() {
+        return config.adminPassword;
+    }
+
     /** True when clients without credentials run with restricted commands ({@link RedisServerBuilder#restrictDefaultUser}). */
     public boolean isDefaultUserRestricted() {
         return config.defaultUserRules != null;

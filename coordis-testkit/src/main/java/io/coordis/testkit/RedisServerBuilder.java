@@ -109,8 +109,8 @@ public final class RedisServerBuilder {
      * {@code "-@all +get +set"}, on all keys and channels, and adds an administrator user with every right and a
      * random password, as which the test kit's own connections ({@link RedisServer#command(String...)},
      * start-up, shutdown) log in. Clients given {@link RedisServer#uri()} (which carries no credentials then)
-     * therefore run with exactly those commands. Not for replicas, clusters or sentinel-managed servers, whose
-     * replication and monitoring connections use the default user.
+     * therefore run with exactly those commands. A replica of such a master replicates as the administrator.
+     * Not for clusters or sentinel-managed servers, whose bus and monitoring connections use the default user.
      */
     public RedisServerBuilder restrictDefaultUser(String commandRules) {
         if (commandRules == null || commandRules.isBlank()) {
@@ -360,7 +360,13 @@ public final class RedisServerBuilder {
         }
         if (replicaOf != null) {
             line(conf, "replicaof", replicaOf.host(), Integer.toString(replicaOf.port()));
-            replicaOf.password().ifPresent(pw -> line(conf, "masterauth", masked ? "***" : pw));
+            if (replicaOf.adminPassword() != null) {
+                // the master's default user is restricted: replicate as its administrator
+                line(conf, "masteruser", ADMIN_USER);
+                line(conf, "masterauth", masked ? "***" : replicaOf.adminPassword());
+            } else {
+                replicaOf.password().ifPresent(pw -> line(conf, "masterauth", masked ? "***" : pw));
+            }
         }
         return conf.toString();
     }

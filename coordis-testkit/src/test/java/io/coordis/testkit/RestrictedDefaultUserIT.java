@@ -51,6 +51,26 @@ class RestrictedDefaultUserIT {
     }
 
     @Test
+    void replicasOfARestrictedMasterReplicateAsTheAdministratorAndAreRestrictedToo() throws Exception {
+        try (RedisGroup group = RedisGroup.masterWithReplicas(1, RedisServer.builder().restrictDefaultUser("-@all +get +set"))) {
+            RedisServer master = group.server(0);
+            RedisServer replica = group.server(1);
+            assertThat(replica.isDefaultUserRestricted()).isTrue();
+            try (RespClient anonymous = RespClient.connect(master.host(), master.port());
+                 RespClient onReplica = RespClient.connect(replica.host(), replica.port())) {
+                assertThat(anonymous.command("SET", "r", "v")).isEqualTo("OK");
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+                while (!"v".equals(onReplica.command("GET", "r")) && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertThat(onReplica.command("GET", "r")).as("replicated").isEqualTo("v");
+                assertThatThrownBy(() -> onReplica.command("INFO")).hasMessageStartingWith("NOPERM");
+            }
+            assertThat(replica.info("replication").get("master_link_status")).isEqualTo("up");
+        }
+    }
+
+    @Test
     void aPasswordAndARestrictedDefaultUserDoNotMix() {
         assertThatThrownBy(() -> RedisServer.builder().requirePass("pw").restrictDefaultUser("-@all +get"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("requirepass");

@@ -73,19 +73,8 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
      * connecting without credentials runs with only the commands Coordis needs.
      */
     public static RedisExtension masters(int n, RedisServerBuilder template) {
-        RedisServerBuilder copy = leastPrivileged(template);
+        RedisServerBuilder copy = RedisServerBuilder.leastPrivileged(template);
         return new RedisExtension(() -> RedisGroup.masters(n, copy));
-    }
-
-    /** A copy of {@code template}, its default user restricted in the least-privilege pass when it is plain. */
-    private static RedisServerBuilder leastPrivileged(RedisServerBuilder template) {
-        RedisServerBuilder copy = template.copy();
-        String rules = RedisServerBuilder.leastPrivilegeRules();
-        if (rules != null && copy.requirePass == null && copy.aclUsers.isEmpty() && copy.replicaOf == null
-                && copy.sentinelLines == null && copy.tls == null && copy.defaultUserRules == null) {
-            copy.restrictDefaultUser(rules);
-        }
-        return copy;
     }
 
     /** One master and {@code replicas} replicas, in sync before the first test. */
@@ -99,7 +88,7 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
      * (the replicas replicate as the test kit's administrator).
      */
     public static RedisExtension withReplicas(int replicas, RedisServerBuilder template) {
-        RedisServerBuilder copy = leastPrivileged(template);
+        RedisServerBuilder copy = RedisServerBuilder.leastPrivileged(template);
         return new RedisExtension(() -> RedisGroup.masterWithReplicas(replicas, copy));
     }
 
@@ -118,7 +107,7 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
 
     /** Like {@link #sentinel(int, int)} with a master name and servers built from {@code template}. */
     public static RedisExtension sentinel(int replicas, int sentinels, String masterName, RedisServerBuilder template) {
-        RedisServerBuilder copy = template.copy();
+        RedisServerBuilder copy = RedisServerBuilder.leastPrivileged(template);
         return new RedisExtension(null, () -> SentinelGroup.start(replicas, sentinels, masterName, copy));
     }
 

@@ -21,7 +21,8 @@ import java.util.Optional;
  * }</pre>
  *
  * <p>Defaults: quorum 1, {@code down-after-milliseconds} 1000, {@code failover-timeout} 3000,
- * {@code parallel-syncs} 1; the master's requirepass becomes {@code auth-pass}. The sentinel itself
+ * {@code parallel-syncs} 1; the master's requirepass becomes {@code auth-pass} (with a restricted default user,
+ * the sentinel logs in as the test kit's administrator). The sentinel itself
  * needs no password. For several sentinels watching a master with replicas see {@link SentinelGroup}.
  */
 public final class RedisSentinel implements AutoCloseable {
@@ -211,7 +212,13 @@ public final class RedisSentinel implements AutoCloseable {
             lines.add(new String[] {"sentinel", "down-after-milliseconds", name, Long.toString(downAfter.toMillis())});
             lines.add(new String[] {"sentinel", "failover-timeout", name, Long.toString(failoverTimeout.toMillis())});
             lines.add(new String[] {"sentinel", "parallel-syncs", name, "1"});
-            master.password().ifPresent(pw -> lines.add(new String[] {"sentinel", "auth-pass", name, pw}));
+            if (master.adminPassword() != null) {
+                // the servers' default user is restricted: monitor and fail over as their administrator
+                lines.add(new String[] {"sentinel", "auth-user", name, RedisServerBuilder.ADMIN_USER});
+                lines.add(new String[] {"sentinel", "auth-pass", name, master.adminPassword()});
+            } else {
+                master.password().ifPresent(pw -> lines.add(new String[] {"sentinel", "auth-pass", name, pw}));
+            }
             RedisServerBuilder b = RedisServer.builder()
                     .binary(binary != null ? binary : master.binary())
                     .startTimeout(startTimeout);

@@ -109,8 +109,8 @@ public final class RedisServerBuilder {
      * {@code "-@all +get +set"}, on all keys and channels, and adds an administrator user with every right and a
      * random password, as which the test kit's own connections ({@link RedisServer#command(String...)},
      * start-up, shutdown) log in. Clients given {@link RedisServer#uri()} (which carries no credentials then)
-     * therefore run with exactly those commands. A replica of such a master replicates as the administrator.
-     * Not for clusters or sentinel-managed servers, whose bus and monitoring connections use the default user.
+     * therefore run with exactly those commands. Servers of one template share the administrator and
+     * replicate as it, and sentinels of {@link SentinelGroup} monitor them as it. Not for clusters.
      */
     public RedisServerBuilder restrictDefaultUser(String commandRules) {
         if (commandRules == null || commandRules.isBlank()) {
@@ -122,6 +122,20 @@ public final class RedisServerBuilder {
         this.defaultUserRules = commandRules.trim();
         this.adminPassword = Long.toHexString(new java.security.SecureRandom().nextLong()) + "A1";
         return this;
+    }
+
+    /**
+     * A copy of {@code template}, its default user restricted to {@link #leastPrivilegeRules()} when the
+     * least-privilege pass is on and the template is plain (no password, ACL users, replication, sentinel or TLS).
+     */
+    static RedisServerBuilder leastPrivileged(RedisServerBuilder template) {
+        RedisServerBuilder copy = template.copy();
+        String rules = leastPrivilegeRules();
+        if (rules != null && copy.requirePass == null && copy.aclUsers.isEmpty() && copy.replicaOf == null
+                && copy.sentinelLines == null && copy.tls == null && copy.defaultUserRules == null) {
+            copy.restrictDefaultUser(rules);
+        }
+        return copy;
     }
 
     /** The environment variable that turns on the least-privilege test pass: {@code 1} or {@code true}. */
@@ -358,13 +372,15 @@ public final class RedisServerBuilder {
         if (debugCommand && binary.majorVersion() >= 7) {
             line(conf, "enable-debug-command", "yes");
         }
+        if (adminPassword != null) {
+            // servers of one template share the administrator: replicate as it (also a master a failover
+            // turns into a replica)
+            line(conf, "masteruser", ADMIN_USER);
+            line(conf, "masterauth", masked ? "***" : adminPassword);
+        }
         if (replicaOf != null) {
             line(conf, "replicaof", replicaOf.host(), Integer.toString(replicaOf.port()));
-            if (replicaOf.adminPassword() != null) {
-                // the master's default user is restricted: replicate as its administrator
-                line(conf, "masteruser", ADMIN_USER);
-                line(conf, "masterauth", masked ? "***" : replicaOf.adminPassword());
-            } else {
+            if (adminPassword == null) {
                 replicaOf.password().ifPresent(pw -> line(conf, "masterauth", masked ? "***" : pw));
             }
         }

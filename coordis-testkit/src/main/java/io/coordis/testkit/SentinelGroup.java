@@ -49,9 +49,13 @@ public final class SentinelGroup implements AutoCloseable {
         return start(replicas, sentinels, DEFAULT_MASTER_NAME);
     }
 
-    /** {@code replicas} replicas and {@code sentinels} sentinels monitoring {@code masterName}. */
+    /**
+     * {@code replicas} replicas and {@code sentinels} sentinels monitoring {@code masterName}; in the
+     * least-privilege pass ({@link RedisServerBuilder#LEAST_PRIVILEGE_ENV}) the servers' default user is
+     * restricted, as {@link RedisExtension#masters(int, RedisServerBuilder)} restricts it.
+     */
     public static SentinelGroup start(int replicas, int sentinels, String masterName) {
-        return start(replicas, sentinels, masterName, RedisServer.builder());
+        return start(replicas, sentinels, masterName, RedisServerBuilder.leastPrivileged(RedisServer.builder()));
     }
 
     /**

@@ -49,6 +49,37 @@ class SentinelIT {
     }
 
     @Test
+    void serversWithARestrictedDefaultUserAreMonitoredAndFailedOverAsTheAdministrator() {
+        try (SentinelGroup group = SentinelGroup.start(1, 1, SentinelGroup.DEFAULT_MASTER_NAME,
+                RedisServer.builder().restrictDefaultUser("-@all +get +set +ping"))) {
+            RedisServer old = group.master();
+            assertThat(group.servers()).allSatisfy(s -> assertThat(s.isDefaultUserRestricted()).isTrue());
+            // start() returned, so the sentinel discovered the replica through INFO as the administrator
+            assertThat(group.sentinel(0).masterState()).containsEntry("num-slaves", "1");
+            group.failover();
+            RedisServer promoted = group.awaitFailover(old, Duration.ofSeconds(30));
+            assertThat(promoted).isNotSameAs(old);
+            // the old master, now a replica, syncs from the new one as the administrator too
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!"up".equals(old.info("replication").get("master_link_status")) && System.nanoTime() < deadline) {
+                sleep(50);
+            }
+            assertThat(old.info("replication")).containsEntry("role", "slave").containsEntry("master_link_status", "up");
+            String config = ProcessSupport.tail(group.sentinel(0).dir().resolve("redis.conf"), 200);
+            assertThat(config).contains("auth-user").contains(RedisServerBuilder.ADMIN_USER);
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void killingTheMasterMakesTheSentinelsPromoteAReplica() {
         try (SentinelGroup group = SentinelGroup.start(2, 3)) {
             RedisServer old = group.master();

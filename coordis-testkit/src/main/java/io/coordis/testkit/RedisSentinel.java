@@ -110,6 +110,27 @@ public final class RedisSentinel implements AutoCloseable {
     }
 
     /**
+     * {@code SENTINEL replicas <name>}: one field map per replica the sentinel knows ({@code ip},
+     * {@code port}, {@code flags}, {@code master-link-status}, ...).
+     */
+    public List<Map<String, String>> replicaStates() {
+        Object reply = command("SENTINEL", "replicas", masterName);
+        List<Map<String, String>> states = new java.util.ArrayList<>();
+        if (reply instanceof List<?> replicas) {
+            for (Object r : replicas) {
+                Map<String, String> map = new java.util.LinkedHashMap<>();
+                if (r instanceof List<?> fields) {
+                    for (int i = 0; i + 1 < fields.size(); i += 2) {
+                        map.put(String.valueOf(fields.get(i)), String.valueOf(fields.get(i + 1)));
+                    }
+                }
+                states.add(map);
+            }
+        }
+        return states;
+    }
+
+    /**
      * Runs one command on the sentinel (fresh connection, reply within 5 s), e.g.
      * {@code command("SENTINEL", "replicas", "mymaster")}.
      */

@@ -260,14 +260,24 @@ public final class SentinelGroup implements AutoCloseable {
         for (RedisSentinel s : sentinels) {
             while (true) {
                 Map<String, String> state = s.masterState();
+                // a replica counts once the sentinel has read its INFO over its own link (flags plain
+                // "slave", link to the master "ok"): before that, SENTINEL FAILOVER answers NOGOODSLAVE
+                List<Map<String, String>> known = s.replicaStates();
                 if (String.valueOf(replicas).equals(state.get("num-slaves"))
-                        && String.valueOf(sentinels.size() - 1).equals(state.get("num-other-sentinels"))) {
+                        && String.valueOf(sentinels.size() - 1).equals(state.get("num-other-sentinels"))
+                        && known.size() == replicas
+                        && known.stream().allMatch(r -> "slave".equals(r.get("flags"))
+                                && "ok".equals(r.get("master-link-status")))) {
                     break;
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("sentinel " + s.address() + " did not discover " + replicas
                             + " replicas and " + (sentinels.size() - 1) + " other sentinels within " + timeout
-                            + " (it knows " + state.get("num-slaves") + " and " + state.get("num-other-sentinels") + ")");
+                            + " (it knows " + state.get("num-slaves") + " and " + state.get("num-other-sentinels")
+                            + "; replicas " + s.replicaStates().stream()
+                                    .map(r -> r.get("ip") + ":" + r.get("port") + " " + r.get("flags")
+                                            + " link " + r.get("master-link-status"))
+                                    .toList() + ")");
                 }
                 ProcessSupport.sleep(Duration.ofMillis(50));
             }

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,6 +61,7 @@ class QueueSoak {
         int redisKills = 0;
         List<ChildJvm> consumers = new ArrayList<>();
         AtomicLong waiting = new AtomicLong();
+        AtomicInteger pushed = new AtomicInteger();
         long begin = System.nanoTime();
         try (RedisServer server = RedisServer.builder().appendOnly(true).appendFsync("always").start();
              Watch watch = new Watch(server);
@@ -68,7 +70,7 @@ class QueueSoak {
             for (int i = 0; i < CONSUMERS; i++) {
                 consumers.add(startConsumer(server));
             }
-            Thread producer = new Thread(() -> produce(queue, messages, waiting), "soak-producer");
+            Thread producer = new Thread(() -> produce(queue, messages, waiting, pushed), "soak-producer");
             producer.setDaemon(true);
             producer.start();
             long nextKill = System.nanoTime() + millis(3000 + random.nextInt(2000)); // once the consumers are busy
@@ -76,6 +78,7 @@ class QueueSoak {
             long nextProgress = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
             long quietSince = System.nanoTime();
             int lastSeen = -1;
+            boolean stallShown = false;
             while (true) {
                 Thread.sleep(300);
                 int seen = tally.update(reports);
@@ -104,6 +107,11 @@ class QueueSoak {
                     nextProgress = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
                 }
                 long quiet = System.nanoTime() - quietSince;
+                if (quiet > millis(30_000) && seen < messages && !stallShown) {
+                    stallShown = true; // what the consumers were doing when progress stopped
+                    System.out.println("QueueSoak: no progress for 30 s at " + seen + " processed:\n"
+                            + describeStall(consumers, watch));
+                }
                 boolean done = !producer.isAlive() && (seen >= messages || quiet > millis(30_000)) && idle(watch);
                 if (done || quiet > GIVE_UP_QUIET.toNanos()) {
                     break;
@@ -112,13 +120,19 @@ class QueueSoak {
             producer.interrupt();
             producer.join(10_000);
             Thread.sleep(500); // the last reports are written before their acks
-            tally.update(reports);
+            int processed = tally.update(reports);
             Duration took = Duration.ofNanos(System.nanoTime() - begin);
             long stuck = stuck(watch);
             long left = watch.number("LLEN", QUEUE);
             long dead = watch.number("LLEN", "{" + QUEUE + "}:dead");
             long delayed = watch.number("ZCARD", "{" + QUEUE + "}:delayed");
-            long lost = tally.missing();
+            java.util.Set<Integer> inRedis = storedIds(watch);
+            long lost = tally.missingAmong(pushed.get(), inRedis);
+            long neverPushed = messages - pushed.get();
+            String stall = processed < messages ? describeStall(consumers, watch) : "";
+            if (!stall.isEmpty()) {
+                System.out.println("QueueSoak stalled at " + processed + " of " + messages + " processed:\n" + stall);
+            }
 
             report.figure("messages (soak.messages)", SoakReport.count(messages))
                     .figure("duration / throughput", SoakReport.duration(took) + " / "
@@ -126,6 +140,7 @@ class QueueSoak {
                     .figure("consumer JVMs SIGKILLed", kills.count + " (" + kills.recovery.count() + " with messages in flight, "
                             + SoakReport.count(kills.inFlight) + " messages in flight in all)")
                     .figure("Redis kill -9 + restart (appendfsync always)", redisKills)
+                    .figure("pushed / processed", SoakReport.count(pushed.get()) + " / " + SoakReport.count(processed))
                     .figure("lost", lost + " (" + SoakReport.rate(lost, messages, 1_000_000) + " per million)")
                     .figure("stuck in processing lists / left waiting / delayed / dead-lettered",
                             stuck + " / " + left + " / " + delayed + " / " + dead)
@@ -137,7 +152,8 @@ class QueueSoak {
                     .figure("... of which heartbeat expiry", kills.heartbeatExpiry.summary())
                     .figure("recoveries above heartbeat TTL + 2 sweeps (" + bound / 1_000_000 + " ms)",
                             kills.above(bound) + " of " + kills.recovery.count());
-            report.check("0 lost", lost == 0)
+            report.check("every message pushed and processed (no stall)", neverPushed == 0 && tally.missing() == 0)
+                    .check("0 lost", lost == 0)
                     .check("0 stuck, nothing left waiting, delayed or dead-lettered", stuck == 0 && left == 0 && delayed == 0
                             && dead == 0)
                     .check("nothing processed that was not pushed", tally.phantoms == 0)
@@ -147,11 +163,17 @@ class QueueSoak {
                     + " reports a batch before acking it, so a kill between the two makes a duplicate, never a loss. The"
                     + " recovery bound is asserted by ConsumerCrashIT; here it is reported.");
             if (lost > 0) {
-                report.note("First lost ids: " + tally.firstMissing(20));
+                report.note("First lost ids: " + tally.firstMissingAmong(pushed.get(), inRedis, 20));
+            }
+            if (!stall.isEmpty()) {
+                report.note("Stalled: " + SoakReport.count(processed) + " of " + SoakReport.count(messages)
+                        + " processed when the run gave up. Consumers then:\n\n```\n" + stall + "\n```");
             }
             report.write();
 
-            assertThat(lost).as("lost messages (seed " + seed + "), first: " + tally.firstMissing(20)).isZero();
+            assertThat(lost).as("lost messages (seed " + seed + "), first: "
+                    + tally.firstMissingAmong(pushed.get(), inRedis, 20)).isZero();
+            assertThat(processed).as("messages processed (seed " + seed + "); the run stalled:\n" + stall).isEqualTo(messages);
             assertThat(stuck).as("messages stuck in processing lists").isZero();
             assertThat(left + delayed + dead).as("messages left waiting, delayed or dead-lettered").isZero();
             assertThat(tally.phantoms).as("processed ids nobody pushed").isZero();
@@ -218,7 +240,7 @@ class QueueSoak {
                 Long.toString(TTL.toMillis()), Long.toString(SWEEP.toMillis()), file.toString()));
     }
 
-    private static void produce(ReliableQueue queue, int messages, AtomicLong waiting) {
+    private static void produce(ReliableQueue queue, int messages, AtomicLong waiting, AtomicInteger pushed) {
         try {
             for (int from = 0; from < messages; from += BATCH) {
                 while (waiting.get() > MAX_WAITING) {
@@ -232,6 +254,7 @@ class QueueSoak {
                     try {
                         queue.pushAll(payloads);
                         waiting.addAndGet(payloads.size());
+                        pushed.addAndGet(payloads.size());
                         break;
                     } catch (CoordisException e) {
                         Thread.sleep(50); // reply lost or Redis restarting: push again (a duplicate at worst)
@@ -241,6 +264,54 @@ class QueueSoak {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** The message ids stored anywhere in the queue's keys: waiting, in processing lists, delayed, dead. */
+    private static java.util.Set<Integer> storedIds(Watch watch) {
+        java.util.Set<Integer> ids = new java.util.HashSet<>();
+        List<String> lists = new ArrayList<>(watch.keys("{" + QUEUE + "}:proc:*"));
+        lists.add(QUEUE);
+        lists.add("{" + QUEUE + "}:dead");
+        for (String key : lists) {
+            for (Object e : (List<?>) watch.command("LRANGE", key, "0", "-1")) {
+                addId(ids, e);
+            }
+        }
+        for (Object e : (List<?>) watch.command("ZRANGE", "{" + QUEUE + "}:delayed", "0", "-1")) {
+            addId(ids, e);
+        }
+        return ids;
+    }
+
+    private static void addId(java.util.Set<Integer> ids, Object element) {
+        try {
+            ids.add(Integer.parseInt(Watch.text(element)));
+        } catch (NumberFormatException e) {
+            // not one of ours
+        }
+    }
+
+    /** Each consumer's state, the tail of its report file and of its stderr, and what Redis holds. */
+    private String describeStall(List<ChildJvm> consumers, Watch watch) {
+        StringBuilder b = new StringBuilder();
+        b.append("waiting ").append(watch.number("LLEN", QUEUE)).append(", processing lists ")
+                .append(watch.keys("{" + QUEUE + "}:proc:*").size()).append(", heartbeats ")
+                .append(watch.keys("{" + QUEUE + "}:hb:*")).append('\n');
+        for (ChildJvm c : consumers) {
+            b.append(c.describe()).append('\n');
+        }
+        for (Path report : reports.subList(Math.max(0, reports.size() - consumers.size()), reports.size())) {
+            try {
+                List<String> lines = java.nio.file.Files.readAllLines(report, StandardCharsets.UTF_8);
+                b.append(report.getFileName()).append(" tail:\n");
+                for (String l : lines.subList(Math.max(0, lines.size() - 8), lines.size())) {
+                    b.append("  ").append(l.length() > 200 ? l.substring(0, 200) + "..." : l).append('\n');
+                }
+            } catch (java.io.IOException e) {
+                b.append(report.getFileName()).append(": cannot read (").append(e.getMessage()).append(")\n");
+            }
+        }
+        return b.toString();
     }
 
     private static String consumerId(ChildJvm child) {

@@ -44,10 +44,21 @@ final class Tally {
         return counts.length - (long) distinct;
     }
 
-    List<Integer> firstMissing(int max) {
+    /** Ids below {@code pushed} never seen and not in {@code stored} (still in Redis): lost. */
+    long missingAmong(int pushed, java.util.Set<Integer> stored) {
+        long lost = 0;
+        for (int i = 0; i < Math.min(pushed, counts.length); i++) {
+            if (counts[i] == 0 && !stored.contains(i)) {
+                lost++;
+            }
+        }
+        return lost;
+    }
+
+    List<Integer> firstMissingAmong(int pushed, java.util.Set<Integer> stored, int max) {
         List<Integer> ids = new ArrayList<>();
-        for (int i = 0; i < counts.length && ids.size() < max; i++) {
-            if (counts[i] == 0) {
+        for (int i = 0; i < Math.min(pushed, counts.length) && ids.size() < max; i++) {
+            if (counts[i] == 0 && !stored.contains(i)) {
                 ids.add(i);
             }
         }

@@ -14,6 +14,7 @@ import io.coordis.signal.Signals;
 import io.coordis.signal.Waiter;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
+import io.coordis.testkit.RedisServerBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -285,6 +286,82 @@ class HostileInputIT {
                         .hasMessageStartingWith(object(op.getKey(), "hostile-gone") + ": ");
                 assertThat(took).as(op.getKey() + ": failed within the timeout + 1 s").isLessThan(timeout.plusSeconds(1));
             }
+        }
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void redisLoadingItsDatasetIsNodeUnavailableNamingItAndEveryPrimitiveWorksOnceLoaded() throws Exception {
+        Duration timeout = Duration.ofSeconds(2);
+        // 100,000 keys of 1 KB, stored uncompressed and loaded 100 µs apart: 15-20 s of loading, during which
+        // Redis answers (LOADING) between every 2 MB it reads, on Redis 7 every 64 KB
+        RedisServerBuilder builder = RedisServer.builder().enableDebugCommand().arg("--key-load-delay", "100")
+                .arg("--rdbcompression", "no").startTimeout(Duration.ofSeconds(90));
+        if (io.coordis.testkit.RedisBinary.resolve().majorVersion() >= 7) {
+            builder.arg("--loading-process-events-interval-bytes", "65536");
+        }
+        try (RedisServer server = builder.start()) {
+            server.command("DEBUG", "POPULATE", "100000", "filler", "1000");
+            server.command("SAVE");
+            try (Coordis before = Coordis.builder().url(server.uri()).commandTimeout(timeout).connect()) {
+                Map<String, Function<String, Object>> ops = operations(before);
+                ops.forEach((kind, op) -> op.apply("warm:" + kind));
+                CompletableFuture<Void> restarted = CompletableFuture.runAsync(() -> server.restart(Duration.ZERO));
+                awaitLoading(server);
+
+                long start = System.nanoTime();
+                Throwable connecting = catchThrowable(() -> Coordis.builder().url(server.uri()).commandTimeout(timeout)
+                        .connect().close());
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                assertThat(isLoading(server)).as("still loading after the connect attempt").isTrue();
+                assertThat(connecting).as("connecting while Redis loads").isInstanceOf(NodeUnavailableException.class)
+                        .hasMessageContaining(server.address()).hasMessageContaining("loading its dataset");
+                assertThat(took).as("connect failed within its timeout + 1 s").isLessThan(timeout.multipliedBy(2)
+                        .plusSeconds(1));
+                for (Map.Entry<String, Function<String, Object>> op : ops.entrySet()) {
+                    start = System.nanoTime();
+                    Throwable t = catchThrowable(() -> op.getValue().apply("hostile-loading"));
+                    took = Duration.ofNanos(System.nanoTime() - start);
+                    assertThat(t).as(op.getKey() + " while Redis loads").isInstanceOf(NodeUnavailableException.class)
+                            .hasMessageContaining(server.address())
+                            .hasMessageStartingWith(object(op.getKey(), "hostile-loading") + ": ");
+                    assertThat(took).as(op.getKey() + ": failed within the timeout + 1 s").isLessThan(timeout.plusSeconds(1));
+                }
+                assertThat(isLoading(server)).as("still loading after the calls").isTrue();
+
+                // the client connected before reconnects within its longest reconnection pause (1 s) of the
+                // load ending, however long the load took; a new one connects at once
+                restarted.get(90, TimeUnit.SECONDS);
+                long loaded = System.nanoTime();
+                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).ignoreExceptions()
+                        .untilAsserted(() -> ops.forEach((kind, op) -> assertThat(op.apply("back:" + kind))
+                                .as(kind + " once loaded").isNotNull()));
+                Duration back = Duration.ofNanos(System.nanoTime() - loaded);
+                assertThat(back).as("every primitive of the connected client working again after the load")
+                        .isLessThan(Duration.ofSeconds(2));
+                try (Coordis after = Coordis.builder().url(server.uri()).commandTimeout(timeout).connect()) {
+                    for (Coordis c : List.of(before, after)) {
+                        operations(c).forEach((kind, op) -> assertThat(op.apply("loaded:" + kind))
+                                .as(kind + " once loaded").isNotNull());
+                    }
+                }
+            }
+        }
+    }
+
+    private static void awaitLoading(RedisServer server) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).until(() -> isLoading(server));
+    }
+
+    /** True while the server answers LOADING (false when it is down or has loaded). */
+    private static boolean isLoading(RedisServer server) {
+        try (io.coordis.testkit.RespClient c = io.coordis.testkit.RespClient.connect(server)) {
+            c.command("PING");
+            return false;
+        } catch (io.coordis.testkit.RespException e) {
+            return e.getMessage().contains("LOADING");
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 

@@ -119,7 +119,11 @@ final class RedisErrors {
                     + "one command (" + firstLine(error) + "); on Redis Cluster use a name without braces, or one whose "
                     + "{hash tag} is not empty (such as {orders}:42)", cause);
         }
-        if (code.equals("LOADING") || code.equals("BUSY") || code.equals("MASTERDOWN") || code.equals("CLUSTERDOWN")
+        if (code.equals("LOADING")) {
+            return new NodeUnavailableException(node, "Redis at " + node + " is loading its dataset into memory ("
+                    + firstLine(error) + "); retry once it has loaded", cause);
+        }
+        if (code.equals("BUSY") || code.equals("MASTERDOWN") || code.equals("CLUSTERDOWN")
                 || code.equals("TRYAGAIN")) {
             return new NodeUnavailableException(node, "Redis at " + node + " cannot serve now (" + firstLine(error) + ")",
                     cause);

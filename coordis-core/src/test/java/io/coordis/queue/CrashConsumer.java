@@ -13,7 +13,8 @@ import java.util.List;
  * ({@code P id id ...}) and only then acks them, so a kill between the two makes a duplicate, never an
  * unreported ack. Reports go to a file of its own (written with one {@code write} per line, which survives
  * SIGKILL in the page cache), not to stdout: a pipe's last lines can be lost when the reading JVM reaps the
- * killed process. Prints {@code ID <consumer id>} on stdout when started; exits when stdin closes.
+ * killed process. Prints {@code ID <consumer id>} on stdout when started; exits when stdin closes. Connecting
+ * is retried while Redis is down or loading; any other exit is a crash.
  *
  * <p>With a history file it also records, for {@code QueueChecker}, each batch as {@code ok dequeue} per
  * message (value: the message's text) where it reports it, {@code invoke ack} per message before acking, then
@@ -23,6 +24,17 @@ import java.util.List;
  */
 public final class CrashConsumer {
     private CrashConsumer() {
+    }
+
+    /** Connects, trying again while Redis is down or loading its dataset (as a supervisor would restart it). */
+    private static Coordis connect(String address) throws InterruptedException {
+        while (true) {
+            try {
+                return Coordis.builder().url("redis://" + address).commandTimeout(Duration.ofSeconds(1)).connect();
+            } catch (CoordisException e) {
+                Thread.sleep(100);
+            }
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -44,7 +56,7 @@ public final class CrashConsumer {
         PrintStream stdout = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, "UTF-8");
         PrintStream out = new PrintStream(new java.io.FileOutputStream(args[4], true), false, "UTF-8");
         History history = args.length > 6 ? History.open(java.nio.file.Path.of(args[5]), args[6]) : null;
-        try (Coordis coordis = Coordis.builder().url("redis://" + args[0]).commandTimeout(Duration.ofSeconds(1)).connect()) {
+        try (Coordis coordis = connect(args[0])) {
             ReliableQueue queue = coordis.reliableQueue(args[1], options);
             Consumer consumer = null;
             while (consumer == null) {

@@ -28,8 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * is killed -9 and restarted once a quarter of the messages went through, then every 30-60 s. The producer
  * keeps at most 20,000 messages waiting.
  *
- * <p>Asserted: 0 lost, 0 stuck in processing lists, nothing left waiting or dead-lettered, no message processed
- * that was not pushed, and both kinds of fault happened (a consumer kill with messages in flight among them). Reported: lost and duplicates per million, the
+ * <p>Asserted: every message pushed and processed, 0 lost (pushed, never processed, in no list of the queue), 0
+ * stuck in processing lists, nothing left waiting or dead-lettered, no message processed that was not pushed, no
+ * consumer exiting on its own (one that does is replaced and reported with its output), and both kinds of fault happened (a consumer kill with messages in flight among them). Reported: lost and duplicates per million, the
  * recovery after each consumer kill (kill until its slots were empty) against the documented bound of heartbeat
  * TTL + 2 sweep intervals, throughput.
  */
@@ -47,6 +48,8 @@ class QueueSoak {
     Path dir;
 
     private final List<Path> reports = new ArrayList<>();
+    /** Consumers that exited without being killed: what each printed last. */
+    private final List<String> crashes = new ArrayList<>();
     private int started;
 
     @Test
@@ -93,6 +96,7 @@ class QueueSoak {
                     redisKills++;
                     nextRedisKill = System.nanoTime() + millis(30_000 + random.nextInt(30_000));
                 }
+                replaceExited(consumers, server);
                 if (faultsDue && System.nanoTime() >= nextKill && killOne(consumers, random, watch, server, kills)) {
                     nextKill = System.nanoTime() + millis(2000 + random.nextInt(3000));
                 }
@@ -147,6 +151,7 @@ class QueueSoak {
                     .figure("duplicates (processed again after a kill)", SoakReport.count(tally.duplicates) + " ("
                             + SoakReport.rate(tally.duplicates, messages, 1_000_000) + " per million)")
                     .figure("processed ids nobody pushed", tally.phantoms)
+                    .figure("consumer JVMs that exited on their own (crashed; replaced)", crashes.size())
                     .figure("acks answered other than ACKED (redelivered meanwhile)", tally.notAcked)
                     .figure("consumer kill to its messages back in the queue", kills.recovery.summary())
                     .figure("... of which heartbeat expiry", kills.heartbeatExpiry.summary())
@@ -157,6 +162,7 @@ class QueueSoak {
                     .check("0 stuck, nothing left waiting, delayed or dead-lettered", stuck == 0 && left == 0 && delayed == 0
                             && dead == 0)
                     .check("nothing processed that was not pushed", tally.phantoms == 0)
+                    .check("no consumer crashed", crashes.isEmpty())
                     .check("consumers and Redis were killed during the run, and a kill found messages in flight",
                             kills.recovery.count() > 0 && redisKills > 0);
             report.note("Lost: pushed, never reported processed by a consumer, and not in Redis at the end. A consumer"
@@ -164,6 +170,9 @@ class QueueSoak {
                     + " recovery bound is asserted by ConsumerCrashIT; here it is reported.");
             if (lost > 0) {
                 report.note("First lost ids: " + tally.firstMissingAmong(pushed.get(), inRedis, 20));
+            }
+            if (!crashes.isEmpty()) {
+                report.note("Crashed consumers:\n\n```\n" + String.join("\n", crashes) + "\n```");
             }
             if (!stall.isEmpty()) {
                 report.note("Stalled: " + SoakReport.count(processed) + " of " + SoakReport.count(messages)
@@ -177,6 +186,7 @@ class QueueSoak {
             assertThat(stuck).as("messages stuck in processing lists").isZero();
             assertThat(left + delayed + dead).as("messages left waiting, delayed or dead-lettered").isZero();
             assertThat(tally.phantoms).as("processed ids nobody pushed").isZero();
+            assertThat(crashes).as("consumers that exited on their own").isEmpty();
             assertThat(kills.recovery.count()).as("consumer kills that found messages in flight").isPositive();
             assertThat(redisKills).as("Redis kills").isPositive();
         } finally {
@@ -231,6 +241,20 @@ class QueueSoak {
         }
         consumers.set(victim, startConsumer(server));
         return true;
+    }
+
+    /** Replaces each consumer that exited without being killed, keeping what it printed for the report. */
+    private void replaceExited(List<ChildJvm> consumers, RedisServer server) {
+        for (int i = 0; i < consumers.size(); i++) {
+            ChildJvm c = consumers.get(i);
+            if (!c.isAlive()) {
+                String described = c.describe();
+                crashes.add(described);
+                System.out.println("QueueSoak: a consumer exited on its own, replaced:\n" + described);
+                c.close();
+                consumers.set(i, startConsumer(server));
+            }
+        }
     }
 
     private ChildJvm startConsumer(RedisServer server) {

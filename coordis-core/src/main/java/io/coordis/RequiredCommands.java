@@ -41,6 +41,11 @@ public final class RequiredCommands {
         ELECTIONS,
         /** Plain and reliable queues. */
         QUEUES,
+        /**
+         * Redis Cluster only: reading the topology and following redirects. Harmless elsewhere (a server
+         * without cluster support refuses them), so it is among the required uses.
+         */
+        CLUSTER,
         /** Listing and inspecting objects ({@code coordis ls}, {@code inspect}, {@link io.coordis.inspect.Inspector}). */
         INSPECTION,
         /**
@@ -151,6 +156,9 @@ public final class RequiredCommands {
             c("type", Use.QUEUES, "wrong-type checks naming the object"),
             c("time", Use.QUEUES, "enqueue times, heartbeats"),
             c("client|id", Use.QUEUES, "identifying a blocked connection"),
+
+            c("cluster|nodes", Use.CLUSTER, "the slot map and the nodes, read on connect, on redirects and every 30 s"),
+            c("asking", Use.CLUSTER, "following an ASK redirect while a slot migrates"),
 
             c("scan", Use.INSPECTION, "listing objects (never KEYS)"),
             c("type", Use.INSPECTION, "what an object is"),

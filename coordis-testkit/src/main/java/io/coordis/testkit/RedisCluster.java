@@ -373,7 +373,7 @@ public final class RedisCluster implements AutoCloseable {
          *                               server started is closed)
          */
         public RedisCluster start() {
-            RedisServerBuilder node = template.copy().arg("--cluster-enabled", "yes",
+            RedisServerBuilder node = RedisServerBuilder.leastPrivileged(template).arg("--cluster-enabled", "yes",
                     "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis()));
             int total = masters * (1 + replicasPerMaster);
             List<RedisServer> all = startAll(Collections.nCopies(total, node));

@@ -71,6 +71,32 @@ class RestrictedDefaultUserIT {
     }
 
     @Test
+    void aClusterOfRestrictedServersIsFormedSyncedAndFailedOverAsTheAdministrator() {
+        try (RedisCluster cluster = RedisCluster.builder().masters(1).replicasPerMaster(1)
+                .template(RedisServer.builder().restrictDefaultUser("-@all +get +set +cluster|nodes")).start()) {
+            RedisServer master = cluster.masters().get(0);
+            RedisServer replica = cluster.replicas().get(0);
+            assertThat(cluster.servers()).allSatisfy(s -> assertThat(s.isDefaultUserRestricted()).isTrue());
+            assertThat(replica.info("replication").get("master_link_status")).as("synced as the administrator")
+                    .isEqualTo("up");
+            try (RespClient anonymous = RespClient.connect(master.host(), master.port())) {
+                assertThat(anonymous.command("SET", "k", "v")).isEqualTo("OK");
+                assertThat(String.valueOf(anonymous.command("CLUSTER", "NODES"))).contains(cluster.nodeId(replica));
+                assertThatThrownBy(() -> anonymous.command("CLUSTER", "FAILOVER")).hasMessageStartingWith("NOPERM");
+            }
+            cluster.failover(replica, false);
+            assertThat(cluster.masterOf(0)).isSameAs(replica);
+        }
+    }
+
+    @Test
+    void theLeastPrivilegePassRestrictsClusterServersToo() {
+        try (RedisCluster cluster = RedisCluster.builder().masters(1).start()) {
+            assertThat(cluster.masters().get(0).isDefaultUserRestricted()).isEqualTo(RedisServerBuilder.leastPrivilegeRules() != null);
+        }
+    }
+
+    @Test
     void aPasswordAndARestrictedDefaultUserDoNotMix() {
         assertThatThrownBy(() -> RedisServer.builder().requirePass("pw").restrictDefaultUser("-@all +get"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("requirepass");

@@ -42,8 +42,8 @@ public final class RequiredCommands {
         /** Plain and reliable queues. */
         QUEUES,
         /**
-         * Redis Cluster only: reading the topology and following redirects. Harmless elsewhere (a server
-         * without cluster support refuses them), so it is among the required uses.
+         * On Redis Cluster only, in addition to the others: reading the topology and following redirects.
+         * Not among {@link #allRequiredUses()}; a cluster user needs {@link #clusterUses()}.
          */
         CLUSTER,
         /** Listing and inspecting objects ({@code coordis ls}, {@code inspect}, {@link io.coordis.inspect.Inspector}). */
@@ -205,14 +205,26 @@ public final class RequiredCommands {
         return Collections.unmodifiableSet(names);
     }
 
-    /** The distinct command names every primitive and inspection need (everything except {@link Use#OPTIONAL}). */
+    /**
+     * The distinct command names every primitive and inspection need on a standalone, replicated or Sentinel
+     * Redis (everything except {@link Use#OPTIONAL} and {@link Use#CLUSTER}).
+     */
     public static Set<String> required() {
-        return names(EnumSet.complementOf(EnumSet.of(Use.OPTIONAL)));
+        return names(allRequiredUses());
     }
 
-    /** Every use except {@link Use#OPTIONAL}: what a user needs for all primitives and inspection. */
+    /**
+     * Every use except {@link Use#OPTIONAL} and {@link Use#CLUSTER}: what a user needs for all primitives and
+     * inspection on a standalone, replicated or Sentinel Redis.
+     */
     public static Set<Use> allRequiredUses() {
-        return Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(Use.OPTIONAL)));
+        return Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(Use.OPTIONAL, Use.CLUSTER)));
+    }
+
+    /** {@link #allRequiredUses()} and {@link Use#CLUSTER}: what a user needs for everything on Redis Cluster. */
+    public static Set<Use> clusterUses() {
+        EnumSet<Use> uses = EnumSet.complementOf(EnumSet.of(Use.OPTIONAL));
+        return Collections.unmodifiableSet(uses);
     }
 
     /**

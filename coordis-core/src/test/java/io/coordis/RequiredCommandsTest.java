@@ -39,6 +39,13 @@ class RequiredCommandsTest {
     @Test
     void optionalCommandsAreNotRequired() {
         assertThat(RequiredCommands.required()).doesNotContain("client|kill", "info");
+    }
+
+    @Test
+    void clusterCommandsAreRequiredOnlyOnRedisCluster() {
+        assertThat(RequiredCommands.required()).doesNotContain("cluster|nodes", "asking");
+        assertThat(RequiredCommands.names(RequiredCommands.clusterUses())).contains("cluster|nodes", "asking")
+                .containsAll(RequiredCommands.required()).doesNotContain("client|kill", "info");
         assertThat(RequiredCommands.aclRules(RequiredCommands.allRequiredUses())).startsWith("-@all +");
     }
 

@@ -18,7 +18,8 @@ import java.util.List;
  *
  * <p>With a history file it also records, for {@code QueueChecker}, each batch as {@code ok dequeue} per
  * message (value: the message's text) where it reports it, {@code invoke ack} per message before acking, then
- * {@code ok ack} or, for an outcome other than acked, {@code fail ack}; each step is one write.
+ * {@code ok ack} or, for an outcome other than acked, {@code fail ack} ("already settled" after a failed
+ * attempt counts as acked: that attempt's reply was lost); each step is one write.
  *
  * <p>Arguments: redis-host:port queue heartbeat-ttl-ms sweep-interval-ms report-file [history-file process-name]
  */
@@ -94,12 +95,16 @@ public final class CrashConsumer {
                 if (history != null) {
                     history.recordAll("invoke", "ack", args[1], texts, -1);
                 }
+                boolean retried = false;
                 while (true) {
                     try {
                         List<Outcome> outcomes = consumer.ack(batch);
                         List<String> acked = new java.util.ArrayList<>();
                         for (int i = 0; i < batch.size(); i++) {
-                            if (outcomes.get(i) != Outcome.ACKED) {
+                            // after a failed attempt, "already settled" is that attempt's lost reply: nobody else
+                            // settles this consumer's deliveries, so it was acked then
+                            boolean ackedBefore = retried && outcomes.get(i) == Outcome.ALREADY_SETTLED;
+                            if (outcomes.get(i) != Outcome.ACKED && !ackedBefore) {
                                 out.println("O " + outcomes.get(i) + " " + batch.get(i).id() + " " + batch.get(i).text());
                                 if (history != null) {
                                     history.record("fail", "ack", args[1], texts.get(i), -1);
@@ -114,6 +119,7 @@ public final class CrashConsumer {
                         out.flush();
                         break;
                     } catch (CoordisException e) {
+                        retried = true;
                         out.println("E ack " + e.getMessage());
                         out.flush();
                         Thread.sleep(50);

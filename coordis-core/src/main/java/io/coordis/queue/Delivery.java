@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * One message handed to one consumer, held in that consumer's processing slot until it is settled:
@@ -20,14 +21,15 @@ import java.util.concurrent.TimeoutException;
 public final class Delivery {
     /** Settles deliveries; the consumer that took them, or the queue for a delivery known only by id. */
     interface Settler {
-        Outcome settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException;
+        Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException;
     }
 
     private final DeliveryRef ref;
     private final byte[] payload;
     private final Settler settler;
     private volatile int attempts;
-    private final CompletableFuture<Long> failures;
+    /** Reads the failed-delivery count from Redis; {@code null} when the count came with the message. */
+    private final Supplier<CompletableFuture<Long>> lookup;
     private final Duration lookupTimeout;
     private volatile Outcome outcome;
 
@@ -36,20 +38,21 @@ public final class Delivery {
         this.payload = payload;
         this.attempts = attempts;
         this.settler = settler;
-        this.failures = null;
+        this.lookup = null;
         this.lookupTimeout = Duration.ZERO;
     }
 
     /**
-     * A delivery whose failed-delivery count is still being read ({@code failures}, sent when the message was
-     * taken): {@link #attempts()} waits for it at most {@code lookupTimeout}.
+     * A delivery whose failed-delivery count was not read with the message: settling answers it, and
+     * {@link #attempts()} before that reads it with {@code lookup}, waiting at most {@code lookupTimeout}.
      */
-    Delivery(DeliveryRef ref, byte[] payload, CompletableFuture<Long> failures, Duration lookupTimeout, Settler settler) {
+    Delivery(DeliveryRef ref, byte[] payload, Supplier<CompletableFuture<Long>> lookup, Duration lookupTimeout,
+             Settler settler) {
         this.ref = ref;
         this.payload = payload;
         this.attempts = 0;
         this.settler = settler;
-        this.failures = failures;
+        this.lookup = lookup;
         this.lookupTimeout = lookupTimeout;
     }
 
@@ -79,21 +82,34 @@ public final class Delivery {
      * Which delivery of this payload this is: 1 for the first, 1 + the failed deliveries counted so far.
      * Counts are kept per distinct payload (see {@link ReliableQueue}), so identical payloads share one.
      *
-     * <p>A message that a blocking take received the moment it arrived has its count read by a lookup sent
-     * with the take, off the take's critical path; the first call here may then wait for that reply (at
-     * most the command timeout; it is normally there long before).
+     * <p>A message that a blocking take received the moment it arrived comes without its count, which costs
+     * nothing until it is needed: the first call here before the delivery is settled reads it (one round
+     * trip, at most the command timeout), and settling answers it with the settle itself. (A settle that did
+     * not find the message — gone, or settled before through its id — answers nothing; a later call then reads
+     * the payload's count as it is at that time.)
      *
-     * @throws io.coordis.CoordisException when that lookup failed (Redis unavailable); the delivery itself is
+     * @throws io.coordis.CoordisException when that read failed (Redis unavailable); the delivery itself is
      *                                     unaffected and can still be settled
      */
     public int attempts() {
         int known = attempts;
-        if (known > 0 || failures == null) {
+        if (known > 0 || lookup == null) {
+            return known;
+        }
+        synchronized (this) { // not while a settle runs: it clears the count this would read
+            return lookUp();
+        }
+    }
+
+    /** Reads the count unless known; the caller holds this delivery's monitor. */
+    private int lookUp() {
+        int known = attempts;
+        if (known > 0) {
             return known;
         }
         long failed;
         try {
-            failed = failures.get(lookupTimeout.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+            failed = lookup.get().get(lookupTimeout.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new io.coordis.CoordisException(null, "interrupted while reading the delivery count of " + id(), e);
@@ -146,10 +162,11 @@ public final class Delivery {
         return settle(false, delay);
     }
 
-    /** Records an outcome reached by a batch ack. */
-    synchronized void record(Outcome o) {
+    /** Records what a batch ack answered. */
+    synchronized void record(Settled s) {
         if (outcome == null) {
-            outcome = o;
+            learn(s);
+            outcome = s.outcome();
         }
     }
 
@@ -157,17 +174,17 @@ public final class Delivery {
         if (outcome != null) {
             return outcome;
         }
-        if (failures != null && attempts == 0) {
-            // the count is read by a lookup sent with the take; settling changes it, so let the lookup land first
-            try {
-                attempts();
-            } catch (io.coordis.CoordisException e) {
-                // the count stays unknown; settling does not depend on it
-            }
+        Settled s = settler.settle(ref, ack, delay);
+        learn(s);
+        outcome = s.outcome();
+        return outcome;
+    }
+
+    /** Takes the count from a settle's answer when it was not known yet. */
+    private void learn(Settled s) {
+        if (attempts == 0 && s.failuresBefore() >= 0) {
+            attempts = (int) Math.min(Integer.MAX_VALUE, s.failuresBefore() + 1);
         }
-        Outcome o = settler.settle(ref, ack, delay);
-        outcome = o;
-        return o;
     }
 
     @Override

@@ -145,9 +145,10 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                     byte[] moved = blocking(slot).move(queue.keys.queue, queue.keys.slot(id, slot),
                             queue.options.order().right(), block);
                     if (moved != null && slots.size() == 1) {
-                        // the slot was empty, so what BLMOVE moved is its one message; its count is read meanwhile
+                        // the slot was empty, so what BLMOVE moved is its one message; its count is read only if
+                        // asked for before it is settled (settling answers it)
                         handed.add(new Delivery(new DeliveryRef(id, slot, nextNumber(slot)), moved,
-                                queue.lists.hgetNumber(queue.keys.attempts, SlotQueue.sha1(moved)),
+                                () -> queue.lists.hgetNumber(queue.keys.attempts, SlotQueue.sha1(moved)),
                                 queue.lists.commandTimeout(), this));
                         clean = true;
                         return handed;
@@ -223,8 +224,8 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     }
 
     @Override
-    public Outcome settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
-        Outcome o = null;
+    public Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+        Settled o = null;
         if (ack) {
             // Ack on the slot's own connection when it has one: idle while the slot is out, and it keeps the
             // consumers' traffic from queueing in front of the producers' on the shared connection.
@@ -260,9 +261,9 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             }
         }
         if (!open.isEmpty()) {
-            List<Outcome> outcomes = queue.acks(open.stream().map(Delivery::ref).toList());
+            List<Settled> outcomes = queue.acks(open.stream().map(Delivery::ref).toList());
             for (int i = 0; i < open.size(); i++) {
-                Outcome o = outcomes.get(i);
+                Settled o = outcomes.get(i);
                 open.get(i).record(o);
                 giveBack(List.of(open.get(i).ref().slot()));
             }

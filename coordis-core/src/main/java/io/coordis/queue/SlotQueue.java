@@ -97,7 +97,7 @@ final class SlotQueue implements ReliableQueue {
 
     @Override
     public Outcome ack(String deliveryId) throws InterruptedException {
-        return settle(DeliveryRef.parse(deliveryId), true, Duration.ZERO);
+        return settle(DeliveryRef.parse(deliveryId), true, Duration.ZERO).outcome();
     }
 
     @Override
@@ -105,11 +105,11 @@ final class SlotQueue implements ReliableQueue {
         if (delay == null || delay.isNegative()) {
             throw new IllegalArgumentException("nack delay must be zero or positive, was " + delay);
         }
-        return settle(DeliveryRef.parse(deliveryId), false, delay);
+        return settle(DeliveryRef.parse(deliveryId), false, delay).outcome();
     }
 
     /** Settles one delivery: the ack or nack script for its slot. */
-    Outcome settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+    Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
         if (ack) {
             return acks(List.of(ref)).get(0);
         }
@@ -118,22 +118,25 @@ final class SlotQueue implements ReliableQueue {
         List<byte[]> a = List.of(bytes(ref.slot()), bytes(ref.number()), bytes(options.maxAttempts()),
                 bytes(delay.toMillis()), bytes(options.order().side()), bytes(Tokens.next()));
         List<?> reply = Replies.list(Payloads.await(lists, lists.eval(NACK, k, a), name), 2, NACK, lists.address());
-        return switch ((int) Replies.number(reply, 0, NACK, lists.address())) {
+        Outcome o = switch ((int) Replies.number(reply, 0, NACK, lists.address())) {
             case 1 -> Outcome.REQUEUED;
             case 2 -> Outcome.ALREADY_SETTLED;
             case 3 -> Outcome.DEAD_LETTERED;
             case 4 -> Outcome.DELAYED;
             default -> Outcome.GONE;
         };
+        // the script answers the count including this failure when it saw the message
+        boolean seen = o != Outcome.ALREADY_SETTLED && o != Outcome.GONE;
+        return new Settled(o, seen ? Replies.number(reply, 1, NACK, lists.address()) - 1 : -1);
     }
 
     /** Acks deliveries, all of one consumer, in one script. */
-    List<Outcome> acks(List<DeliveryRef> refs) throws InterruptedException {
+    List<Settled> acks(List<DeliveryRef> refs) throws InterruptedException {
         return acks(refs, null);
     }
 
     /** Like {@link #acks(List)}, on {@code via} (a connection the caller owns) when not {@code null}. */
-    List<Outcome> acks(List<DeliveryRef> refs, ListCommands.Blocking via) throws InterruptedException {
+    List<Settled> acks(List<DeliveryRef> refs, ListCommands.Blocking via) throws InterruptedException {
         if (refs.isEmpty()) {
             return List.of();
         }
@@ -150,11 +153,12 @@ final class SlotQueue implements ReliableQueue {
             a.add(bytes(r.number()));
         }
         Object raw = via != null ? via.eval(ACK, k, a) : Payloads.await(lists, lists.eval(ACK, k, a), name);
-        List<?> reply = Replies.list(raw, refs.size(), ACK, lists.address());
-        List<Outcome> out = new ArrayList<>(refs.size());
+        List<?> reply = Replies.list(raw, refs.size() * 2, ACK, lists.address());
+        List<Settled> out = new ArrayList<>(refs.size());
         for (int i = 0; i < refs.size(); i++) {
-            long code = Replies.number(reply, i, ACK, lists.address());
-            out.add(code == 1 ? Outcome.ACKED : code == 2 ? Outcome.ALREADY_SETTLED : Outcome.GONE);
+            long code = Replies.number(reply, 2 * i, ACK, lists.address());
+            out.add(code == 1 ? new Settled(Outcome.ACKED, Replies.number(reply, 2 * i + 1, ACK, lists.address()))
+                    : Settled.of(code == 2 ? Outcome.ALREADY_SETTLED : Outcome.GONE));
         }
         return out;
     }

@@ -69,13 +69,21 @@ class ReliableQueueIT {
                 Delivery first = c.take(Duration.ofSeconds(5)).orElseThrow();
                 pusher.join();
                 assertThat(first.text()).isEqualTo(payload);
-                assertThat(first.attempts()).as("round %d", round).isEqualTo(1);
+                // odd rounds ask for the count only after settling: the settle's answer carries it
+                boolean askFirst = round % 2 == 0;
+                if (askFirst) {
+                    assertThat(first.attempts()).as("round %d", round).isEqualTo(1);
+                }
                 assertThat(first.nack()).isEqualTo(Outcome.REQUEUED);
+                assertThat(first.attempts()).as("round %d, after the nack", round).isEqualTo(1);
                 Delivery again = c.take(Duration.ofSeconds(5)).orElseThrow();
                 assertThat(again.text()).isEqualTo(payload);
-                assertThat(again.attempts()).as("the redelivery counts the failed one").isEqualTo(2);
+                if (askFirst) {
+                    assertThat(again.attempts()).as("the redelivery counts the failed one").isEqualTo(2);
+                }
                 assertThat(again.id()).isNotEqualTo(first.id());
                 assertThat(again.ack()).isEqualTo(Outcome.ACKED);
+                assertThat(again.attempts()).as("round %d, after the ack cleared the count", round).isEqualTo(2);
                 assertThat(q.ack(again.id())).as("retried ack").isEqualTo(Outcome.ALREADY_SETTLED);
                 assertThat(q.ack(first.id())).as("the nacked delivery").isEqualTo(Outcome.ALREADY_SETTLED);
                 QueueStats stats = q.stats();

@@ -27,6 +27,11 @@ public final class Wheel {
 
     private static final class Holder {
         static final HashedWheelTimer WHEEL = new HashedWheelTimer(DAEMON, TICK_MILLIS, TimeUnit.MILLISECONDS, 512);
+        static final java.util.concurrent.ExecutorService EXPIRY = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "coordis-timeout");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** A scheduled task; cancelling one that ran or was cancelled does nothing. */
@@ -35,6 +40,25 @@ public final class Wheel {
     }
 
     private Wheel() {
+    }
+
+    /**
+     * {@code future}, failed with a {@link java.util.concurrent.TimeoutException} unless it completes within
+     * {@code timeoutNanos} (up to a tick more): {@code CompletableFuture.orTimeout} for deadlines that are
+     * nearly always met. orTimeout's timer thread wakes whenever a new deadline becomes its earliest — on
+     * every command sent to an idle connection; here a deadline costs a queue insertion and a cancel. The
+     * timeout is completed off the wheel's thread (on a pool whose threads exist only while timeouts fire), so
+     * the future's dependents never run on, nor hold up, the wheel.
+     */
+    public static <T> java.util.concurrent.CompletableFuture<T> failAfter(java.util.concurrent.CompletableFuture<T> future,
+                                                                          long timeoutNanos) {
+        if (future.isDone()) {
+            return future;
+        }
+        Handle deadline = after(timeoutNanos, () -> Holder.EXPIRY.execute(() ->
+                future.completeExceptionally(new java.util.concurrent.TimeoutException())));
+        future.whenComplete((v, f) -> deadline.cancel());
+        return future;
     }
 
     /** Runs {@code task} on the wheel's thread after {@code delayNanos} (clamped at 0), up to a tick late. */

@@ -195,7 +195,7 @@ public final class ListCommands implements AutoCloseable {
                         result.completeExceptionally(e);
                     }
                 });
-        return result.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS).exceptionallyCompose(f -> {
+        return io.coordis.internal.Wheel.failAfter(result, commandTimeout.toNanos()).exceptionallyCompose(f -> {
             Throwable cause = RedisErrors.unwrap(f);
             if (cause instanceof TimeoutException) {
                 connector.topologyChanged();
@@ -426,7 +426,7 @@ public final class ListCommands implements AutoCloseable {
                 result.completeExceptionally(e);
             }
         });
-        return result.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS).handle((v, f) -> {
+        return io.coordis.internal.Wheel.failAfter(result, commandTimeout.toNanos()).handle((v, f) -> {
             if (f == null) {
                 return CompletableFuture.completedFuture(v);
             }

@@ -261,7 +261,7 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * {@code sent} (a future this node returned) limited to {@code timeout}: past it, the result fails
+     * {@code sent} (a future this node returned) limited to {@code timeout} (up to {@link io.coordis.internal.Wheel#TICK_MILLIS} ms more): past it, the result fails
      * with a {@link io.coordis.NodeUnavailableException} naming this node, and the connection is
      * replaced as after any timeout. Does not block.
      */
@@ -274,8 +274,8 @@ public final class RedisNode implements AutoCloseable {
                 limited.completeExceptionally(RedisErrors.unwrap(f));
             }
         });
-        // orTimeout's single timer thread cancels the timeout when the reply comes first
-        return limited.orTimeout(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS).handle((v, f) -> {
+        // a deadline on the coarse wheel (up to a tick late), cancelled when the reply comes first
+        return io.coordis.internal.Wheel.failAfter(limited, Math.max(1, timeout.toNanos())).handle((v, f) -> {
             if (f == null) {
                 return CompletableFuture.completedFuture(v);
             }

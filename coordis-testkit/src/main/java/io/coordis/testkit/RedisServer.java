@@ -383,6 +383,22 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code commands} one after another on one fresh administrator connection (for commands that set
+     * connection state for the next, such as {@code ASKING}) and returns their replies in order.
+     *
+     * @throws RespException on an error reply
+     */
+    public List<Object> commandsOnOneConnection(String[]... commands) {
+        try (RespClient c = connectAdmin()) {
+            List<Object> replies = new java.util.ArrayList<>();
+            for (String[] command : commands) {
+                replies.add(c.command(command));
+            }
+            return replies;
+        }
+    }
+
     /** Opens a client connection to this server, authenticated if requirepass is set. */
     public RespClient client() {
         requireRunning("connect to");

@@ -112,7 +112,8 @@ final class RedisErrors {
         }
         if (code.equals("MOVED") || code.equals("ASK")) {
             return new NodeUnavailableException(node, "Redis Cluster at " + node + " is moving a slot (" + firstLine(error)
-                    + "); the topology is being re-read, retry", cause);
+                    + "); the topology is being re-read, retry (if it persists while a slot migrates, check that the user "
+                    + "may run ASKING: without it a redirected command is sent back and forth)", cause);
         }
         if (code.equals("CROSSSLOT")) {
             return new CommandRejectedException(node, "Redis Cluster at " + node + " refused keys of different hash slots in "

@@ -423,6 +423,10 @@ public final class ListCommands implements AutoCloseable {
                 if (e instanceof io.coordis.NodeUnavailableException || RedisErrors.isRedirect(f)) {
                     connector.topologyChanged();
                 }
+                if (connectedAtSend && RedisErrors.unwrap(f) instanceof io.lettuce.core.RedisCommandTimeoutException) {
+                    // Lettuce's own deadline came first: its late reply would answer the next command, as below
+                    replaceAfterTimeout(sentOn);
+                }
                 result.completeExceptionally(e);
             }
         });

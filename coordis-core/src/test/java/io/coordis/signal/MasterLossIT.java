@@ -63,6 +63,12 @@ class MasterLossIT {
              Waiter waiter = c.signals().waiter("last-words");
              Subscription listener = c.signals().listen(List.of("last-words"), heard::add)) {
             assertThat(c.signals().signal("last-words", "bye")).isEqualTo(1);
+            // Redis writes the publisher's reply, the subscribers' message and the replication stream in one pass
+            // after the command; on a loaded machine a SIGKILL can land inside that pass and lose the message
+            // everywhere. That window is Redis's, not Coordis's: kill once the replica has the publish.
+            long published = Long.parseLong(master.info("replication").get("master_repl_offset"));
+            await().atMost(Duration.ofSeconds(5)).until(() ->
+                    Long.parseLong(replica.info("replication").get("master_repl_offset")) >= published);
             master.kill();
             assertThat(waiter.await(Duration.ofSeconds(5))).map(Signal::data).contains("bye");
             Thread.sleep(300);

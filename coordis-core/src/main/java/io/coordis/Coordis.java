@@ -72,6 +72,7 @@ public final class Coordis implements AutoCloseable {
     private final Elections elections;
     private final Queues queues;
     private final Inspector inspector;
+    private final String keyPrefix;
 
     private Coordis(Builder b) {
         if (b.urls.isEmpty()) {
@@ -109,6 +110,7 @@ public final class Coordis implements AutoCloseable {
             throw e;
         }
         this.nodes = List.copyOf(opened);
+        this.keyPrefix = b.keyPrefix;
         this.scheduler = newScheduler();
         this.locks = new Locks(nodes, b.ticker, scheduler);
         this.elections = new Elections(nodes, b.ticker, scheduler);
@@ -123,8 +125,8 @@ public final class Coordis implements AutoCloseable {
             throw e;
         }
         this.replicas = List.copyOf(replicaNodes);
-        this.signals = PubSubSignals.over(nodes.get(0), replicas, b.ticker, b.maxSignalBytes);
-        this.queues = new Queues(nodes.get(0), b.ticker, scheduler);
+        this.signals = PubSubSignals.over(nodes.get(0), replicas, b.keyPrefix, b.ticker, b.maxSignalBytes);
+        this.queues = new Queues(nodes.get(0), b.keyPrefix, b.ticker, scheduler);
         this.inspector = new Inspector(nodes);
     }
 
@@ -152,7 +154,10 @@ public final class Coordis implements AutoCloseable {
         return new Builder();
     }
 
-    /** A lock on the resource {@code name} (the Redis key is the name itself) with default options. */
+    /**
+     * A lock on the resource {@code name} with default options; the Redis key is the name itself, after the
+     * client's {@link Builder#keyPrefix key prefix} if it has one.
+     */
     public DistributedLock lock(String name) {
         return lock(name, LockOptions.defaults());
     }
@@ -164,7 +169,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock lock(String name, LockOptions options) {
-        return locks.lock(name, options);
+        return locks.lock(name, prefixed(options));
     }
 
     /**
@@ -175,7 +180,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock legacyLock(String name, LockOptions options) {
-        return locks.legacy(name, options);
+        return locks.legacy(name, prefixed(options));
     }
 
     /**
@@ -206,7 +211,8 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public LeaderElection election(String name, ElectionOptions options) {
-        return elections.election(name, options);
+        Objects.requireNonNull(options, "election options must not be null");
+        return elections.election(name, keyPrefix.isEmpty() ? options : options.withKeyPrefix(keyPrefix + options.keyPrefix()));
     }
 
     /**
@@ -221,7 +227,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public CounterElection counterElection(String key, Duration term) {
-        return elections.counterElection(key, term);
+        return elections.counterElection(key, keyPrefix, term);
     }
 
     /**
@@ -254,6 +260,16 @@ public final class Coordis implements AutoCloseable {
      */
     public ReliableQueue reliableQueue(String name, QueueOptions options) {
         return queues().reliable(name, options);
+    }
+
+    private LockOptions prefixed(LockOptions options) {
+        Objects.requireNonNull(options, "lock options must not be null");
+        return keyPrefix.isEmpty() ? options : options.withKeyPrefix(keyPrefix + options.keyPrefix());
+    }
+
+    /** The prefix put before every key and channel name of this client ({@link Builder#keyPrefix}); empty for none. */
+    public String keyPrefix() {
+        return keyPrefix;
     }
 
     private Queues queues() {
@@ -335,6 +351,7 @@ public final class Coordis implements AutoCloseable {
         private TlsSettings tls = TlsSettings.defaults();
         private List<String> replicaUrls = List.of();
         private int maxSignalBytes = QueueOptions.defaults().maxMessageBytes();
+        private String keyPrefix = "";
 
         private Builder() {
         }
@@ -394,6 +411,52 @@ public final class Coordis implements AutoCloseable {
             }
             this.maxSignalBytes = bytes;
             return this;
+        }
+
+        /**
+         * An explicit prefix put before every Redis key and pub/sub channel this client uses: the keys of locks,
+         * elections, queues and events with the keys Coordis keeps beside them, the channels of signals (broadcast,
+         * unicast, patterns). With the prefix {@code billing:},
+         * {@code lock("orders")} is the key {@code billing:orders}, its fence {@code {billing:orders}:fence}, and
+         * {@code signals().signal("done", ...)} publishes on {@code billing:done}. Names in the API stay as given
+         * ({@code name()}, {@link io.coordis.signal.Signal#channel()}); {@code key()} shows the Redis key. Programs
+         * in other languages sharing the objects use the prefixed names, and so does {@link Coordis#inspector()}:
+         * an operator's view of Redis as it is, it lists and reads objects by their Redis names (list one
+         * tenant's objects with the glob {@code billing:*}).
+         *
+         * <p>Meant for sharing one Redis between applications or tenants, each client with an ACL user limited to
+         * its prefix: {@code ~billing:* ~{billing:* &billing:*} (a name with its own {@code {hash tag}} keeps its
+         * derived keys under the prefix). On Redis Cluster a prefix holding a {@code {hash tag}} would put every
+         * object in one slot; such a prefix is refused. Default: none. Lock and election options may add a
+         * prefix of their own after this one.
+         *
+         * @throws IllegalArgumentException when the prefix holds braces or glob characters ({@code * ? [ ] \}),
+         *                                  which ACL key patterns and {@code SCAN MATCH} would read as patterns,
+         *                                  or is longer than 256 bytes of UTF-8
+         */
+        public Builder keyPrefix(String prefix) {
+            this.keyPrefix = checkPrefix(prefix);
+            return this;
+        }
+
+        private static String checkPrefix(String prefix) {
+            Objects.requireNonNull(prefix, "key prefix must not be null (use \"\" for none)");
+            for (char c : new char[] {'{', '}', '*', '?', '[', ']', '\\'}) {
+                if (prefix.indexOf(c) >= 0) {
+                    throw new IllegalArgumentException("key prefix '" + prefix + "' contains '" + c + "': a prefix "
+                            + "may not hold braces (they would put every object in one cluster slot) or glob "
+                            + "characters (ACL rules and SCAN would read them as patterns); use e.g. \"billing:\"");
+                }
+            }
+            if (prefix.chars().anyMatch(Character::isWhitespace)) {
+                throw new IllegalArgumentException("key prefix '" + prefix + "' contains a blank or line break; "
+                        + "use e.g. \"billing:\"");
+            }
+            if (io.coordis.internal.Utf8.length(prefix) > 256) {
+                throw new IllegalArgumentException("key prefix is " + io.coordis.internal.Utf8.length(prefix)
+                        + " bytes long in UTF-8, over the limit of 256 bytes");
+            }
+            return prefix;
         }
 
         /** Upper bound on one round trip, also the connect timeout; default 2 s, at least 10 ms. */

@@ -389,7 +389,7 @@ class TlsIT {
     private static void assertQueueRefusedFast(String url, TlsSettings tls, String cause) throws Exception {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         try (RedisNode node = RedisNode.open(url, TIMEOUT, tls, null)) {
-            Queue queue = new Queues(node, Ticker.system(), scheduler).plain("tls:refused-queue", QueueOptions.defaults());
+            Queue queue = new Queues(node, "", Ticker.system(), scheduler).plain("tls:refused-queue", QueueOptions.defaults());
             List<QueueCall> calls = List.of(() -> queue.push("never"), () -> queue.pop(Duration.ofSeconds(5)),
                     () -> queue.pop(3), () -> queue.moveTo("tls:refused-queue:processing", Duration.ofSeconds(5)));
             for (QueueCall call : calls) {

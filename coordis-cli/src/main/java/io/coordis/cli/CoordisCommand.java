@@ -62,6 +62,16 @@ final class CoordisCommand implements Callable<Integer> {
                     + "(-----BEGIN PRIVATE KEY-----). Default: $" + TLS_KEY_ENV + ".")
     java.nio.file.Path tlsKey;
 
+    /** The environment variable that gives the key prefix when {@code --key-prefix} is not given. */
+    static final String KEY_PREFIX_ENV = "COORDIS_KEY_PREFIX";
+
+    @Option(names = "--key-prefix", paramLabel = "PREFIX", scope = ScopeType.INHERIT,
+            description = "Put PREFIX before every key and channel name, as applications sharing a Redis do "
+                    + "(Coordis.Builder.keyPrefix): 'lock orders' with --key-prefix billing: takes the key "
+                    + "billing:orders. ls and inspect look under the prefix only and show Redis names. "
+                    + "Default: $" + KEY_PREFIX_ENV + ", else none.")
+    String keyPrefix;
+
     @Spec
     CommandSpec spec;
 
@@ -143,6 +153,11 @@ final class CoordisCommand implements Callable<Integer> {
                             + TLS_KEY_ENV + ")");
         }
         try {
+            b.keyPrefix(keyPrefix());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(caller.commandLine(), "--key-prefix: " + e.getMessage());
+        }
+        try {
             if (ca != null) {
                 b.trustedCertificates(ca);
             }
@@ -153,6 +168,15 @@ final class CoordisCommand implements Callable<Integer> {
             throw new ParameterException(caller.commandLine(), e.getMessage());
         }
         return b;
+    }
+
+    /** The prefix of {@code --key-prefix}, else {@code $COORDIS_KEY_PREFIX}, else none (empty). */
+    String keyPrefix() {
+        if (keyPrefix != null) {
+            return keyPrefix;
+        }
+        String fromEnv = terminal.env().get(KEY_PREFIX_ENV);
+        return fromEnv == null ? "" : fromEnv;
     }
 
     private java.nio.file.Path tlsFile(java.nio.file.Path option, String env) {

@@ -65,6 +65,7 @@ final class InspectCommand implements Callable<Integer> {
         }
         try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
             Inspector inspector = coordis.inspector();
+            String name = coordis.keyPrefix() + this.name;
             Optional<Object> json0;
             List<String> text;
             switch (k) {

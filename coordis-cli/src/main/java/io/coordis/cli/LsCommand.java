@@ -47,7 +47,7 @@ final class LsCommand implements Callable<Integer> {
     String kind;
 
     @Option(names = "--match", paramLabel = "GLOB", defaultValue = "*",
-            description = "Only names matching this Redis glob (* ? [abc] \\x). Default: *.")
+            description = "Only names matching this Redis glob (* ? [abc] \\x), after --key-prefix if given. Default: *.")
     String match;
 
     @Option(names = "--watch", paramLabel = "DURATION",
@@ -105,7 +105,7 @@ final class LsCommand implements Callable<Integer> {
             lines.add("-- " + at.truncatedTo(ChronoUnit.SECONDS) + " (every " + StateViews.time(java.util.Optional.of(watch))
                     + ", Ctrl-C to stop) --");
         }
-        lines.addAll(render(inspector, kinds, match, json, at));
+        lines.addAll(render(inspector, kinds, Connections.keyPrefix(spec) + match, json, at));
         if (watch != null && !json && onScreen()) {
             terminal.out().print(CLEAR_SCREEN); // redraw in place, as watch(1) does
         }

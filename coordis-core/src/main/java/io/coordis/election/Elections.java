@@ -39,13 +39,13 @@ public final class Elections {
     }
 
     /**
-     * A candidate in the classic counter election on {@code key}.
+     * A candidate in the classic counter election on the Redis key {@code prefix + key}.
      *
      * @throws IllegalArgumentException when the key is blank, or the term is not a whole number of
      *                                  seconds of at least 1 s and at most {@link ElectionOptions#MAX_TTL}
      * @throws IllegalStateException    when this client talks to several independent masters
      */
-    public CounterElection counterElection(String key, Duration term) {
+    public CounterElection counterElection(String key, String prefix, Duration term) {
         Objects.requireNonNull(term, "term must not be null");
         if (term.compareTo(Duration.ofSeconds(1)) < 0 || term.getNano() != 0) {
             throw new IllegalArgumentException("counter election term must be a whole number of seconds, at least 1s "
@@ -55,7 +55,7 @@ public final class Elections {
             throw new IllegalArgumentException("counter election term must be at most "
                     + Durations.format(ElectionOptions.MAX_TTL) + ", was " + Durations.format(term));
         }
-        return new IncrementingElection(node(), checkName(key, "election key"), term, 0.01, ticker);
+        return new IncrementingElection(node(), prefix + checkName(key, "election key"), term, 0.01, ticker);
     }
 
     private RedisNode node() {

@@ -14,12 +14,17 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class ListQueue implements Queue {
     private final ListCommands lists;
     private final String name;
+    private final String prefix;
+    private final String key;
     private final QueueOptions options;
     private final ConcurrentLinkedQueue<ListCommands.Blocking> idle = new ConcurrentLinkedQueue<>();
 
-    ListQueue(ListCommands lists, String name, QueueOptions options) {
+    /** The queue {@code name} on the list {@code prefix + name}; processing lists get the same prefix. */
+    ListQueue(ListCommands lists, String prefix, String name, QueueOptions options) {
         this.lists = lists;
         this.name = Payloads.name(name);
+        this.prefix = prefix;
+        this.key = prefix + name;
         this.options = options;
     }
 
@@ -44,7 +49,7 @@ final class ListQueue implements Queue {
         if (checked.isEmpty()) {
             return depth();
         }
-        return Payloads.await(lists, lists.lpush(name, checked), name);
+        return Payloads.await(lists, lists.lpush(key, checked), name);
     }
 
     @Override
@@ -57,7 +62,7 @@ final class ListQueue implements Queue {
         if (max < 1) {
             throw new IllegalArgumentException("pop count must be at least 1, was " + max);
         }
-        return Payloads.await(lists, lists.pop(name, options.order().right(), max), name);
+        return Payloads.await(lists, lists.pop(key, options.order().right(), max), name);
     }
 
     @Override
@@ -67,7 +72,7 @@ final class ListQueue implements Queue {
         }
         ListCommands.Blocking b = borrow();
         try {
-            byte[] value = b.pop(name, options.order().right(), wait);
+            byte[] value = b.pop(key, options.order().right(), wait);
             return Optional.ofNullable(value);
         } catch (io.coordis.CoordisException e) {
             throw Payloads.named(lists, e, name);
@@ -80,12 +85,12 @@ final class ListQueue implements Queue {
     public Optional<byte[]> moveTo(String processingList, Duration wait) throws InterruptedException {
         Payloads.name(processingList);
         if (wait.isZero() || wait.isNegative()) {
-            return Optional.ofNullable(Payloads.await(lists, lists.move(name, processingList, options.order().right()),
+            return Optional.ofNullable(Payloads.await(lists, lists.move(key, prefix + processingList, options.order().right()),
                     name));
         }
         ListCommands.Blocking b = borrow();
         try {
-            return Optional.ofNullable(b.move(name, processingList, options.order().right(), wait));
+            return Optional.ofNullable(b.move(key, prefix + processingList, options.order().right(), wait));
         } catch (io.coordis.CoordisException e) {
             throw Payloads.named(lists, e, name);
         } finally {
@@ -95,12 +100,12 @@ final class ListQueue implements Queue {
 
     @Override
     public boolean remove(String processingList, byte[] payload) throws InterruptedException {
-        return Payloads.await(lists, lists.lrem(Payloads.name(processingList), 1, payload), processingList) > 0;
+        return Payloads.await(lists, lists.lrem(prefix + Payloads.name(processingList), 1, payload), processingList) > 0;
     }
 
     @Override
     public long depth() throws InterruptedException {
-        return Payloads.await(lists, lists.llen(name), name);
+        return Payloads.await(lists, lists.llen(key), name);
     }
 
     private ListCommands.Blocking borrow() {

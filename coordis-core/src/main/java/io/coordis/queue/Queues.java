@@ -11,12 +11,17 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 public final class Queues {
     private final RedisNode node;
+    private final String prefix;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
 
-    /** For {@link io.coordis.Coordis}: queues on {@code node}, heartbeats on {@code scheduler}. */
-    public Queues(RedisNode node, Ticker ticker, ScheduledExecutorService scheduler) {
+    /**
+     * For {@link io.coordis.Coordis}: queues on {@code node} whose keys begin with {@code prefix} (may be empty),
+     * heartbeats on {@code scheduler}.
+     */
+    public Queues(RedisNode node, String prefix, Ticker ticker, ScheduledExecutorService scheduler) {
         this.node = node;
+        this.prefix = java.util.Objects.requireNonNull(prefix, "prefix");
         this.ticker = ticker;
         this.scheduler = scheduler;
     }
@@ -25,12 +30,12 @@ public final class Queues {
     public Queue plain(String name, QueueOptions options) {
         java.util.Objects.requireNonNull(options, "options must not be null");
         Payloads.name(name);
-        return new ListQueue(node.lists(), name, options);
+        return new ListQueue(node.lists(), prefix, name, options);
     }
 
     /** @throws IllegalArgumentException when the name is empty or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES}) */
     public ReliableQueue reliable(String name, QueueOptions options) {
         Payloads.name(name);
-        return new SlotQueue(node.lists(), name, options, ticker, scheduler);
+        return new SlotQueue(node.lists(), prefix, name, options, ticker, scheduler);
     }
 }

@@ -45,11 +45,11 @@ final class SlotQueue implements ReliableQueue {
     private final String name;
 
     /** For {@link io.coordis.Coordis}; not part of the API. */
-    SlotQueue(ListCommands lists, String name, QueueOptions options, Ticker ticker,
+    SlotQueue(ListCommands lists, String prefix, String name, QueueOptions options, Ticker ticker,
                      ScheduledExecutorService scheduler) {
         this.name = Payloads.name(name);
         this.lists = lists;
-        this.keys = new QueueKeys(name);
+        this.keys = new QueueKeys(prefix + name);
         this.options = java.util.Objects.requireNonNull(options, "options must not be null");
         this.ticker = ticker;
         this.scheduler = scheduler;

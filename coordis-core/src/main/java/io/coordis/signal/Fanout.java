@@ -40,14 +40,16 @@ final class Fanout implements AutoCloseable {
     }
 
     /**
-     * Subscribes {@code sink} to {@code names} on every node and blocks until each confirmed or failed
+     * Subscribes {@code sink} to {@code names} after {@code prefix} (may be empty; escaped in patterns) on every
+     * node, handing it the channels of messages without the prefix, and blocks until each confirmed or failed
      * (at most the node's command timeout; the nodes are asked at once).
      *
      * @throws CoordisException     when no node confirmed (the first failure, the others suppressed)
      * @throws InterruptedException when interrupted (nothing stays subscribed)
      */
-    static Fanout open(List<RedisNode> nodes, Collection<String> names, boolean patterns, Sink sink)
+    static Fanout open(List<RedisNode> nodes, String prefix, Collection<String> names, boolean patterns, Sink sink)
             throws InterruptedException {
+        List<String> wire = names.stream().map(n -> (patterns ? Globs.escape(prefix) : prefix) + n).toList();
         List<io.coordis.internal.redis.Subscription> parts = new ArrayList<>();
         List<RedisNode> asked = new ArrayList<>();
         CoordisException failure = null;
@@ -55,10 +57,11 @@ final class Fanout implements AutoCloseable {
             int index = i;
             String address = nodes.get(i).address();
             try {
-                parts.add(nodes.get(i).subscribe(names, patterns, new PubSubListener() {
+                parts.add(nodes.get(i).subscribe(wire, patterns, new PubSubListener() {
                     @Override
                     public void message(String channel, String message) {
-                        sink.message(index, channel, message);
+                        sink.message(index, channel.startsWith(prefix) ? channel.substring(prefix.length()) : channel,
+                                message);
                     }
 
                     @Override

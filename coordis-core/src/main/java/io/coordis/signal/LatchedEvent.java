@@ -32,7 +32,7 @@ final class LatchedEvent implements Event {
     LatchedEvent(PubSubSignals signals, String name, Duration ttl) {
         this.signals = signals;
         this.name = name;
-        this.key = Keys.derived(name, "event");
+        this.key = Keys.derived(signals.prefix() + name, "event");
         this.ttl = ttl;
     }
 
@@ -57,7 +57,7 @@ final class LatchedEvent implements Event {
         RedisNode master = signals.master();
         try {
             Object reply = master.awaitUninterruptibly(master.eval(PubSubSignals.EVENT_SET, List.of(key),
-                    List.of(name, data, Long.toString(ttl.toMillis()))), master.commandTimeout());
+                    List.of(signals.prefix() + name, data, Long.toString(ttl.toMillis()))), master.commandTimeout());
             return Replies.number(Replies.list(reply, 1, PubSubSignals.EVENT_SET, master.address()), 0,
                     PubSubSignals.EVENT_SET, master.address());
         } catch (CoordisException e) {

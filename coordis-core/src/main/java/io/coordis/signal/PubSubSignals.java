@@ -33,11 +33,13 @@ public final class PubSubSignals implements Signals {
     private final RedisNode master;
     private final List<RedisNode> nodes;
     private final List<String> addresses;
+    private final String prefix;
     private final Ticker ticker;
     private final int maxDataBytes;
 
-    private PubSubSignals(RedisNode master, List<RedisNode> replicas, Ticker ticker, int maxDataBytes) {
+    private PubSubSignals(RedisNode master, List<RedisNode> replicas, String prefix, Ticker ticker, int maxDataBytes) {
         this.master = master;
+        this.prefix = prefix;
         List<RedisNode> all = new ArrayList<>();
         all.add(master);
         all.addAll(replicas);
@@ -49,10 +51,14 @@ public final class PubSubSignals implements Signals {
 
     /**
      * Signals published on {@code master} and heard on it and on {@code replicas} (may be empty), refusing
-     * data over {@code maxDataBytes}. For {@link io.coordis.Coordis}; the nodes stay owned by the caller.
+     * data over {@code maxDataBytes}, on channels (and event keys) that begin with {@code prefix} (may be empty),
+     * which the caller's names and the channels handed back leave out. For {@link io.coordis.Coordis}; the nodes
+     * stay owned by the caller.
      */
-    public static Signals over(RedisNode master, List<RedisNode> replicas, Ticker ticker, int maxDataBytes) {
+    public static Signals over(RedisNode master, List<RedisNode> replicas, String prefix, Ticker ticker,
+                               int maxDataBytes) {
         return new PubSubSignals(Objects.requireNonNull(master, "master"), List.copyOf(replicas),
+                Objects.requireNonNull(prefix, "prefix"),
                 Objects.requireNonNull(ticker, "ticker"), maxDataBytes);
     }
 
@@ -61,7 +67,7 @@ public final class PubSubSignals implements Signals {
         requireName(channel, "channel");
         requireData(data, "channel", channel);
         try {
-            return master.awaitUninterruptibly(master.publish(channel, data), master.commandTimeout());
+            return master.awaitUninterruptibly(master.publish(prefix + channel, data), master.commandTimeout());
         } catch (CoordisException e) {
             throw Failures.about(Failures.object("channel", channel), e);
         }
@@ -75,12 +81,12 @@ public final class PubSubSignals implements Signals {
         try {
             if (master.isCluster()) {
                 // PUBSUB CHANNELS sees one node only: the waiters of a cluster are gathered from every node
-                return master.awaitUninterruptibly(master.publishToOneSubscriber(Globs.unicast(channel), draw, data),
+                return master.awaitUninterruptibly(master.publishToOneSubscriber(Globs.unicast(prefix + channel), draw, data),
                         master.commandTimeout().multipliedBy(2));
             }
             String pick = Integer.toString(draw);
             Object reply = master.awaitUninterruptibly(master.eval(SIGNAL_ONE, List.of(),
-                    List.of(Globs.unicast(channel), pick, data, channel)), master.commandTimeout());
+                    List.of(Globs.unicast(prefix + channel), pick, data, prefix + channel)), master.commandTimeout());
             return Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE, master.address());
         } catch (CoordisException e) {
             throw Failures.about(Failures.object("unicast channel", channel), e);
@@ -182,7 +188,7 @@ public final class PubSubSignals implements Signals {
     private Fanout open(List<String> names, boolean pattern, Fanout.Sink sink, String object)
             throws InterruptedException {
         try {
-            return Fanout.open(nodes, names, pattern, sink);
+            return Fanout.open(nodes, prefix, names, pattern, sink);
         } catch (CoordisException e) {
             throw Failures.about(object, e);
         }
@@ -193,6 +199,11 @@ public final class PubSubSignals implements Signals {
         String shown = "'" + String.join("', '", names.subList(0, Math.min(3, names.size()))) + "'"
                 + (names.size() > 3 ? " and " + (names.size() - 3) + " more" : "");
         return (pattern ? "pattern " : names.size() == 1 ? "channel " : "channels ") + shown;
+    }
+
+    /** The prefix of this client's channels and event keys; empty for none. */
+    String prefix() {
+        return prefix;
     }
 
     RedisNode master() {

@@ -44,6 +44,8 @@ final class CliProcess implements AutoCloseable {
                     .redirectOutput(out.toFile())
                     .redirectError(err.toFile());
             builder.environment().remove(CoordisCommand.URL_ENV);
+            // the test run's key prefix, as the library clients of the tests have it
+            builder.environment().put(CoordisCommand.KEY_PREFIX_ENV, io.coordis.testkit.Prefixed.prefix());
             if (!env.containsKey("NO_COLOR")) {
                 builder.environment().remove("NO_COLOR"); // colour tests decide for themselves
             }

@@ -35,8 +35,11 @@ final class InProcess {
     int run(Map<String, String> env, String... args) {
         out.reset();
         err.reset();
+        Map<String, String> withPrefix = new java.util.HashMap<>();
+        withPrefix.put(CoordisCommand.KEY_PREFIX_ENV, io.coordis.testkit.Prefixed.prefix()); // the test run's
+        withPrefix.putAll(env);
         return Main.run(args, in, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), env);
+                new PrintStream(err, true, StandardCharsets.UTF_8), withPrefix);
     }
 
     String out() {

@@ -32,6 +32,8 @@ public final class RedisServerBuilder {
     final List<String> args = new ArrayList<>();
     /** Non-null: the default user may run only these command rules; the test kit connects as {@link #ADMIN_USER}. */
     String defaultUserRules;
+    /** The key and channel rules of the restricted default user: all, or those of the test run's prefix. */
+    List<String> defaultUserPatterns = List.of("~*", "&*");
     /** The password of {@link #ADMIN_USER}, set with {@link #defaultUserRules}. */
     String adminPassword;
     /** The user the test kit's own connections log in as when the default user is restricted. */
@@ -126,7 +128,8 @@ public final class RedisServerBuilder {
 
     /**
      * A copy of {@code template}, its default user restricted to {@link #leastPrivilegeRules()} when the
-     * least-privilege pass is on and the template is plain (no password, ACL users, replication, sentinel or TLS).
+     * least-privilege pass is on and the template is plain (no password, ACL users, replication, sentinel or TLS),
+     * and to the keys and channels under the run's prefix when it has one ({@link Prefixed}).
      */
     static RedisServerBuilder leastPrivileged(RedisServerBuilder template) {
         RedisServerBuilder copy = template.copy();
@@ -134,6 +137,7 @@ public final class RedisServerBuilder {
         if (rules != null && copy.requirePass == null && copy.aclUsers.isEmpty() && copy.replicaOf == null
                 && copy.sentinelLines == null && copy.tls == null && copy.defaultUserRules == null) {
             copy.restrictDefaultUser(rules);
+            copy.defaultUserPatterns = Prefixed.aclPatterns();
         }
         return copy;
     }
@@ -299,6 +303,7 @@ public final class RedisServerBuilder {
         b.appendFsync = appendFsync;
         b.requirePass = requirePass;
         b.defaultUserRules = defaultUserRules;
+        b.defaultUserPatterns = defaultUserPatterns;
         b.adminPassword = adminPassword;
         b.debugCommand = debugCommand;
         b.replicaOf = replicaOf;
@@ -359,7 +364,8 @@ public final class RedisServerBuilder {
             line(conf, "requirepass", masked ? "***" : requirePass);
         }
         if (defaultUserRules != null) {
-            List<String> tokens = new ArrayList<>(List.of("user", "default", "on", "nopass", "~*", "&*"));
+            List<String> tokens = new ArrayList<>(List.of("user", "default", "on", "nopass"));
+            tokens.addAll(defaultUserPatterns);
             tokens.addAll(Arrays.asList(defaultUserRules.split("\\s+")));
             line(conf, tokens.toArray(new String[0]));
             line(conf, "user", ADMIN_USER, "on", ">" + (masked ? "***" : adminPassword), "~*", "&*", "+@all");

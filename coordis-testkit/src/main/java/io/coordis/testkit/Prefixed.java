@@ -61,6 +61,8 @@ public final class Prefixed {
         if (PREFIX.isEmpty()) {
             return List.of("~*", "&*");
         }
-        return List.of("~" + PREFIX + "*", "~{" + PREFIX + "*", "&" + PREFIX + "*", "&{" + PREFIX + "*");
+        // Redis 6.2 gives a new user every channel (acl-pubsub-default allchannels): take that back first
+        return List.of("resetkeys", "resetchannels", "~" + PREFIX + "*", "~{" + PREFIX + "*", "&" + PREFIX + "*",
+                "&{" + PREFIX + "*");
     }
 }

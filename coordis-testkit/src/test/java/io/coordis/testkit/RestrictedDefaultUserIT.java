@@ -42,6 +42,14 @@ class RestrictedDefaultUserIT {
         if (on) {
             try (RespClient anonymous = RespClient.connect(standalone.server().host(), standalone.server().port())) {
                 assertThatThrownBy(() -> anonymous.command("FLUSHALL")).hasMessageStartingWith("NOPERM");
+                assertThat(anonymous.command("SET", Prefixed.key("lp:k"), "v")).isEqualTo("OK");
+                assertThat(anonymous.command("SET", Prefixed.derived("lp:k", "fence"), "1")).isEqualTo("OK");
+                if (!Prefixed.prefix().isEmpty()) {
+                    // with a prefix for the run, keys and channels outside it are out of bounds
+                    assertThatThrownBy(() -> anonymous.command("SET", "lp:k", "v")).hasMessageStartingWith("NOPERM");
+                    assertThatThrownBy(() -> anonymous.command("PUBLISH", "lp:c", "m")).hasMessageStartingWith("NOPERM");
+                    assertThat(anonymous.command("PUBLISH", Prefixed.key("lp:c"), "m")).isEqualTo(0L);
+                }
             }
         }
         try (RedisGroup plain = RedisGroup.masters(1, RedisServer.builder())) {

@@ -290,10 +290,11 @@ public final class Coordis implements AutoCloseable {
 
     /**
      * Checks the servers this client talks to (every node for Redlock) for what Coordis needs: version, role,
-     * eviction policy, persistence, the ACL user's permissions, clock skew. See {@link io.coordis.doctor.Doctor}.
+     * eviction policy, persistence, the ACL user's permissions (with a {@link Builder#keyPrefix key prefix}: also on
+     * the keys and channels under it), clock skew. See {@link io.coordis.doctor.Doctor}.
      */
     public io.coordis.doctor.Doctor doctor() {
-        return new io.coordis.doctor.Doctor(nodes);
+        return new io.coordis.doctor.Doctor(nodes, keyPrefix);
     }
 
     /** The Redis node this client talks to, as {@code host:port}; several are separated by commas. */

@@ -37,10 +37,20 @@ public final class Doctor {
     public static final Duration DEFAULT_MAX_SKEW = Duration.ofMillis(100);
 
     private final List<RedisNode> nodes;
+    private final String keyPrefix;
 
     /** For {@link io.coordis.Coordis}; call {@link io.coordis.Coordis#doctor()}. */
     public Doctor(List<RedisNode> nodes) {
+        this(nodes, "");
+    }
+
+    /**
+     * For {@link io.coordis.Coordis} with a key prefix: the ACL check also asks whether the user may touch the keys
+     * and channels under it. Call {@link io.coordis.Coordis#doctor()}.
+     */
+    public Doctor(List<RedisNode> nodes, String keyPrefix) {
         this.nodes = List.copyOf(nodes);
+        this.keyPrefix = java.util.Objects.requireNonNull(keyPrefix, "key prefix");
     }
 
     /** {@link #examine(Optional, Duration)} for the connected user with the default skew limit. */
@@ -174,6 +184,7 @@ public final class Doctor {
                 channels.addAll(patterns(AclRules.field(reply, "channels"), "&", flags(reply).contains("allchannels")));
                 method = "ACL GETUSER " + user.get();
                 findings.add(aclFinding(at, user.get(), missingRequired, missingOptional, keys, channels));
+                prefixFinding(at, user.get(), keyPrefix, keys, channels).ifPresent(findings::add);
             } catch (CoordisException e) {
                 method = "not checked: ACL GETUSER " + user.get() + " failed: " + e.getMessage();
                 findings.add(new Finding(Finding.Severity.UNKNOWN, at, "acl", "cannot read the rules of user '"
@@ -331,6 +342,66 @@ public final class Doctor {
         return new Finding(Finding.Severity.WARN, at, "persistence", (snapshots ? "snapshots only (save " + save.get()
                 + ")" : "no persistence") + bad + ": a restart forgets locks, fencing numbers, terms and queued messages "
                 + loss, "CONFIG SET appendonly yes (appendfsync everysec, or always for queues that must lose nothing)");
+    }
+
+    /**
+     * With a client key prefix: whether the user's key and channel patterns cover a name under the prefix and the
+     * keys and channels Coordis derives from it ({@code ~P* ~{P* &P* &{P*}); empty without a prefix.
+     */
+    static Optional<Finding> prefixFinding(String at, String user, String prefix, List<String> keys,
+                                           List<String> channels) {
+        if (prefix.isEmpty()) {
+            return Optional.empty();
+        }
+        String name = prefix + "coordis-doctor";
+        List<String> missing = new ArrayList<>();
+        if (!covered(keys, '~', name)) {
+            missing.add("~" + prefix + "*");
+        }
+        if (!covered(keys, '~', "{" + name + "}:fence")) {
+            missing.add("~{" + prefix + "*");
+        }
+        if (!covered(channels, '&', name)) {
+            missing.add("&" + prefix + "*");
+        }
+        if (!covered(channels, '&', "{" + name + "}:released")) {
+            missing.add("&{" + prefix + "*");
+        }
+        String scope = "keys " + (keys.isEmpty() ? "none" : String.join(" ", keys)) + ", channels "
+                + (channels.isEmpty() ? "none" : String.join(" ", channels));
+        if (missing.isEmpty()) {
+            return Optional.of(new Finding(Finding.Severity.OK, at, "acl-prefix", "user '" + user + "' may read and "
+                    + "write the keys and channels under this client's key prefix '" + prefix + "'", ""));
+        }
+        return Optional.of(new Finding(Finding.Severity.FAIL, at, "acl-prefix", "user '" + user + "' may not touch "
+                + "all keys and channels under this client's key prefix '" + prefix + "' (" + scope + "; missing "
+                + String.join(" ", missing) + ")", "ACL SETUSER " + user + " " + String.join(" ", missing)));
+    }
+
+    /** Whether a pattern of {@code patterns} ({@code ~p}, {@code %RW~p}, {@code &p}) gives full access to {@code name}. */
+    private static boolean covered(List<String> patterns, char kind, String name) {
+        for (String p : patterns) {
+            String glob;
+            if (p.startsWith(String.valueOf(kind))) {
+                glob = p.substring(1);
+            } else if (kind == '~' && p.startsWith("%") && p.indexOf('~') > 0) {
+                String perms = p.substring(1, p.indexOf('~')).toUpperCase(java.util.Locale.ROOT);
+                if (!(perms.contains("R") && perms.contains("W"))) {
+                    continue; // read-only or write-only keys are not enough
+                }
+                glob = p.substring(p.indexOf('~') + 1);
+            } else {
+                continue;
+            }
+            try {
+                if (io.coordis.inspect.Glob.of(glob).matches(name)) {
+                    return true;
+                }
+            } catch (IllegalArgumentException e) {
+                // a pattern this check cannot read: it does not count
+            }
+        }
+        return false;
     }
 
     static Finding aclFinding(String at, String user, List<String> missing, List<String> optional, List<String> keys,

@@ -112,7 +112,7 @@ public final class Coordis implements AutoCloseable {
         this.nodes = List.copyOf(opened);
         this.keyPrefix = b.keyPrefix;
         this.scheduler = newScheduler();
-        this.locks = new Locks(nodes, b.ticker, scheduler);
+        this.locks = new Locks(nodes, b.keyPrefix, b.ticker, scheduler);
         this.elections = new Elections(nodes, b.ticker, scheduler);
         List<RedisNode> replicaNodes = new ArrayList<>();
         try {

@@ -49,7 +49,7 @@ final class KeyLayout {
     }
 
     static boolean isDerived(String key) {
-        return key.equals(REDLOCK_MARKER) || derived(key).isPresent();
+        return key.endsWith(REDLOCK_MARKER) || derived(key).isPresent(); // the marker after any key prefix
     }
 
     private static boolean known(String suffix) {

@@ -23,16 +23,19 @@ public final class Locks {
     private final Contention contention;
 
     /**
+     * Locks on {@code nodes}; {@code keyPrefix} (may be empty) goes before the per-node key of the Redlock restart
+     * guard, as the client's prefix goes before every lock's key (through the lock options).
+     *
      * @throws IllegalArgumentException for 2 nodes (Redlock needs at least 3) or none
      */
-    public Locks(List<RedisNode> nodes, Ticker ticker, ScheduledExecutorService scheduler) {
+    public Locks(List<RedisNode> nodes, String keyPrefix, Ticker ticker, ScheduledExecutorService scheduler) {
         if (nodes.isEmpty() || nodes.size() == 2) {
             throw new IllegalArgumentException("locks need one Redis node, or at least 3 independent masters for "
                     + "Redlock (5 is typical), got " + nodes.size());
         }
         this.nodes = List.copyOf(nodes);
         this.node = nodes.get(0);
-        this.guards = nodes.stream().map(RestartGuard::new).toList();
+        this.guards = nodes.stream().map(n -> new RestartGuard(n, keyPrefix)).toList();
         this.ticker = ticker;
         this.scheduler = scheduler;
         this.contention = new Contention(new LocalQueue(), ticker);

@@ -105,7 +105,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         this.ttlMillis = Long.toString(options.ttl().toMillis());
         this.holderId = options.holderId();
         this.acquireKeys = List.of(key, fenceKey, holderKey, channel);
-        this.guardedAcquireKeys = List.of(key, fenceKey, holderKey, channel, RestartGuard.MARKER);
+        this.guardedAcquireKeys = List.of(key, fenceKey, holderKey, channel, guards.get(0).marker());
         this.releaseKeys = List.of(key, channel);
     }
 

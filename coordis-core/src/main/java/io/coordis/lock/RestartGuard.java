@@ -29,11 +29,19 @@ final class RestartGuard {
     private static final Logger log = LoggerFactory.getLogger(RestartGuard.class);
 
     private final RedisNode node;
+    private final String marker;
     private volatile String verifiedRunId;
     private volatile CompletableFuture<String> checking;
 
-    RestartGuard(RedisNode node) {
+    /** The guard of {@code node}, its marker key {@link #MARKER} after the client's key prefix (may be empty). */
+    RestartGuard(RedisNode node, String keyPrefix) {
         this.node = node;
+        this.marker = keyPrefix + MARKER;
+    }
+
+    /** The marker key on this guard's node. */
+    String marker() {
+        return marker;
     }
 
     /** The run_id this client verified for the node, or {@code null} when it must verify (again). */
@@ -77,7 +85,7 @@ final class RestartGuard {
         if (Duration.ofSeconds(uptime).compareTo(window.plusSeconds(1)) < 0) {
             return CompletableFuture.completedFuture(null);
         }
-        return node.within(node.set(MARKER, runId), timeout).thenApply(ok -> {
+        return node.within(node.set(marker, runId), timeout).thenApply(ok -> {
             verifiedRunId = runId;
             return runId;
         });

@@ -15,6 +15,13 @@ public final class Prefixed {
 
     private static final String PREFIX = read();
 
+    /**
+     * The patterns the suite's pattern waits subscribe to (after the prefix). Redis checks a {@code PSUBSCRIBE}
+     * pattern literally against a user's channel rules ({@code &ci:*} does not allow {@code PSUBSCRIBE ci:t[ab]}),
+     * so each is granted by itself, as an application grants the patterns it waits on.
+     */
+    private static final List<String> PATTERN_WAITS = List.of("build:*:done", "t[ab]", "spread:*");
+
     private Prefixed() {
     }
 
@@ -55,14 +62,17 @@ public final class Prefixed {
 
     /**
      * The ACL key and channel rules of a least-privileged default user: every key and channel without a prefix,
-     * else those under it and their derived keys ({@code ~ci:* ~{ci:* &ci:* &{ci:*}).
+     * else those under it and their derived keys ({@code ~ci:* ~{ci:* &ci:* &{ci:*}) and the suite's pattern
+     * waits.
      */
     static List<String> aclPatterns() {
         if (PREFIX.isEmpty()) {
             return List.of("~*", "&*");
         }
         // Redis 6.2 gives a new user every channel (acl-pubsub-default allchannels): take that back first
-        return List.of("resetkeys", "resetchannels", "~" + PREFIX + "*", "~{" + PREFIX + "*", "&" + PREFIX + "*",
-                "&{" + PREFIX + "*");
+        List<String> rules = new java.util.ArrayList<>(List.of("resetkeys", "resetchannels", "~" + PREFIX + "*",
+                "~{" + PREFIX + "*", "&" + PREFIX + "*", "&{" + PREFIX + "*"));
+        PATTERN_WAITS.forEach(p -> rules.add("&" + PREFIX + p));
+        return List.copyOf(rules);
     }
 }

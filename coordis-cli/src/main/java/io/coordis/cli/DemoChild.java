@@ -51,6 +51,7 @@ final class DemoChild implements AutoCloseable {
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(devNull()));
         builder.environment().put(CoordisCommand.URL_ENV, url);
+        builder.environment().remove(CoordisCommand.KEY_PREFIX_ENV); // the demo's own Redis: no prefix
         builder.environment().put("NO_COLOR", "1");
         try {
             return new DemoChild(name, builder.start(), say);

@@ -20,7 +20,7 @@ public final class Prefixed {
      * pattern literally against a user's channel rules ({@code &ci:*} does not allow {@code PSUBSCRIBE ci:t[ab]}),
      * so each is granted by itself, as an application grants the patterns it waits on.
      */
-    private static final List<String> PATTERN_WAITS = List.of("build:*:done", "t[ab]", "spread:*");
+    private static final List<String> PATTERN_WAITS = List.of("build:*:done", "t[ab]", "spread:*", "it:jobs:*");
 
     private Prefixed() {
     }

@@ -1,8 +1,10 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.WrongTypeException;
 import io.coordis.internal.Hosts;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -46,9 +48,9 @@ class ForceUnlockIT {
     @Test
     void forcedHolderLosesItAndTheNextHolderGetsAHigherNumber() throws Exception {
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (Coordis holderClient = Coordis.connect(redis.uri());
-             Coordis waiterClient = Coordis.connect(redis.uri());
-             Coordis operator = Coordis.connect(redis.uri())) {
+        try (Coordis holderClient = TestClients.connect(redis.uri());
+             Coordis waiterClient = TestClients.connect(redis.uri());
+             Coordis operator = TestClients.connect(redis.uri())) {
             Lease forced = holderClient.lock("jobs:nightly", RENEWED.withHolderId("alice@web1:42")).tryAcquire().orElseThrow();
             CompletableFuture<Lease> lost = forced.lost().toCompletableFuture();
             Future<Optional<Lease>> next = pool.submit(() -> waiterClient.lock("jobs:nightly", RENEWED).acquire(Duration.ofSeconds(60)));
@@ -71,7 +73,8 @@ class ForceUnlockIT {
             assertThat(forced.release()).isFalse();
             assertThat(successor.isHeld()).isTrue();
 
-            List<?> audit = (List<?>) redis.server().command("LRANGE", "{jobs:nightly}:audit", "0", "-1");
+            List<?> audit = (List<?>) redis.server().command("LRANGE", Prefixed.derived("jobs:nightly", "audit"), "0",
+                    "-1");
             assertThat(audit).hasSize(1);
             Matcher m = entry(audit.get(0));
             assertThat(Long.parseLong(m.group(1))).isBetween(before - 1, System.currentTimeMillis() + 1);
@@ -88,14 +91,14 @@ class ForceUnlockIT {
     @Test
     void aForeignLockIsForcedWithAnUnknownHolder() {
         RedisServer server = redis.server();
-        server.command("SET", "reports", "python-client-value", "PX", "60000");
-        try (Coordis operator = Coordis.connect(redis.uri())) {
+        server.command("SET", Prefixed.key("reports"), "python-client-value", "PX", "60000");
+        try (Coordis operator = TestClients.connect(redis.uri())) {
             ForcedUnlock done = operator.lock("reports").forceUnlock("").orElseThrow();
             assertThat(done.holderId()).isEmpty();
             assertThat(done.token()).isEqualTo("python-client-value");
             assertThat(done.fencingToken()).isEqualTo(1);
-            assertThat(server.command("EXISTS", "reports")).isEqualTo(0L);
-            Matcher m = entry(server.command("LINDEX", "{reports}:audit", "0"));
+            assertThat(server.command("EXISTS", Prefixed.key("reports"))).isEqualTo(0L);
+            Matcher m = entry(server.command("LINDEX", Prefixed.derived("reports", "audit"), "0"));
             assertThat(m.group(3)).isEmpty();
             assertThat(m.group(4)).isEqualTo("unknown");
             assertThat(operator.lock("reports").tryAcquire().orElseThrow().fencingToken()).isEqualTo(2);
@@ -105,9 +108,10 @@ class ForceUnlockIT {
     @Test
     void aFreeLockOrAnotherHolderIsLeftAlone() {
         RedisServer server = redis.server();
-        try (Coordis a = Coordis.connect(redis.uri()); Coordis operator = Coordis.connect(redis.uri())) {
+        try (Coordis a = TestClients.connect(redis.uri()); Coordis operator = TestClients.connect(redis.uri())) {
             assertThat(operator.lock("free").forceUnlock("nothing to do")).isEmpty();
-            assertThat(server.command("EXISTS", "{free}:fence", "{free}:audit")).isEqualTo(0L);
+            assertThat(server.command("EXISTS", Prefixed.derived("free", "fence"), Prefixed.derived("free", "audit")))
+                    .isEqualTo(0L);
 
             Lease first = a.lock("swapped").tryAcquire().orElseThrow();
             LockHolder shown = operator.lock("swapped").holder().orElseThrow();
@@ -116,9 +120,9 @@ class ForceUnlockIT {
             // The operator confirmed the first holder; the second one must not be removed.
             assertThat(operator.lock("swapped").forceUnlock(shown, "confirmed the old one")).isEmpty();
             assertThat(second.isHeld()).isTrue();
-            assertThat(server.command("GET", "swapped")).isEqualTo(second.token());
-            assertThat(server.command("GET", "{swapped}:fence")).isEqualTo("2");
-            assertThat(server.command("EXISTS", "{swapped}:audit")).isEqualTo(0L);
+            assertThat(server.command("GET", Prefixed.key("swapped"))).isEqualTo(second.token());
+            assertThat(server.command("GET", Prefixed.derived("swapped", "fence"))).isEqualTo("2");
+            assertThat(server.command("EXISTS", Prefixed.derived("swapped", "audit"))).isEqualTo(0L);
             second.release();
         }
     }
@@ -126,15 +130,15 @@ class ForceUnlockIT {
     @Test
     void reasonsAreEscapedAndTheAuditKeepsTheNewestHundred() {
         RedisServer server = redis.server();
-        try (Coordis operator = Coordis.connect(redis.uri())) {
+        try (Coordis operator = TestClients.connect(redis.uri())) {
             DistributedLock lock = operator.lock("busy");
             for (int i = 1; i <= 101; i++) {
-                server.command("SET", "busy", "v" + i);
+                server.command("SET", Prefixed.key("busy"), "v" + i);
                 assertThat(lock.forceUnlock("round " + i)).isPresent();
             }
-            server.command("SET", "busy", "v");
+            server.command("SET", Prefixed.key("busy"), "v");
             lock.forceUnlock("said \"stop\"\nthen left\\");
-            List<?> audit = (List<?>) server.command("LRANGE", "{busy}:audit", "0", "-1");
+            List<?> audit = (List<?>) server.command("LRANGE", Prefixed.derived("busy", "audit"), "0", "-1");
             assertThat(audit).hasSize(100);
             assertThat(entry(audit.get(0)).group(3)).isEqualTo("said \\\"stop\\\"\\nthen left\\\\");
             assertThat(entry(audit.get(1)).group(3)).isEqualTo("round 101");
@@ -146,20 +150,22 @@ class ForceUnlockIT {
     @Test
     void wrongTypeAndOverlongReasonsAreRefusedWithoutChanges() {
         RedisServer server = redis.server();
-        server.command("LPUSH", "a-list", "x");
-        try (Coordis operator = Coordis.connect(redis.uri())) {
+        server.command("LPUSH", Prefixed.key("a-list"), "x");
+        try (Coordis operator = TestClients.connect(redis.uri())) {
             assertThatThrownBy(() -> operator.lock("a-list").forceUnlock("oops"))
                     .isInstanceOf(WrongTypeException.class).hasMessageContaining("a-list");
             assertThatThrownBy(() -> operator.lock("a-list").forceUnlock("x".repeat(1001)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1001");
-            assertThat(server.command("LLEN", "a-list")).isEqualTo(1L);
-            assertThat(server.command("EXISTS", "{a-list}:fence", "{a-list}:audit")).isEqualTo(0L);
+            assertThat(server.command("LLEN", Prefixed.key("a-list"))).isEqualTo(1L);
+            assertThat(server.command("EXISTS", Prefixed.derived("a-list", "fence"),
+                    Prefixed.derived("a-list", "audit"))).isEqualTo(0L);
         }
     }
 
     @Test
     void theLegacyLockIsForcedToo() throws Exception {
-        try (Coordis holderClient = Coordis.connect(redis.uri()); Coordis operator = Coordis.connect(redis.uri())) {
+        try (Coordis holderClient = TestClients.connect(redis.uri());
+             Coordis operator = TestClients.connect(redis.uri())) {
             Lease forced = holderClient.legacyLock("legacy", RENEWED).tryAcquire().orElseThrow();
             ForcedUnlock done = operator.legacyLock("legacy", LockOptions.defaults()).forceUnlock("legacy stuck").orElseThrow();
             assertThat(done.fencingToken()).isEqualTo(forced.fencingToken() + 1);
@@ -167,7 +173,8 @@ class ForceUnlockIT {
             assertThat(forced.lost().toCompletableFuture().get(20, TimeUnit.SECONDS)).isSameAs(forced);
             Lease next = operator.legacyLock("legacy", LockOptions.defaults()).tryAcquire().orElseThrow();
             assertThat(next.fencingToken()).isGreaterThan(done.fencingToken());
-            assertThat(entry(redis.server().command("LINDEX", "{legacy}:audit", "0")).group(3)).isEqualTo("legacy stuck");
+            assertThat(entry(redis.server().command("LINDEX", Prefixed.derived("legacy", "audit"), "0")).group(3))
+                    .isEqualTo("legacy stuck");
             next.release();
         }
     }

@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -28,7 +29,7 @@ public final class HolderProcess {
         String uri = args[0];
         String name = args[1];
         Duration ttl = Duration.ofMillis(Long.parseLong(args[2]));
-        try (Coordis coordis = Coordis.connect(uri)) {
+        try (Coordis coordis = TestClients.connect(uri)) {
             Lease lease = coordis.lock(name, LockOptions.defaults().withTtl(ttl)).acquire(Duration.ofSeconds(10))
                     .orElseThrow(() -> new IllegalStateException("lock " + name + " stayed busy"));
             long fence = lease.fencingToken();

@@ -1,8 +1,10 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.WrongTypeException;
 import io.coordis.internal.redis.LuaScript;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
@@ -37,8 +39,8 @@ class LegacyLockIT {
 
     @BeforeEach
     void connect() {
-        a = Coordis.connect(redis.uri());
-        b = Coordis.connect(redis.uri());
+        a = TestClients.connect(redis.uri());
+        b = TestClients.connect(redis.uri());
     }
 
     @AfterEach
@@ -59,8 +61,9 @@ class LegacyLockIT {
         return System.currentTimeMillis();
     }
 
-    private static String get(String key) {
-        return (String) server().command("GET", key);
+    /** The value at the Redis key of the lock {@code name}. */
+    private static String get(String name) {
+        return (String) server().command("GET", Prefixed.key(name));
     }
 
     @Test
@@ -74,11 +77,11 @@ class LegacyLockIT {
         // Redis's clock and this JVM's are the same machine clock here
         assertThat(Long.parseLong(value)).isBetween(before + 10_000 - 5, after + 10_001 + 5);
         // the key outlives the stored expiry by one second, so a crashed holder leaves nothing behind
-        assertThat((Long) server().command("PTTL", "legacy:orders")).isBetween(10_000L, 11_001L);
+        assertThat((Long) server().command("PTTL", Prefixed.key("legacy:orders"))).isBetween(10_000L, 11_001L);
         assertThat(lease.isHeld()).isTrue();
 
         assertThat(lease.release()).isTrue();
-        assertThat(server().command("EXISTS", "legacy:orders")).isEqualTo(0L);
+        assertThat(server().command("EXISTS", Prefixed.key("legacy:orders"))).isEqualTo(0L);
         assertThat(lease.release()).isFalse();
     }
 
@@ -95,9 +98,9 @@ class LegacyLockIT {
 
     @Test
     void expiredLegacyValuesAreTakenOverInEitherUnit() {
-        server().command("SETNX", "legacy:ms", Long.toString(now() - 5_000));
-        server().command("SETNX", "legacy:s", Long.toString(now() / 1000 - 5));
-        server().command("SETNX", "legacy:fraction", (now() / 1000 - 5) + ".25");
+        server().command("SETNX", Prefixed.key("legacy:ms"), Long.toString(now() - 5_000));
+        server().command("SETNX", Prefixed.key("legacy:s"), Long.toString(now() / 1000 - 5));
+        server().command("SETNX", Prefixed.key("legacy:fraction"), (now() / 1000 - 5) + ".25");
 
         for (String key : List.of("legacy:ms", "legacy:s", "legacy:fraction")) {
             String old = get(key);
@@ -110,10 +113,10 @@ class LegacyLockIT {
 
     @Test
     void unexpiredValuesInEitherUnitAreRespected() throws Exception {
-        server().command("SETNX", "legacy:ms", Long.toString(now() + 60_000));
-        server().command("SETNX", "legacy:s", Long.toString(now() / 1000 + 60));
+        server().command("SETNX", Prefixed.key("legacy:ms"), Long.toString(now() + 60_000));
+        server().command("SETNX", Prefixed.key("legacy:s"), Long.toString(now() / 1000 + 60));
         // a seconds value counts until the end of its second, as clients comparing whole seconds see it
-        server().command("SETNX", "legacy:this-second", Long.toString(now() / 1000 + 1));
+        server().command("SETNX", Prefixed.key("legacy:this-second"), Long.toString(now() / 1000 + 1));
 
         for (String key : List.of("legacy:ms", "legacy:s", "legacy:this-second")) {
             DistributedLock lock = a.legacyLock(key, LockOptions.defaults());
@@ -131,12 +134,12 @@ class LegacyLockIT {
 
     @Test
     void aValueThatIsNoExpiryIsNeverTakenOverButItsKeyExpiryIsWaitedFor() throws Exception {
-        server().command("SET", "legacy:token", "0123abcd");
+        server().command("SET", Prefixed.key("legacy:token"), "0123abcd");
         DistributedLock lock = a.legacyLock("legacy:token", LockOptions.defaults());
         assertThat(lock.tryAcquire()).isEmpty();
         assertThat(lock.holder().orElseThrow().ttl()).isEmpty();
 
-        server().command("SET", "legacy:token", "0123abcd", "PX", "400");
+        server().command("SET", Prefixed.key("legacy:token"), "0123abcd", "PX", "400");
         long start = System.nanoTime();
         try (Lease lease = lock.acquire(Duration.ofSeconds(5)).orElseThrow()) {
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(300), Duration.ofSeconds(3));
@@ -153,13 +156,13 @@ class LegacyLockIT {
         ExecutorService pool = Executors.newFixedThreadPool(coordisClients + rawClients);
         try {
             for (int i = 0; i < coordisClients; i++) {
-                clients.add(Coordis.connect(redis.uri()));
+                clients.add(TestClients.connect(redis.uri()));
             }
             for (int i = 0; i < rawClients; i++) {
                 raws.add(new RawLegacyClient(server(), "legacy:race"));
             }
             for (int round = 0; round < 20; round++) {
-                server().command("SET", "legacy:race", Long.toString(now() - 1_000));
+                server().command("SET", Prefixed.key("legacy:race"), Long.toString(now() - 1_000));
                 CyclicBarrier start = new CyclicBarrier(coordisClients + rawClients);
                 List<Future<Optional<Lease>>> coordisTries = new ArrayList<>();
                 List<Future<Boolean>> rawTries = new ArrayList<>();
@@ -214,7 +217,7 @@ class LegacyLockIT {
     @Test
     void waiterTakesOverOnceTheStoredExpiryOfACrashedLegacyHolderPasses() throws Exception {
         // a legacy holder that crashed: its value expires in 800 ms and its key has no Redis expiry
-        server().command("SETNX", "legacy:crashed", Long.toString(now() + 800));
+        server().command("SETNX", Prefixed.key("legacy:crashed"), Long.toString(now() + 800));
         long start = System.nanoTime();
         try (Lease lease = b.legacyLock("legacy:crashed", LockOptions.defaults()).acquire(Duration.ofSeconds(5)).orElseThrow()) {
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(700), Duration.ofSeconds(3));
@@ -268,7 +271,7 @@ class LegacyLockIT {
     @Test
     void aLegacyClientLosingTheGetsetRaceCostsTheLeaseButNotSafety() {
         String key = "legacy:getset";
-        server().command("SETNX", key, Long.toString(now() - 1_000));
+        server().command("SETNX", Prefixed.key(key), Long.toString(now() - 1_000));
         try (RawLegacyClient raw = new RawLegacyClient(server(), key)) {
             // the legacy client saw the expired value ...
             assertThat(Long.parseLong(raw.get())).isLessThan(now());
@@ -300,7 +303,7 @@ class LegacyLockIT {
         }
         assertThat(b.legacyLock("legacy:renewed", LockOptions.defaults()).tryAcquire()).isEmpty();
         assertThat(lease.release()).isTrue();
-        assertThat(server().command("EXISTS", "legacy:renewed")).isEqualTo(0L);
+        assertThat(server().command("EXISTS", Prefixed.key("legacy:renewed"))).isEqualTo(0L);
     }
 
     @Test
@@ -310,10 +313,10 @@ class LegacyLockIT {
             long before = now();
             assertThat(lease.extend(Duration.ofSeconds(20))).isTrue();
             assertThat(Long.parseLong(get("legacy:extend"))).isBetween(before + 20_000 - 5, now() + 20_001 + 5);
-            assertThat((Long) server().command("PTTL", "legacy:extend")).isBetween(20_000L, 21_001L);
+            assertThat((Long) server().command("PTTL", Prefixed.key("legacy:extend"))).isBetween(20_000L, 21_001L);
             assertThat(lease.remainingValidity()).isGreaterThan(Duration.ofSeconds(15));
         }
-        assertThat(server().command("EXISTS", "legacy:extend")).isEqualTo(0L);
+        assertThat(server().command("EXISTS", Prefixed.key("legacy:extend"))).isEqualTo(0L);
     }
 
     @Test
@@ -326,7 +329,7 @@ class LegacyLockIT {
                 last = lease.fencingToken();
             }
         }
-        assertThat(get("{legacy:fenced}:fence")).isEqualTo(Long.toString(last));
+        assertThat(server().command("GET", Prefixed.derived("legacy:fenced", "fence"))).isEqualTo(Long.toString(last));
     }
 
     @Test
@@ -335,26 +338,26 @@ class LegacyLockIT {
         assertThat(lock.holder()).isEmpty();
         try (Lease lease = lock.tryAcquire().orElseThrow()) {
             LockHolder holder = lock.holder().orElseThrow();
-            assertThat(holder.key()).isEqualTo("legacy:who");
+            assertThat(holder.key()).isEqualTo(Prefixed.key("legacy:who"));
             assertThat(holder.token()).isEqualTo(lease.token());
             assertThat(holder.ttl().orElseThrow()).isBetween(Duration.ofSeconds(9), Duration.ofMillis(10_001));
         }
         assertThat(lock.holder()).isEmpty();
-        server().command("SETNX", "legacy:who", Long.toString(now() - 1));
+        server().command("SETNX", Prefixed.key("legacy:who"), Long.toString(now() - 1));
         assertThat(lock.holder()).isEmpty();
     }
 
     @Test
     void keyOfAnotherTypeIsAWrongTypeError() {
-        server().command("LPUSH", "legacy:list", "x");
+        server().command("LPUSH", Prefixed.key("legacy:list"), "x");
         DistributedLock lock = a.legacyLock("legacy:list", LockOptions.defaults());
         assertThatThrownBy(lock::tryAcquire).isInstanceOfSatisfying(WrongTypeException.class, e -> {
-            assertThat(e.key()).isEqualTo("legacy:list");
+            assertThat(e.key()).isEqualTo(Prefixed.key("legacy:list"));
             assertThat(e.actualType()).isEqualTo("list");
         });
         assertThatThrownBy(() -> lock.acquire(Duration.ofMillis(100))).isInstanceOf(WrongTypeException.class);
         assertThatThrownBy(lock::holder).isInstanceOf(WrongTypeException.class);
-        assertThat(server().command("TYPE", "legacy:list")).isEqualTo("list");
+        assertThat(server().command("TYPE", Prefixed.key("legacy:list"))).isEqualTo("list");
     }
 
     @Test
@@ -367,7 +370,7 @@ class LegacyLockIT {
     @Test
     void contentionAcrossThreadsClientsAndALegacyProgramNeverOverlaps() throws Exception {
         List<Coordis> clients = new ArrayList<>(List.of(a, b));
-        clients.add(Coordis.connect(redis.uri()));
+        clients.add(TestClients.connect(redis.uri()));
         List<Callable<AutoCloseable>> lockers = new ArrayList<>();
         try (RawLegacyClient raw = new RawLegacyClient(server(), "legacy:busy")) {
             for (Coordis c : clients) {
@@ -457,16 +460,16 @@ class LegacyLockIT {
 
     /**
      * Another program locking with the SETNX pattern one command at a time, on its own clock, writing
-     * Unix milliseconds. Not thread-safe.
+     * Unix milliseconds, on the Redis key of the lock {@code name}. Not thread-safe.
      */
     private static final class RawLegacyClient implements AutoCloseable {
         private final RespClient resp;
         private final String key;
         long mine;
 
-        RawLegacyClient(RedisServer server, String key) {
+        RawLegacyClient(RedisServer server, String name) {
             this.resp = server.client();
-            this.key = key;
+            this.key = Prefixed.key(name);
         }
 
         boolean tryLock(long timeoutMillis) {

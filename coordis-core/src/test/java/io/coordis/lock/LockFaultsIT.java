@@ -3,7 +3,9 @@ package io.coordis.lock;
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.TestClients;
 import io.coordis.testkit.FaultProxy;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
@@ -49,8 +51,8 @@ class LockFaultsIT {
     @BeforeEach
     void connect() {
         proxy = FaultProxy.to(redis.server());
-        viaProxy = Coordis.builder().url(proxy.uri()).commandTimeout(COMMAND_TIMEOUT).connect();
-        direct = Coordis.connect(redis.uri());
+        viaProxy = TestClients.builder().url(proxy.uri()).commandTimeout(COMMAND_TIMEOUT).connect();
+        direct = TestClients.connect(redis.uri());
     }
 
     @AfterEach
@@ -88,7 +90,7 @@ class LockFaultsIT {
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
         assertThat(taken).as("lock stuck after a lost acquire reply").isPresent();
         assertThat(waited).as("lock free within TTL + margin").isLessThanOrEqualTo(TTL.plus(MARGIN));
-        assertThat(redis.server().command("GET", "drop:acquire")).isEqualTo(taken.get().token());
+        assertThat(redis.server().command("GET", Prefixed.key("drop:acquire"))).isEqualTo(taken.get().token());
         taken.get().release();
     }
 
@@ -117,9 +119,9 @@ class LockFaultsIT {
                 .allMatch(f -> f.startsWith(NodeUnavailableException.class.getSimpleName()));
         assertThat(lease).as("client never worked again within 5 s after one dropped reply; failures: %s", failures)
                 .isNotNull();
-        assertThat(redis.server().command("GET", "drop:later")).isEqualTo(lease.token());
+        assertThat(redis.server().command("GET", Prefixed.key("drop:later"))).isEqualTo(lease.token());
         assertThat(lease.release()).isTrue();
-        assertThat(redis.server().command("EXISTS", "drop:later")).isEqualTo(0L);
+        assertThat(redis.server().command("EXISTS", Prefixed.key("drop:later"))).isEqualTo(0L);
     }
 
     /**
@@ -144,7 +146,7 @@ class LockFaultsIT {
         assertThat(busyResult.lease())
                 .as("client got lock 'drop:busy' while another client holds it (free: %s)", freeAttempt)
                 .isEmpty();
-        assertThat(redis.server().command("GET", "drop:busy")).isEqualTo(held.token());
+        assertThat(redis.server().command("GET", Prefixed.key("drop:busy"))).isEqualTo(held.token());
         freeAttempt.lease().ifPresent(Lease::close);
         held.release();
     }
@@ -178,7 +180,7 @@ class LockFaultsIT {
 
     @Test
     void latencyBelowTheCommandTimeoutIsHarmless() throws Exception {
-        Coordis patient = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
+        Coordis patient = TestClients.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
         try {
             proxy.latency(Duration.ofMillis(80));
             DistributedLock lock = patient.lock("slow", ttl(TTL, true));
@@ -225,7 +227,7 @@ class LockFaultsIT {
         List<Thread> flooders = new ArrayList<>();
         try {
             for (int round = 1; round <= 5; round++) {
-                Coordis waiting = Coordis.connect(redis.uri());
+                Coordis waiting = TestClients.connect(redis.uri());
                 Thread waiter = new Thread(() -> {
                     try {
                         waiting.lock("close:busy").acquire(Duration.ofSeconds(20)).ifPresent(Lease::close);
@@ -237,7 +239,8 @@ class LockFaultsIT {
                 waiter.start();
                 if (channel == null) {
                     channel = await().atMost(Duration.ofSeconds(5)).until(() -> {
-                        List<?> channels = (List<?>) redis.server().command("PUBSUB", "CHANNELS", "*close:busy*");
+                        List<?> channels = (List<?>) redis.server().command("PUBSUB", "CHANNELS",
+                                "*" + Prefixed.key("close:busy") + "*");
                         return channels.isEmpty() ? null : (String) channels.get(0);
                     }, c -> c != null);
                     for (int i = 0; i < 2; i++) {
@@ -313,7 +316,7 @@ class LockFaultsIT {
                 return null;
             }
         }, l -> l != null);
-        assertThat(redis.server().command("GET", "reset")).isEqualTo(lease.token());
+        assertThat(redis.server().command("GET", Prefixed.key("reset"))).isEqualTo(lease.token());
         assertThat(lease.release()).isTrue();
     }
 
@@ -329,7 +332,7 @@ class LockFaultsIT {
             assertThat(lease.isHeld()).as("lease lost after a connection reset it could recover from").isTrue();
             assertThat(direct.lock("reset:renew").tryAcquire()).isEmpty();
         }
-        assertThat(redis.server().command("GET", "reset:renew")).isEqualTo(lease.token());
+        assertThat(redis.server().command("GET", Prefixed.key("reset:renew"))).isEqualTo(lease.token());
         assertThat(lease.release()).isTrue();
     }
 
@@ -339,7 +342,7 @@ class LockFaultsIT {
     void killedRedisLosesTheLeaseByItsValidityDeadline() throws Exception {
         Duration ttl = Duration.ofSeconds(1);
         try (RedisServer own = RedisServer.start();
-             Coordis client = Coordis.builder().url(own.uri()).commandTimeout(Duration.ofMillis(300)).connect()) {
+             Coordis client = TestClients.builder().url(own.uri()).commandTimeout(Duration.ofMillis(300)).connect()) {
             Lease lease = client.lock("killed", ttl(ttl, true)).tryAcquire().orElseThrow();
             CompletableFuture<Long> lostAt = new CompletableFuture<>();
             lease.lost().thenRun(() -> lostAt.complete(System.nanoTime()));
@@ -382,10 +385,10 @@ class LockFaultsIT {
         assertThat(lock.holder().orElseThrow().fencingToken()).hasValue(first.fencingToken());
         server.command("SCRIPT", "FLUSH");
         assertThat(first.extend(TTL.multipliedBy(2))).isTrue();
-        assertThat((Long) server.command("PTTL", "flushed")).isGreaterThan(TTL.toMillis());
+        assertThat((Long) server.command("PTTL", Prefixed.key("flushed"))).isGreaterThan(TTL.toMillis());
         server.command("SCRIPT", "FLUSH");
         assertThat(first.release()).isTrue();
-        assertThat(server.command("EXISTS", "flushed")).isEqualTo(0L);
+        assertThat(server.command("EXISTS", Prefixed.key("flushed"))).isEqualTo(0L);
 
         server.command("SCRIPT", "FLUSH");
         Lease second = lock.tryAcquire().orElseThrow();

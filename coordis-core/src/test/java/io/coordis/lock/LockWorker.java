@@ -2,8 +2,10 @@ package io.coordis.lock;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
+import io.coordis.TestClients;
 import io.coordis.internal.Tokens;
 import io.coordis.testing.CheckerClient;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RespClient;
 
 import java.time.Duration;
@@ -164,14 +166,16 @@ final class LockWorker implements Callable<LockWorker.Result> {
         int port = Integer.parseInt(settings.redis().substring(settings.redis().lastIndexOf(':') + 1));
         long deadline = System.nanoTime() + settings.runFor().toNanos();
         int rounds = 0;
+        String key = Prefixed.key(settings.lockName());
+        String fenceKey = Prefixed.key(settings.lockName() + ":broken-fence");
         try (RespClient redis = RespClient.connect(host, port)) {
             while (rounds < settings.rounds() && System.nanoTime() < deadline) {
-                long fence = (Long) redis.command("INCR", settings.lockName() + ":broken-fence");
-                redis.command("SET", settings.lockName(), Tokens.next(), "PX", Long.toString(settings.ttl().toMillis()));
+                long fence = (Long) redis.command("INCR", fenceKey);
+                redis.command("SET", key, Tokens.next(), "PX", Long.toString(settings.ttl().toMillis()));
                 checker.enter(fence);
                 LockSupport.parkNanos(settings.work().toNanos());
                 checker.exit(fence);
-                redis.command("DEL", settings.lockName());
+                redis.command("DEL", key);
                 rounds++;
             }
         }
@@ -218,7 +222,7 @@ final class LockWorker implements Callable<LockWorker.Result> {
         }
 
         private Coordis connect(Settings settings) {
-            Coordis c = Coordis.connect(settings.uri());
+            Coordis c = TestClients.connect(settings.uri());
             clients.add(c);
             return c;
         }

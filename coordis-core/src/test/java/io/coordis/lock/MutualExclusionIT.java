@@ -3,6 +3,7 @@ package io.coordis.lock;
 import io.coordis.testing.Checker;
 import io.coordis.testing.CheckerClient;
 import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,7 +58,8 @@ class MutualExclusionIT {
                     assertThat(w.errors()).isZero();
                     assertThat(w.lostInside()).isZero();
                 });
-        assertThat(redis.server().command("EXISTS", settings.lockName())).as("lock left behind").isEqualTo(0L);
+        assertThat(redis.server().command("EXISTS", Prefixed.key(settings.lockName()))).as("lock left behind")
+                .isEqualTo(0L);
     }
 
     /**
@@ -92,7 +94,8 @@ class MutualExclusionIT {
             assertThat(w.errors()).isZero();
             assertThat(w.lostInside()).isZero();
         });
-        assertThat(redis.server().command("EXISTS", settings.lockName())).as("lock left behind").isEqualTo(0L);
+        assertThat(redis.server().command("EXISTS", Prefixed.key(settings.lockName()))).as("lock left behind")
+                .isEqualTo(0L);
     }
 
     /** Negative control: the same referee and workers, with SET without NX and plain DEL, must see overlaps. */

@@ -1,7 +1,9 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,7 +37,7 @@ class PausedHolderIT {
 
     @BeforeEach
     void connect() {
-        client = Coordis.connect(redis.uri());
+        client = TestClients.connect(redis.uri());
     }
 
     @AfterEach
@@ -90,7 +92,7 @@ class PausedHolderIT {
             Thread.sleep(TTL.toMillis());
             holder.send("RELEASE");
             assertThat(holder.awaitLine("RELEASED", Duration.ofSeconds(5))).isEqualTo("RELEASED result=false");
-            assertThat(redis.server().command("GET", name)).as("key still holds the new holder's token")
+            assertThat(redis.server().command("GET", Prefixed.key(name))).as("key still holds the new holder's token")
                     .isEqualTo(lease.token());
             assertThat(lease.isHeld()).isTrue();
             assertThat(lock.holder().orElseThrow().fencingToken()).hasValue(lease.fencingToken());
@@ -102,7 +104,7 @@ class PausedHolderIT {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void watchdogKeepsTheLockWellPastItsTtl() throws Exception {
         String name = "watchdog:held";
-        try (Coordis other = Coordis.connect(redis.uri())) {
+        try (Coordis other = TestClients.connect(redis.uri())) {
             DistributedLock mine = client.lock(name, LockOptions.defaults().withTtl(TTL));
             DistributedLock theirs = other.lock(name, LockOptions.defaults().withTtl(TTL));
             Lease lease = mine.tryAcquire().orElseThrow();

@@ -1,7 +1,8 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
-import io.coordis.internal.Keys;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -53,9 +54,9 @@ class RedlockFencingIT {
     void fencingNumbersStrictlyIncreaseAcrossDifferentMajorities() throws Exception {
         List<RedisServer> servers = redis.servers();
         String name = "fence:majorities";
-        String fenceKey = Keys.derived(name, "fence");
+        String fenceKey = Prefixed.derived(name, "fence");
         List<Long> fences = new ArrayList<>();
-        try (Coordis client = Coordis.connect(redis.uris())) {
+        try (Coordis client = TestClients.connect(redis.uris())) {
             RedlockNodes.warmUp(client, N);
             DistributedLock lock = client.lock(name, OPTIONS);
             for (Set<Integer> majority : sequence()) {
@@ -91,7 +92,7 @@ class RedlockFencingIT {
                     }
                 } finally {
                     for (RedisServer s : servers) {
-                        s.command("DEL", name);
+                        s.command("DEL", Prefixed.key(name));
                     }
                 }
             }
@@ -108,7 +109,7 @@ class RedlockFencingIT {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void withoutWriteBackTheSameSequenceGoesDown() {
         List<RedisServer> servers = redis.servers();
-        String naiveKey = Keys.derived("fence:naive", "fence");
+        String naiveKey = Prefixed.derived("fence:naive", "fence");
         List<Long> fences = new ArrayList<>();
         int decreases = 0;
         for (Set<Integer> majority : sequence()) {
@@ -130,7 +131,7 @@ class RedlockFencingIT {
     private static void blockAllBut(List<RedisServer> servers, String name, Set<Integer> majority) {
         for (int i = 0; i < N; i++) {
             if (!majority.contains(i)) {
-                servers.get(i).command("SET", name, "other", "PX", "10000");
+                servers.get(i).command("SET", Prefixed.key(name), "other", "PX", "10000");
             }
         }
     }

@@ -1,6 +1,8 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -21,7 +23,8 @@ class RedlockForceUnlockIT {
 
     @Test
     void everyNodeIsForcedAndTheForcedHolderLearnsOfIt() throws Exception {
-        try (Coordis holderClient = Coordis.connect(redis.uris()); Coordis operator = Coordis.connect(redis.uris())) {
+        try (Coordis holderClient = TestClients.connect(redis.uris());
+             Coordis operator = TestClients.connect(redis.uris())) {
             Lease forced = holderClient.lock("deploy", OPTIONS.withHolderId("bob@ci:7")).tryAcquire().orElseThrow();
             ForcedUnlock done = operator.lock("deploy", OPTIONS).forceUnlock("deploy hung").orElseThrow();
             assertThat(done.forcedNodes()).isEqualTo(3);
@@ -29,8 +32,9 @@ class RedlockForceUnlockIT {
             assertThat(done.holderId()).contains("bob@ci:7");
             assertThat(done.fencingToken()).isGreaterThan(forced.fencingToken());
             for (RedisServer server : redis.servers()) {
-                assertThat(server.command("EXISTS", "deploy")).isEqualTo(0L);
-                assertThat(ForceUnlockIT.entry(server.command("LINDEX", "{deploy}:audit", "0")).group(3)).isEqualTo("deploy hung");
+                assertThat(server.command("EXISTS", Prefixed.key("deploy"))).isEqualTo(0L);
+                Object audit = server.command("LINDEX", Prefixed.derived("deploy", "audit"), "0");
+                assertThat(ForceUnlockIT.entry(audit).group(3)).isEqualTo("deploy hung");
             }
             assertThat(forced.lost().toCompletableFuture().get(20, TimeUnit.SECONDS)).isSameAs(forced);
             Lease next = operator.lock("deploy", OPTIONS).tryAcquire().orElseThrow();
@@ -41,7 +45,8 @@ class RedlockForceUnlockIT {
 
     @Test
     void aNodeThatIsDownIsReportedAsNotForced() {
-        try (Coordis holderClient = Coordis.connect(redis.uris()); Coordis operator = Coordis.connect(redis.uris())) {
+        try (Coordis holderClient = TestClients.connect(redis.uris());
+             Coordis operator = TestClients.connect(redis.uris())) {
             Lease forced = holderClient.lock("partial", OPTIONS.withAutoRenew(false)).tryAcquire().orElseThrow();
             redis.servers().get(2).pause();
             try {

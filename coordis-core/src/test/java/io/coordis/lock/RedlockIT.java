@@ -1,6 +1,8 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -26,8 +28,8 @@ class RedlockIT {
 
     @BeforeEach
     void connect() {
-        a = Coordis.connect(redis.uris());
-        b = Coordis.connect(redis.uris());
+        a = TestClients.connect(redis.uris());
+        b = TestClients.connect(redis.uris());
     }
 
     @AfterEach
@@ -43,15 +45,15 @@ class RedlockIT {
                 NodeVote.Vote.ACQUIRED, NodeVote.Vote.ACQUIRED);
         for (RedisServer s : redis.servers()) {
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(2))
-                    .until(() -> lease.token().equals(s.command("GET", "rl")));
-            assertThat((Long) s.command("PTTL", "rl")).isBetween(1L, 5000L);
+                    .until(() -> lease.token().equals(s.command("GET", Prefixed.key("rl"))));
+            assertThat((Long) s.command("PTTL", Prefixed.key("rl"))).isBetween(1L, 5000L);
         }
         assertThat(b.lock("rl", OPTIONS).tryAcquire()).isEmpty();
         assertThat(lease.release()).isTrue();
         for (RedisServer s : redis.servers()) {
             // release answers once a majority did; the other nodes' releases may still be on their way
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(2))
-                    .until(() -> Long.valueOf(0).equals(s.command("EXISTS", "rl")));
+                    .until(() -> Long.valueOf(0).equals(s.command("EXISTS", Prefixed.key("rl"))));
         }
         assertThat(b.lock("rl", OPTIONS).tryAcquire()).isPresent().get().satisfies(Lease::close);
     }
@@ -63,7 +65,7 @@ class RedlockIT {
         for (RedisServer s : redis.servers()) {
             // the release returns at a majority; a node not waited for runs it a moment later, before the reset
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
-                    .until(() -> Long.valueOf(0).equals(s.command("EXISTS", "cheap")));
+                    .until(() -> Long.valueOf(0).equals(s.command("EXISTS", Prefixed.key("cheap"))));
             s.command("CONFIG", "RESETSTAT");
         }
         for (int i = 0; i < 10; i++) {
@@ -91,19 +93,19 @@ class RedlockIT {
     @Test
     void aMinorityHeldByAnotherValueStillGrantsAMajorityDoesNot() {
         List<RedisServer> s = redis.servers();
-        s.get(0).command("SET", "split", "theirs", "PX", "10000");
-        s.get(1).command("SET", "split", "theirs", "PX", "10000");
+        s.get(0).command("SET", Prefixed.key("split"), "theirs", "PX", "10000");
+        s.get(1).command("SET", Prefixed.key("split"), "theirs", "PX", "10000");
         Lease lease = a.lock("split", OPTIONS).tryAcquire().orElseThrow();
         assertThat(Quorum.count(lease.votes(), NodeVote.Vote.HELD_BY_OTHER)).isEqualTo(2);
         lease.close();
-        assertThat(s.get(0).command("GET", "split")).isEqualTo("theirs");
+        assertThat(s.get(0).command("GET", Prefixed.key("split"))).isEqualTo("theirs");
 
-        s.get(2).command("SET", "split", "theirs", "PX", "10000");
+        s.get(2).command("SET", Prefixed.key("split"), "theirs", "PX", "10000");
         assertThat(a.lock("split", OPTIONS).tryAcquire()).isEmpty();
         // a failed attempt leaves nothing of ours behind (its release goes to every node without waiting)
         for (RedisServer server : s) {
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> {
-                Object v = server.command("GET", "split");
+                Object v = server.command("GET", Prefixed.key("split"));
                 assertThat(v == null || v.equals("theirs")).as("value on %s: %s", server.address(), v).isTrue();
             });
         }
@@ -113,7 +115,7 @@ class RedlockIT {
     void aBusyAnswerStillTellsHowEachNodeVoted() {
         List<RedisServer> s = redis.servers();
         for (int i = 0; i < 3; i++) {
-            s.get(i).command("SET", "voted", "theirs", "PX", "10000");
+            s.get(i).command("SET", Prefixed.key("voted"), "theirs", "PX", "10000");
         }
         DistributedLock lock = a.lock("voted", OPTIONS);
         assertThat(lock.lastVotes()).isEmpty();
@@ -145,14 +147,14 @@ class RedlockIT {
         int[][] blocked = {{3, 4}, {0, 1}, {0, 4}, {1, 2}, {2, 3}, {}};
         for (int[] block : blocked) {
             for (int i : block) {
-                s.get(i).command("SET", "fenced", "theirs", "PX", "10000");
+                s.get(i).command("SET", Prefixed.key("fenced"), "theirs", "PX", "10000");
             }
             Lease lease = a.lock("fenced", OPTIONS).tryAcquire().orElseThrow();
             assertThat(lease.fencingToken()).isGreaterThan(last);
             last = lease.fencingToken();
             lease.close();
             for (int i : block) {
-                s.get(i).command("DEL", "fenced");
+                s.get(i).command("DEL", Prefixed.key("fenced"));
             }
         }
     }

@@ -1,7 +1,9 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.testkit.FaultProxy;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -47,7 +49,7 @@ class RedlockQuorumIT {
             for (RedisServer s : redis.servers()) {
                 proxies.add(FaultProxy.to(s));
             }
-            try (Coordis client = Coordis.connect(proxies.stream().map(FaultProxy::uri).toList())) {
+            try (Coordis client = TestClients.connect(proxies.stream().map(FaultProxy::uri).toList())) {
                 RedlockNodes.warmUp(client, N);
                 DistributedLock lock = client.lock("quorum:slow", OPTIONS);
                 proxies.get(4).latency(Duration.ofMillis(15)); // answers ~30 ms after the others: past any grace
@@ -91,16 +93,17 @@ class RedlockQuorumIT {
     void grantedIffAtLeastThreeNodesAreFreeWhenTheOthersAreHeldByAnotherValue() throws Exception {
         List<RedisServer> servers = redis.servers();
         List<String> rows = new ArrayList<>();
-        try (Coordis client = Coordis.connect(redis.uris())) {
+        try (Coordis client = TestClients.connect(redis.uris())) {
             RedlockNodes.warmUp(client, N);
             for (int subset = 0; subset < 1 << N; subset++) {
                 int mask = subset;
                 String name = "quorum:held:" + mask;
+                String key = Prefixed.key(name);
                 int unavailable = Integer.bitCount(mask);
                 try {
                     for (int i = 0; i < N; i++) {
                         if (held(mask, i)) {
-                            servers.get(i).command("SET", name, "other", "PX", "10000");
+                            servers.get(i).command("SET", key, "other", "PX", "10000");
                         }
                     }
                     Optional<Lease> got = client.lock(name, OPTIONS).tryAcquire();
@@ -119,17 +122,17 @@ class RedlockQuorumIT {
                             if (!held(mask, i)) {
                                 RedisServer server = servers.get(i);
                                 org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(2))
-                                        .until(() -> lease.token().equals(server.command("GET", name)));
+                                        .until(() -> lease.token().equals(server.command("GET", key)));
                             }
                         }
                         assertThat(lease.release()).isTrue();
                     }
-                    RedlockNodes.awaitValues(servers, name, SETTLE,
+                    RedlockNodes.awaitValues(servers, key, SETTLE,
                             (i, v) -> held(mask, i) ? "other".equals(v) : v == null,
                             "released on every free node, foreign value kept, held on " + nodes(mask));
                 } finally {
                     for (RedisServer s : servers) {
-                        s.command("DEL", name);
+                        s.command("DEL", key);
                     }
                 }
             }
@@ -150,12 +153,13 @@ class RedlockQuorumIT {
             for (RedisServer s : servers) {
                 proxies.add(FaultProxy.to(s));
             }
-            client = Coordis.builder().urls(proxies.stream().map(FaultProxy::uri).toList())
+            client = TestClients.builder().urls(proxies.stream().map(FaultProxy::uri).toList())
                     .commandTimeout(Duration.ofMillis(500)).connect();
             RedlockNodes.warmUp(client, N);
             for (int subset = 0; subset < 1 << N; subset++) {
                 int mask = subset;
                 String name = "quorum:dark:" + mask;
+                String key = Prefixed.key(name);
                 int unavailable = Integer.bitCount(mask);
                 try {
                     for (int i = 0; i < N; i++) {
@@ -214,7 +218,7 @@ class RedlockQuorumIT {
                         lease.release();
                     }
                     // a failed attempt releases without waiting; the free nodes answer, so it lands there
-                    RedlockNodes.awaitValues(servers, name, SETTLE, (i, v) -> held(mask, i) || v == null,
+                    RedlockNodes.awaitValues(servers, key, SETTLE, (i, v) -> held(mask, i) || v == null,
                             "released on the free nodes with " + nodes(mask) + " blackholed");
                 } finally {
                     // drop what the black holes held back (those SETs must never arrive), then heal
@@ -224,7 +228,7 @@ class RedlockQuorumIT {
                         }
                     }
                 }
-                RedlockNodes.awaitValues(servers, name, SETTLE, (i, v) -> v == null,
+                RedlockNodes.awaitValues(servers, key, SETTLE, (i, v) -> v == null,
                         "nothing of ours on any node after healing " + nodes(mask));
                 RedlockNodes.warmUp(client, N);
             }

@@ -1,6 +1,8 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -34,12 +36,13 @@ class RedlockRestartGuardIT {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void restartedNodeRefusesToVoteUntilUpLongerThanTheTtl() throws Exception {
         String name = "guard:restart";
+        String key = Prefixed.key(name);
         List<RedisServer> s = redis.servers();
         RedlockNodes.awaitUptime(s, TRUSTED_UPTIME, Duration.ofSeconds(20));
-        try (Coordis first = Coordis.connect(redis.uris());
-             Coordis second = Coordis.connect(redis.uris());
-             Coordis third = Coordis.connect(redis.uris());
-             Coordis careless = Coordis.connect(redis.uris())) {
+        try (Coordis first = TestClients.connect(redis.uris());
+             Coordis second = TestClients.connect(redis.uris());
+             Coordis third = TestClients.connect(redis.uris());
+             Coordis careless = TestClients.connect(redis.uris())) {
             for (Coordis c : List.of(first, second, third, careless)) {
                 RedlockNodes.warmUp(c, 5, TTL);
             }
@@ -47,17 +50,17 @@ class RedlockRestartGuardIT {
             second.lock("guard:warmup", GUARDED).tryAcquire().orElseThrow().release();
 
             // the first holder gets exactly nodes 0, 1, 2: another client holds 3 and 4, then lets go
-            s.get(3).command("SET", name, "other", "PX", "10000");
-            s.get(4).command("SET", name, "other", "PX", "10000");
+            s.get(3).command("SET", key, "other", "PX", "10000");
+            s.get(4).command("SET", key, "other", "PX", "10000");
             Lease lease = first.lock(name, GUARDED).tryAcquire().orElseThrow();
             RedlockNodes.assertVotes(lease.votes(), NodeVote.Vote.ACQUIRED,
                     NodeVote.Vote.ACQUIRED, NodeVote.Vote.ACQUIRED, NodeVote.Vote.HELD_BY_OTHER, NodeVote.Vote.HELD_BY_OTHER);
-            s.get(3).command("DEL", name);
-            s.get(4).command("DEL", name);
+            s.get(3).command("DEL", key);
+            s.get(4).command("DEL", key);
 
             // node 0 crashes and comes back at once, without the lock (no persistence)
             s.get(0).restart(Duration.ZERO);
-            assertThat(s.get(0).command("EXISTS", name)).isEqualTo(0L);
+            assertThat(s.get(0).command("EXISTS", key)).isEqualTo(0L);
 
             // the clients' connections to node 0 broke; wait until they are back (the warm-up lock is
             // unguarded, so it neither verifies node 0 nor notices its missing marker)
@@ -93,7 +96,7 @@ class RedlockRestartGuardIT {
                 assertThat(later.votes()).extracting(NodeVote::vote)
                         .isSubsetOf(NodeVote.Vote.ACQUIRED, NodeVote.Vote.NOT_AWAITED);
                 org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(2))
-                        .until(() -> later.token().equals(s.get(0).command("GET", name)));
+                        .until(() -> later.token().equals(s.get(0).command("GET", key)));
             } finally {
                 later.release();
                 lease.release();
@@ -103,7 +106,8 @@ class RedlockRestartGuardIT {
 
     private static void assertRefusedByRestartedNode(DistributedLock lock, List<RedisServer> s, String name,
                                                      String detail) throws InterruptedException {
-        List<Object> before = RedlockNodes.values(s, name);
+        String key = Prefixed.key(name);
+        List<Object> before = RedlockNodes.values(s, key);
         QuorumUnavailableException refused = null;
         Optional<Lease> got = Optional.empty();
         try {
@@ -120,8 +124,8 @@ class RedlockRestartGuardIT {
         assertThat(refused.votes()).extracting(NodeVote::vote).containsExactly(NodeVote.Vote.REFUSED_RECENT_RESTART,
                 NodeVote.Vote.HELD_BY_OTHER, NodeVote.Vote.HELD_BY_OTHER, NodeVote.Vote.ACQUIRED, NodeVote.Vote.ACQUIRED);
         assertThat(refused.getMessage()).contains(s.get(0).address() + " refused recent restart");
-        assertThat(s.get(0).command("EXISTS", name)).as("nothing written on the restarted node").isEqualTo(0L);
-        RedlockNodes.awaitValues(s, name, Duration.ofSeconds(2), (i, v) -> java.util.Objects.equals(v, before.get(i)),
+        assertThat(s.get(0).command("EXISTS", key)).as("nothing written on the restarted node").isEqualTo(0L);
+        RedlockNodes.awaitValues(s, key, Duration.ofSeconds(2), (i, v) -> java.util.Objects.equals(v, before.get(i)),
                 "the refused attempt released nodes 3 and 4");
     }
 }

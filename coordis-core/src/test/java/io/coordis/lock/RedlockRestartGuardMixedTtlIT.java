@@ -1,6 +1,8 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -33,11 +35,12 @@ class RedlockRestartGuardMixedTtlIT {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aShortTtlClientMustNotVouchForARestartedNodeOnBehalfOfALongTtlClient() throws Exception {
         String name = "guard:mixed";
+        String key = Prefixed.key(name);
         List<RedisServer> s = redis.servers();
         RedlockNodes.awaitUptime(s, LONG_TTL.toSeconds() + 1, Duration.ofSeconds(20));
-        try (Coordis holder = Coordis.connect(redis.uris());
-             Coordis longClient = Coordis.connect(redis.uris());
-             Coordis shortClient = Coordis.connect(redis.uris())) {
+        try (Coordis holder = TestClients.connect(redis.uris());
+             Coordis longClient = TestClients.connect(redis.uris());
+             Coordis shortClient = TestClients.connect(redis.uris())) {
             RedlockNodes.warmUp(holder, 5, LONG_TTL);
             RedlockNodes.warmUp(longClient, 5, LONG_TTL);
             RedlockNodes.warmUp(shortClient, 5, SHORT_TTL);
@@ -45,12 +48,12 @@ class RedlockRestartGuardMixedTtlIT {
             longClient.lock("guard:mixed:before", LONG).tryAcquire().orElseThrow().release();
 
             // a long-TTL lease on exactly nodes 0, 1, 2
-            s.get(3).command("SET", name, "other", "PX", "10000");
-            s.get(4).command("SET", name, "other", "PX", "10000");
+            s.get(3).command("SET", key, "other", "PX", "10000");
+            s.get(4).command("SET", key, "other", "PX", "10000");
             Lease held = holder.lock(name, LONG).tryAcquire().orElseThrow();
             long heldAt = System.nanoTime();
-            s.get(3).command("DEL", name);
-            s.get(4).command("DEL", name);
+            s.get(3).command("DEL", key);
+            s.get(4).command("DEL", key);
 
             // node 0 crashes and comes back empty; the short-TTL client's window (1 s) passes, the long one (4 s) not
             s.get(0).restart(Duration.ZERO);

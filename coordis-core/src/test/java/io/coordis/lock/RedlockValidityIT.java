@@ -1,8 +1,9 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.Ticker;
-import io.coordis.internal.Keys;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -52,7 +53,7 @@ class RedlockValidityIT {
     /** A client on the five nodes with {@code ticker}, its connections up (warmed with the system clock). */
     private static Coordis connect(Ticker ticker) throws InterruptedException {
         SwitchableTicker switchable = new SwitchableTicker();
-        Coordis client = Coordis.builder().urls(redis.uris()).ticker(switchable).connect();
+        Coordis client = TestClients.builder().urls(redis.uris()).ticker(switchable).connect();
         try {
             RedlockNodes.warmUp(client, 5);
         } catch (RuntimeException | Error e) {
@@ -81,10 +82,10 @@ class RedlockValidityIT {
             assertThat(slow.lock(name, OPTIONS).tryAcquire()).as("granted although the attempt took a whole TTL").isEmpty();
         }
         List<RedisServer> servers = redis.servers();
-        assertThat(RedlockNodes.values(servers, Keys.derived(name, "fence")))
+        assertThat(RedlockNodes.values(servers, Prefixed.derived(name, "fence")))
                 .as("every node did grant (counted an acquisition) before the client threw the attempt away")
                 .containsOnly("1");
-        RedlockNodes.awaitValues(servers, name, Duration.ofSeconds(2), (i, v) -> v == null,
+        RedlockNodes.awaitValues(servers, Prefixed.key(name), Duration.ofSeconds(2), (i, v) -> v == null,
                 "a late attempt is released on every node");
 
         // the same nodes, a clock moving less than the validity: granted, so it was the clock that refused
@@ -150,7 +151,7 @@ class RedlockValidityIT {
         List<RedisServer> servers = redis.servers();
         try (Coordis client = connect(Ticker.system())) {
             for (int i = 0; i < 3; i++) {
-                servers.get(i).command("SET", name, "other", "PX", "600");
+                servers.get(i).command("SET", Prefixed.key(name), "other", "PX", "600");
             }
             long start = System.nanoTime();
             Optional<Lease> got = client.lock(name, OPTIONS.withRetryDelay(Duration.ofMillis(50)))

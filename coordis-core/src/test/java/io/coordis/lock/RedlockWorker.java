@@ -2,7 +2,9 @@ package io.coordis.lock;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
+import io.coordis.TestClients;
 import io.coordis.testing.CheckerClient;
+import io.coordis.testkit.Prefixed;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -108,7 +110,7 @@ final class RedlockWorker implements Callable<RedlockWorker.Result> {
                     return runBroken(checker, broken);
                 }
             }
-            try (Coordis client = Coordis.connect(settings.nodes().stream().map(n -> "redis://" + n).toList())) {
+            try (Coordis client = TestClients.connect(settings.nodes().stream().map(n -> "redis://" + n).toList())) {
                 RedlockNodes.warmUp(client, settings.nodes().size(), settings.ttl());
                 checker.awaitStart();
                 return runCoordis(checker, client.lock(settings.lockName(), settings.options()));
@@ -163,8 +165,9 @@ final class RedlockWorker implements Callable<RedlockWorker.Result> {
         int rounds = 0;
         int busy = 0;
         long fence = 0;
+        String key = Prefixed.key(settings.lockName());
         while (System.nanoTime() - deadline < 0) {
-            Optional<String> value = broken.tryLock(settings.lockName(), settings.ttl());
+            Optional<String> value = broken.tryLock(key, settings.ttl());
             if (value.isEmpty()) {
                 busy++;
                 continue;
@@ -174,7 +177,7 @@ final class RedlockWorker implements Callable<RedlockWorker.Result> {
             checker.enter(fence);
             LockSupport.parkNanos(settings.work().toNanos());
             checker.exit(fence);
-            broken.unlock(settings.lockName(), value.get());
+            broken.unlock(key, value.get());
             rounds++;
         }
         return new Result(id, rounds, busy, 0, 0);

@@ -1,7 +1,9 @@
 package io.coordis.lock;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.WrongTypeException;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -33,8 +35,8 @@ class SingleNodeLockIT {
 
     @BeforeEach
     void connect() {
-        a = Coordis.connect(redis.uri());
-        b = Coordis.connect(redis.uri());
+        a = TestClients.connect(redis.uri());
+        b = TestClients.connect(redis.uri());
     }
 
     @AfterEach
@@ -50,12 +52,12 @@ class SingleNodeLockIT {
     @Test
     void lockKeyIsTheNameAndItsValueAFreshRandomToken() {
         Lease first = a.lock("orders:42").tryAcquire().orElseThrow();
-        assertThat(server().command("GET", "orders:42")).isEqualTo(first.token());
+        assertThat(server().command("GET", Prefixed.key("orders:42"))).isEqualTo(first.token());
         assertThat(first.token()).matches("[0-9a-f]{40}");
-        long pttl = (Long) server().command("PTTL", "orders:42");
+        long pttl = (Long) server().command("PTTL", Prefixed.key("orders:42"));
         assertThat(pttl).isBetween(25_000L, 30_000L);
         assertThat(first.release()).isTrue();
-        assertThat(server().command("EXISTS", "orders:42")).isEqualTo(0L);
+        assertThat(server().command("EXISTS", Prefixed.key("orders:42"))).isEqualTo(0L);
 
         Lease second = a.lock("orders:42").tryAcquire().orElseThrow();
         assertThat(second.token()).isNotEqualTo(first.token());
@@ -64,7 +66,7 @@ class SingleNodeLockIT {
 
     @Test
     void passwordForAServerWithoutOneIsAccessDenied() {
-        assertThatThrownBy(() -> Coordis.connect("redis://:not-needed-pw@" + server().address()))
+        assertThatThrownBy(() -> TestClients.connect("redis://:not-needed-pw@" + server().address()))
                 .isInstanceOf(io.coordis.AccessDeniedException.class)
                 .hasMessageContaining(server().address())
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("not-needed-pw"));
@@ -72,22 +74,22 @@ class SingleNodeLockIT {
 
     @Test
     void databaseNumberInTheUrlIsUsed() {
-        try (Coordis db3 = Coordis.connect(redis.uri() + "/3");
+        try (Coordis db3 = TestClients.connect(redis.uri() + "/3");
              Lease lease = db3.lock("in-db-3").tryAcquire().orElseThrow();
              var raw = io.coordis.testkit.RespClient.connect(server())) {
-            assertThat(raw.command("EXISTS", "in-db-3")).isEqualTo(0L);
+            assertThat(raw.command("EXISTS", Prefixed.key("in-db-3"))).isEqualTo(0L);
             raw.command("SELECT", "3");
-            assertThat(raw.command("GET", "in-db-3")).isEqualTo(lease.token());
+            assertThat(raw.command("GET", Prefixed.key("in-db-3"))).isEqualTo(lease.token());
         }
     }
 
     @Test
     void explicitPrefixIsTheOnlyThingAddedToTheName() {
         DistributedLock lock = a.lock("job", LockOptions.defaults().withKeyPrefix("app:"));
-        assertThat(lock.key()).isEqualTo("app:job");
+        assertThat(lock.key()).isEqualTo(Prefixed.key("app:job"));
         try (Lease lease = lock.tryAcquire().orElseThrow()) {
-            assertThat(server().command("GET", "app:job")).isEqualTo(lease.token());
-            assertThat(server().command("EXISTS", "job")).isEqualTo(0L);
+            assertThat(server().command("GET", Prefixed.key("app:job"))).isEqualTo(lease.token());
+            assertThat(server().command("EXISTS", Prefixed.key("job"))).isEqualTo(0L);
         }
     }
 
@@ -117,7 +119,7 @@ class SingleNodeLockIT {
                 last = lease.fencingToken();
             }
         }
-        assertThat(server().command("GET", "{fenced}:fence")).isEqualTo(Long.toString(last));
+        assertThat(server().command("GET", Prefixed.derived("fenced", "fence"))).isEqualTo(Long.toString(last));
     }
 
     @Test
@@ -126,14 +128,14 @@ class SingleNodeLockIT {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<Optional<Lease>> waiter = pool.submit(() -> b.lock("wake").acquire(Duration.ofSeconds(20)));
-            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("{wake}:released") > 0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(Prefixed.derived("wake", "released")) > 0);
             long released = System.nanoTime();
             held.release();
             Lease next = waiter.get(5, TimeUnit.SECONDS).orElseThrow();
             // far below the 30 s TTL: the release notification woke the waiter
             assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(3));
             next.close();
-            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("{wake}:released") == 0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(Prefixed.derived("wake", "released")) == 0);
         } finally {
             pool.shutdownNow();
         }
@@ -159,14 +161,16 @@ class SingleNodeLockIT {
     @Test
     void releasePublishesWhenABusyAnswerSaidSomebodyMayWait() {
         Lease held = a.lock("marked").tryAcquire().orElseThrow();
-        assertThat(server().command("EXISTS", "{marked}:released")).isEqualTo(0L);
+        assertThat(server().command("EXISTS", Prefixed.derived("marked", "released"))).isEqualTo(0L);
         assertThat(b.lock("marked").tryAcquire()).isEmpty();
-        long markerTtl = (Long) server().command("PTTL", "{marked}:released");
-        assertThat(markerTtl).as("past the holder's ttl").isGreaterThan((Long) server().command("PTTL", "marked"));
+        long markerTtl = (Long) server().command("PTTL", Prefixed.derived("marked", "released"));
+        assertThat(markerTtl).as("past the holder's ttl")
+                .isGreaterThan((Long) server().command("PTTL", Prefixed.key("marked")));
         server().command("CONFIG", "RESETSTAT");
         assertThat(held.release()).isTrue();
         assertThat(commandCalls()).containsEntry("publish", 1L);
-        assertThat(server().command("EXISTS", "marked", "{marked}:released")).isEqualTo(0L);
+        assertThat(server().command("EXISTS", Prefixed.key("marked"), Prefixed.derived("marked", "released")))
+                .isEqualTo(0L);
         // the next uncontended cycle is silent again
         server().command("CONFIG", "RESETSTAT");
         a.lock("marked").tryAcquire().orElseThrow().close();
@@ -231,7 +235,7 @@ class SingleNodeLockIT {
         for (int i = 1; i < order.size(); i++) {
             assertThat(order.get(i)).as("fence %d after %d", order.get(i), order.get(i - 1)).isGreaterThan(order.get(i - 1));
         }
-        assertThat(server().command("EXISTS", "busy")).as("nothing left held").isEqualTo(0L);
+        assertThat(server().command("EXISTS", Prefixed.key("busy"))).as("nothing left held").isEqualTo(0L);
     }
 
     /**
@@ -243,6 +247,7 @@ class SingleNodeLockIT {
     @Test
     void aForeignPollerLeavingNoMarkGetsTheLockWhileEightThreadsHandItOn() throws Exception {
         DistributedLock local = a.lock("polled", LockOptions.defaults().withTtl(Duration.ofSeconds(10)));
+        String key = Prefixed.key("polled");
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
@@ -263,7 +268,7 @@ class SingleNodeLockIT {
                 long start = System.nanoTime();
                 long deadline = start + TimeUnit.SECONDS.toNanos(10);
                 int tries = 1;
-                while (!"OK".equals(poller.command("SET", "polled", "foreign-" + i, "NX", "PX", "1000"))) {
+                while (!"OK".equals(poller.command("SET", key, "foreign-" + i, "NX", "PX", "1000"))) {
                     assertThat(System.nanoTime()).as("the poller got the lock within 10 s (try %d)", i).isLessThan(deadline);
                     Thread.sleep(20);
                     tries++;
@@ -277,7 +282,7 @@ class SingleNodeLockIT {
                 assertThat(localCycles.get()).as("no local holder while the poller holds it").isEqualTo(cyclesBefore);
                 inside.decrementAndGet();
                 assertThat(poller.command("EVAL", "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-                        "1", "polled", "foreign-" + i)).isEqualTo(1L);
+                        "1", key, "foreign-" + i)).isEqualTo(1L);
                 waits.add((System.nanoTime() - start) / 1_000_000);
             }
             System.out.println("foreign poller's SET NX tries per acquisition: " + polls);
@@ -302,7 +307,7 @@ class SingleNodeLockIT {
     @Test
     void closingTheClientEndsItsWaitsForABusyLockAtOnce() throws Exception {
         Lease held = b.lock("closing").tryAcquire().orElseThrow(); // 30 s TTL
-        Coordis closing = Coordis.connect(redis.uri());
+        Coordis closing = TestClients.connect(redis.uri());
         DistributedLock lock = closing.lock("closing");
         List<java.util.concurrent.CompletableFuture<Throwable>> waits = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -316,7 +321,8 @@ class SingleNodeLockIT {
             }, Executors.newSingleThreadExecutor()));
         }
         await().atMost(Duration.ofSeconds(5)).until(() ->
-                (Long) ((List<?>) server().command("PUBSUB", "NUMSUB", "{closing}:released")).get(1) > 0);
+                (Long) ((List<?>) server().command("PUBSUB", "NUMSUB", Prefixed.derived("closing", "released")))
+                        .get(1) > 0);
         Thread.sleep(100);
         long start = System.nanoTime();
         closing.close();
@@ -367,7 +373,7 @@ class SingleNodeLockIT {
     @Test
     void foreignLockExcludesUsAndWaiterWakesWhenItsTtlRunsOut() throws Exception {
         // another language's client: SET NX PX with its own value, released silently by expiry
-        assertThat(server().command("SET", "shared", "their-value", "NX", "PX", "700")).isEqualTo("OK");
+        assertThat(server().command("SET", Prefixed.key("shared"), "their-value", "NX", "PX", "700")).isEqualTo("OK");
         assertThat(a.lock("shared").tryAcquire()).isEmpty();
         Optional<LockHolder> holder = a.lock("shared").holder();
         assertThat(holder).isPresent();
@@ -376,7 +382,7 @@ class SingleNodeLockIT {
         long start = System.nanoTime();
         try (Lease lease = a.lock("shared").acquire(Duration.ofSeconds(10)).orElseThrow()) {
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
-            assertThat(server().command("GET", "shared")).isEqualTo(lease.token());
+            assertThat(server().command("GET", Prefixed.key("shared"))).isEqualTo(lease.token());
         }
     }
 
@@ -384,17 +390,18 @@ class SingleNodeLockIT {
     void ourLockExcludesForeignClientsAndOurReleaseNeverDeletesTheirValue() {
         Lease ours = a.lock("interop", LockOptions.defaults().withTtl(Duration.ofMillis(300)).withAutoRenew(false))
                 .tryAcquire().orElseThrow();
-        assertThat(server().command("SET", "interop", "theirs", "NX", "PX", "10000")).isNull();
-        await().atMost(Duration.ofSeconds(3)).until(() -> "OK".equals(server().command("SET", "interop", "theirs", "NX", "PX", "10000")));
+        assertThat(server().command("SET", Prefixed.key("interop"), "theirs", "NX", "PX", "10000")).isNull();
+        await().atMost(Duration.ofSeconds(3)).until(() ->
+                "OK".equals(server().command("SET", Prefixed.key("interop"), "theirs", "NX", "PX", "10000")));
         assertThat(ours.release()).isFalse();
-        assertThat(server().command("GET", "interop")).isEqualTo("theirs");
+        assertThat(server().command("GET", Prefixed.key("interop"))).isEqualTo("theirs");
         // the standard compare-and-delete of other clients works on our keys too
         Lease again;
-        server().command("DEL", "interop");
+        server().command("DEL", Prefixed.key("interop"));
         again = a.lock("interop").tryAcquire().orElseThrow();
         Object deleted = server().command("EVAL",
                 "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
-                "1", "interop", again.token());
+                "1", Prefixed.key("interop"), again.token());
         assertThat(deleted).isEqualTo(1L);
         assertThat(again.release()).isFalse();
     }
@@ -440,7 +447,7 @@ class SingleNodeLockIT {
     @Test
     void deletedKeyIsNoticedByTheWatchdogAndReportedAsLost() throws Exception {
         Lease lease = a.lock("stolen", LockOptions.defaults().withTtl(Duration.ofMillis(600))).tryAcquire().orElseThrow();
-        server().command("DEL", "stolen");
+        server().command("DEL", Prefixed.key("stolen"));
         assertThat(lease.lost().toCompletableFuture().get(2, TimeUnit.SECONDS)).isSameAs(lease);
         assertThat(lease.isHeld()).isFalse();
         assertThat(lease.release()).isFalse();
@@ -481,7 +488,7 @@ class SingleNodeLockIT {
         assertThat(overlaps).hasValue(0);
         assertThat(turns).containsOnly(rounds);
         // local queueing: while a local holder exists, no other thread of this client reaches Redis
-        assertThat(subscribers("{local}:released")).isZero();
+        assertThat(subscribers(Prefixed.derived("local", "released"))).isZero();
     }
 
     @Test
@@ -497,12 +504,12 @@ class SingleNodeLockIT {
             }
         });
         waiter[0].start();
-        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("{intr}:released") > 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(Prefixed.derived("intr", "released")) > 0);
         waiter[0].interrupt();
         waiter[0].join(5000);
         assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
-        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("{intr}:released") == 0);
-        assertThat(server().command("GET", "intr")).isEqualTo(held.token());
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(Prefixed.derived("intr", "released")) == 0);
+        assertThat(server().command("GET", Prefixed.key("intr"))).isEqualTo(held.token());
         held.close();
         assertThat(b.lock("intr").tryAcquire()).isPresent().get().satisfies(Lease::close);
     }
@@ -512,8 +519,8 @@ class SingleNodeLockIT {
         Lease held = a.lock("timeout").tryAcquire().orElseThrow();
         assertThat(b.lock("timeout").acquire(Duration.ofMillis(300))).isEmpty();
         // UNSUBSCRIBE is sent when the wait ends; it reaches Redis shortly after
-        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("{timeout}:released") == 0);
-        assertThat(server().command("GET", "timeout")).isEqualTo(held.token());
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(Prefixed.derived("timeout", "released")) == 0);
+        assertThat(server().command("GET", Prefixed.key("timeout"))).isEqualTo(held.token());
         held.close();
     }
 
@@ -544,33 +551,33 @@ class SingleNodeLockIT {
         });
         assertThat(done).isTrue();
         assertThat(ran).hasValue(1);
-        assertThat(server().command("EXISTS", "scoped")).isEqualTo(0L);
+        assertThat(server().command("EXISTS", Prefixed.key("scoped"))).isEqualTo(0L);
     }
 
     @Test
     void wrongTypeKeyIsATypedErrorNotBusy() {
-        server().command("RPUSH", "listy", "x");
+        server().command("RPUSH", Prefixed.key("listy"), "x");
         assertThatThrownBy(() -> a.lock("listy").tryAcquire())
                 .isInstanceOfSatisfying(WrongTypeException.class, e -> {
-                    assertThat(e.key()).isEqualTo("listy");
+                    assertThat(e.key()).isEqualTo(Prefixed.key("listy"));
                     assertThat(e.actualType()).isEqualTo("list");
                     assertThat(e.node()).contains(server().address());
                 })
-                .hasMessageContaining("'listy'").hasMessageContaining("list");
+                .hasMessageContaining("'" + Prefixed.key("listy") + "'").hasMessageContaining("list");
         assertThatThrownBy(() -> a.lock("listy").acquire(Duration.ofSeconds(5))).isInstanceOf(WrongTypeException.class);
-        assertThat(server().command("LLEN", "listy")).isEqualTo(1L);
+        assertThat(server().command("LLEN", Prefixed.key("listy"))).isEqualTo(1L);
     }
 
     @Test
     void brokenCounterOrDetailsKeysFailTheAcquireAndLeaveNothingLocked() {
-        server().command("SET", "{counted}:fence", "not-a-number");
+        server().command("SET", Prefixed.derived("counted", "fence"), "not-a-number");
         assertThatThrownBy(() -> a.lock("counted").tryAcquire()).isInstanceOf(io.coordis.CoordisException.class)
                 .hasMessageContaining("not an integer");
-        assertThat(server().command("EXISTS", "counted")).isEqualTo(0L);
+        assertThat(server().command("EXISTS", Prefixed.key("counted"))).isEqualTo(0L);
 
-        server().command("RPUSH", "{detailed}:holder", "x");
+        server().command("RPUSH", Prefixed.derived("detailed", "holder"), "x");
         assertThatThrownBy(() -> a.lock("detailed").tryAcquire()).isInstanceOf(WrongTypeException.class);
-        assertThat(server().command("EXISTS", "detailed")).isEqualTo(0L);
+        assertThat(server().command("EXISTS", Prefixed.key("detailed"))).isEqualTo(0L);
     }
 
     @Test

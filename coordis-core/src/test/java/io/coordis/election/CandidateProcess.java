@@ -1,6 +1,8 @@
 package io.coordis.election;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RespClient;
 import io.coordis.testkit.history.History;
 
@@ -54,7 +56,7 @@ public final class CandidateProcess {
             switch (mode) {
                 case "lease" -> lease(referee, uri, name, id, ttl, history);
                 case "counter" -> counter(referee, uri, name, ttl);
-                case "seed" -> seed(referee, uri, name, ttl);
+                case "seed" -> seed(referee, uri, Prefixed.key(name), ttl);
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
             }
         }
@@ -67,7 +69,7 @@ public final class CandidateProcess {
 
     private static void lease(RefereeClient referee, String uri, String name, String id, Duration ttl, History history)
             throws InterruptedException {
-        try (Coordis coordis = Coordis.connect(uri)) {
+        try (Coordis coordis = TestClients.connect(uri)) {
             LeaderElection election = coordis.election(name,
                     ElectionOptions.defaults().withCandidateId(id).withTtl(ttl));
             while (true) {
@@ -97,7 +99,7 @@ public final class CandidateProcess {
     }
 
     private static void counter(RefereeClient referee, String uri, String key, Duration term) throws InterruptedException {
-        try (Coordis coordis = Coordis.connect(uri)) {
+        try (Coordis coordis = TestClients.connect(uri)) {
             CounterElection election = coordis.counterElection(key, term);
             while (true) {
                 boolean won = election.round();

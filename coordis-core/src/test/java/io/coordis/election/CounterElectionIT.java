@@ -2,6 +2,8 @@ package io.coordis.election;
 
 import io.coordis.Coordis;
 import io.coordis.ManualTicker;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
 import org.junit.jupiter.api.AfterEach;
@@ -28,7 +30,7 @@ class CounterElectionIT {
 
     @BeforeEach
     void connect() {
-        client = Coordis.connect(redis.uri());
+        client = TestClients.connect(redis.uri());
     }
 
     @AfterEach
@@ -69,15 +71,17 @@ class CounterElectionIT {
     @Test
     void takesPartInTheSameElectionAsTheClassicMasterFunction() throws Exception {
         CounterElection mine = client.counterElection("master_selector", TERM);
-        try (ClassicCandidate classic = new ClassicCandidate("master_selector")) {
+        try (ClassicCandidate classic = new ClassicCandidate(Prefixed.key("master_selector"))) {
             assertThat(mine.round()).as("first INCR answers 1: Coordis leads").isTrue();
             for (int i = 0; i < 5; i++) {
                 assertThat(classic.master()).as("classic candidate, round %d", i).isFalse();
                 assertThat(mine.round()).as("Coordis stays leader, round %d", i).isTrue();
                 assertThat(mine.isLeader()).isTrue();
             }
-            assertThat(mine.remembered()).isEqualTo(Long.parseLong((String) redis.server().command("GET", "master_selector")));
-            assertThat((Long) redis.server().command("TTL", "master_selector")).isBetween(1L, TERM.toSeconds());
+            assertThat(mine.remembered())
+                    .isEqualTo(Long.parseLong((String) redis.server().command("GET", Prefixed.key("master_selector"))));
+            assertThat((Long) redis.server().command("TTL", Prefixed.key("master_selector")))
+                    .isBetween(1L, TERM.toSeconds());
 
             // Coordis stops taking part: its term runs out, and the classic candidate takes over.
             long stopped = System.nanoTime();
@@ -86,7 +90,7 @@ class CounterElectionIT {
                 Thread.sleep(100);
             }
             assertThat(mine.isLeader()).as("Coordis knows its term ended").isFalse();
-            assertThat((Long) redis.server().command("TTL", "master_selector")).isBetween(15L, 20L);
+            assertThat((Long) redis.server().command("TTL", Prefixed.key("master_selector"))).isBetween(15L, 20L);
             for (int i = 0; i < 5; i++) {
                 assertThat(mine.round()).as("Coordis follows the classic leader, round %d", i).isFalse();
                 assertThat(classic.master()).as("classic stays leader, round %d", i).isTrue();
@@ -97,8 +101,8 @@ class CounterElectionIT {
     @Test
     void aLeaderWhoseLastRoundIsATermOldStepsDownLocallyBeforeAskingAgain() throws InterruptedException {
         ManualTicker ticker = new ManualTicker();
-        try (Coordis manual = Coordis.builder().url(redis.uri()).ticker(ticker).connect();
-             ClassicCandidate other = new ClassicCandidate("el:counter:stale")) {
+        try (Coordis manual = TestClients.builder().url(redis.uri()).ticker(ticker).connect();
+             ClassicCandidate other = new ClassicCandidate(Prefixed.key("el:counter:stale"))) {
             CounterElection mine = manual.counterElection("el:counter:stale", Duration.ofSeconds(30));
             assertThat(mine.round()).isTrue();
             assertThat(other.master()).isFalse();
@@ -116,14 +120,14 @@ class CounterElectionIT {
     @Test
     void stepsDownWhenTheCounterWentBackwardsBecauseRedisWasReset() throws InterruptedException {
         CounterElection mine = client.counterElection("el:counter:reset", TERM);
-        try (ClassicCandidate other = new ClassicCandidate("el:counter:reset")) {
+        try (ClassicCandidate other = new ClassicCandidate(Prefixed.key("el:counter:reset"))) {
             assertThat(mine.round()).isTrue();
             for (int i = 0; i < 3; i++) {
                 other.master();
                 mine.round();
             }
             assertThat(mine.remembered()).isGreaterThan(3);
-            redis.server().command("DEL", "el:counter:reset"); // as after a restart without persistence
+            redis.server().command("DEL", Prefixed.key("el:counter:reset")); // as after a restart without persistence
             assertThat(other.master()).as("the other candidate gets 1").isTrue();
             assertThat(mine.round()).as("remembered value above the counter: step down").isFalse();
             assertThat(mine.isLeader()).isFalse();
@@ -135,9 +139,9 @@ class CounterElectionIT {
         assertThatThrownBy(() -> client.counterElection("k", Duration.ofMillis(1500)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole number of seconds");
         assertThatThrownBy(() -> client.counterElection(" ", TERM)).isInstanceOf(IllegalArgumentException.class);
-        redis.server().command("SET", "el:counter:text", "abc");
+        redis.server().command("SET", Prefixed.key("el:counter:text"), "abc");
         CounterElection e = client.counterElection("el:counter:text", TERM);
         assertThatThrownBy(e::round).isInstanceOf(io.coordis.CoordisException.class);
-        assertThat(redis.server().command("GET", "el:counter:text")).isEqualTo("abc");
+        assertThat(redis.server().command("GET", Prefixed.key("el:counter:text"))).isEqualTo("abc");
     }
 }

@@ -1,6 +1,7 @@
 package io.coordis.election;
 
 import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -68,7 +69,7 @@ class CounterPauseIT {
             referee.await(mark, "ACT", b, TERM.toMillis() * 3)
                     .orElseThrow(() -> new AssertionError("B never led; " + candidates.describe()));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (Long.parseLong((String) redis.server().command("GET", key)) <= remembered + 2) {
+            while (Long.parseLong((String) redis.server().command("GET", Prefixed.key(key))) <= remembered + 2) {
                 assertThat(System.nanoTime()).as("B counted past %d", remembered).isLessThan(deadline);
                 Thread.sleep(50);
             }

@@ -2,6 +2,8 @@ package io.coordis.election;
 
 import io.coordis.Coordis;
 import io.coordis.ManualTicker;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,8 +34,8 @@ class LeaseElectionIT {
 
     @BeforeEach
     void connect() {
-        a = Coordis.connect(redis.uri());
-        b = Coordis.connect(redis.uri());
+        a = TestClients.connect(redis.uri());
+        b = TestClients.connect(redis.uri());
     }
 
     @AfterEach
@@ -60,7 +62,7 @@ class LeaseElectionIT {
         assertThat(seen.id()).isEqualTo("alpha");
         assertThat(seen.term()).hasValue(first.term());
         assertThat(seen.ttl().orElseThrow()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(5));
-        assertThat(redis.server().command("GET", "el:basic")).as("the key is the name and holds the id")
+        assertThat(redis.server().command("GET", Prefixed.key("el:basic"))).as("the key is the name and holds the id")
                 .isEqualTo("alpha");
 
         assertThat(eb.campaign(Duration.ofMillis(300))).isEmpty();
@@ -135,7 +137,7 @@ class LeaseElectionIT {
         });
         Leadership stale = old.campaign(Duration.ofSeconds(1)).orElseThrow();
         // The key is lost (as if it had expired) and the other process wins it, under the same id.
-        redis.server().command("DEL", "el:same-id");
+        redis.server().command("DEL", Prefixed.key("el:same-id"));
         Leadership current = fresh.campaign(Duration.ofSeconds(1)).orElseThrow();
         assertThat(current.term()).isGreaterThan(stale.term());
 
@@ -153,7 +155,7 @@ class LeaseElectionIT {
     void observersSeeElectionsResignationsAndExpiriesWithTheirTerms() throws Exception {
         Duration ttl = Duration.ofMillis(900);
         BlockingQueue<LeaderEvent> events = new LinkedBlockingQueue<>();
-        try (Coordis watcher = Coordis.connect(redis.uri());
+        try (Coordis watcher = TestClients.connect(redis.uri());
              AutoCloseable observation = watcher.election("el:observe").observe(events::add)) {
             assertThat(poll(events).leader()).as("first event: nobody leads").isEmpty();
             LeaderElection ea = a.election("el:observe", options("alpha", ttl));
@@ -173,7 +175,7 @@ class LeaseElectionIT {
             assertThat(gone.leader()).isEmpty();
             assertThat(Duration.ofNanos(System.nanoTime() - stopped)).isLessThan(ttl.plusSeconds(1));
             assertThat(events.poll(ttl.toMillis(), TimeUnit.MILLISECONDS)).as("nothing else changed").isNull();
-            b = Coordis.connect(redis.uri());
+            b = TestClients.connect(redis.uri());
         }
     }
 
@@ -191,7 +193,7 @@ class LeaseElectionIT {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-            redis.server().command("SET", "el:scoped", "intruder");
+            redis.server().command("SET", Prefixed.key("el:scoped"), "intruder");
         });
         long start = System.nanoTime();
         assertThatThrownBy(() -> ea.whileLeader(Duration.ofSeconds(1), l -> {
@@ -201,14 +203,14 @@ class LeaseElectionIT {
         takeOver.get(5, TimeUnit.SECONDS);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(ttl.multipliedBy(2));
         assertThat(Thread.currentThread().isInterrupted()).as("the helper's own interrupt is cleared").isFalse();
-        assertThat(redis.server().command("GET", "el:scoped")).as("the other writer's key is untouched")
+        assertThat(redis.server().command("GET", Prefixed.key("el:scoped"))).as("the other writer's key is untouched")
                 .isEqualTo("intruder");
     }
 
     @Test
     void aLeaderKnowsLocallyThatItsTermIsOverOnceItsDeadlinePassesEvenIfRedisStillHoldsIt() throws Exception {
         ManualTicker ticker = new ManualTicker();
-        try (Coordis manual = Coordis.builder().url(redis.uri()).ticker(ticker).connect()) {
+        try (Coordis manual = TestClients.builder().url(redis.uri()).ticker(ticker).connect()) {
             Duration ttl = Duration.ofSeconds(30);
             LeaderElection e = manual.election("el:deadline", options("alpha", ttl));
             BlockingQueue<String> revoked = new LinkedBlockingQueue<>();
@@ -228,26 +230,26 @@ class LeaseElectionIT {
             assertThat(revoked.poll(5, TimeUnit.SECONDS)).contains("deadline passed");
             // The ended term is cleared at Redis in the background, so others need not wait for the TTL.
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (redis.server().command("GET", "el:deadline") != null && System.nanoTime() < until) {
+            while (redis.server().command("GET", Prefixed.key("el:deadline")) != null && System.nanoTime() < until) {
                 Thread.sleep(10);
             }
-            assertThat(redis.server().command("GET", "el:deadline")).isNull();
+            assertThat(redis.server().command("GET", Prefixed.key("el:deadline"))).isNull();
         }
     }
 
     @Test
     void aForeignKeyOfAnotherTypeIsReportedNotOverwritten() {
-        redis.server().command("LPUSH", "el:wrong", "x");
+        redis.server().command("LPUSH", Prefixed.key("el:wrong"), "x");
         LeaderElection ea = a.election("el:wrong", options("alpha", Duration.ofSeconds(2)));
         assertThatThrownBy(() -> ea.campaign(Duration.ofMillis(100)))
                 .isInstanceOf(io.coordis.WrongTypeException.class).hasMessageContaining("el:wrong");
         assertThatThrownBy(ea::leader).isInstanceOf(io.coordis.WrongTypeException.class);
-        assertThat(redis.server().command("LLEN", "el:wrong")).isEqualTo(1L);
+        assertThat(redis.server().command("LLEN", Prefixed.key("el:wrong"))).isEqualTo(1L);
     }
 
     @Test
     void aRedlockClientRefusesElections() {
-        try (Coordis several = Coordis.builder().urls(List.of(redis.uri(), redis.uri() + "/1", redis.uri() + "/2"))
+        try (Coordis several = TestClients.builder().urls(List.of(redis.uri(), redis.uri() + "/1", redis.uri() + "/2"))
                 .connect()) {
             assertThatThrownBy(() -> several.election("el:x")).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("one Redis node");

@@ -1,6 +1,8 @@
 package io.coordis.election;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,7 +31,7 @@ class TermRegressionIT {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aTermNotAboveTheHighestSeenIsRefusedReportedAndVisibleToObservers() throws Exception {
-        try (Coordis a = Coordis.connect(redis.uri()); Coordis watcher = Coordis.connect(redis.uri())) {
+        try (Coordis a = TestClients.connect(redis.uri()); Coordis watcher = TestClients.connect(redis.uri())) {
             LeaderElection ea = a.election("el:regress", ElectionOptions.defaults().withCandidateId("alpha").withTtl(TTL));
             List<String> regressions = new CopyOnWriteArrayList<>();
             BlockingQueue<Leadership> revoked = new LinkedBlockingQueue<>();
@@ -68,13 +70,14 @@ class TermRegressionIT {
                 awaitSize(regressions, 1); // listeners are called on the client's timer thread
                 assertThat(regressions).as("the regressed term 1 was reported").containsExactly(before + "->1");
                 assertThat(again.term()).as("and refused: the counter was raised past it").isEqualTo(before + 1);
-                assertThat(redis.server().command("GET", "{el:regress}:term")).isEqualTo(Long.toString(before + 1));
+                assertThat(redis.server().command("GET", Prefixed.derived("el:regress", "term")))
+                        .isEqualTo(Long.toString(before + 1));
                 awaitEvent(events, "leader=alpha term=" + (before + 1));
                 again.resign();
 
                 // A fresh candidate never saw the old terms: it gets a low term, and the observer, who did, flags it.
-                redis.server().command("SET", "{el:regress}:term", "0");
-                try (Coordis fresh = Coordis.connect(redis.uri())) {
+                redis.server().command("SET", Prefixed.derived("el:regress", "term"), "0");
+                try (Coordis fresh = TestClients.connect(redis.uri())) {
                     Leadership low = fresh.election("el:regress", ElectionOptions.defaults().withCandidateId("newcomer"))
                             .campaign(Duration.ofSeconds(2)).orElseThrow();
                     assertThat(low.term()).isEqualTo(1);

@@ -2,7 +2,9 @@ package io.coordis.queue;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
+import io.coordis.TestClients;
 import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
 import io.coordis.testkit.history.Histories;
@@ -137,7 +139,7 @@ class ConsumerCrashIT {
         Tally tally = new Tally();
         long inFlightAtKill = 0;
         RespClient watch = RespClient.connect(server);
-        try (Coordis coordis = Coordis.builder().url(server.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
+        try (Coordis coordis = TestClients.builder().url(server.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
              History pushed = History.open(dir.resolve("producer.jsonl"), "producer")) {
             ReliableQueue queue = coordis.reliableQueue(QUEUE);
             for (int i = 0; i < CONSUMERS; i++) {
@@ -236,10 +238,10 @@ class ConsumerCrashIT {
             }
             diagnostics = diag.toString();
             // what is left at the end, for the histories: waiting in the queue, or in a processing slot
-            for (Object m : (List<?>) watch.command("LRANGE", QUEUE, "0", "-1")) {
+            for (Object m : (List<?>) watch.command("LRANGE", Prefixed.key(QUEUE), "0", "-1")) {
                 pushed.record("info", "ready", QUEUE, text(m), -1);
             }
-            for (Object key : (List<?>) watch.command("KEYS", "{" + QUEUE + "}:proc:*")) {
+            for (Object key : (List<?>) watch.command("KEYS", Prefixed.derived(QUEUE, "proc:*"))) {
                 for (Object m : (List<?>) watch.command("LRANGE", text(key), "0", "-1")) {
                     pushed.record("info", "stuck", QUEUE, text(m), -1);
                 }
@@ -247,9 +249,9 @@ class ConsumerCrashIT {
             QueueChecker.Result history = QueueChecker.check(Histories.read(dir));
             System.out.println("queue histories: " + history);
             return new Result(messages, processed, lost, duplicates, dupIds.subList(0, Math.min(20, dupIds.size())),
-                    stuck(watch), (Long) watch.command("LLEN", QUEUE),
-                    (Long) watch.command("LLEN", "{" + QUEUE + "}:dead"), lostIds, recoveries, kills, inFlightAtKill,
-                    history);
+                    stuck(watch), (Long) watch.command("LLEN", Prefixed.key(QUEUE)),
+                    (Long) watch.command("LLEN", Prefixed.derived(QUEUE, "dead")), lostIds, recoveries, kills,
+                    inFlightAtKill, history);
         } finally {
             watch.close();
             children.forEach(ChildJvm::close);
@@ -312,7 +314,7 @@ class ConsumerCrashIT {
     private static long held(RespClient watch, String id) {
         long held = 0;
         for (int slot = 0; slot < 8; slot++) {
-            held += (Long) watch.command("LLEN", "{" + QUEUE + "}:proc:" + id + ":" + slot);
+            held += (Long) watch.command("LLEN", Prefixed.derived(QUEUE, "proc:" + id + ":" + slot));
         }
         return held;
     }
@@ -327,7 +329,7 @@ class ConsumerCrashIT {
         long limit = killedAt + TimeUnit.SECONDS.toNanos(30);
         long heartbeatGone = -1;
         while (System.nanoTime() < limit) {
-            if (heartbeatGone < 0 && (Long) watch.command("EXISTS", "{" + QUEUE + "}:hb:" + id) == 0) {
+            if (heartbeatGone < 0 && (Long) watch.command("EXISTS", Prefixed.derived(QUEUE, "hb:" + id)) == 0) {
                 heartbeatGone = System.nanoTime();
             }
             if (held(watch, id) == 0) {
@@ -345,13 +347,13 @@ class ConsumerCrashIT {
     private static final List<String> SPLITS = java.util.Collections.synchronizedList(new ArrayList<>());
 
     private static boolean idle(RespClient watch) {
-        return (Long) watch.command("LLEN", QUEUE) == 0 && stuck(watch) == 0
-                && (Long) watch.command("ZCARD", "{" + QUEUE + "}:delayed") == 0;
+        return (Long) watch.command("LLEN", Prefixed.key(QUEUE)) == 0 && stuck(watch) == 0
+                && (Long) watch.command("ZCARD", Prefixed.derived(QUEUE, "delayed")) == 0;
     }
 
     private static long stuck(RespClient watch) {
         long n = 0;
-        for (Object key : (List<?>) watch.command("KEYS", "{" + QUEUE + "}:proc:*")) {
+        for (Object key : (List<?>) watch.command("KEYS", Prefixed.derived(QUEUE, "proc:*"))) {
             n += (Long) watch.command("LLEN", (String) key);
         }
         return n;

@@ -2,6 +2,7 @@ package io.coordis.queue;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
+import io.coordis.TestClients;
 import io.coordis.testkit.history.History;
 
 import java.io.PrintStream;
@@ -31,7 +32,7 @@ public final class CrashConsumer {
     private static Coordis connect(String address) throws InterruptedException {
         while (true) {
             try {
-                return Coordis.builder().url("redis://" + address).commandTimeout(Duration.ofSeconds(1)).connect();
+                return TestClients.builder().url("redis://" + address).commandTimeout(Duration.ofSeconds(1)).connect();
             } catch (CoordisException e) {
                 Thread.sleep(100);
             }

@@ -3,7 +3,9 @@ package io.coordis.queue;
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.TestClients;
 import io.coordis.testkit.FaultProxy;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
 import org.junit.jupiter.api.AfterEach;
@@ -44,7 +46,7 @@ class QueueFaultsIT {
     @BeforeEach
     void connect() {
         proxy = FaultProxy.to(redis.server());
-        coordis = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofMillis(500)).connect();
+        coordis = TestClients.builder().url(proxy.uri()).commandTimeout(Duration.ofMillis(500)).connect();
         direct = RespClient.connect(redis.server());
         // loaded beforehand, so the dropped reply is the script's own and not a NOSCRIPT before it ran
         for (var script : List.of(SlotQueue.PUSH, SlotQueue.TAKE, SlotQueue.ACK, SlotQueue.NACK, SlotQueue.BEAT,
@@ -69,14 +71,15 @@ class QueueFaultsIT {
     /** Takes and acks everything left, counting each payload; asserts every list of the queue is empty. */
     private Map<String, Integer> drain(ReliableQueue q) throws InterruptedException {
         Map<String, Integer> seen = new HashMap<>();
-        try (Coordis clean = Coordis.connect(redis.uri()); Consumer c = clean.reliableQueue(q.name(), QUIET).consumer()) {
+        try (Coordis clean = TestClients.connect(redis.uri());
+             Consumer c = clean.reliableQueue(q.name(), QUIET).consumer()) {
             Optional<Delivery> d;
             while ((d = c.take(Duration.ofMillis(200))).isPresent()) {
                 seen.merge(d.get().text(), 1, Integer::sum);
                 assertThat(d.get().ack()).isEqualTo(Outcome.ACKED);
             }
         }
-        List<?> keys = (List<?>) direct.command("KEYS", "*" + q.name() + "*");
+        List<?> keys = (List<?>) direct.command("KEYS", "*" + Prefixed.key(q.name()) + "*");
         assertThat(keys).as("left over").allMatch(k -> String.valueOf(k).contains(":consumers")
                 || String.valueOf(k).contains(":settled:") || String.valueOf(k).contains(":hb:"));
         for (Object k : keys) {
@@ -95,7 +98,7 @@ class QueueFaultsIT {
             proxy.dropNextReply();
             assertThatThrownBy(() -> c.take(Duration.ZERO)).isInstanceOf(NodeUnavailableException.class);
             assertThat(proxy.droppedReplies()).isEqualTo(1);
-            assertThat(direct.command("LLEN", "move-lost")).as("the move ran").isEqualTo(0L);
+            assertThat(direct.command("LLEN", Prefixed.key("move-lost"))).as("the move ran").isEqualTo(0L);
             Delivery d = c.take(Duration.ZERO).orElseThrow();
             assertThat(d.text()).isEqualTo("only");
             assertThat(d.attempts()).as("not a failed delivery").isEqualTo(1);
@@ -119,7 +122,7 @@ class QueueFaultsIT {
             await().atMost(Duration.ofSeconds(10)).until(() -> String.valueOf(direct.command("CLIENT", "LIST"))
                     .contains("cmd=blmove"));
             proxy.dropNextReply();
-            direct.command("LPUSH", "blmove-lost", "payload");
+            direct.command("LPUSH", Prefixed.key("blmove-lost"), "payload");
             Delivery d = taking.get(20, TimeUnit.SECONDS).orElseThrow(() -> new AssertionError("take gave up"));
             assertThat(proxy.droppedReplies()).as("the BLMOVE reply was dropped").isEqualTo(1);
             assertThat(d.text()).isEqualTo("payload");
@@ -155,7 +158,7 @@ class QueueFaultsIT {
             proxy.dropNextReply();
             assertThatThrownBy(d::nack).isInstanceOf(CoordisException.class);
             assertThat(d.nack()).isEqualTo(Outcome.ALREADY_SETTLED);
-            assertThat(direct.command("LLEN", "nack-lost")).as("requeued exactly once").isEqualTo(1L);
+            assertThat(direct.command("LLEN", Prefixed.key("nack-lost"))).as("requeued exactly once").isEqualTo(1L);
         }
         assertThat(drain(q)).containsExactly(Map.entry("retry me", 1));
     }
@@ -221,7 +224,7 @@ class QueueFaultsIT {
     void redisKilledRefusesClearlyAndAfterItsRestartNothingIsLostOrStuck() throws Exception {
         try (io.coordis.testkit.RedisServer server = io.coordis.testkit.RedisServer.builder().appendOnly(true)
                 .appendFsync("always").start();
-             Coordis c = Coordis.builder().url(server.uri()).commandTimeout(Duration.ofMillis(500)).connect()) {
+             Coordis c = TestClients.builder().url(server.uri()).commandTimeout(Duration.ofMillis(500)).connect()) {
             ReliableQueue q = c.reliableQueue("killed", QUIET);
             q.push("held");
             q.push("waiting");
@@ -251,8 +254,9 @@ class QueueFaultsIT {
             }
             assertThat(left).isEqualTo(Map.of("waiting", 1));
             try (RespClient raw = server.client()) {
-                assertThat((List<?>) raw.command("KEYS", "{killed}:proc:*")).as("stuck in a processing slot").isEmpty();
-                assertThat(raw.command("LLEN", "killed")).isEqualTo(0L);
+                assertThat((List<?>) raw.command("KEYS", Prefixed.derived("killed", "proc:*")))
+                        .as("stuck in a processing slot").isEmpty();
+                assertThat(raw.command("LLEN", Prefixed.key("killed"))).isEqualTo(0L);
             }
         }
     }

@@ -1,7 +1,9 @@
 package io.coordis.queue;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.WrongTypeException;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
 import org.junit.jupiter.api.AfterEach;
@@ -27,7 +29,7 @@ class QueueIT {
 
     @BeforeEach
     void connect() {
-        coordis = Coordis.connect(redis.uri());
+        coordis = TestClients.connect(redis.uri());
         foreign = RespClient.connect(redis.server());
     }
 
@@ -44,7 +46,7 @@ class QueueIT {
     @Test
     void foreignProducerFeedsFifoConsumerInOrder() throws Exception {
         for (int i = 0; i < 5; i++) {
-            foreign.command("LPUSH", "jobs", "m" + i);
+            foreign.command("LPUSH", Prefixed.key("jobs"), "m" + i);
         }
         Queue q = coordis.queue("jobs");
         List<String> got = new ArrayList<>();
@@ -69,7 +71,7 @@ class QueueIT {
     @Test
     void foreignPushesComeOutInOrderForFifoAndLifoPlainAndReliableConsumers() throws Exception {
         for (String m : List.of("a", "b", "c")) {
-            foreign.command("LPUSH", "fstack", m);
+            foreign.command("LPUSH", Prefixed.key("fstack"), m);
         }
         Queue lifo = coordis.queue("fstack", QueueOptions.defaults().withOrder(Order.LIFO));
         List<String> popped = new java.util.ArrayList<>();
@@ -88,14 +90,14 @@ class QueueIT {
                 });
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
                 ((String) foreign.command("CLIENT", "LIST")).contains("cmd=blpop"));
-        foreign.command("LPUSH", "fstack", "late");
+        foreign.command("LPUSH", Prefixed.key("fstack"), "late");
         assertThat(blocked.get(5, java.util.concurrent.TimeUnit.SECONDS)).hasValueSatisfying(
                 v -> assertThat(new String(v, StandardCharsets.UTF_8)).isEqualTo("late"));
 
         for (Order order : List.of(Order.FIFO, Order.LIFO)) {
             String name = "freliable-" + order;
             for (String m : List.of("a", "b", "c")) {
-                foreign.command("LPUSH", name, m);
+                foreign.command("LPUSH", Prefixed.key(name), m);
             }
             List<String> taken = new java.util.ArrayList<>();
             try (Consumer c = coordis.reliableQueue(name, QueueOptions.defaults().withOrder(order)).consumer()) {
@@ -114,10 +116,10 @@ class QueueIT {
         byte[] binary = {(byte) 0xff, 0, (byte) 0xc3, 0x28, '\r', '\n', (byte) 0x80};
         coordis.queue("bin").push(binary);
         coordis.reliableQueue("bin").push(binary);
-        assertThat((byte[]) foreign.commandBinary(b("RPOP"), b("bin"))).isEqualTo(binary);
-        assertThat((byte[]) foreign.commandBinary(b("RPOP"), b("bin"))).isEqualTo(binary);
-        assertThat(foreign.command("LLEN", "bin")).isEqualTo(0L);
-        foreign.commandBinary(b("LPUSH"), b("bin"), binary);
+        assertThat((byte[]) foreign.commandBinary(b("RPOP"), b(Prefixed.key("bin")))).isEqualTo(binary);
+        assertThat((byte[]) foreign.commandBinary(b("RPOP"), b(Prefixed.key("bin")))).isEqualTo(binary);
+        assertThat(foreign.command("LLEN", Prefixed.key("bin"))).isEqualTo(0L);
+        foreign.commandBinary(b("LPUSH"), b(Prefixed.key("bin")), binary);
         try (Consumer c = coordis.reliableQueue("bin").consumer()) {
             Delivery d = c.take(Duration.ofSeconds(1)).orElseThrow();
             assertThat(d.payload()).isEqualTo(binary);
@@ -133,7 +135,7 @@ class QueueIT {
             many.add(b("x" + i));
         }
         assertThat(q.pushAll(many)).isEqualTo(10);
-        assertThat(foreign.command("RPOP", "batch")).isEqualTo("x0");
+        assertThat(foreign.command("RPOP", Prefixed.key("batch"))).isEqualTo("x0");
         assertThat(q.pop(4)).extracting(x -> new String(x, StandardCharsets.UTF_8)).containsExactly("x1", "x2", "x3", "x4");
         assertThat(q.depth()).isEqualTo(5);
     }
@@ -147,7 +149,7 @@ class QueueIT {
         Thread pusher = new Thread(() -> {
             try {
                 Thread.sleep(200);
-                foreign.command("LPUSH", "blocking", "late");
+                foreign.command("LPUSH", Prefixed.key("blocking"), "late");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -164,18 +166,19 @@ class QueueIT {
         q.push("one");
         byte[] got = q.moveTo("safe:cache", Duration.ofMillis(500)).orElseThrow();
         assertThat(new String(got, StandardCharsets.UTF_8)).isEqualTo("one");
-        assertThat(foreign.command("LRANGE", "safe:cache", "0", "-1")).isEqualTo(List.of("one"));
+        assertThat(foreign.command("LRANGE", Prefixed.key("safe:cache"), "0", "-1")).isEqualTo(List.of("one"));
         assertThat(q.remove("safe:cache", got)).isTrue();
         assertThat(q.remove("safe:cache", got)).isFalse();
         // and the other way round: a foreign RPOPLPUSH into a cache list, removed by Coordis
-        assertThat(foreign.command("RPOPLPUSH", "safe", "py:cache")).isEqualTo("one");
+        assertThat(foreign.command("RPOPLPUSH", Prefixed.key("safe"), Prefixed.key("py:cache"))).isEqualTo("one");
         assertThat(q.remove("py:cache", b("one"))).isTrue();
-        assertThat(foreign.command("EXISTS", "safe", "safe:cache", "py:cache")).isEqualTo(0L);
+        assertThat(foreign.command("EXISTS", Prefixed.key("safe"), Prefixed.key("safe:cache"),
+                Prefixed.key("py:cache"))).isEqualTo(0L);
     }
 
     @Test
     void wrongTypeIsNamedAndNothingIsChanged() throws Exception {
-        foreign.command("SET", "taken", "a string");
+        foreign.command("SET", Prefixed.key("taken"), "a string");
         Queue q = coordis.queue("taken");
         assertThatThrownBy(() -> q.push("m")).isInstanceOf(WrongTypeException.class)
                 .hasMessageContaining("'taken'").hasMessageContaining("string");
@@ -184,12 +187,12 @@ class QueueIT {
                 .hasMessageContaining("'taken'");
         ReliableQueue r = coordis.reliableQueue("taken");
         assertThatThrownBy(() -> r.push("m")).isInstanceOf(WrongTypeException.class)
-                .satisfies(e -> assertThat(((WrongTypeException) e).key()).isEqualTo("taken"));
+                .satisfies(e -> assertThat(((WrongTypeException) e).key()).isEqualTo(Prefixed.key("taken")));
         try (Consumer c = r.consumer()) {
             assertThatThrownBy(() -> c.take(Duration.ZERO)).isInstanceOf(WrongTypeException.class)
                     .hasMessageContaining("'taken'");
         }
-        assertThat(foreign.command("GET", "taken")).isEqualTo("a string");
+        assertThat(foreign.command("GET", Prefixed.key("taken"))).isEqualTo("a string");
     }
 
     @Test
@@ -201,7 +204,7 @@ class QueueIT {
                 .hasMessageContaining("maximum of 8").hasMessageContaining("nothing was pushed");
         assertThatThrownBy(() -> coordis.reliableQueue("small", small).push("much too long"))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThat(foreign.command("EXISTS", "small")).isEqualTo(0L);
+        assertThat(foreign.command("EXISTS", Prefixed.key("small"))).isEqualTo(0L);
     }
 
     @Test

@@ -1,6 +1,8 @@
 package io.coordis.queue;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
 import org.junit.jupiter.api.AfterEach;
@@ -27,7 +29,7 @@ class ReliableQueueIT {
 
     @BeforeEach
     void connect() {
-        coordis = Coordis.connect(redis.uri());
+        coordis = TestClients.connect(redis.uri());
         foreign = RespClient.connect(redis.server());
     }
 
@@ -40,7 +42,7 @@ class ReliableQueueIT {
     /** Every key of the queue other than the registry and heartbeats: what must be empty at the end. */
     private long leftovers(String q) {
         long n = 0;
-        for (Object key : (List<?>) foreign.command("KEYS", "*" + q + "*")) {
+        for (Object key : (List<?>) foreign.command("KEYS", "*" + Prefixed.key(q) + "*")) {
             String k = (String) key;
             if (!k.endsWith(":consumers") && !k.contains(":hb:") && !k.contains(":settled:")) {
                 n++;
@@ -60,7 +62,7 @@ class ReliableQueueIT {
                 Thread pusher = new Thread(() -> {
                     try {
                         Thread.sleep(20);
-                        foreign.command("LPUSH", "keeps-up", payload); // a foreign producer
+                        foreign.command("LPUSH", Prefixed.key("keeps-up"), payload); // a foreign producer
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -120,10 +122,11 @@ class ReliableQueueIT {
                 assertThat(c.ack(got)).as("batch ack again").containsOnly(Outcome.ACKED);
                 acked += got.size();
                 assertThat(q.stats().inFlight()).isZero();
-                assertThat(foreign.command("LLEN", "same")).isEqualTo(10_000L - acked);
+                assertThat(foreign.command("LLEN", Prefixed.key("same"))).isEqualTo(10_000L - acked);
             }
         }
-        assertThat(leftovers("same")).as("lists left: %s", foreign.command("KEYS", "*same*")).isZero();
+        assertThat(leftovers("same")).as("lists left: %s", foreign.command("KEYS", "*" + Prefixed.key("same") + "*"))
+                .isZero();
     }
 
     @Test
@@ -139,7 +142,8 @@ class ReliableQueueIT {
             }
             assertThat(c.take(Duration.ZERO)).isEmpty();
             assertThat(q.stats().deadLetters()).isEqualTo(1);
-            assertThat(foreign.command("LRANGE", "{flaky}:dead", "0", "-1")).isEqualTo(List.of("poison"));
+            assertThat(foreign.command("LRANGE", Prefixed.derived("flaky", "dead"), "0", "-1"))
+                    .isEqualTo(List.of("poison"));
             assertThat(q.requeueDead(10)).isEqualTo(1);
             Delivery again = c.take(Duration.ofSeconds(1)).orElseThrow();
             assertThat(again.attempts()).as("counts start over after an operator requeue").isEqualTo(1);
@@ -157,7 +161,8 @@ class ReliableQueueIT {
             long nacked = System.nanoTime();
             assertThat(d.nack(Duration.ofMillis(800))).isEqualTo(Outcome.DELAYED);
             assertThat(q.stats().delayed()).isEqualTo(1);
-            assertThat(foreign.command("LLEN", "later")).as("not visible to anyone while delayed").isEqualTo(0L);
+            assertThat(foreign.command("LLEN", Prefixed.key("later"))).as("not visible to anyone while delayed")
+                    .isEqualTo(0L);
             Delivery back = c.take(Duration.ofSeconds(10)).orElseThrow();
             assertThat(Duration.ofNanos(System.nanoTime() - nacked)).isGreaterThanOrEqualTo(Duration.ofMillis(750));
             assertThat(back.attempts()).isEqualTo(2);
@@ -175,8 +180,8 @@ class ReliableQueueIT {
         assertThat(a.text()).isEqualTo("a");
         c.close();
         assertThat(a.ack()).isEqualTo(Outcome.GONE);
-        assertThat(foreign.command("RPOP", "closing")).as("redelivered first").isEqualTo("a");
-        assertThat(foreign.command("HLEN", "{closing}:consumers")).isEqualTo(0L);
+        assertThat(foreign.command("RPOP", Prefixed.key("closing"))).as("redelivered first").isEqualTo("a");
+        assertThat(foreign.command("HLEN", Prefixed.derived("closing", "consumers"))).isEqualTo(0L);
     }
 
     @Test
@@ -185,7 +190,7 @@ class ReliableQueueIT {
                 .withSweepInterval(Duration.ofMillis(50));
         ReliableQueue q = coordis.reliableQueue("slow", fast);
         q.pushAll(List.of("held".getBytes(), "other".getBytes()));
-        try (Coordis second = Coordis.connect(redis.uri());
+        try (Coordis second = TestClients.connect(redis.uri());
              Consumer slow = q.consumer();
              Consumer sweeperA = second.reliableQueue("slow", fast).consumer();
              Consumer sweeperB = q.consumer()) {
@@ -215,7 +220,7 @@ class ReliableQueueIT {
                 .withSweepInterval(Duration.ofMillis(100));
         ReliableQueue q = coordis.reliableQueue("orphaned", fast);
         q.push("work");
-        Coordis dying = Coordis.connect(redis.uri());
+        Coordis dying = TestClients.connect(redis.uri());
         Consumer doomed = dying.reliableQueue("orphaned", fast).consumer();
         Delivery lost = doomed.take(Duration.ofSeconds(1)).orElseThrow();
         dying.close(); // heartbeats stop; nothing is released (as after kill -9)
@@ -252,11 +257,12 @@ class ReliableQueueIT {
         c.close();
         assertThat(ended.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
-        foreign.command("LPUSH", "close-blocked", "after close");
+        foreign.command("LPUSH", Prefixed.key("close-blocked"), "after close");
         Thread.sleep(200);
-        assertThat(foreign.command("LLEN", "close-blocked")).as("not taken by the closed consumer").isEqualTo(1L);
-        assertThat(foreign.command("HLEN", "{close-blocked}:consumers")).isEqualTo(0L);
-        assertThat(foreign.command("KEYS", "{close-blocked}:proc:*")).isEqualTo(List.of());
+        assertThat(foreign.command("LLEN", Prefixed.key("close-blocked"))).as("not taken by the closed consumer")
+                .isEqualTo(1L);
+        assertThat(foreign.command("HLEN", Prefixed.derived("close-blocked", "consumers"))).isEqualTo(0L);
+        assertThat(foreign.command("KEYS", Prefixed.derived("close-blocked", "proc:*"))).isEqualTo(List.of());
     }
 
     @Test
@@ -273,7 +279,7 @@ class ReliableQueueIT {
         q.push("old");
         Thread.sleep(300);
         q.push("new");
-        foreign.command("LPUSH", "stats", "foreign");
+        foreign.command("LPUSH", Prefixed.key("stats"), "foreign");
         QueueStats s = q.stats();
         assertThat(s.depth()).isEqualTo(3);
         assertThat(s.oldestAge()).hasValueSatisfying(age -> assertThat(age).isGreaterThanOrEqualTo(Duration.ofMillis(250)));
@@ -301,7 +307,7 @@ class ReliableQueueIT {
                 try {
                     Thread.sleep(300);
                     try (RespClient p = RespClient.connect(redis.server())) {
-                        p.command("LPUSH", "wake", "hello");
+                        p.command("LPUSH", Prefixed.key("wake"), "hello");
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();

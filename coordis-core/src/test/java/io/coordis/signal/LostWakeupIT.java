@@ -1,6 +1,7 @@
 package io.coordis.signal;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,7 +31,8 @@ class LostWakeupIT {
         int timeouts = 0;
         int signalledFirst = 0;
         int signalledToSubscriber = 0;
-        try (Coordis waiting = Coordis.connect(redis.uri()); Coordis signalling = Coordis.connect(redis.uri())) {
+        try (Coordis waiting = TestClients.connect(redis.uri());
+             Coordis signalling = TestClients.connect(redis.uri())) {
             for (int i = 0; i < ITERATIONS; i++) {
                 String name = "race:" + i;
                 Event mine = waiting.signals().event(name, Duration.ofSeconds(20));
@@ -67,7 +69,7 @@ class LostWakeupIT {
 
     @Test
     void controlPlainWaiterSubscribedAfterTheSignalMissesIt() throws Exception {
-        try (Coordis c = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri())) {
             int missed = 0;
             for (int i = 0; i < 20; i++) {
                 c.signals().signal("plain-race:" + i, "too-early");

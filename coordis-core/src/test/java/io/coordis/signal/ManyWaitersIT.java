@@ -1,6 +1,8 @@
 package io.coordis.signal;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,7 +41,7 @@ class ManyWaitersIT {
     void thousandWaitersShareOnePubSubConnectionAndFewThreads() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(POOL);
         List<Waiter> waiters = new ArrayList<>();
-        try (Coordis c = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri())) {
             Signals signals = c.signals();
             signals.waiter("warm-up").close();
             int threadsBefore = threads();
@@ -49,7 +51,8 @@ class ManyWaitersIT {
             }
             assertThat(clients("pubsub")).isEqualTo(1);
             assertThat(clients("normal")).isLessThanOrEqualTo(2); // our command connection and this query
-            assertThat(((List<?>) redis.server().command("PUBSUB", "CHANNELS", "many:*"))).hasSize(WAITERS / 2 + 1);
+            assertThat(((List<?>) redis.server().command("PUBSUB", "CHANNELS", Prefixed.key("many:*"))))
+                    .hasSize(WAITERS / 2 + 1);
 
             // half are awaited by a small pool, the other half through their futures
             List<Future<Optional<Signal>>> awaited = new ArrayList<>();

@@ -1,7 +1,9 @@
 package io.coordis.signal;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.testkit.FaultProxy;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -26,15 +28,16 @@ class MasterLossIT {
         RedisServer replica = redis.group().replicas().get(0);
         List<Signal> heard = new CopyOnWriteArrayList<>();
         try (FaultProxy toMaster = FaultProxy.to(master);
-             Coordis c = Coordis.builder().url(toMaster.uri()).replicaUrls(List.of(replica.uri()))
+             Coordis c = TestClients.builder().url(toMaster.uri()).replicaUrls(List.of(replica.uri()))
                      .commandTimeout(Duration.ofSeconds(1)).connect();
              Waiter waiter = c.signals().waiter("alarm");
              Subscription listener = c.signals().listen(List.of("alarm"), heard::add)) {
-            assertThat(replica.command("PUBSUB", "NUMSUB", "alarm")).isEqualTo(List.of("alarm", 1L));
+            assertThat(replica.command("PUBSUB", "NUMSUB", Prefixed.key("alarm")))
+                    .isEqualTo(List.of(Prefixed.key("alarm"), 1L));
 
             // the link to the master goes dark, the master publishes, the replica passes it on
             toMaster.blackhole();
-            assertThat(master.command("PUBLISH", "alarm", "fire")).isEqualTo(1L);
+            assertThat(master.command("PUBLISH", Prefixed.key("alarm"), "fire")).isEqualTo(1L);
             assertThat(waiter.await(Duration.ofSeconds(5))).contains(new Signal("alarm", "fire"));
             await().atMost(Duration.ofSeconds(5)).until(() -> heard.size() == 1);
 
@@ -47,7 +50,7 @@ class MasterLossIT {
 
             // with the master gone, new waiters still listen on the replica
             try (Waiter next = c.signals().waiter("alarm:2")) {
-                replica.command("PUBLISH", "alarm:2", "still-here");
+                replica.command("PUBLISH", Prefixed.key("alarm:2"), "still-here");
                 assertThat(next.await(Duration.ofSeconds(5))).map(Signal::data).contains("still-here");
             }
         }
@@ -58,7 +61,7 @@ class MasterLossIT {
         RedisServer master = redis.group().master();
         RedisServer replica = redis.group().replicas().get(0);
         List<Signal> heard = new CopyOnWriteArrayList<>();
-        try (Coordis c = Coordis.builder().url(master.uri()).replicaUrls(List.of(replica.uri()))
+        try (Coordis c = TestClients.builder().url(master.uri()).replicaUrls(List.of(replica.uri()))
                 .commandTimeout(Duration.ofSeconds(1)).connect();
              Waiter waiter = c.signals().waiter("last-words");
              Subscription listener = c.signals().listen(List.of("last-words"), heard::add)) {

@@ -1,6 +1,7 @@
 package io.coordis.signal;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisGroup;
 import org.junit.jupiter.api.Test;
@@ -54,9 +55,9 @@ class ReplicaDeliveryIT {
         List<InOrder> listeners = new ArrayList<>();
         try {
             for (String uri : group.uris()) {
-                clients.add(Coordis.connect(uri));
+                clients.add(TestClients.connect(uri));
             }
-            Coordis merged = Coordis.builder().url(group.master().uri())
+            Coordis merged = TestClients.builder().url(group.master().uri())
                     .replicaUrls(group.replicas().stream().map(r -> r.uri()).toList()).connect();
             clients.add(merged);
             for (Coordis c : clients) {

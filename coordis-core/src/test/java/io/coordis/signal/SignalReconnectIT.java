@@ -1,7 +1,9 @@
 package io.coordis.signal;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.testkit.FaultProxy;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -42,8 +44,9 @@ class SignalReconnectIT {
         }
     }
 
+    /** The subscribers of {@code channel} as the client names it (under the run's key prefix). */
     private static long subscribers(String channel) {
-        return (Long) ((List<?>) server().command("PUBSUB", "NUMSUB", channel)).get(1);
+        return (Long) ((List<?>) server().command("PUBSUB", "NUMSUB", Prefixed.key(channel))).get(1);
     }
 
     @Test
@@ -51,7 +54,7 @@ class SignalReconnectIT {
         Recorder recorder = new Recorder();
         BlockingQueue<Long> gapsAt = recorder.gapsAt;
         BlockingQueue<Signal> heard = recorder.heard;
-        try (Coordis c = Coordis.connect(redis.uri());
+        try (Coordis c = TestClients.connect(redis.uri());
              Subscription s = c.signals().listen(List.of("beat"), recorder);
              Waiter waiter = c.signals().waiter("never")) {
             for (int i = 0; i < 10; i++) {
@@ -85,7 +88,7 @@ class SignalReconnectIT {
         BlockingQueue<Signal> heard = recorder.heard;
         Random random = new Random(7);
         try (FaultProxy proxy = FaultProxy.to(server());
-             Coordis c = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
+             Coordis c = TestClients.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
              Subscription s = c.signals().listen(List.of("slow"), recorder)) {
             for (int i = 0; i < 8; i++) {
                 // one way; the handshake takes about 3 round trips, so it fits the 1 s timeout only after the
@@ -104,7 +107,7 @@ class SignalReconnectIT {
                 assertThat(pubSubClients()).as("subscribed connections after reconnection %d (latency %d ms)",
                         round, latency).isEqualTo(1);
                 assertThat(subscribers("slow")).as("subscribers after reconnection %d", round).isEqualTo(1);
-                assertThat(server().command("PUBLISH", "slow", "s" + i)).isEqualTo(1L);
+                assertThat(server().command("PUBLISH", Prefixed.key("slow"), "s" + i)).isEqualTo(1L);
                 assertThat(heard.poll(5, TimeUnit.SECONDS)).isEqualTo(new Signal("slow", "s" + i));
                 assertThat(heard.poll(500, TimeUnit.MILLISECONDS)).as("signal s%d heard a second time", round).isNull();
             }
@@ -119,14 +122,14 @@ class SignalReconnectIT {
     @Test
     void latchedWaiterStillWakesWhenTheSignalCameDuringTheOutage() throws Exception {
         try (FaultProxy proxy = FaultProxy.to(server());
-             Coordis c = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).connect()) {
+             Coordis c = TestClients.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).connect()) {
             Event event = c.signals().event("outage", Duration.ofSeconds(30));
             try (Waiter w = event.waiter()) {
                 proxy.set(FaultProxy.Fault.RESET);
                 await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("outage") == 0);
                 // signalled while this client is cut off: the PUBLISH reaches nobody, the key stays
                 server().command("SET", event.key(), "during", "PX", "30000");
-                assertThat(server().command("PUBLISH", "outage", "during")).isEqualTo(0L);
+                assertThat(server().command("PUBLISH", Prefixed.key("outage"), "during")).isEqualTo(0L);
                 proxy.pass();
                 assertThat(w.await(Duration.ofSeconds(10))).map(Signal::data).contains("during");
                 assertThat(w.gaps()).isGreaterThanOrEqualTo(1);
@@ -137,14 +140,14 @@ class SignalReconnectIT {
     @Test
     void plainWaiterSubscribedAgainAfterTheOutageWakesOnTheNextSignal() throws Exception {
         try (FaultProxy proxy = FaultProxy.to(server());
-             Coordis c = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
+             Coordis c = TestClients.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
              Waiter w = c.signals().waiter("later")) {
             proxy.set(FaultProxy.Fault.RESET);
             await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("later") == 0);
-            assertThat(server().command("PUBLISH", "later", "lost")).isEqualTo(0L);
+            assertThat(server().command("PUBLISH", Prefixed.key("later"), "lost")).isEqualTo(0L);
             proxy.pass();
             await().atMost(Duration.ofSeconds(10)).until(() -> w.gaps() >= 1);
-            assertThat(server().command("PUBLISH", "later", "next")).isEqualTo(1L);
+            assertThat(server().command("PUBLISH", Prefixed.key("later"), "next")).isEqualTo(1L);
             assertThat(w.await(Duration.ofSeconds(5))).map(Signal::data).contains("next");
         }
     }

@@ -1,7 +1,9 @@
 package io.coordis.signal;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.internal.redis.LuaScript;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
@@ -46,7 +48,7 @@ class SignalsIT {
 
     @BeforeEach
     void connect() {
-        coordis = Coordis.connect(redis.uri());
+        coordis = TestClients.connect(redis.uri());
         signals = coordis.signals();
     }
 
@@ -59,8 +61,9 @@ class SignalsIT {
         return redis.server();
     }
 
+    /** The subscribers of {@code channel} as the client names it (under the run's key prefix). */
     private long subscribers(String channel) {
-        List<?> reply = (List<?>) server().command("PUBSUB", "NUMSUB", channel);
+        List<?> reply = (List<?>) server().command("PUBSUB", "NUMSUB", Prefixed.key(channel));
         return (Long) reply.get(1);
     }
 
@@ -78,9 +81,9 @@ class SignalsIT {
 
     @Test
     void signalIsAPlainPublishThatAnySubscriberReceives() {
-        try (RespClient raw = rawSubscriber(server(), "plain")) {
+        try (RespClient raw = rawSubscriber(server(), Prefixed.key("plain"))) {
             assertThat(signals.signal("plain", "hello")).isEqualTo(1);
-            assertThat(nextMessage(raw)).containsExactly("message", "plain", "hello");
+            assertThat(nextMessage(raw)).containsExactly("message", Prefixed.key("plain"), "hello");
         }
         assertThat(signals.signal("nobody-listens", "x")).isZero();
     }
@@ -90,10 +93,10 @@ class SignalsIT {
         try (Waiter w = signals.waiter("jobs:1:done")) {
             assertThat(subscribers("jobs:1:done")).isEqualTo(1);
             assertThat(w.poll()).isEmpty();
-            assertThat(server().command("PUBLISH", "jobs:1:done", "ok")).isEqualTo(1L);
+            assertThat(server().command("PUBLISH", Prefixed.key("jobs:1:done"), "ok")).isEqualTo(1L);
             assertThat(w.await(Duration.ofSeconds(5))).contains(new Signal("jobs:1:done", "ok"));
             // a waiter wakes once: later signals do not replace the first
-            server().command("PUBLISH", "jobs:1:done", "again");
+            server().command("PUBLISH", Prefixed.key("jobs:1:done"), "again");
             assertThat(w.await(Duration.ofSeconds(1))).contains(new Signal("jobs:1:done", "ok"));
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("jobs:1:done") == 0);
@@ -238,7 +241,8 @@ class SignalsIT {
             waiters.forEach(Waiter::close);
         }
         // close() does not wait for Redis to confirm the UNSUBSCRIBE
-        await().atMost(Duration.ofSeconds(5)).until(() -> ((List<?>) server().command("PUBSUB", "CHANNELS", "workers:*")).isEmpty());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> ((List<?>) server().command("PUBSUB", "CHANNELS", Prefixed.key("workers:*"))).isEmpty());
         assertThat(signals.signalOne("workers:", "nobody")).isZero();
     }
 
@@ -274,7 +278,7 @@ class SignalsIT {
     @Test
     void unicastPrefixWithGlobCharactersMatchesOnlyItself() throws Exception {
         try (Waiter literal = signals.unicastWaiter("q[1]*");
-             RespClient lookalike = rawSubscriber(server(), "q1-lookalike")) {
+             RespClient lookalike = rawSubscriber(server(), Prefixed.key("q1-lookalike"))) {
             assertThat(signals.signalOne("q[1]*", "only-me")).isEqualTo(1);
             assertThat(literal.await(Duration.ofSeconds(5))).map(Signal::data).contains("only-me");
             lookalike.timeout(Duration.ofMillis(200));
@@ -287,19 +291,19 @@ class SignalsIT {
         try (Waiter w = signals.unicastWaiter("seedjobs:");
              RespClient raw = server().client()) {
             // signal_single(channel, data): EVAL script 0 channel rand data
-            assertThat(raw.command("EVAL", SEED_SINGLE_CAST, "0", "seedjobs:", "31337", "from-python"))
+            assertThat(raw.command("EVAL", SEED_SINGLE_CAST, "0", Prefixed.key("seedjobs:"), "31337", "from-python"))
                     .isEqualTo(1L);
             assertThat(w.await(Duration.ofSeconds(5))).map(Signal::data).contains("from-python");
-            assertThat(raw.command("EVAL", SEED_SINGLE_CAST, "0", "nobody:", "1", "x")).isEqualTo(0L);
+            assertThat(raw.command("EVAL", SEED_SINGLE_CAST, "0", Prefixed.key("nobody:"), "1", "x")).isEqualTo(0L);
         }
     }
 
     @Test
     void coordisSignalOneReachesASeedWaitSingleSubscriber() {
         // wait_single(channel, myid) subscribes to channel + myid
-        try (RespClient raw = rawSubscriber(server(), "seedq:" + "4711")) {
+        try (RespClient raw = rawSubscriber(server(), Prefixed.key("seedq:" + "4711"))) {
             assertThat(signals.signalOne("seedq:", "from-java")).isEqualTo(1);
-            assertThat(nextMessage(raw)).containsExactly("message", "seedq:4711", "from-java");
+            assertThat(nextMessage(raw)).containsExactly("message", Prefixed.key("seedq:4711"), "from-java");
         }
     }
 
@@ -313,15 +317,15 @@ class SignalsIT {
     @Test
     void latchedEventWakesALateWaiterAtOnce() throws Exception {
         Event e = signals.event("deploy:done", Duration.ofSeconds(30));
-        assertThat(e.key()).isEqualTo("{deploy:done}:event");
+        assertThat(e.key()).isEqualTo(Prefixed.derived("deploy:done", "event"));
         assertThat(e.peek()).isEmpty();
         assertThat(e.await(Duration.ofMillis(50))).isEmpty();
         await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("deploy:done") == 0);
-        try (RespClient raw = rawSubscriber(server(), "deploy:done")) {
+        try (RespClient raw = rawSubscriber(server(), Prefixed.key("deploy:done"))) {
             assertThat(e.signal("v42")).isEqualTo(1);
-            assertThat(nextMessage(raw)).containsExactly("message", "deploy:done", "v42");
+            assertThat(nextMessage(raw)).containsExactly("message", Prefixed.key("deploy:done"), "v42");
         }
-        long pttl = (Long) server().command("PTTL", "{deploy:done}:event");
+        long pttl = (Long) server().command("PTTL", Prefixed.derived("deploy:done", "event"));
         assertThat(pttl).isBetween(25_000L, 30_000L);
         try (Waiter late = e.waiter()) {
             assertThat(late.poll()).contains(new Signal("deploy:done", "v42"));
@@ -344,7 +348,7 @@ class SignalsIT {
     @Test
     void latchedSignalExpiresWithItsTtl() throws Exception {
         Event e = signals.event("{tagged}short", Duration.ofMillis(100));
-        assertThat(e.key()).isEqualTo("{tagged}short:event");
+        assertThat(e.key()).isEqualTo(Prefixed.derived("{tagged}short", "event"));
         e.signal("soon-gone");
         assertThat(e.peek()).contains("soon-gone");
         Thread.sleep(250);

@@ -48,13 +48,13 @@ class ClientCloseIT {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void closingTheClientEndsEveryBlockedCallPromptly() throws Exception {
-        try (Coordis other = Coordis.connect(redis.uri())) {
+        try (Coordis other = TestClients.connect(redis.uri())) {
             // the election is led and the lock held by another client, for longer than the calls wait
             Leadership leader = other.election("close:elect", ElectionOptions.defaults().withTtl(LONG))
                     .campaign(Duration.ofSeconds(5)).orElseThrow();
             var held = other.lock("close:lock").tryAcquire().orElseThrow();
             long threadsBefore = clientThreads();
-            Coordis closing = Coordis.connect(redis.uri());
+            Coordis closing = TestClients.connect(redis.uri());
             Waiter waiter = closing.signals().waiter("close:waiter");
             Consumer consumer = closing.reliableQueue("close:reliable").consumer();
             Map<String, Blocking> calls = new LinkedHashMap<>();

@@ -8,6 +8,7 @@ import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.Signal;
 import io.coordis.signal.Waiter;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisCluster;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.AfterAll;
@@ -53,17 +54,18 @@ class ClusterFailoverIT {
     @Test
     void theClientCarriesOnAfterTheMasterOfAQueuesSlotIsKilledAndItsReplicaPromoted() throws Exception {
         QueueOptions options = QueueOptions.defaults().withHeartbeatTtl(Duration.ofSeconds(20));
-        try (Coordis coordis = Coordis.builder().url(cluster.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
+        try (Coordis coordis = TestClients.builder().url(cluster.uri()).commandTimeout(Duration.ofSeconds(1)).connect();
              Waiter woken = coordis.signals().waiter("failover-news")) {
             // kill the master our pub/sub connection is on, if it is on a master, so that it must move too
             RedisServer listening = cluster.servers().stream()
                     .filter(s -> String.valueOf(s.command("CLIENT", "LIST")).contains("sub=1"))
                     .findFirst().orElseThrow();
-            String name = cluster.keysOnEveryMaster("failover-jobs-").stream()
+            String key = cluster.keysOnEveryMaster(Prefixed.key("failover-jobs-")).stream()
                     .filter(k -> cluster.masterForKey(k) == listening).findFirst()
-                    .orElse(cluster.keysOnEveryMaster("failover-jobs-").get(0));
+                    .orElse(cluster.keysOnEveryMaster(Prefixed.key("failover-jobs-")).get(0));
+            String name = key.substring(Prefixed.prefix().length());
             System.out.printf("ClusterFailoverIT: pub/sub on %s, queue %s on %s%n", listening.address(), name,
-                    cluster.masterForKey(name).address());
+                    cluster.masterForKey(key).address());
             ReliableQueue q = coordis.reliableQueue(name, options);
             List<byte[]> batch = new ArrayList<>();
             for (int i = 0; i < 100; i++) {
@@ -71,7 +73,7 @@ class ClusterFailoverIT {
             }
             q.pushAll(batch);
             Lease lease = coordis.lock(name + ":lock").tryAcquire().orElseThrow();
-            RedisServer master = cluster.masterForKey(name);
+            RedisServer master = cluster.masterForKey(key);
             RedisServer replica = cluster.replicasOf(master).get(0);
             Set<String> done = new HashSet<>();
             try (Consumer consumer = q.consumer()) {
@@ -117,19 +119,25 @@ class ClusterFailoverIT {
             expected.add("after-failover");
             assertThat(done).as("every message replicated before the kill was delivered").isEqualTo(expected);
             assertThat(lease.release()).isTrue();
-            assertThat(replica.command("EXISTS", name)).as("queue drained on the promoted replica").isEqualTo(0L);
-            assertThat(cluster.masterForKey(name + ":lock").command("EXISTS", name + ":lock")).isEqualTo(0L);
+            assertThat(replica.command("EXISTS", key)).as("queue drained on the promoted replica").isEqualTo(0L);
+            String lockKey = Prefixed.key(name + ":lock");
+            assertThat(cluster.masterForKey(lockKey).command("EXISTS", lockKey)).isEqualTo(0L);
         }
     }
 
     @Test
     void aPausedMasterStallsOnlyItsOwnSlots() throws Exception {
-        try (Coordis coordis = Coordis.builder().url(cluster.uri()).commandTimeout(Duration.ofMillis(500)).connect()) {
-            List<String> names = cluster.keysOnEveryMaster("pause-");
+        try (Coordis coordis = TestClients.builder().url(cluster.uri()).commandTimeout(Duration.ofMillis(500))
+                .connect()) {
+            // names whose keys, with the run's prefix, are one on each master
+            List<String> names = cluster.keysOnEveryMaster(Prefixed.key("pause-")).stream()
+                    .map(k -> k.substring(Prefixed.prefix().length())).toList();
+            // a hash tag of the first name's key puts a lock in that key's slot
+            String pausedTag = "{" + Prefixed.key(names.get(0)) + "}:";
             for (String name : names) {
                 coordis.lock(name).tryAcquire().orElseThrow().release(); // node connections open, scripts cached
             }
-            RedisServer paused = cluster.masterForKey(names.get(0));
+            RedisServer paused = cluster.masterForKey(Prefixed.key(names.get(0)));
             int stalled = 0;
             int served = 0;
             paused.pause(); // SIGSTOP for about 2 s: shorter than the node timeout, so no failover
@@ -137,7 +145,7 @@ class ClusterFailoverIT {
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
                 while (System.nanoTime() < until) {
                     try {
-                        coordis.lock("{" + names.get(0) + "}:" + stalled).tryAcquire(); // in the paused slot
+                        coordis.lock(pausedTag + stalled).tryAcquire(); // in the paused slot
                         throw new AssertionError("a lock on the paused master's slot was answered");
                     } catch (NodeUnavailableException expected) {
                         stalled++;
@@ -156,7 +164,7 @@ class ClusterFailoverIT {
                     + "other masters were granted%n", paused.address(), stalled, served);
             assertThat(stalled).isPositive();
             assertThat(served).as("healthy masters kept serving while one was paused").isGreaterThanOrEqualTo(stalled);
-            String after = "{" + names.get(0) + "}:after-resume";
+            String after = pausedTag + "after-resume";
             Lease back = eventually(() -> coordis.lock(after).tryAcquire().orElseThrow());
             assertThat(back.release()).as("the resumed master serves its slots again").isTrue();
         }

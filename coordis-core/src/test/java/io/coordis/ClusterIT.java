@@ -15,6 +15,7 @@ import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.Event;
 import io.coordis.signal.Signal;
 import io.coordis.signal.Waiter;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisCluster;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
@@ -65,12 +66,18 @@ class ClusterIT {
     @BeforeEach
     void connect() {
         cluster.flushAll();
-        coordis = Coordis.connect(cluster.uri());
+        coordis = TestClients.connect(cluster.uri());
     }
 
     @AfterEach
     void close() {
         coordis.close();
+    }
+
+    /** Names {@code start + n} whose keys, with the run's prefix, are one on each master (as keysOnEveryMaster). */
+    private static List<String> namesOnEveryMaster(String start) {
+        return cluster.keysOnEveryMaster(Prefixed.key(start)).stream()
+                .map(key -> key.substring(Prefixed.prefix().length())).toList();
     }
 
     /** Runs a command on the master that owns {@code key}, as a foreign client would after a MOVED. */
@@ -82,14 +89,16 @@ class ClusterIT {
 
     @Test
     void locksOnEveryMasterExcludeFenceAndRelease() throws Exception {
-        List<String> names = new ArrayList<>(cluster.keysOnEveryMaster("lock-"));
+        List<String> names = new ArrayList<>(namesOnEveryMaster("lock-"));
         names.add("{tenant-7}:invoice:42"); // a name with its own hash tag
-        try (Coordis other = Coordis.connect(cluster.uri())) {
+        try (Coordis other = TestClients.connect(cluster.uri())) {
             for (String name : names) {
+                String key = Prefixed.key(name);
                 DistributedLock mine = coordis.lock(name);
                 DistributedLock theirs = other.lock(name);
                 Lease first = mine.tryAcquire().orElseThrow();
-                assertThat(onOwner(name, "GET", name)).as("the lock key is the name, on its slot's master").isEqualTo(first.token());
+                assertThat(onOwner(key, "GET", key)).as("the lock key is the name, on its slot's master")
+                        .isEqualTo(first.token());
                 assertThat(theirs.tryAcquire()).as(name + " is held").isEmpty();
                 CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> {
                     try {
@@ -104,17 +113,17 @@ class ClusterIT {
                 Lease second = waiting.get(20, TimeUnit.SECONDS);
                 assertThat(second.fencingToken()).as("fencing grows across holders").isGreaterThan(first.fencingToken());
                 assertThat(second.release()).isTrue();
-                assertThat(onOwner(name, "EXISTS", name)).isEqualTo(0L);
+                assertThat(onOwner(key, "EXISTS", key)).isEqualTo(0L);
             }
         }
         Set<RedisServer> owners = new HashSet<>();
-        names.forEach(n -> owners.add(cluster.masterForKey(n)));
+        names.forEach(n -> owners.add(cluster.masterForKey(Prefixed.key(n))));
         assertThat(owners).as("the names covered every master").hasSize(3);
     }
 
     @Test
     void scriptsAreResentToEachNodeThatForgotThem() throws Exception {
-        List<String> names = cluster.keysOnEveryMaster("noscript-");
+        List<String> names = namesOnEveryMaster("noscript-");
         for (String name : names) {
             coordis.lock(name).tryAcquire().orElseThrow().release(); // every master has the scripts cached
         }
@@ -123,7 +132,7 @@ class ClusterIT {
         }
         for (String name : names) {
             Lease lease = coordis.lock(name).tryAcquire().orElseThrow(); // EVALSHA answers NOSCRIPT, EVAL runs
-            assertThat(onOwner(name, "GET", name)).isEqualTo(lease.token());
+            assertThat(onOwner(Prefixed.key(name), "GET", Prefixed.key(name))).isEqualTo(lease.token());
             assertThat(lease.release()).isTrue();
             ReliableQueue q = coordis.reliableQueue(name + ":q");
             q.push("x");
@@ -142,13 +151,14 @@ class ClusterIT {
     @Test
     void aNameWhoseKeysCannotShareASlotFailsNamingCrossslot() {
         String name = "a{}b"; // braces without a tag: the name hashes whole, {a{}b}:fence does not
-        assertThat(RedisCluster.slot(name)).isNotEqualTo(RedisCluster.slot("{a{}b}:fence"));
+        assertThat(RedisCluster.slot(Prefixed.key(name)))
+                .isNotEqualTo(RedisCluster.slot(Prefixed.derived(name, "fence")));
         assertThatThrownBy(() -> coordis.lock(name).tryAcquire())
                 .isInstanceOf(CommandRejectedException.class)
                 .hasMessageContaining("CROSSSLOT").hasMessageContaining("a{}b").hasMessageContaining("hash tag");
         assertThatThrownBy(() -> coordis.reliableQueue(name).push("x"))
                 .isInstanceOf(CommandRejectedException.class).hasMessageContaining("CROSSSLOT");
-        assertThat(onOwner(name, "EXISTS", name)).as("nothing was written").isEqualTo(0L);
+        assertThat(onOwner(Prefixed.key(name), "EXISTS", Prefixed.key(name))).as("nothing was written").isEqualTo(0L);
         // the client stays usable
         assertThat(coordis.lock("fine").tryAcquire()).isPresent();
     }
@@ -165,14 +175,14 @@ class ClusterIT {
 
     @Test
     void electionsOnDifferentSlotsCampaignResignAndObserve() throws Exception {
-        for (String name : cluster.keysOnEveryMaster("election-")) {
-            try (Coordis other = Coordis.connect(cluster.uri());
+        for (String name : namesOnEveryMaster("election-")) {
+            try (Coordis other = TestClients.connect(cluster.uri());
                  LeaderElection a = coordis.election(name);
                  LeaderElection b = other.election(name)) {
                 List<LeaderEvent> seen = new CopyOnWriteArrayList<>();
                 try (AutoCloseable watch = b.observe(seen::add)) {
                     Leadership lead = a.campaign(Duration.ofSeconds(5)).orElseThrow();
-                    assertThat(onOwner(name, "GET", name)).isEqualTo(a.candidateId());
+                    assertThat(onOwner(Prefixed.key(name), "GET", Prefixed.key(name))).isEqualTo(a.candidateId());
                     assertThat(b.campaign(Duration.ofMillis(200))).as("one leader at a time").isEmpty();
                     await().atMost(Duration.ofSeconds(10)).until(() -> seen.stream()
                             .anyMatch(e -> e.leader().map(l -> l.id().equals(a.candidateId())).orElse(false)));
@@ -201,11 +211,11 @@ class ClusterIT {
         try {
             for (RedisServer m : cluster.masters()) {
                 RespClient c = m.client();
-                c.command("SUBSCRIBE", "jobs-done");
+                c.command("SUBSCRIBE", Prefixed.key("jobs-done"));
                 foreign.add(c);
             }
             try (Waiter w = coordis.signals().waiter("jobs-done");
-                 Coordis publisher = Coordis.connect("redis-cluster://" + cluster.seeds().get(2))) {
+                 Coordis publisher = TestClients.connect("redis-cluster://" + cluster.seeds().get(2))) {
                 publisher.signals().signal("jobs-done", "batch 1");
                 assertThat(w.await(Duration.ofSeconds(5))).map(Signal::data).contains("batch 1");
                 for (RespClient c : foreign) {
@@ -223,10 +233,10 @@ class ClusterIT {
         // (as other clients would be), and Coordis waiters wherever their client's pub/sub connection went.
         List<RespClient> foreign = new ArrayList<>();
         List<Waiter> ours = new ArrayList<>();
-        try (Coordis second = Coordis.connect("redis-cluster://" + cluster.seeds().get(1))) {
+        try (Coordis second = TestClients.connect("redis-cluster://" + cluster.seeds().get(1))) {
             for (int i = 0; i < cluster.masters().size(); i++) {
                 RespClient c = cluster.masters().get(i).client();
-                c.command("SUBSCRIBE", "worker:foreign-" + i);
+                c.command("SUBSCRIBE", Prefixed.key("worker:foreign-" + i));
                 foreign.add(c);
             }
             ours.add(coordis.signals().unicastWaiter("worker:"));
@@ -260,7 +270,7 @@ class ClusterIT {
                         assertThat(got.get().data()).isEqualTo("task " + round);
                         ourHeard++;
                         // a waiter wakes once: a fresh one takes its place (the old one unsubscribes)
-                        String old = ours.get(j).channels().get(0);
+                        String old = Prefixed.key(ours.get(j).channels().get(0));
                         ours.get(j).close();
                         ours.set(j, (j == 0 ? coordis : second).signals().unicastWaiter("worker:"));
                         await().atMost(Duration.ofSeconds(5)).until(() -> cluster.masters().stream()
@@ -277,7 +287,8 @@ class ClusterIT {
             ours.forEach(Waiter::close);
         }
         for (RedisServer m : cluster.masters()) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> ((List<?>) m.command("PUBSUB", "CHANNELS", "worker:*")).isEmpty());
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> ((List<?>) m.command("PUBSUB", "CHANNELS", Prefixed.key("worker:*"))).isEmpty());
         }
         assertThat(coordis.signals().signalOne("worker:", "nobody")).as("nobody waits anywhere").isZero();
     }
@@ -289,7 +300,7 @@ class ClusterIT {
             event.signal("v42");
             assertThat(early.await(Duration.ofSeconds(5))).map(Signal::data).contains("v42");
         }
-        try (Coordis late = Coordis.connect(cluster.uri());
+        try (Coordis late = TestClients.connect(cluster.uri());
              Waiter lateWaiter = late.signals().event("deploy-finished", Duration.ofSeconds(30)).waiter()) {
             assertThat(lateWaiter.await(Duration.ofSeconds(1))).map(Signal::data).contains("v42");
         }
@@ -298,10 +309,10 @@ class ClusterIT {
 
     @Test
     void plainQueuesOnEveryMasterKeepOrderAndBlock() throws Exception {
-        for (String name : cluster.keysOnEveryMaster("plain-")) {
+        for (String name : namesOnEveryMaster("plain-")) {
             Queue q = coordis.queue(name);
             q.pushAll(List.of("1".getBytes(), "2".getBytes()));
-            onOwner(name, "LPUSH", name, "3"); // a foreign producer
+            onOwner(Prefixed.key(name), "LPUSH", Prefixed.key(name), "3"); // a foreign producer
             assertThat(q.depth()).isEqualTo(3);
             assertThat(q.pop(3)).extracting(String::new).containsExactly("1", "2", "3");
             CompletableFuture<Optional<byte[]>> blocked = CompletableFuture.supplyAsync(() -> {
@@ -319,9 +330,10 @@ class ClusterIT {
 
     @Test
     void reliableQueuesOnEveryMasterAckNackDeadLetterAndReportStats() throws Exception {
-        List<String> names = new ArrayList<>(cluster.keysOnEveryMaster("jobs-"));
+        List<String> names = new ArrayList<>(namesOnEveryMaster("jobs-"));
         names.add("{tenant-7}:jobs");
         for (String name : names) {
+            String key = Prefixed.key(name);
             ReliableQueue q = coordis.reliableQueue(name, QueueOptions.defaults().withMaxAttempts(2));
             q.pushAll(List.of("a".getBytes(), "poison".getBytes()));
             try (Consumer c = q.consumer()) {
@@ -337,7 +349,7 @@ class ClusterIT {
                     assertThat(p.text()).isEqualTo("poison");
                     assertThat(p.nack()).isEqualTo(attempt < 2 ? Outcome.REQUEUED : Outcome.DEAD_LETTERED);
                 }
-                String dead = name.contains("{") ? name + ":dead" : "{" + name + "}:dead";
+                String dead = Prefixed.derived(name, "dead");
                 assertThat(onOwner(dead, "LRANGE", dead, "0", "-1")).as("dead letters beside the queue")
                         .isEqualTo(List.of("poison"));
                 assertThat(q.stats().deadLetters()).isEqualTo(1);
@@ -353,17 +365,17 @@ class ClusterIT {
                     }
                 });
                 Thread.sleep(200);
-                onOwner(name, "LPUSH", name, "foreign");
+                onOwner(key, "LPUSH", key, "foreign");
                 Delivery foreign = blocked.get(20, TimeUnit.SECONDS).orElseThrow();
                 assertThat(foreign.text()).isEqualTo("foreign");
                 assertThat(foreign.ack()).isEqualTo(Outcome.ACKED);
                 assertThat(q.stats().inFlight()).isZero();
                 // a delayed retry waits beside the queue on the same master and a sweep brings it back when due
-                onOwner(name, "LPUSH", name, "later");
+                onOwner(key, "LPUSH", key, "later");
                 Delivery later = c.take(Duration.ofSeconds(2)).orElseThrow();
                 assertThat(later.nack(Duration.ofMillis(300))).isEqualTo(Outcome.DELAYED);
                 assertThat(q.stats().delayed()).isEqualTo(1);
-                assertThat(onOwner(name, "LLEN", name)).as("not back before its delay").isEqualTo(0L);
+                assertThat(onOwner(key, "LLEN", key)).as("not back before its delay").isEqualTo(0L);
                 Thread.sleep(400);
                 q.sweep();
                 Delivery due = c.take(Duration.ofSeconds(2)).orElseThrow();
@@ -378,10 +390,10 @@ class ClusterIT {
     void aDeadConsumersMessagesAreSweptBackOnItsSlot() throws Exception {
         QueueOptions fast = QueueOptions.defaults().withHeartbeatTtl(Duration.ofMillis(1000))
                 .withSweepInterval(Duration.ofMillis(100));
-        for (String name : cluster.keysOnEveryMaster("orphan-")) {
+        for (String name : namesOnEveryMaster("orphan-")) {
             ReliableQueue q = coordis.reliableQueue(name, fast);
             q.push("work");
-            Coordis dying = Coordis.connect(cluster.uri());
+            Coordis dying = TestClients.connect(cluster.uri());
             Consumer doomed = dying.reliableQueue(name, fast).consumer();
             Delivery lost = doomed.take(Duration.ofSeconds(2)).orElseThrow();
             dying.close(); // heartbeats stop, nothing is released: as after kill -9

@@ -43,7 +43,8 @@ class ConnectionErrorsIT {
      */
     private static Duration failingConnect(int port) {
         long start = System.nanoTime();
-        assertThatThrownBy(() -> Coordis.builder().url("redis://127.0.0.1:" + port).commandTimeout(TIMEOUT).connect())
+        assertThatThrownBy(() -> TestClients.builder().url("redis://127.0.0.1:" + port).commandTimeout(TIMEOUT)
+                .connect())
                 .isInstanceOfSatisfying(NodeUnavailableException.class,
                         e -> assertThat(e.node()).contains("127.0.0.1:" + port))
                 .hasMessageContaining("127.0.0.1:" + port).hasMessageContaining("unavailable");
@@ -83,7 +84,7 @@ class ConnectionErrorsIT {
     @Test
     void wrongPasswordIsAccessDeniedAndNeverShowsThePassword() {
         String url = "redis://:Wrong-Guess-99@" + redis.server().address();
-        Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> Coordis.connect(url));
+        Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> TestClients.connect(url));
         assertThat(t).isInstanceOf(AccessDeniedException.class)
                 .hasMessageContaining(redis.server().address())
                 .hasMessageContaining("check the user and password");
@@ -93,13 +94,13 @@ class ConnectionErrorsIT {
     @Test
     void missingPasswordIsAccessDenied() {
         Throwable t = org.assertj.core.api.Assertions.catchThrowable(
-                () -> Coordis.connect("redis://" + redis.server().address()));
+                () -> TestClients.connect("redis://" + redis.server().address()));
         assertThat(t).isInstanceOf(AccessDeniedException.class);
     }
 
     @Test
     void rightPasswordWorks() {
-        try (Coordis c = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri())) {
             c.lock("ok").tryAcquire().orElseThrow().close();
         }
     }
@@ -115,7 +116,7 @@ class ConnectionErrorsIT {
 
     @Test
     void outOfMemoryIsCommandRejectedAndLeavesNothingLocked() {
-        try (Coordis c = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri())) {
             redis.server().command("AUTH", PASSWORD);
             setMaxmemory("1");
             try {

@@ -14,12 +14,12 @@ class ReadOnlyReplicaIT {
     @Test
     void lockingOnAReplicaSaysPointAtTheMaster() {
         String replica = redis.group().replicas().get(0).uri();
-        try (Coordis c = Coordis.connect(replica)) {
+        try (Coordis c = TestClients.connect(replica)) {
             assertThatThrownBy(() -> c.lock("ro").tryAcquire())
                     .isInstanceOf(CommandRejectedException.class)
                     .hasMessageContaining("read-only replica").hasMessageContaining("master");
         }
-        try (Coordis c = Coordis.connect(redis.group().master().uri())) {
+        try (Coordis c = TestClients.connect(redis.group().master().uri())) {
             assertThat(c.lock("ro").tryAcquire()).isPresent();
         }
     }

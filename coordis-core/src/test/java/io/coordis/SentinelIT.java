@@ -25,7 +25,7 @@ class SentinelIT {
     @Test
     void lockAcquiredThroughTheSentinelUrlIsOnTheMaster() {
         try (SentinelGroup group = SentinelGroup.start(1, 3);
-             Coordis coordis = Coordis.connect(group.sentinelUri())) {
+             Coordis coordis = TestClients.connect(group.sentinelUri())) {
             assertThat(coordis.address()).contains("mymaster").contains(group.sentinel(0).address());
             try (Lease lease = coordis.lock("orders:sentinel").tryAcquire().orElseThrow()) {
                 assertThat(valueOn(group.master(), lease.key())).isEqualTo(lease.token());
@@ -38,7 +38,7 @@ class SentinelIT {
     @Test
     void passwordInTheSentinelUrlIsUsedForTheMaster() {
         try (SentinelGroup group = SentinelGroup.start(0, 1, "secured", RedisServer.builder().requirePass("sentinel-Pw-7"));
-             Coordis coordis = Coordis.connect(group.sentinelUri())) {
+             Coordis coordis = TestClients.connect(group.sentinelUri())) {
             assertThat(group.sentinelUri()).startsWith("redis-sentinel://:sentinel-Pw-7@").endsWith("#secured");
             try (Lease lease = coordis.lock("orders:secured").tryAcquire().orElseThrow()) {
                 assertThat(valueOn(group.master(), lease.key())).isEqualTo(lease.token());
@@ -49,7 +49,8 @@ class SentinelIT {
     @Test
     void afterAFailoverANewClientLocksOnThePromotedReplica() {
         try (SentinelGroup group = SentinelGroup.start(2, 3);
-             Coordis existing = Coordis.builder().url(group.sentinelUri()).commandTimeout(Duration.ofSeconds(1)).connect()) {
+             Coordis existing = TestClients.builder().url(group.sentinelUri()).commandTimeout(Duration.ofSeconds(1))
+                     .connect()) {
             RedisServer old = group.master();
             Lease before = existing.lock("failover:before").tryAcquire().orElseThrow();
             assertThat(valueOn(old, before.key())).isEqualTo(before.token());
@@ -68,7 +69,7 @@ class SentinelIT {
                     .as("the lease written before the failover was replicated (WAIT) to the promoted replica")
                     .isEqualTo(before.token());
 
-            try (Coordis fresh = Coordis.connect(group.sentinelUri());
+            try (Coordis fresh = TestClients.connect(group.sentinelUri());
                  Lease after = fresh.lock("failover:after").tryAcquire().orElseThrow()) {
                 assertThat(valueOn(promoted, after.key())).isEqualTo(after.token());
             }

@@ -20,6 +20,7 @@ import io.coordis.signal.Event;
 import io.coordis.signal.Signal;
 import io.coordis.signal.Signals;
 import io.coordis.signal.Waiter;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
 import io.coordis.testkit.TestCertificates;
@@ -86,7 +87,7 @@ class TlsIT {
 
     /** A client of {@code url} trusting the test CA and presenting {@code client}. */
     private static Coordis.Builder withCertificate(String url, TestCertificates.KeyPair client) {
-        return Coordis.builder().url(url).commandTimeout(TIMEOUT).trustedCertificates(certs.caFile())
+        return TestClients.builder().url(url).commandTimeout(TIMEOUT).trustedCertificates(certs.caFile())
                 .clientCertificate(client.certFile(), client.keyFile());
     }
 
@@ -99,7 +100,7 @@ class TlsIT {
     @Test
     void redissUrlAcquiresAndReleasesALock() {
         assertThat(server.uri()).startsWith("rediss://127.0.0.1:");
-        try (Coordis coordis = Coordis.connect(server.uri() + "?verifyPeer=NONE")) {
+        try (Coordis coordis = TestClients.connect(server.uri() + "?verifyPeer=NONE")) {
             assertThat(coordis.address()).isEqualTo(server.address());
             Lease lease = coordis.lock("tls:lock").tryAcquire().orElseThrow();
             assertThat(valueOf(lease.key())).isEqualTo(lease.token());
@@ -113,7 +114,7 @@ class TlsIT {
         String url = "redis://" + server.address();
         long start = System.nanoTime();
         Throwable t = catchThrowable(() -> {
-            try (Coordis coordis = Coordis.builder().url(url).commandTimeout(TIMEOUT).connect()) {
+            try (Coordis coordis = TestClients.builder().url(url).commandTimeout(TIMEOUT).connect()) {
                 coordis.lock("tls:plain").tryAcquire();
             }
         });
@@ -126,7 +127,8 @@ class TlsIT {
     @Test
     void certificateOfAnUnknownCaIsRejectedByDefault() {
         long start = System.nanoTime();
-        Throwable t = catchThrowable(() -> Coordis.builder().url(server.uri()).commandTimeout(TIMEOUT).connect().close());
+        Throwable t = catchThrowable(() -> TestClients.builder().url(server.uri()).commandTimeout(TIMEOUT).connect()
+                .close());
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         System.out.printf("TlsIT: rediss:// with peer verification failed after %d ms with %s%n", took.toMillis(), t);
         assertThat(t).isInstanceOf(NodeUnavailableException.class).hasMessageContaining(server.address())
@@ -136,7 +138,7 @@ class TlsIT {
 
     @Test
     void trustingTheServersCaVerifiesThePeer() {
-        try (Coordis coordis = Coordis.builder().url(server.uri())
+        try (Coordis coordis = TestClients.builder().url(server.uri())
                 .trustedCertificates(server.tlsCaFile().orElseThrow()).connect()) {
             Lease lease = coordis.lock("tls:verified").tryAcquire().orElseThrow();
             assertThat(valueOf(lease.key())).isEqualTo(lease.token());
@@ -167,7 +169,7 @@ class TlsIT {
 
     @Test
     void redlockOverThreeMutualTlsNodes() throws Exception {
-        Coordis.Builder b = Coordis.builder().urls(redlock.stream().map(RedisServer::uri).toList())
+        Coordis.Builder b = TestClients.builder().urls(redlock.stream().map(RedisServer::uri).toList())
                 .commandTimeout(TIMEOUT).trustedCertificates(certs.caFile())
                 .clientCertificate(certs.client().certFile(), certs.client().keyFile());
         try (Coordis coordis = b.connect()) {
@@ -180,13 +182,14 @@ class TlsIT {
             assertThat(lease.votes()).filteredOn(v -> v.vote() == NodeVote.Vote.ACQUIRED).hasSizeGreaterThanOrEqualTo(2);
             for (RedisServer node : redlock) {
                 org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(2))
-                        .untilAsserted(() -> assertThat(valueOf(node, "tls:redlock")).isEqualTo(lease.token()));
+                        .untilAsserted(() -> assertThat(valueOf(node, Prefixed.key("tls:redlock")))
+                                .isEqualTo(lease.token()));
             }
             assertThat(coordis.lock("tls:redlock", options).tryAcquire()).isEmpty();
             assertThat(lease.release()).isTrue();
             for (RedisServer node : redlock) {
                 org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(2))
-                        .untilAsserted(() -> assertThat(valueOf(node, "tls:redlock")).isNull());
+                        .untilAsserted(() -> assertThat(valueOf(node, Prefixed.key("tls:redlock"))).isNull());
             }
         }
     }
@@ -243,7 +246,7 @@ class TlsIT {
             try (Consumer consumer = queue.consumer()) {
                 Delivery d = consumer.take(Duration.ofSeconds(5)).orElseThrow();
                 assertThat(d.text()).isEqualTo("job-1");
-                QueueState state = coordis.inspector().queue("tls:jobs").orElseThrow();
+                QueueState state = coordis.inspector().queue(Prefixed.key("tls:jobs")).orElseThrow();
                 assertThat(state.depth()).isEqualTo(1);
                 assertThat(state.inFlight()).isEqualTo(1);
                 assertThat(d.ack().done()).isTrue();
@@ -252,7 +255,7 @@ class TlsIT {
             assertThat(queue.stats().depth()).isZero();
             assertThat(queue.stats().inFlight()).isZero();
             Lease lease = coordis.lock("tls:inspected").tryAcquire().orElseThrow();
-            LockState lock = coordis.inspector().lock("tls:inspected").orElseThrow();
+            LockState lock = coordis.inspector().lock(Prefixed.key("tls:inspected")).orElseThrow();
             assertThat(lock.token()).contains(lease.token());
             lease.release();
         }
@@ -307,13 +310,14 @@ class TlsIT {
              Coordis other = withCertificate(mutual.uri(), certs.client()).connect()) {
             Lease first = coordis.legacyLock("tls:legacy", options).tryAcquire().orElseThrow();
             // the classic SETNX format: the value is the expiry in Unix milliseconds, the lease's token
-            assertThat(valueOf(mutual, "tls:legacy")).isEqualTo(first.token()).matches("\\d+");
+            assertThat(valueOf(mutual, Prefixed.key("tls:legacy"))).isEqualTo(first.token()).matches("\\d+");
             assertThat(Long.parseLong(first.token())).isGreaterThan(System.currentTimeMillis());
             assertThat(other.legacyLock("tls:legacy", options).tryAcquire()).isEmpty();
             assertThat(first.extend(Duration.ofSeconds(20))).isTrue();
-            assertThat(Long.parseLong(valueOf(mutual, "tls:legacy"))).isGreaterThan(Long.parseLong(first.token()));
+            assertThat(Long.parseLong(valueOf(mutual, Prefixed.key("tls:legacy"))))
+                    .isGreaterThan(Long.parseLong(first.token()));
             assertThat(first.release()).isTrue();
-            assertThat(valueOf(mutual, "tls:legacy")).isNull();
+            assertThat(valueOf(mutual, Prefixed.key("tls:legacy"))).isNull();
             Lease second = other.legacyLock("tls:legacy", options).acquire(Duration.ofSeconds(2)).orElseThrow();
             assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
             assertThat(second.release()).isTrue();
@@ -333,14 +337,15 @@ class TlsIT {
             assertThat(follower.round()).isFalse();
             assertThat(leader.round()).as("the incumbent keeps leading").isTrue();
             assertThat(follower.isLeader()).isFalse();
-            assertThat(leader.remembered()).isEqualTo(3).isEqualTo(Long.parseLong(valueOf(mutual, "tls:counter")));
-            assertThat((Long) raw.command("TTL", "tls:counter")).isBetween(1L, term.toSeconds());
+            assertThat(leader.remembered()).isEqualTo(3)
+                    .isEqualTo(Long.parseLong(valueOf(mutual, Prefixed.key("tls:counter"))));
+            assertThat((Long) raw.command("TTL", Prefixed.key("tls:counter"))).isBetween(1L, term.toSeconds());
             leader.stepDown();
             assertThat(leader.isLeader()).isFalse();
             assertThat(leader.remembered()).isZero();
             assertThat(leader.round()).as("a candidate that stepped down does not lead while the key lives").isFalse();
             // the key gone (its term ran out), the next round starts a new election
-            raw.command("DEL", "tls:counter");
+            raw.command("DEL", Prefixed.key("tls:counter"));
             assertThat(follower.round()).isTrue();
             assertThat(follower.remembered()).isEqualTo(1);
         }
@@ -389,7 +394,8 @@ class TlsIT {
     private static void assertQueueRefusedFast(String url, TlsSettings tls, String cause) throws Exception {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         try (RedisNode node = RedisNode.open(url, TIMEOUT, tls, null)) {
-            Queue queue = new Queues(node, "", Ticker.system(), scheduler).plain("tls:refused-queue", QueueOptions.defaults());
+            Queue queue = new Queues(node, Prefixed.prefix(), Ticker.system(), scheduler)
+                    .plain("tls:refused-queue", QueueOptions.defaults());
             List<QueueCall> calls = List.of(() -> queue.push("never"), () -> queue.pop(Duration.ofSeconds(5)),
                     () -> queue.pop(3), () -> queue.moveTo("tls:refused-queue:processing", Duration.ofSeconds(5)));
             for (QueueCall call : calls) {
@@ -406,7 +412,7 @@ class TlsIT {
             scheduler.shutdownNow();
         }
         try (RespClient raw = RespClient.connect(mutual)) {
-            assertThat(raw.command("EXISTS", "tls:refused-queue")).isEqualTo(0L);
+            assertThat(raw.command("EXISTS", Prefixed.key("tls:refused-queue"))).isEqualTo(0L);
         }
     }
 
@@ -433,7 +439,7 @@ class TlsIT {
                 certs.client().keyFile().toString(), "-out", encrypted.toString(), "-passout", "pass:k3y-pw")
                 .redirectErrorStream(true).start();
         assertThat(p.waitFor()).as(new String(p.getInputStream().readAllBytes())).isZero();
-        try (Coordis coordis = Coordis.builder().url(mutual.uri()).trustedCertificates(certs.caFile())
+        try (Coordis coordis = TestClients.builder().url(mutual.uri()).trustedCertificates(certs.caFile())
                 .clientCertificate(certs.client().certFile(), encrypted, "k3y-pw".toCharArray()).connect()) {
             assertThat(coordis.lock("tls:encrypted-key").tryAcquire()).isPresent();
         }
@@ -457,7 +463,7 @@ class TlsIT {
 
     @Test
     void missingClientCertificateIsRefusedByTheServer() {
-        assertThat(assertRefusedFast(mutual, () -> Coordis.builder().url(mutual.uri()).commandTimeout(TIMEOUT)
+        assertThat(assertRefusedFast(mutual, () -> TestClients.builder().url(mutual.uri()).commandTimeout(TIMEOUT)
                 .trustedCertificates(certs.caFile()))).hasMessageContaining("requires a client certificate");
     }
 
@@ -466,7 +472,7 @@ class TlsIT {
         Throwable t = assertRefusedFast(otherCaServer, () -> withCertificate(otherCaServer.uri(), certs.client()));
         assertThat(t).hasMessageContaining("TLS handshake").hasMessageContaining("not signed by a trusted CA");
         // trusting the other CA, the same server is fine
-        try (Coordis coordis = Coordis.builder().url(otherCaServer.uri()).trustedCertificates(certs.otherCaFile())
+        try (Coordis coordis = TestClients.builder().url(otherCaServer.uri()).trustedCertificates(certs.otherCaFile())
                 .clientCertificate(certs.client().certFile(), certs.client().keyFile()).connect()) {
             assertThat(coordis.lock("tls:other-ca").tryAcquire()).isPresent();
         }
@@ -561,7 +567,7 @@ class TlsIT {
         assertThat(t).isInstanceOf(NodeUnavailableException.class).hasMessageContaining(":" + target.port());
         assertThat(((NodeUnavailableException) t).node()).isPresent();
         assertThat(took).isLessThan(TIMEOUT.plus(SLACK));
-        assertThat(valueOf(target, "tls:refused")).isNull();
+        assertThat(valueOf(target, Prefixed.key("tls:refused"))).isNull();
         return t;
     }
 

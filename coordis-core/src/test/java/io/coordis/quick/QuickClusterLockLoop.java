@@ -1,8 +1,10 @@
 package io.coordis.quick;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.internal.Tokens;
 import io.coordis.lock.DistributedLock;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisCluster;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -31,16 +33,17 @@ public final class QuickClusterLockLoop {
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         try (RedisCluster cluster = RedisCluster.start();
-             Coordis coordis = Coordis.connect(cluster.uri())) {
-            List<String> names = cluster.keysOnEveryMaster("quick:");
+             Coordis coordis = TestClients.connect(cluster.uri())) {
+            List<String> keys = cluster.keysOnEveryMaster(Prefixed.key("quick:")); // with the run's prefix
+            List<String> names = keys.stream().map(k -> k.substring(Prefixed.prefix().length())).toList();
             RedisClusterClient client = RedisClusterClient.create(
                     cluster.seeds().stream().map(s -> RedisURI.create("redis://" + s)).toList());
             try (StatefulRedisClusterConnection<String, String> conn = client.connect()) {
                 RedisAdvancedClusterCommands<String, String> raw = conn.sync();
                 String sha = null;
                 String publishingSha = null;
-                for (String name : names) {
-                    var node = raw.getConnection(cluster.masterForKey(name).host(), cluster.masterForKey(name).port());
+                for (String k : keys) {
+                    var node = raw.getConnection(cluster.masterForKey(k).host(), cluster.masterForKey(k).port());
                     sha = node.scriptLoad(DELETE_IF_OURS);
                     publishingSha = node.scriptLoad(DELETE_AND_PUBLISH);
                 }
@@ -50,7 +53,7 @@ public final class QuickClusterLockLoop {
                 int[] turn = new int[1];
                 Runnable coordisCycle = () -> locks.get(turn[0]++ % locks.size()).tryAcquire().orElseThrow().close();
                 Runnable rawCycle = () -> {
-                    String key = names.get(turn[0]++ % names.size()) + ":raw";
+                    String key = keys.get(turn[0]++ % keys.size()) + ":raw";
                     String token = Tokens.next();
                     if (!"OK".equals(raw.set(key, token, SetArgs.Builder.nx().px(30_000)))) {
                         throw new IllegalStateException("raw lock busy");
@@ -58,7 +61,7 @@ public final class QuickClusterLockLoop {
                     raw.evalsha(deleteSha, ScriptOutputType.INTEGER, new String[]{key}, token);
                 };
                 Runnable publishingCycle = () -> {
-                    String key = names.get(turn[0]++ % names.size()) + ":pub";
+                    String key = keys.get(turn[0]++ % keys.size()) + ":pub";
                     String token = Tokens.next();
                     if (!"OK".equals(raw.set(key, token, SetArgs.Builder.nx().px(30_000)))) {
                         throw new IllegalStateException("raw lock busy");

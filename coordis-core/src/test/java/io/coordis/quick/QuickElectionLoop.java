@@ -1,9 +1,11 @@
 package io.coordis.quick;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -31,7 +33,7 @@ public final class QuickElectionLoop {
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         try (RedisServer server = RedisServer.start();
-             Coordis coordis = Coordis.connect(server.uri())) {
+             Coordis coordis = TestClients.connect(server.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             try (StatefulRedisConnection<String, String> conn = client.connect()) {
                 RedisCommands<String, String> raw = conn.sync();
@@ -46,12 +48,14 @@ public final class QuickElectionLoop {
                         throw new IllegalStateException(e);
                     }
                 };
+                String rawKey = Prefixed.key("quick:raw");
+                String rawTerm = Prefixed.derived("quick:raw", "term");
                 Runnable rawCampaignCycle = () -> {
-                    if (!"OK".equals(raw.set("quick:raw", "quick", SetArgs.Builder.nx().px(15_000)))) {
+                    if (!"OK".equals(raw.set(rawKey, "quick", SetArgs.Builder.nx().px(15_000)))) {
                         throw new IllegalStateException("raw election busy");
                     }
-                    raw.incr("{quick:raw}:term");
-                    raw.evalsha(sha, ScriptOutputType.INTEGER, new String[]{"quick:raw"}, "quick");
+                    raw.incr(rawTerm);
+                    raw.evalsha(sha, ScriptOutputType.INTEGER, new String[]{rawKey}, "quick");
                 };
                 Runnable round = () -> {
                     try {
@@ -60,15 +64,17 @@ public final class QuickElectionLoop {
                         throw new IllegalStateException(e);
                     }
                 };
+                String rawCounter = Prefixed.key("quick:rawcounter");
                 Runnable rawRound = () -> {
-                    raw.incr("quick:rawcounter");
-                    raw.expire("quick:rawcounter", 20);
+                    raw.incr(rawCounter);
+                    raw.expire(rawCounter, 20);
                 };
                 election.campaign(Duration.ZERO).orElseThrow(); // stays leader for the leader() loop below
                 Runnable leader = () -> election.leader().orElseThrow();
+                String electionKey = Prefixed.key("quick:election");
                 Runnable rawLeader = () -> {
-                    raw.get("quick:election");
-                    raw.pttl("quick:election");
+                    raw.get(electionKey);
+                    raw.pttl(electionKey);
                 };
                 System.out.printf("redis %s, %d ops per round, %d rounds, interleaved%n", server.version(), ops, rounds);
                 compare("leader()", leader, rawLeader, ops, rounds);

@@ -1,8 +1,10 @@
 package io.coordis.quick;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.inspect.Inspector;
 import io.coordis.lock.LockOptions;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyScanCursor;
@@ -29,7 +31,7 @@ public final class QuickInspect {
         int locks = args.length > 0 ? Integer.parseInt(args[0]) : 2_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 7;
         try (RedisServer server = RedisServer.start();
-             Coordis coordis = Coordis.connect(server.uri())) {
+             Coordis coordis = TestClients.connect(server.uri())) {
             LockOptions options = LockOptions.defaults().withTtl(Duration.ofMinutes(10)).withAutoRenew(false);
             for (int i = 0; i < locks / 2; i++) {
                 coordis.lock("quick:coordis:" + i, options).tryAcquire().orElseThrow();
@@ -38,12 +40,13 @@ public final class QuickInspect {
             try (StatefulRedisConnection<String, String> conn = client.connect()) {
                 RedisAsyncCommands<String, String> raw = conn.async();
                 for (int i = 0; i < locks - locks / 2; i++) {
-                    raw.set("quick:foreign:" + i, "tok-" + i, io.lettuce.core.SetArgs.Builder.nx().px(600_000));
+                    raw.set(Prefixed.key("quick:foreign:" + i), "tok-" + i,
+                            io.lettuce.core.SetArgs.Builder.nx().px(600_000));
                 }
                 raw.dbsize().get(5, TimeUnit.SECONDS);
                 Inspector inspector = coordis.inspector();
                 for (int w = 0; w < 3; w++) {
-                    inspector.locks("*");
+                    inspector.locks(Prefixed.key("*"));
                     rawTable(raw);
                 }
                 System.out.printf("redis %s, %d locks (half Coordis, half foreign), %d rounds, interleaved%n",
@@ -53,11 +56,11 @@ public final class QuickInspect {
                     long c;
                     long l;
                     if (r % 2 == 0) {
-                        c = time(() -> check(inspector.locks("*").size(), locks));
+                        c = time(() -> check(inspector.locks(Prefixed.key("*")).size(), locks));
                         l = time(() -> check(rawTable(raw), locks));
                     } else {
                         l = time(() -> check(rawTable(raw), locks));
-                        c = time(() -> check(inspector.locks("*").size(), locks));
+                        c = time(() -> check(inspector.locks(Prefixed.key("*")).size(), locks));
                     }
                     ratios[r] = (double) c / l;
                     System.out.printf("round %d: inspector %.1f ms, raw lettuce %.1f ms, ratio %.2f%n", r + 1,
@@ -93,8 +96,8 @@ public final class QuickInspect {
         List<String> keys = new ArrayList<>();
         ScanCursor cursor = ScanCursor.INITIAL;
         do {
-            KeyScanCursor<String> page = raw.scan(cursor, KeyScanArgs.Builder.limit(1000).match("*").type("string"))
-                    .get(5, TimeUnit.SECONDS);
+            KeyScanCursor<String> page = raw.scan(cursor,
+                    KeyScanArgs.Builder.limit(1000).match(Prefixed.key("*")).type("string")).get(5, TimeUnit.SECONDS);
             for (String k : page.getKeys()) {
                 if (!k.startsWith("{")) {
                     keys.add(k);

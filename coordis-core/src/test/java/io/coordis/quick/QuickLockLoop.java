@@ -1,8 +1,10 @@
 package io.coordis.quick;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.internal.Tokens;
 import io.coordis.lock.DistributedLock;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -23,19 +25,20 @@ public final class QuickLockLoop {
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         try (RedisServer server = RedisServer.start();
-             Coordis coordis = Coordis.connect(server.uri())) {
+             Coordis coordis = TestClients.connect(server.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             try (StatefulRedisConnection<String, String> conn = client.connect()) {
                 RedisCommands<String, String> raw = conn.sync();
                 String sha = raw.scriptLoad(DELETE_IF_OURS);
                 DistributedLock lock = coordis.lock("quick:coordis");
                 Runnable coordisCycle = () -> lock.tryAcquire().orElseThrow().close();
+                String rawKey = Prefixed.key("quick:raw");
                 Runnable rawCycle = () -> {
                     String token = Tokens.next();
-                    if (!"OK".equals(raw.set("quick:raw", token, SetArgs.Builder.nx().px(30_000)))) {
+                    if (!"OK".equals(raw.set(rawKey, token, SetArgs.Builder.nx().px(30_000)))) {
                         throw new IllegalStateException("raw lock busy");
                     }
-                    raw.evalsha(sha, ScriptOutputType.INTEGER, new String[]{"quick:raw"}, token);
+                    raw.evalsha(sha, ScriptOutputType.INTEGER, new String[]{rawKey}, token);
                 };
                 run(coordisCycle, ops / 4);
                 run(rawCycle, ops / 4);

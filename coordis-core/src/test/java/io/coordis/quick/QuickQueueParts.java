@@ -1,10 +1,12 @@
 package io.coordis.quick;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.RedisClient;
@@ -32,11 +34,12 @@ public final class QuickQueueParts {
     public static void main(String[] args) throws Exception {
         int messages = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-        try (RedisServer server = RedisServer.start(); Coordis coordis = Coordis.connect(server.uri())) {
+        try (RedisServer server = RedisServer.start(); Coordis coordis = TestClients.connect(server.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             try (StatefulRedisConnection<String, String> conn = client.connect()) {
                 ReliableQueue q = coordis.reliableQueue("parts:coordis", QueueOptions.defaults());
                 RedisCommands<String, String> raw = conn.sync();
+                String rawList = Prefixed.key("parts:raw");
                 for (int r = 0; r <= rounds; r++) {
                     long t0 = System.nanoTime();
                     for (int m = 0; m < messages; m++) {
@@ -44,7 +47,7 @@ public final class QuickQueueParts {
                     }
                     long t1 = System.nanoTime();
                     for (int m = 0; m < messages; m++) {
-                        raw.lpush("parts:raw", "message-" + m);
+                        raw.lpush(rawList, "message-" + m);
                     }
                     long t2 = System.nanoTime();
                     double cPush = messages / ((t1 - t0) / 1e9);
@@ -95,6 +98,7 @@ public final class QuickQueueParts {
     }
 
     private static double rawConsume(RedisClient client, int messages) throws Exception {
+        String list = Prefixed.key("parts:raw");
         AtomicInteger acked = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(4);
         List<StatefulRedisConnection<String, String>> conns = new ArrayList<>();
@@ -104,11 +108,11 @@ public final class QuickQueueParts {
             for (int i = 0; i < 4; i++) {
                 StatefulRedisConnection<String, String> conn = client.connect();
                 conns.add(conn);
-                String processing = "parts:raw:processing:" + i;
+                String processing = Prefixed.key("parts:raw:processing:" + i);
                 running.add(pool.submit(() -> {
                     RedisCommands<String, String> sync = conn.sync();
                     while (acked.get() < messages) {
-                        String v = sync.blmove("parts:raw", processing, LMoveArgs.Builder.rightLeft(), 0.05);
+                        String v = sync.blmove(list, processing, LMoveArgs.Builder.rightLeft(), 0.05);
                         if (v != null) {
                             sync.lrem(processing, 1, v);
                             acked.incrementAndGet();

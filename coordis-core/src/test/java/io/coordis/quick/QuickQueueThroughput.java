@@ -1,10 +1,12 @@
 package io.coordis.quick;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.RedisClient;
@@ -39,7 +41,7 @@ public final class QuickQueueThroughput {
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         int batch = args.length > 2 ? Integer.parseInt(args[2]) : 32;
         try (RedisServer server = RedisServer.start();
-             Coordis coordis = Coordis.connect(server.uri())) {
+             Coordis coordis = TestClients.connect(server.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             try {
                 ReliableQueue q = coordis.reliableQueue("quick:coordis", QueueOptions.defaults().withSlots(batch));
@@ -122,6 +124,7 @@ public final class QuickQueueThroughput {
     }
 
     private static double raw(RedisClient client, int messages, int batch) throws Exception {
+        String list = Prefixed.key("quick:raw");
         AtomicInteger acked = new AtomicInteger();
         List<StatefulRedisConnection<String, String>> conns = new ArrayList<>();
         for (int i = 0; i <= CONSUMERS; i++) {
@@ -137,11 +140,11 @@ public final class QuickQueueThroughput {
                 for (int m = 0; m < messages; m++) {
                     String payload = "message-" + m;
                     if (batch == 1) {
-                        producer.lpush("quick:raw", payload);
+                        producer.lpush(list, payload);
                     } else {
                         chunk.add(payload);
                         if (chunk.size() == batch || m == messages - 1) {
-                            producer.lpush("quick:raw", chunk.toArray(String[]::new));
+                            producer.lpush(list, chunk.toArray(String[]::new));
                             chunk.clear();
                         }
                     }
@@ -150,12 +153,12 @@ public final class QuickQueueThroughput {
             }));
             for (int i = 1; i <= CONSUMERS; i++) {
                 StatefulRedisConnection<String, String> conn = conns.get(i);
-                String processing = "quick:raw:processing:" + i;
+                String processing = Prefixed.key("quick:raw:processing:" + i);
                 running.add(pool.submit(() -> {
                     RedisCommands<String, String> sync = conn.sync();
                     RedisAsyncCommands<String, String> async = conn.async();
                     while (acked.get() < messages) {
-                        String first = sync.blmove("quick:raw", processing, LMoveArgs.Builder.rightLeft(), 0.1);
+                        String first = sync.blmove(list, processing, LMoveArgs.Builder.rightLeft(), 0.1);
                         if (first == null) {
                             continue;
                         }
@@ -163,7 +166,7 @@ public final class QuickQueueThroughput {
                         if (batch > 1) {
                             List<RedisFuture<String>> more = new ArrayList<>();
                             for (int k = 1; k < batch; k++) {
-                                more.add(async.lmove("quick:raw", processing, LMoveArgs.Builder.rightLeft()));
+                                more.add(async.lmove(list, processing, LMoveArgs.Builder.rightLeft()));
                             }
                             for (RedisFuture<String> f : more) {
                                 String v = f.get();

@@ -1,9 +1,11 @@
 package io.coordis.quick;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.internal.Tokens;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisGroup;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -56,7 +58,7 @@ public final class QuickRedlockLoop {
             Coordis[] clients = new Coordis[LATENCY_NODES.length];
             DistributedLock[] locks = new DistributedLock[LATENCY_NODES.length];
             for (int i = 0; i < LATENCY_NODES.length; i++) {
-                clients[i] = Coordis.connect(uris.subList(0, LATENCY_NODES[i]));
+                clients[i] = TestClients.connect(uris.subList(0, LATENCY_NODES[i]));
                 locks[i] = clients[i].lock("quick:coordis:" + LATENCY_NODES[i]);
             }
             DistributedLock five = locks[1];
@@ -198,7 +200,7 @@ public final class QuickRedlockLoop {
 
         /** SET NX PX on node 1, then node 2, ...; then compare-and-delete on each in turn. */
         void sequentialCycle() {
-            String key = "quick:raw:sequential";
+            String key = Prefixed.key("quick:raw:sequential");
             String token = Tokens.next();
             int granted = 0;
             for (RedisCommands<String, String> node : sync) {
@@ -216,7 +218,7 @@ public final class QuickRedlockLoop {
 
         /** SET NX PX sent to all nodes at once, wait for all; compare-and-delete likewise. */
         void parallelCycle() {
-            String key = "quick:raw:parallel";
+            String key = Prefixed.key("quick:raw:parallel");
             String token = Tokens.next();
             List<RedisFuture<String>> set = new ArrayList<>(async.size());
             for (RedisAsyncCommands<String, String> node : async) {

@@ -1,9 +1,11 @@
 package io.coordis.quick;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.signal.Signal;
 import io.coordis.signal.Signals;
 import io.coordis.signal.Waiter;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -27,12 +29,14 @@ import java.util.concurrent.locks.LockSupport;
  * Run with {@code java -cp <test classpath> io.coordis.quick.QuickSignalLatency [perSecond] [seconds]}.
  */
 public final class QuickSignalLatency {
+    private static final String RAW_CHANNEL = Prefixed.key("lat:raw");
+
     public static void main(String[] args) throws Exception {
         int rate = args.length > 0 ? Integer.parseInt(args[0]) : 1_000;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         try (RedisServer server = RedisServer.start();
-             Coordis receiving = Coordis.connect(server.uri());
-             Coordis sending = Coordis.connect(server.uri())) {
+             Coordis receiving = TestClients.connect(server.uri());
+             Coordis sending = TestClients.connect(server.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             try (StatefulRedisConnection<String, String> pub = client.connect();
                  StatefulRedisPubSubConnection<String, String> sub = client.connectPubSub()) {
@@ -43,7 +47,7 @@ public final class QuickSignalLatency {
                         rawInbox.add(message);
                     }
                 });
-                sub.sync().subscribe("lat:raw");
+                sub.sync().subscribe(RAW_CHANNEL);
 
                 run(rate, 1, receiving.signals(), sending.signals(), pub, rawInbox, null, null); // warm-up
                 long[] coordis = new long[rate * seconds];
@@ -105,9 +109,9 @@ public final class QuickSignalLatency {
             }
             if (i % 2 == 0) {
                 sending.signal("lat:coordis:" + i, Long.toString(System.nanoTime()));
-                pub.sync().publish("lat:raw", Long.toString(System.nanoTime()));
+                pub.sync().publish(RAW_CHANNEL, Long.toString(System.nanoTime()));
             } else {
-                pub.sync().publish("lat:raw", Long.toString(System.nanoTime()));
+                pub.sync().publish(RAW_CHANNEL, Long.toString(System.nanoTime()));
                 sending.signal("lat:coordis:" + i, Long.toString(System.nanoTime()));
             }
         }

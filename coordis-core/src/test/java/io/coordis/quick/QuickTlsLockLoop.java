@@ -1,8 +1,10 @@
 package io.coordis.quick;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.internal.Tokens;
 import io.coordis.lock.DistributedLock;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.TestCertificates;
 import io.lettuce.core.ClientOptions;
@@ -29,9 +31,9 @@ public final class QuickTlsLockLoop {
         TestCertificates certs = TestCertificates.get();
         try (RedisServer server = RedisServer.builder().tlsAuthClients().start();
              RedisServer plainServer = RedisServer.start();
-             Coordis coordis = Coordis.builder().url(server.uri()).trustedCertificates(certs.caFile())
+             Coordis coordis = TestClients.builder().url(server.uri()).trustedCertificates(certs.caFile())
                      .clientCertificate(certs.client().certFile(), certs.client().keyFile()).connect();
-             Coordis plain = Coordis.connect(plainServer.uri())) {
+             Coordis plain = TestClients.connect(plainServer.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             client.setOptions(ClientOptions.builder().sslOptions(SslOptions.builder().jdkSslProvider()
                     .trustManager(certs.caFile().toFile())
@@ -44,12 +46,13 @@ public final class QuickTlsLockLoop {
                 DistributedLock plainLock = plain.lock("quick:plain");
                 Runnable coordisCycle = () -> lock.tryAcquire().orElseThrow().close();
                 Runnable plainCycle = () -> plainLock.tryAcquire().orElseThrow().close();
+                String rawKey = Prefixed.key("quick:raw");
                 Runnable rawCycle = () -> {
                     String token = Tokens.next();
-                    if (!"OK".equals(raw.set("quick:raw", token, SetArgs.Builder.nx().px(30_000)))) {
+                    if (!"OK".equals(raw.set(rawKey, token, SetArgs.Builder.nx().px(30_000)))) {
                         throw new IllegalStateException("raw lock busy");
                     }
-                    raw.evalsha(sha, ScriptOutputType.INTEGER, new String[]{"quick:raw"}, token);
+                    raw.evalsha(sha, ScriptOutputType.INTEGER, new String[]{rawKey}, token);
                 };
                 run(coordisCycle, ops / 4);
                 run(rawCycle, ops / 4);

@@ -2,9 +2,11 @@ package io.coordis.soak;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
+import io.coordis.TestClients;
 import io.coordis.queue.CrashConsumer;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,7 +70,8 @@ class QueueSoak {
         long begin = System.nanoTime();
         try (RedisServer server = RedisServer.builder().appendOnly(true).appendFsync("always").start();
              Watch watch = new Watch(server);
-             Coordis coordis = Coordis.builder().url(server.uri()).commandTimeout(Duration.ofSeconds(1)).connect()) {
+             Coordis coordis = TestClients.builder().url(server.uri()).commandTimeout(Duration.ofSeconds(1))
+                     .connect()) {
             ReliableQueue queue = coordis.reliableQueue(QUEUE);
             for (int i = 0; i < CONSUMERS; i++) {
                 consumers.add(startConsumer(server));
@@ -85,7 +88,7 @@ class QueueSoak {
             while (true) {
                 Thread.sleep(300);
                 int seen = tally.update(reports);
-                waiting.set(watch.number("LLEN", QUEUE));
+                waiting.set(watch.number("LLEN", Prefixed.key(QUEUE)));
                 boolean faultsDue = seen < messages * 0.95;
                 if (redisKills == 0 && seen >= messages / 4) {
                     nextRedisKill = System.nanoTime();
@@ -127,9 +130,9 @@ class QueueSoak {
             int processed = tally.update(reports);
             Duration took = Duration.ofNanos(System.nanoTime() - begin);
             long stuck = stuck(watch);
-            long left = watch.number("LLEN", QUEUE);
-            long dead = watch.number("LLEN", "{" + QUEUE + "}:dead");
-            long delayed = watch.number("ZCARD", "{" + QUEUE + "}:delayed");
+            long left = watch.number("LLEN", Prefixed.key(QUEUE));
+            long dead = watch.number("LLEN", Prefixed.derived(QUEUE, "dead"));
+            long delayed = watch.number("ZCARD", Prefixed.derived(QUEUE, "delayed"));
             java.util.Set<Integer> inRedis = storedIds(watch);
             long lost = tally.missingAmong(pushed.get(), inRedis);
             long neverPushed = messages - pushed.get();
@@ -293,15 +296,15 @@ class QueueSoak {
     /** The message ids stored anywhere in the queue's keys: waiting, in processing lists, delayed, dead. */
     private static java.util.Set<Integer> storedIds(Watch watch) {
         java.util.Set<Integer> ids = new java.util.HashSet<>();
-        List<String> lists = new ArrayList<>(watch.keys("{" + QUEUE + "}:proc:*"));
-        lists.add(QUEUE);
-        lists.add("{" + QUEUE + "}:dead");
+        List<String> lists = new ArrayList<>(watch.keys(Prefixed.derived(QUEUE, "proc:*")));
+        lists.add(Prefixed.key(QUEUE));
+        lists.add(Prefixed.derived(QUEUE, "dead"));
         for (String key : lists) {
             for (Object e : (List<?>) watch.command("LRANGE", key, "0", "-1")) {
                 addId(ids, e);
             }
         }
-        for (Object e : (List<?>) watch.command("ZRANGE", "{" + QUEUE + "}:delayed", "0", "-1")) {
+        for (Object e : (List<?>) watch.command("ZRANGE", Prefixed.derived(QUEUE, "delayed"), "0", "-1")) {
             addId(ids, e);
         }
         return ids;
@@ -318,9 +321,9 @@ class QueueSoak {
     /** Each consumer's state, the tail of its report file and of its stderr, and what Redis holds. */
     private String describeStall(List<ChildJvm> consumers, Watch watch) {
         StringBuilder b = new StringBuilder();
-        b.append("waiting ").append(watch.number("LLEN", QUEUE)).append(", processing lists ")
-                .append(watch.keys("{" + QUEUE + "}:proc:*").size()).append(", heartbeats ")
-                .append(watch.keys("{" + QUEUE + "}:hb:*")).append('\n');
+        b.append("waiting ").append(watch.number("LLEN", Prefixed.key(QUEUE))).append(", processing lists ")
+                .append(watch.keys(Prefixed.derived(QUEUE, "proc:*")).size()).append(", heartbeats ")
+                .append(watch.keys(Prefixed.derived(QUEUE, "hb:*"))).append('\n');
         for (ChildJvm c : consumers) {
             b.append(c.describe()).append('\n');
         }
@@ -345,7 +348,7 @@ class QueueSoak {
     private static long held(Watch watch, String id) {
         long held = 0;
         for (int slot = 0; slot < SLOTS; slot++) {
-            held += watch.number("LLEN", "{" + QUEUE + "}:proc:" + id + ":" + slot);
+            held += watch.number("LLEN", Prefixed.derived(QUEUE, "proc:" + id + ":" + slot));
         }
         return held;
     }
@@ -355,7 +358,7 @@ class QueueSoak {
         long limit = killedAt + TimeUnit.SECONDS.toNanos(30);
         long heartbeatGone = -1;
         while (System.nanoTime() < limit) {
-            if (heartbeatGone < 0 && watch.number("EXISTS", "{" + QUEUE + "}:hb:" + id) == 0) {
+            if (heartbeatGone < 0 && watch.number("EXISTS", Prefixed.derived(QUEUE, "hb:" + id)) == 0) {
                 heartbeatGone = System.nanoTime();
             }
             if (held(watch, id) == 0) {
@@ -368,12 +371,13 @@ class QueueSoak {
     }
 
     private static boolean idle(Watch watch) {
-        return watch.number("LLEN", QUEUE) == 0 && stuck(watch) == 0 && watch.number("ZCARD", "{" + QUEUE + "}:delayed") == 0;
+        return watch.number("LLEN", Prefixed.key(QUEUE)) == 0 && stuck(watch) == 0
+                && watch.number("ZCARD", Prefixed.derived(QUEUE, "delayed")) == 0;
     }
 
     private static long stuck(Watch watch) {
         long n = 0;
-        for (String key : watch.keys("{" + QUEUE + "}:proc:*")) {
+        for (String key : watch.keys(Prefixed.derived(QUEUE, "proc:*"))) {
             n += watch.number("LLEN", key);
         }
         return n;

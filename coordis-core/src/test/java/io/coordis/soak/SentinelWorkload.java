@@ -2,6 +2,7 @@ package io.coordis.soak;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
+import io.coordis.TestClients;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
@@ -12,6 +13,7 @@ import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.Signal;
 import io.coordis.signal.SignalListener;
 import io.coordis.signal.Subscription;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.SentinelGroup;
 import io.coordis.testkit.fault.FencedClient;
@@ -120,7 +122,7 @@ final class SentinelWorkload implements AutoCloseable {
     }
 
     private Coordis connect(String uri) {
-        Coordis c = Coordis.builder().url(uri).commandTimeout(Duration.ofSeconds(1)).connect();
+        Coordis c = TestClients.builder().url(uri).commandTimeout(Duration.ofSeconds(1)).connect();
         clients.add(c);
         return c;
     }
@@ -312,12 +314,13 @@ final class SentinelWorkload implements AutoCloseable {
         RedisServer master = group.master();
         leftInRedis = stored(master);
         long processing = 0;
-        for (Object key : (List<?>) master.command("KEYS", "{" + QUEUE + "}:proc:*")) {
+        for (Object key : (List<?>) master.command("KEYS", Prefixed.derived(QUEUE, "proc:*"))) {
             processing += (Long) master.command("LLEN", Watch.text(key));
         }
         figures.put("stuck", processing);
-        figures.put("left", (Long) master.command("LLEN", QUEUE) + (Long) master.command("ZCARD", "{" + QUEUE + "}:delayed")
-                + (Long) master.command("LLEN", "{" + QUEUE + "}:dead"));
+        figures.put("left", (Long) master.command("LLEN", Prefixed.key(QUEUE))
+                + (Long) master.command("ZCARD", Prefixed.derived(QUEUE, "delayed"))
+                + (Long) master.command("LLEN", Prefixed.derived(QUEUE, "dead")));
         consuming = false;
         join(consumers);
         Thread.sleep(1000); // the last signals arrive
@@ -346,8 +349,8 @@ final class SentinelWorkload implements AutoCloseable {
     /** The message ids stored in the queue, its processing lists, delayed set and dead letters. */
     private static Set<Integer> stored(RedisServer master) {
         Set<Integer> ids = new HashSet<>();
-        List<String> lists = new ArrayList<>(List.of(QUEUE, "{" + QUEUE + "}:dead"));
-        for (Object key : (List<?>) master.command("KEYS", "{" + QUEUE + "}:proc:*")) {
+        List<String> lists = new ArrayList<>(List.of(Prefixed.key(QUEUE), Prefixed.derived(QUEUE, "dead")));
+        for (Object key : (List<?>) master.command("KEYS", Prefixed.derived(QUEUE, "proc:*"))) {
             lists.add(Watch.text(key));
         }
         for (String list : lists) {
@@ -355,7 +358,7 @@ final class SentinelWorkload implements AutoCloseable {
                 parse(Watch.text(v)).ifPresent(ids::add);
             }
         }
-        for (Object v : (List<?>) master.command("HVALS", "{" + QUEUE + "}:delayed:data")) {
+        for (Object v : (List<?>) master.command("HVALS", Prefixed.derived(QUEUE, "delayed:data"))) {
             parse(Watch.text(v)).ifPresent(ids::add);
         }
         return ids;

@@ -2,10 +2,12 @@ package io.coordis.soak;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
+import io.coordis.TestClients;
 import io.coordis.signal.Signal;
 import io.coordis.signal.SignalListener;
 import io.coordis.signal.Subscription;
 import io.coordis.testkit.FaultProxy;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.fault.Nemesis;
 import io.coordis.testkit.history.Histories;
@@ -119,7 +121,8 @@ class SignalSoak {
             killer.join(30_000);
             sampler.join(30_000);
             Thread.sleep(2000); // the last signals arrive
-            evidence.add("at the end: Redis counts " + ((List<?>) redis.command("PUBSUB", "NUMSUB", CHANNEL)).get(1)
+            evidence.add("at the end: Redis counts "
+                    + ((List<?>) redis.command("PUBSUB", "NUMSUB", Prefixed.key(CHANNEL))).get(1)
                     + " subscribers of " + CHANNEL + " (2 listeners); the proxy has " + proxy.connectionCount()
                     + " connections open, accepted " + proxy.acceptedCount());
             directHeard.ok("unsubscribed", CHANNEL, "", -1);
@@ -204,8 +207,8 @@ class SignalSoak {
         while (System.nanoTime() < end) {
             String now;
             try {
-                now = "subscribers " + ((List<?>) redis.command("PUBSUB", "NUMSUB", CHANNEL)).get(1) + ", proxy connections "
-                        + proxy.connectionCount();
+                now = "subscribers " + ((List<?>) redis.command("PUBSUB", "NUMSUB", Prefixed.key(CHANNEL))).get(1)
+                        + ", proxy connections " + proxy.connectionCount();
             } catch (RuntimeException e) {
                 now = "subscribers unknown (" + e.getClass().getSimpleName() + "), proxy connections " + proxy.connectionCount();
             }
@@ -226,7 +229,7 @@ class SignalSoak {
     }
 
     private static Coordis connect(String uri) {
-        return Coordis.builder().url(uri).commandTimeout(Duration.ofSeconds(1)).connect();
+        return TestClients.builder().url(uri).commandTimeout(Duration.ofSeconds(1)).connect();
     }
 
     private static SignalListener recorder(History history, List<Long> gapTimes) {

@@ -2,6 +2,7 @@ package io.coordis.soak;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
+import io.coordis.TestClients;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
@@ -50,7 +51,8 @@ public final class SoakCandidate {
 
     private static void campaign(String redis, String name, String id, Duration ttl, Path historyFile, String resource,
                                  Random random) {
-        try (Coordis coordis = Coordis.builder().url("redis://" + redis).commandTimeout(Duration.ofMillis(500)).connect();
+        try (Coordis coordis = TestClients.builder().url("redis://" + redis).commandTimeout(Duration.ofMillis(500))
+                .connect();
              History history = History.open(historyFile, id);
              FencedClient fenced = FencedClient.connect(resource, id)) {
             LeaderElection election = coordis.election(name, ElectionOptions.defaults().withCandidateId(id).withTtl(ttl));

@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisCluster;
 import io.coordis.testkit.RespClient;
 import org.junit.jupiter.api.AfterAll;
@@ -38,27 +39,29 @@ class ClusterCliIT {
 
     @Test
     void lockHoldsTheKeyOnItsSlotsMasterWhileTheCommandRuns() throws Exception {
-        String name = cluster.keysOnEveryMaster("cli-lock-").get(2);
+        String key = cluster.keysOnEveryMaster(Prefixed.key("cli-lock-")).get(2);
+        String name = key.substring(Prefixed.prefix().length());
         Path go = CliProcess.signalFile();
         try (CliProcess cli = CliProcess.start("-u", cluster.uri(), "lock", name, "--", "sh", "-c",
                 "echo running; while [ ! -e \"$0\" ]; do sleep 0.05; done; echo done", go.toString())) {
             cli.awaitStdout("running");
-            assertThat(onOwner(name, "EXISTS", name)).as("held on the master of its slot").isEqualTo(1L);
+            assertThat(onOwner(key, "EXISTS", key)).as("held on the master of its slot").isEqualTo(1L);
             Files.createFile(go);
             assertThat(cli.exitCode()).as(cli.stderr()).isEqualTo(0);
             assertThat(cli.stdout()).isEqualTo("running\ndone\n");
         }
-        assertThat(onOwner(name, "EXISTS", name)).as("released").isEqualTo(0L);
+        assertThat(onOwner(key, "EXISTS", key)).as("released").isEqualTo(0L);
     }
 
     @Test
     void queuePushPopAndReliablePopAckOnDifferentMasters() {
-        for (String name : cluster.keysOnEveryMaster("cli-q-").subList(0, 1)) {
+        for (String key : cluster.keysOnEveryMaster(Prefixed.key("cli-q-")).subList(0, 1)) {
+            String name = key.substring(Prefixed.prefix().length());
             try (CliProcess push = CliProcess.start("queue", "push", "-u", cluster.uri(), name, "a", "b")) {
                 assertThat(push.exitCode()).as(push.stderr()).isEqualTo(0);
                 assertThat(push.stdout()).isEqualTo("2\n");
             }
-            assertThat(onOwner(name, "LRANGE", name, "0", "-1")).isEqualTo(List.of("b", "a"));
+            assertThat(onOwner(key, "LRANGE", key, "0", "-1")).isEqualTo(List.of("b", "a"));
             try (CliProcess pop = CliProcess.start("queue", "pop", "-u", cluster.uri(), name)) {
                 assertThat(pop.exitCode()).as(pop.stderr()).isEqualTo(0);
                 assertThat(pop.stdout()).isEqualTo("a\n");
@@ -74,7 +77,7 @@ class ClusterCliIT {
                 assertThat(ack.exitCode()).as(ack.stderr()).isEqualTo(0);
                 assertThat(ack.stdout()).isEqualTo("acked\n");
             }
-            assertThat(onOwner(name, "LLEN", name)).isEqualTo(0L);
+            assertThat(onOwner(key, "LLEN", key)).isEqualTo(0L);
         }
     }
 

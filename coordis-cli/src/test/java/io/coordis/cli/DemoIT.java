@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisBinary;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -139,7 +140,7 @@ class DemoIT {
     @Test
     void usesTheGivenRedisAndLeavesNoDemoKeysBehind() {
         try (RedisServer server = RedisServer.start()) {
-            server.command("SET", "mine", "untouched");
+            server.command("SET", Prefixed.key("mine"), "untouched");
             try (CliProcess cli = CliProcess.start("demo", "--url", server.uri(), "--workers", "3", "--rounds", "2")) {
                 assertThat(cli.exitCode(TOUR_LIMIT)).as(cli.stderr()).isZero();
                 assertThat(cli.stderr()).startsWith("using Redis at " + server.uri());
@@ -147,7 +148,7 @@ class DemoIT {
                 assertThat(cli.stderr()).containsPattern("removed the demo's \\d+ keys");
             }
             assertThat(server.command("KEYS", "*demo*")).as("keys the demo left").isEqualTo(List.of());
-            assertThat(server.command("GET", "mine")).isEqualTo("untouched");
+            assertThat(server.command("GET", Prefixed.key("mine"))).isEqualTo("untouched");
         }
     }
 

@@ -5,6 +5,7 @@ import io.coordis.election.ElectionOptions;
 import io.coordis.election.Leader;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,7 +33,7 @@ class ElectIT {
 
     @BeforeEach
     void connect() {
-        client = Coordis.connect(redis.uri());
+        client = TestClients.connect(redis.uri());
     }
 
     @AfterEach
@@ -101,14 +102,14 @@ class ElectIT {
                 "sh", "-c", UNTIL_TERM)) {
             cli.awaitStdout("ready");
             long taken = System.nanoTime();
-            redis.server().command("SET", "it:el:lost", "someone-else");
+            redis.server().command("SET", Prefixed.key("it:el:lost"), "someone-else");
             assertThat(cli.exitCode()).isEqualTo(ExitCodes.LOCK_LOST);
             assertThat(Duration.ofNanos(System.nanoTime() - taken)).isLessThan(Duration.ofSeconds(5));
             assertThat(cli.stdout()).isEqualTo("ready\ngot-term\n");
             assertThat(cli.stderr()).contains("lost leadership of 'it:el:lost' (term 1)", "stopping it")
                     .doesNotContain("\tat ");
         }
-        assertThat(redis.server().command("GET", "it:el:lost")).isEqualTo("someone-else");
+        assertThat(redis.server().command("GET", Prefixed.key("it:el:lost"))).isEqualTo("someone-else");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,7 +26,7 @@ class ExitCodesIT {
     @Test
     void everyCodeAsDocumented() {
         String url = redis.uri();
-        redis.server().command("SET", "ex:held", "someone-else", "PX", "60000");
+        redis.server().command("SET", Prefixed.key("ex:held"), "someone-else", "PX", "60000");
         redis.server().command("ACL", "SETUSER", "nobody", "on", ">pw", "~*", "&*", "-@all", "+hello", "+ping");
         String refused = "redis://nobody:pw@" + redis.server().address();
         List<Case> cases = List.of(

@@ -5,6 +5,7 @@ import io.coordis.internal.Hosts;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockHolder;
 import io.coordis.lock.LockOptions;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,7 +31,7 @@ class ForceUnlockIT {
 
     @BeforeEach
     void connect() {
-        client = Coordis.connect(redis.uri());
+        client = TestClients.connect(redis.uri());
     }
 
     @AfterEach
@@ -50,8 +51,8 @@ class ForceUnlockIT {
             try (CliProcess force = CliProcess.start("force-unlock", "-u", redis.uri(), "it:forced", "--yes",
                     "--reason", "stuck deploy")) {
                 assertThat(force.exitCode()).as(force.stderr()).isZero();
-                assertThat(force.stdout()).isEqualTo("forced it:forced holder=" + before.holderId().orElseThrow()
-                        + " fence=" + (forcedFence + 1) + "\n");
+                assertThat(force.stdout()).isEqualTo("forced " + Prefixed.key("it:forced") + " holder="
+                        + before.holderId().orElseThrow() + " fence=" + (forcedFence + 1) + "\n");
                 assertThat(force.stderr()).contains("lock 'it:forced' is held by " + before.holderId().orElseThrow());
             }
             // The holder's watchdog sees the lock gone at its next renewal (every second) and stops the command.
@@ -59,7 +60,7 @@ class ForceUnlockIT {
             assertThat(holder.stderr()).contains("lost lock 'it:forced'");
             Lease next = client.lock("it:forced").tryAcquire().orElseThrow();
             assertThat(next.fencingToken()).isGreaterThan(forcedFence + 1);
-            String audit = (String) redis.server().command("LINDEX", "{it:forced}:audit", "0");
+            String audit = (String) redis.server().command("LINDEX", Prefixed.derived("it:forced", "audit"), "0");
             assertThat(audit).contains("\"action\":\"force-unlock\"", "\"reason\":\"stuck deploy\"",
                     "\"holder\":\"" + before.holderId().orElseThrow() + "\"", "\"fence\":" + (forcedFence + 1));
             next.release();
@@ -76,7 +77,8 @@ class ForceUnlockIT {
         try (CliProcess force = CliProcess.start("force-unlock", "-u", redis.uri(), "it:audited", "--yes", "--reason",
                 "db2 hung \"hard\"")) {
             assertThat(force.exitCode()).as(force.stderr()).isZero();
-            assertThat(force.stdout()).isEqualTo("forced it:audited holder=dave@db2:17 fence=" + (fence + 1) + "\n");
+            assertThat(force.stdout()).isEqualTo("forced " + Prefixed.key("it:audited") + " holder=dave@db2:17 fence="
+                    + (fence + 1) + "\n");
             forcer = force.pid();
         }
         long after = System.currentTimeMillis();
@@ -110,7 +112,7 @@ class ForceUnlockIT {
             assertThat(force.stdout()).isEmpty();
         }
         assertThat(lease.isHeld()).isTrue();
-        assertThat(redis.server().command("GET", "it:kept")).isEqualTo(lease.token());
+        assertThat(redis.server().command("GET", Prefixed.key("it:kept"))).isEqualTo(lease.token());
         lease.release();
     }
 
@@ -122,13 +124,14 @@ class ForceUnlockIT {
             assertThat(no.exitCode()).as(no.stdout()).isEqualTo(ExitCodes.NOT_ACQUIRED);
             assertThat(no.stdout()).contains("Force 'it:asked' open? Its holder loses it. [y/N]", "not forced");
         }
-        assertThat(redis.server().command("GET", "it:asked")).isEqualTo(lease.token());
+        assertThat(redis.server().command("GET", Prefixed.key("it:asked"))).isEqualTo(lease.token());
         try (CliProcess yes = CliProcess.startInTerminal("yes\n", Map.of(), "force-unlock", "-u", redis.uri(), "it:asked",
                 "-o", "json")) {
             assertThat(yes.exitCode()).as(yes.stdout()).isZero();
-            assertThat(yes.stdout()).contains("{\"name\":\"it:asked\",\"holder\":\"" + holderId + "\"");
+            assertThat(yes.stdout()).contains("{\"name\":\"" + Prefixed.key("it:asked") + "\",\"holder\":\"" + holderId
+                    + "\"");
         }
-        assertThat(redis.server().command("EXISTS", "it:asked")).isEqualTo(0L);
+        assertThat(redis.server().command("EXISTS", Prefixed.key("it:asked"))).isEqualTo(0L);
     }
 
     @Test
@@ -137,6 +140,7 @@ class ForceUnlockIT {
             assertThat(force.exitCode()).isEqualTo(ExitCodes.NOT_ACQUIRED);
             assertThat(force.stderr()).isEqualTo("coordis: lock 'it:free' is not held; nothing to force\n");
         }
-        assertThat(redis.server().command("EXISTS", "{it:free}:fence", "{it:free}:audit")).isEqualTo(0L);
+        assertThat(redis.server().command("EXISTS", Prefixed.derived("it:free", "fence"),
+                Prefixed.derived("it:free", "audit"))).isEqualTo(0L);
     }
 }

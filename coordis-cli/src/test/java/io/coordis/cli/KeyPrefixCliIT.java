@@ -3,6 +3,7 @@ package io.coordis.cli;
 import io.coordis.Coordis;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code --key-prefix} (and {@code $COORDIS_KEY_PREFIX}): the command line uses the same keys as a library client
- * with that prefix; {@code ls} and {@code inspect} look under it only.
+ * with that prefix; {@code ls} and {@code inspect} look under it only. The prefix given is under the test run's
+ * prefix ({@link Prefixed}), as the whole run keeps to it.
  */
 class KeyPrefixCliIT {
     @RegisterExtension
@@ -31,7 +33,7 @@ class KeyPrefixCliIT {
     @BeforeEach
     void connect() {
         redis.server().flushAll();
-        billing = Coordis.builder().url(redis.uri()).keyPrefix("billing:").connect();
+        billing = TestClients.builder().url(redis.uri()).keyPrefix(Prefixed.key("billing:")).connect();
     }
 
     @AfterEach
@@ -48,26 +50,27 @@ class KeyPrefixCliIT {
     void pushesAndLooksUnderThePrefix() throws Exception {
         Lease held = billing.lock("orders", LockOptions.defaults().withTtl(Duration.ofSeconds(30))).tryAcquire()
                 .orElseThrow();
-        try (Coordis plain = Coordis.connect(redis.uri())) {
+        try (Coordis plain = TestClients.connect(redis.uri())) {
             plain.lock("orders", LockOptions.defaults().withTtl(Duration.ofSeconds(30))).tryAcquire().orElseThrow();
         } // another application's "orders", held by its TTL
 
-        assertThat(cli.run("--key-prefix", "billing:", "queue", "push", "-u", redis.uri(), "jobs", "a", "b"))
-                .as(cli.err()).isZero();
-        assertThat(redis.server().command("LRANGE", "billing:jobs", "0", "-1")).isEqualTo(List.of("b", "a"));
+        assertThat(cli.run("--key-prefix", Prefixed.key("billing:"), "queue", "push", "-u", redis.uri(), "jobs", "a",
+                "b")).as(cli.err()).isZero();
+        assertThat(redis.server().command("LRANGE", Prefixed.key("billing:jobs"), "0", "-1"))
+                .isEqualTo(List.of("b", "a"));
         assertThat(billing.queue("jobs").depth()).isEqualTo(2);
 
-        assertThat(cli.run(Map.of(CoordisCommand.KEY_PREFIX_ENV, "billing:"), "ls", "locks", "-o", "json", "-u",
-                redis.uri())).as(cli.err()).isZero();
-        assertThat(names(cli.out())).containsExactly("billing:orders");
+        assertThat(cli.run(Map.of(CoordisCommand.KEY_PREFIX_ENV, Prefixed.key("billing:")), "ls", "locks", "-o",
+                "json", "-u", redis.uri())).as(cli.err()).isZero();
+        assertThat(names(cli.out())).containsExactly(Prefixed.key("billing:orders"));
 
         assertThat(cli.run("ls", "locks", "-o", "json", "-u", redis.uri())).as(cli.err()).isZero();
-        assertThat(names(cli.out())).containsExactly("billing:orders", "orders");
+        assertThat(names(cli.out())).containsExactly(Prefixed.key("billing:orders"), Prefixed.key("orders"));
 
-        assertThat(cli.run("inspect", "lock", "orders", "--key-prefix", "billing:", "-o", "json", "-u", redis.uri()))
-                .as(cli.err()).isZero();
+        assertThat(cli.run("inspect", "lock", "orders", "--key-prefix", Prefixed.key("billing:"), "-o", "json", "-u",
+                redis.uri())).as(cli.err()).isZero();
         Map<String, Object> lock = TestJson.object(cli.out());
-        assertThat(lock.get("name")).isEqualTo("billing:orders");
+        assertThat(lock.get("name")).isEqualTo(Prefixed.key("billing:orders"));
         assertThat(lock.get("fence")).isEqualTo(held.fencingToken());
     }
 

@@ -3,6 +3,7 @@ package io.coordis.cli;
 import io.coordis.Coordis;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockHolder;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -34,7 +35,7 @@ class LockIT {
 
     @BeforeEach
     void connect() {
-        client = Coordis.connect(redis.uri());
+        client = TestClients.connect(redis.uri());
     }
 
     @AfterEach
@@ -131,7 +132,7 @@ class LockIT {
             cli.awaitStdout("ready");
             assertThat(holder("it:lost")).isPresent();
             long deleted = System.nanoTime();
-            redis.server().command("DEL", "it:lost");
+            redis.server().command("DEL", Prefixed.key("it:lost"));
             assertThat(cli.exitCode()).isEqualTo(ExitCodes.LOCK_LOST);
             assertThat(Duration.ofNanos(System.nanoTime() - deleted)).isLessThan(Duration.ofSeconds(5));
             assertThat(cli.stdout()).isEqualTo("ready\ngot-term\n");
@@ -144,7 +145,7 @@ class LockIT {
         try (CliProcess cli = CliProcess.start("lock", "-u", redis.uri(), "--ttl", "1s", "--grace", "500ms",
                 "it:stubborn", "--", "sh", "-c", "trap '' TERM; echo ready; while true; do sleep 0.1; done")) {
             cli.awaitStdout("ready");
-            redis.server().command("DEL", "it:stubborn");
+            redis.server().command("DEL", Prefixed.key("it:stubborn"));
             assertThat(cli.exitCode(Duration.ofSeconds(10))).isEqualTo(ExitCodes.LOCK_LOST);
             assertThat(cli.stderr()).contains("SIGKILL after 500ms");
         }
@@ -176,7 +177,7 @@ class LockIT {
 
     @Test
     void keyOfAnotherTypeExits65() {
-        redis.server().command("RPUSH", "it:list", "a");
+        redis.server().command("RPUSH", Prefixed.key("it:list"), "a");
         try (CliProcess cli = CliProcess.start("lock", "-u", redis.uri(), "-n", "it:list", "--", "true")) {
             assertThat(cli.exitCode()).isEqualTo(ExitCodes.DATA_ERROR);
             assertThat(cli.stderr()).contains("it:list").doesNotContain("\tat ");

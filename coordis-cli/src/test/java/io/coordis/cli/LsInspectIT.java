@@ -10,6 +10,7 @@ import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.Waiter;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
 import org.junit.jupiter.api.AfterEach;
@@ -42,7 +43,7 @@ class LsInspectIT {
 
     @BeforeEach
     void connect() {
-        coordis = Coordis.connect(redis.uri());
+        coordis = TestClients.connect(redis.uri());
         raw = RespClient.connect(redis.server());
     }
 
@@ -79,23 +80,24 @@ class LsInspectIT {
         long before = System.currentTimeMillis();
         Lease lease = coordis.lock("ls:orders", LockOptions.defaults().withTtl(Duration.ofSeconds(30))
                 .withHolderId("alice@web1:4242")).tryAcquire().orElseThrow();
-        assertThat(raw.command("SET", "ls:py", "tok-123", "NX", "PX", "60000")).isEqualTo("OK");
+        assertThat(raw.command("SET", Prefixed.key("ls:py"), "tok-123", "NX", "PX", "60000")).isEqualTo("OK");
         long legacyExpiry = System.currentTimeMillis() / 1000 + 40;
-        raw.command("SETNX", "ls:legacy", Long.toString(legacyExpiry));
-        raw.command("SET", "ls:cache", "x".repeat(300), "PX", "60000"); // a long value with a TTL: not a lock
-        raw.command("SET", "ls:config", "on"); // no TTL, not a timestamp: not a lock
+        raw.command("SETNX", Prefixed.key("ls:legacy"), Long.toString(legacyExpiry));
+        // a long value with a TTL: not a lock
+        raw.command("SET", Prefixed.key("ls:cache"), "x".repeat(300), "PX", "60000");
+        raw.command("SET", Prefixed.key("ls:config"), "on"); // no TTL, not a timestamp: not a lock
         subscriber = RespClient.connect(redis.server());
-        subscriber.command("SUBSCRIBE", "{ls:orders}:released"); // a client waiting for the lock
+        subscriber.command("SUBSCRIBE", Prefixed.derived("ls:orders", "released")); // a client waiting for the lock
         long after = System.currentTimeMillis();
 
         Map<String, Object> doc = json("ls", "locks");
         assertThat(doc.get("kind")).isEqualTo("locks");
-        assertThat(doc.get("match")).isEqualTo("*");
+        assertThat(doc.get("match")).isEqualTo(Prefixed.key("*"));
         assertThat(number(doc.get("at"))).isBetween(before, System.currentTimeMillis());
         Map<String, Map<String, Object>> locks = byName(doc, "name");
-        assertThat(locks).containsOnlyKeys("ls:orders", "ls:py", "ls:legacy");
+        assertThat(locks).containsOnlyKeys(Prefixed.key("ls:orders"), Prefixed.key("ls:py"), Prefixed.key("ls:legacy"));
 
-        Map<String, Object> ours = locks.get("ls:orders");
+        Map<String, Object> ours = locks.get(Prefixed.key("ls:orders"));
         assertThat(ours.get("mode")).isEqualTo("single-node");
         assertThat(ours.get("nodes")).isEqualTo(1L);
         assertThat(ours.get("agreeing")).isEqualTo(1L);
@@ -112,7 +114,7 @@ class LsInspectIT {
         assertThat(ours.get("waiters")).isEqualTo(1L);
         assertThat(list(ours.get("flags"))).isEmpty();
 
-        Map<String, Object> foreign = locks.get("ls:py");
+        Map<String, Object> foreign = locks.get(Prefixed.key("ls:py"));
         assertThat(foreign.get("mode")).isEqualTo("single-node");
         assertThat(foreign.get("held")).isEqualTo(true);
         assertThat(map(foreign.get("holder"))).containsEntry("id", null).containsEntry("host", null)
@@ -127,7 +129,7 @@ class LsInspectIT {
         assertThat(foreign.get("waiters")).isEqualTo(0L);
         assertThat(list(foreign.get("flags"))).containsExactly("foreign");
 
-        Map<String, Object> legacy = locks.get("ls:legacy");
+        Map<String, Object> legacy = locks.get(Prefixed.key("ls:legacy"));
         assertThat(legacy.get("mode")).isEqualTo("legacy");
         assertThat(legacy.get("token")).isEqualTo(Long.toString(legacyExpiry));
         assertThat(number(legacy.get("ttlMs"))).as("time until the stored expiry").isBetween(30_000L, 42_000L);
@@ -138,9 +140,10 @@ class LsInspectIT {
         assertThat(lines.get(0).split("\\s{2,}")).containsExactly("NAME", "MODE", "HOLDER", "HOST", "PID", "HELD FOR",
                 "TTL", "FENCE", "FLAGS");
         assertThat(lines).hasSize(4);
-        assertThat(lines.get(2).split("\\s{2,}")).startsWith("ls:orders", "single", "alice@web1:4242", "web1", "4242");
+        assertThat(lines.get(2).split("\\s{2,}")).startsWith(Prefixed.key("ls:orders"), "single", "alice@web1:4242",
+                "web1", "4242");
         assertThat(lines.get(2).split("\\s{2,}")).endsWith(Long.toString(lease.fencingToken()), "-");
-        assertThat(lines.get(3).split("\\s{2,}")).startsWith("ls:py", "single", "unknown", "-", "-", "-");
+        assertThat(lines.get(3).split("\\s{2,}")).startsWith(Prefixed.key("ls:py"), "single", "unknown", "-", "-", "-");
         assertThat(lines.get(3)).endsWith("foreign");
         lease.close();
     }
@@ -152,8 +155,8 @@ class LsInspectIT {
                 .withCandidateId("node-a").withTtl(Duration.ofSeconds(20)));
         Leadership leadership = election.campaign(Duration.ofSeconds(5)).orElseThrow();
         Map<String, Map<String, Object>> elections = byName(json("ls", "elections"), "name");
-        assertThat(elections).containsOnlyKeys("ls:leader");
-        Map<String, Object> e = elections.get("ls:leader");
+        assertThat(elections).containsOnlyKeys(Prefixed.key("ls:leader"));
+        Map<String, Object> e = elections.get(Prefixed.key("ls:leader"));
         assertThat(e.get("leader")).isEqualTo("node-a");
         assertThat(e.get("term")).isEqualTo(leadership.term());
         assertThat(number(e.get("since"))).isBetween(before, System.currentTimeMillis());
@@ -181,20 +184,21 @@ class LsInspectIT {
         jobs.push("m1");
         jobs.push("m2");
         jobs.push("m3");
-        raw.command("LPUSH", "ls:plain", "a", "b", "c"); // a queue fed by another client
+        raw.command("LPUSH", Prefixed.key("ls:plain"), "a", "b", "c"); // a queue fed by another client
         long now = System.currentTimeMillis();
         // a consumer that died holding a message, before any sweep: registered, no heartbeat
-        raw.command("HSET", "{ls:stuck}:consumers", "ghost", "1 " + (now - 60_000) + " 5000 600000");
-        raw.command("LPUSH", "{ls:stuck}:proc:ghost:0", "lost-job");
-        raw.command("LPUSH", "{ls:stuck}:dead", "poison-1", "poison-2");
+        raw.command("HSET", Prefixed.derived("ls:stuck", "consumers"), "ghost", "1 " + (now - 60_000) + " 5000 600000");
+        raw.command("LPUSH", Prefixed.derived("ls:stuck", "proc:ghost:0"), "lost-job");
+        raw.command("LPUSH", Prefixed.derived("ls:stuck", "dead"), "poison-1", "poison-2");
         try (Consumer consumer = jobs.consumer()) {
             Delivery delivery = consumer.take(Duration.ofSeconds(5)).orElseThrow();
             assertThat(delivery.text()).isEqualTo("m1");
 
             Map<String, Map<String, Object>> queues = byName(json("ls", "queues"), "name");
-            assertThat(queues).containsOnlyKeys("ls:jobs", "ls:plain", "ls:stuck");
+            assertThat(queues).containsOnlyKeys(Prefixed.key("ls:jobs"), Prefixed.key("ls:plain"),
+                    Prefixed.key("ls:stuck"));
 
-            Map<String, Object> q = queues.get("ls:jobs");
+            Map<String, Object> q = queues.get(Prefixed.key("ls:jobs"));
             assertThat(q.get("depth")).isEqualTo(2L);
             assertThat(number(q.get("oldestReadyAgeMs"))).isBetween(0L, 60_000L);
             assertThat(q.get("inFlight")).isEqualTo(1L);
@@ -212,14 +216,14 @@ class LsInspectIT {
             assertThat(number(c.get("lastHeartbeat"))).isBetween(now - 60_000, System.currentTimeMillis() + 1000);
             assertThat(number(c.get("heartbeatAgeMs"))).isBetween(0L, 60_000L);
 
-            Map<String, Object> plain = queues.get("ls:plain");
+            Map<String, Object> plain = queues.get(Prefixed.key("ls:plain"));
             assertThat(plain.get("depth")).isEqualTo(3L);
             assertThat(plain.get("oldestReadyAgeMs")).as("pushed by another client: no enqueue time").isNull();
             assertThat(plain.get("inFlight")).isEqualTo(0L);
             assertThat(plain.get("oldestInFlightAgeMs")).isNull();
             assertThat(list(plain.get("consumers"))).isEmpty();
 
-            Map<String, Object> stuck = queues.get("ls:stuck");
+            Map<String, Object> stuck = queues.get(Prefixed.key("ls:stuck"));
             assertThat(stuck.get("depth")).isEqualTo(0L);
             assertThat(stuck.get("inFlight")).isEqualTo(1L);
             assertThat(stuck.get("overdue")).as("held by a dead consumer").isEqualTo(1L);
@@ -229,8 +233,8 @@ class LsInspectIT {
             assertThat(number(ghost.get("heartbeatAgeMs"))).isGreaterThanOrEqualTo(60_000L);
 
             Map<String, Object> one = json("inspect", "queue", "ls:jobs");
-            assertThat(one).containsEntry("name", "ls:jobs").containsEntry("depth", 2L).containsEntry("inFlight", 1L)
-                    .containsEntry("overdue", 0L);
+            assertThat(one).containsEntry("name", Prefixed.key("ls:jobs")).containsEntry("depth", 2L)
+                    .containsEntry("inFlight", 1L).containsEntry("overdue", 0L);
             assertThat(cli.run("inspect", "queue", "ls:stuck", "-u", redis.uri())).isZero();
             assertThat(cli.out()).contains("overdue           1 (held by dead consumers; the next sweep puts them back)")
                     .contains("dead letters      2").containsPattern("ghost +dead +1 +1 ");
@@ -243,18 +247,20 @@ class LsInspectIT {
         try (Waiter waiter = coordis.signals().waiter("ls:chan")) {
             coordis.signals().event("ls:ready", Duration.ofSeconds(60)).signal("build 7 done");
             subscriber = RespClient.connect(redis.server());
-            subscriber.command("SUBSCRIBE", "ls:foreign-chan");
-            subscriber.command("SUBSCRIBE", "{ls:orders}:released");
+            subscriber.command("SUBSCRIBE", Prefixed.key("ls:foreign-chan"));
+            subscriber.command("SUBSCRIBE", Prefixed.derived("ls:orders", "released"));
             Map<String, Map<String, Object>> signals = byName(json("ls", "signals"), "channel");
-            assertThat(signals).containsOnlyKeys("ls:chan", "ls:foreign-chan", "ls:ready");
-            assertThat(signals.get("ls:chan")).containsEntry("subscribers", 1L).containsEntry("latched", null)
-                    .containsEntry("latchedTtlMs", null);
-            assertThat(signals.get("ls:foreign-chan")).containsEntry("subscribers", 1L).containsEntry("latched", null);
-            assertThat(signals.get("ls:ready")).containsEntry("latched", "build 7 done");
-            assertThat(number(signals.get("ls:ready").get("latchedTtlMs"))).isBetween(1L, 60_000L);
+            assertThat(signals).containsOnlyKeys(Prefixed.key("ls:chan"), Prefixed.key("ls:foreign-chan"),
+                    Prefixed.key("ls:ready"));
+            assertThat(signals.get(Prefixed.key("ls:chan"))).containsEntry("subscribers", 1L)
+                    .containsEntry("latched", null).containsEntry("latchedTtlMs", null);
+            assertThat(signals.get(Prefixed.key("ls:foreign-chan"))).containsEntry("subscribers", 1L)
+                    .containsEntry("latched", null);
+            assertThat(signals.get(Prefixed.key("ls:ready"))).containsEntry("latched", "build 7 done");
+            assertThat(number(signals.get(Prefixed.key("ls:ready")).get("latchedTtlMs"))).isBetween(1L, 60_000L);
 
             Map<String, Object> one = json("inspect", "signal", "ls:chan");
-            assertThat(one).containsEntry("channel", "ls:chan").containsEntry("subscribers", 1L);
+            assertThat(one).containsEntry("channel", Prefixed.key("ls:chan")).containsEntry("subscribers", 1L);
             assertThat(cli.run("inspect", "signal", "nobody:listens", "-u", redis.uri())).isZero();
             assertThat(cli.out()).contains("subscribers  0").contains("last event   -");
         }
@@ -262,15 +268,15 @@ class LsInspectIT {
 
     @Test
     void inspectShowsObjectsOtherClientsMadeWithRawCommands() throws Exception {
-        assertThat(raw.command("SET", "fx:lock", "tok-9", "NX", "PX", "60000")).isEqualTo("OK");
-        raw.command("LPUSH", "fx:queue", "a", "b", "c");
+        assertThat(raw.command("SET", Prefixed.key("fx:lock"), "tok-9", "NX", "PX", "60000")).isEqualTo("OK");
+        raw.command("LPUSH", Prefixed.key("fx:queue"), "a", "b", "c");
         subscriber = RespClient.connect(redis.server());
-        subscriber.command("SUBSCRIBE", "fx:chan");
+        subscriber.command("SUBSCRIBE", Prefixed.key("fx:chan"));
         try (RespClient second = RespClient.connect(redis.server())) {
-            second.command("SUBSCRIBE", "fx:chan");
+            second.command("SUBSCRIBE", Prefixed.key("fx:chan"));
 
             Map<String, Object> lock = json("inspect", "lock", "fx:lock");
-            assertThat(lock).containsEntry("name", "fx:lock").containsEntry("mode", "single-node")
+            assertThat(lock).containsEntry("name", Prefixed.key("fx:lock")).containsEntry("mode", "single-node")
                     .containsEntry("nodes", 1L).containsEntry("agreeing", 1L).containsEntry("held", true)
                     .containsEntry("token", "tok-9").containsEntry("since", null).containsEntry("heldForMs", null)
                     .containsEntry("leaseTtlMs", null).containsEntry("fence", null).containsEntry("fenceCounter", null)
@@ -291,7 +297,7 @@ class LsInspectIT {
                     "token          tok-9", "since          unknown", "flags          foreign");
 
             Map<String, Object> queue = json("inspect", "queue", "fx:queue");
-            assertThat(queue).containsEntry("name", "fx:queue").containsEntry("depth", 3L)
+            assertThat(queue).containsEntry("name", Prefixed.key("fx:queue")).containsEntry("depth", 3L)
                     .containsEntry("oldestReadyAgeMs", null).containsEntry("inFlight", 0L)
                     .containsEntry("oldestInFlightAgeMs", null).containsEntry("overdue", 0L)
                     .containsEntry("deadLetters", 0L).containsEntry("delayed", 0L);
@@ -299,11 +305,11 @@ class LsInspectIT {
 
             Map<String, Object> signal = json("inspect", "signal", "fx:chan");
             assertThat(signal).containsOnlyKeys("channel", "subscribers", "latched", "latchedTtlMs")
-                    .containsEntry("channel", "fx:chan").containsEntry("subscribers", 2L).containsEntry("latched", null)
-                    .containsEntry("latchedTtlMs", null);
+                    .containsEntry("channel", Prefixed.key("fx:chan")).containsEntry("subscribers", 2L)
+                    .containsEntry("latched", null).containsEntry("latchedTtlMs", null);
         }
-        assertThat(raw.command("GET", "fx:lock")).as("inspect only reads").isEqualTo("tok-9");
-        assertThat(raw.command("LRANGE", "fx:queue", "0", "-1")).isEqualTo(List.of("c", "b", "a"));
+        assertThat(raw.command("GET", Prefixed.key("fx:lock"))).as("inspect only reads").isEqualTo("tok-9");
+        assertThat(raw.command("LRANGE", Prefixed.key("fx:queue"), "0", "-1")).isEqualTo(List.of("c", "b", "a"));
     }
 
     /**
@@ -313,14 +319,15 @@ class LsInspectIT {
      */
     @Test
     void aCounterElectionShowsUpAsAForeignLockWhoseTokenIsTheCounter() throws Exception {
-        assertThat(raw.command("INCR", "fx:master_selector")).isEqualTo(1L); // nobody led: this candidate leads
-        raw.command("EXPIRE", "fx:master_selector", "20");
-        try (Coordis other = Coordis.connect(redis.uri())) {
+        String master = Prefixed.key("fx:master_selector");
+        assertThat(raw.command("INCR", master)).isEqualTo(1L); // nobody led: this candidate leads
+        raw.command("EXPIRE", master, "20");
+        try (Coordis other = TestClients.connect(redis.uri())) {
             assertThat(other.counterElection("fx:coordis_selector", Duration.ofSeconds(20)).round()).isTrue();
         }
 
         Map<String, Map<String, Object>> locks = byName(json("ls", "locks"), "name");
-        assertThat(locks).containsOnlyKeys("fx:coordis_selector", "fx:master_selector");
+        assertThat(locks).containsOnlyKeys(Prefixed.key("fx:coordis_selector"), master);
         for (Map<String, Object> counter : locks.values()) {
             assertThat(counter).containsEntry("mode", "single-node").containsEntry("held", true)
                     .containsEntry("token", "1").containsEntry("fence", null).containsEntry("since", null)
@@ -331,19 +338,19 @@ class LsInspectIT {
         }
         assertThat(byName(json("ls", "elections"), "name")).as("no term, no leader id: not an election").isEmpty();
         assertThat(cli.run("ls", "locks", "-u", redis.uri())).isZero();
-        assertThat(cli.out().lines().filter(l -> l.startsWith("fx:master_selector")).findFirst().orElseThrow()
-                .split("\\s{2,}")).startsWith("fx:master_selector", "single", "unknown", "-", "-", "-").endsWith("-", "foreign");
+        assertThat(cli.out().lines().filter(l -> l.startsWith(master)).findFirst().orElseThrow()
+                .split("\\s{2,}")).startsWith(master, "single", "unknown", "-", "-", "-").endsWith("-", "foreign");
 
         // two more candidates' rounds: the "token" moves although the leader stays, and the TTL does not
-        raw.command("INCR", "fx:master_selector");
-        raw.command("INCR", "fx:master_selector");
-        Map<String, Object> counted = byName(json("ls", "locks"), "name").get("fx:master_selector");
+        raw.command("INCR", master);
+        raw.command("INCR", master);
+        Map<String, Object> counted = byName(json("ls", "locks"), "name").get(master);
         assertThat(counted).containsEntry("token", "3");
         assertThat(number(counted.get("ttlMs"))).isBetween(1L, 20_000L);
 
         // a winner that died between INCR and EXPIRE: a counter without expiry is not listed...
-        raw.command("INCR", "fx:stuck_selector");
-        assertThat(byName(json("ls", "locks"), "name")).doesNotContainKey("fx:stuck_selector");
+        raw.command("INCR", Prefixed.key("fx:stuck_selector"));
+        assertThat(byName(json("ls", "locks"), "name")).doesNotContainKey(Prefixed.key("fx:stuck_selector"));
         // ...but inspect shows it, flagged no-expiry
         Map<String, Object> stuck = json("inspect", "lock", "fx:stuck_selector");
         assertThat(stuck).containsEntry("held", true).containsEntry("token", "1").containsEntry("ttlMs", null);
@@ -352,24 +359,26 @@ class LsInspectIT {
 
     @Test
     void matchFiltersEveryKindByGlob() throws Exception {
-        raw.command("SET", "app:a:lock", "t1", "NX", "PX", "60000");
-        raw.command("SET", "app:b:lock", "t2", "NX", "PX", "60000");
-        raw.command("SET", "other:lock", "t3", "NX", "PX", "60000");
-        raw.command("LPUSH", "app:a:queue", "x");
-        raw.command("LPUSH", "other:queue", "x");
-        raw.command("HSET", "{app:c:queue}:consumers", "ghost", "1 0 5000 600000");
-        assertThat(byName(json("ls", "locks", "--match", "app:*"), "name")).containsOnlyKeys("app:a:lock", "app:b:lock");
-        assertThat(byName(json("ls", "locks", "--match", "app:[ab]:l?ck"), "name")).containsOnlyKeys("app:a:lock",
-                "app:b:lock");
-        assertThat(byName(json("ls", "locks", "--match", "app:[^a]:*"), "name")).containsOnlyKeys("app:b:lock");
+        raw.command("SET", Prefixed.key("app:a:lock"), "t1", "NX", "PX", "60000");
+        raw.command("SET", Prefixed.key("app:b:lock"), "t2", "NX", "PX", "60000");
+        raw.command("SET", Prefixed.key("other:lock"), "t3", "NX", "PX", "60000");
+        raw.command("LPUSH", Prefixed.key("app:a:queue"), "x");
+        raw.command("LPUSH", Prefixed.key("other:queue"), "x");
+        raw.command("HSET", Prefixed.derived("app:c:queue", "consumers"), "ghost", "1 0 5000 600000");
+        assertThat(byName(json("ls", "locks", "--match", "app:*"), "name")).containsOnlyKeys(Prefixed.key("app:a:lock"),
+                Prefixed.key("app:b:lock"));
+        assertThat(byName(json("ls", "locks", "--match", "app:[ab]:l?ck"), "name"))
+                .containsOnlyKeys(Prefixed.key("app:a:lock"), Prefixed.key("app:b:lock"));
+        assertThat(byName(json("ls", "locks", "--match", "app:[^a]:*"), "name"))
+                .containsOnlyKeys(Prefixed.key("app:b:lock"));
         assertThat(byName(json("ls", "queues", "--match", "app:*"), "name")).as("found by list and by registry")
-                .containsOnlyKeys("app:a:queue", "app:c:queue");
+                .containsOnlyKeys(Prefixed.key("app:a:queue"), Prefixed.key("app:c:queue"));
         assertThat(byName(json("ls", "queues", "--match", "nothing*"), "name")).isEmpty();
     }
 
     @Test
     void allKindsAsNewlineDelimitedJsonOneDocumentPerTable() {
-        raw.command("SET", "k", "v", "NX", "PX", "60000");
+        raw.command("SET", Prefixed.key("k"), "v", "NX", "PX", "60000");
         assertThat(cli.run("ls", "-o", "json", "-u", redis.uri())).isZero();
         List<String> docs = cli.out().lines().toList();
         assertThat(docs).hasSize(4);
@@ -385,9 +394,10 @@ class LsInspectIT {
                 .orElseThrow();
         long fence = lease.fencingToken();
         lease.close();
-        raw.command("LPUSH", "{ls:audited}:audit", "{\"at\":1700000000000,\"by\":\"bob@ops:77\",\"action\":\"force-unlock\","
+        String auditKey = Prefixed.derived("ls:audited", "audit");
+        raw.command("LPUSH", auditKey, "{\"at\":1700000000000,\"by\":\"bob@ops:77\",\"action\":\"force-unlock\","
                 + "\"reason\":\"stuck \\\"deploy\\\"\",\"holder\":\"dave@db2:17\",\"fence\":" + (fence + 1) + "}");
-        raw.command("LPUSH", "{ls:audited}:audit", "{\"at\":1700000100000,\"by\":\"eve@ops:78\",\"action\":\"force-unlock\","
+        raw.command("LPUSH", auditKey, "{\"at\":1700000100000,\"by\":\"eve@ops:78\",\"action\":\"force-unlock\","
                 + "\"reason\":\"\",\"holder\":\"unknown\",\"fence\":" + (fence + 2) + "}");
         Map<String, Object> doc = json("inspect", "lock", "ls:audited");
         assertThat(doc.get("held")).isEqualTo(false);
@@ -438,18 +448,20 @@ class LsInspectIT {
 
     @Test
     void badInputIsOneClearLineAndExit64() {
-        raw.command("LPUSH", "ls:list", "x");
-        raw.command("SET", "ls:lock", "t", "NX", "PX", "60000");
-        raw.command("SET", "ls:string", "v");
+        raw.command("LPUSH", Prefixed.key("ls:list"), "x");
+        raw.command("SET", Prefixed.key("ls:lock"), "t", "NX", "PX", "60000");
+        raw.command("SET", Prefixed.key("ls:string"), "v");
         int status = cli.run("inspect", "lock", "ls:list", "-u", redis.uri());
         assertThat(status).isEqualTo(ExitCodes.USAGE);
         assertThat(cli.out()).isEmpty();
-        assertThat(cli.err()).isEqualTo("coordis: key 'ls:list' holds a list, not a lock (a queue? try 'inspect queue "
-                + "ls:list')\n");
+        assertThat(cli.err()).isEqualTo("coordis: key '" + Prefixed.key("ls:list") + "' holds a list, not a lock "
+                + "(a queue? try 'inspect queue " + Prefixed.key("ls:list") + "')\n");
         assertThat(cli.run("inspect", "election", "ls:lock", "-u", redis.uri())).isEqualTo(ExitCodes.USAGE);
-        assertThat(cli.err()).isEqualTo("coordis: key 'ls:lock' is a lock, not an election (try 'inspect lock ls:lock')\n");
+        assertThat(cli.err()).isEqualTo("coordis: key '" + Prefixed.key("ls:lock") + "' is a lock, not an election "
+                + "(try 'inspect lock " + Prefixed.key("ls:lock") + "')\n");
         assertThat(cli.run("inspect", "queue", "ls:string", "-u", redis.uri())).isEqualTo(ExitCodes.USAGE);
-        assertThat(cli.err()).startsWith("coordis: key 'ls:string' holds a string, not a queue").hasLineCount(1);
+        assertThat(cli.err()).startsWith("coordis: key '" + Prefixed.key("ls:string") + "' holds a string, not a queue")
+                .hasLineCount(1);
 
         cli.assertUsageError(cli.run("ls", "widgets", "-u", redis.uri()),
                 "unknown kind 'widgets': use locks, elections, queues or signals", "coordis ls");
@@ -466,9 +478,10 @@ class LsInspectIT {
 
         assertThat(cli.run("inspect", "lock", "ls:nothing", "-u", redis.uri())).isEqualTo(1);
         assertThat(cli.out()).isEmpty();
-        assertThat(cli.err()).startsWith("coordis: no lock 'ls:nothing'").hasLineCount(1);
-        assertThat(raw.command("LRANGE", "ls:list", "0", "-1")).as("nothing lost").isEqualTo(List.of("x"));
-        assertThat(raw.command("GET", "ls:lock")).isEqualTo("t");
+        assertThat(cli.err()).startsWith("coordis: no lock '" + Prefixed.key("ls:nothing") + "'").hasLineCount(1);
+        assertThat(raw.command("LRANGE", Prefixed.key("ls:list"), "0", "-1")).as("nothing lost")
+                .isEqualTo(List.of("x"));
+        assertThat(raw.command("GET", Prefixed.key("ls:lock"))).isEqualTo("t");
     }
 
     @Test
@@ -485,13 +498,13 @@ class LsInspectIT {
 
     @Test
     void watchRedrawsEveryIntervalAndCtrlCEndsItQuietlyWith130() {
-        raw.command("SET", "ls:w", "t", "NX", "PX", "60000");
+        raw.command("SET", Prefixed.key("ls:w"), "t", "NX", "PX", "60000");
         try (CliProcess watch = CliProcess.start("ls", "locks", "-o", "json", "--watch", "300ms", "-u", redis.uri())) {
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (watch.stdout().lines().count() < 2 && System.nanoTime() < deadline) {
                 CliProcess.sleep(50);
             }
-            raw.command("SET", "ls:w2", "t", "NX", "PX", "60000");
+            raw.command("SET", Prefixed.key("ls:w2"), "t", "NX", "PX", "60000");
             long seen = watch.stdout().lines().count();
             while (watch.stdout().lines().count() < seen + 2 && System.nanoTime() < deadline) {
                 CliProcess.sleep(50);
@@ -500,9 +513,9 @@ class LsInspectIT {
             assertThat(watch.exitCode()).isEqualTo(130);
             List<String> frames = watch.stdout().lines().toList();
             assertThat(frames.size()).as(watch.stdout()).isGreaterThanOrEqualTo(3);
-            assertThat(byName(TestJson.object(frames.get(0)), "name")).containsOnlyKeys("ls:w");
+            assertThat(byName(TestJson.object(frames.get(0)), "name")).containsOnlyKeys(Prefixed.key("ls:w"));
             assertThat(byName(TestJson.object(frames.get(frames.size() - 1)), "name")).as("a later frame sees the new lock")
-                    .containsOnlyKeys("ls:w", "ls:w2");
+                    .containsOnlyKeys(Prefixed.key("ls:w"), Prefixed.key("ls:w2"));
             assertThat(watch.stderr()).isEmpty();
         }
     }

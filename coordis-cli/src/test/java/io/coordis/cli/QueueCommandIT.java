@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
 import org.junit.jupiter.api.AfterEach;
@@ -49,7 +50,7 @@ class QueueCommandIT {
             assertThat(push.exitCode()).isEqualTo(0);
             assertThat(push.stdout()).isEqualTo("3\n");
         }
-        assertThat(foreign.command("LRANGE", "jobs", "0", "-1")).isEqualTo(List.of("c", "b", "a"));
+        assertThat(foreign.command("LRANGE", Prefixed.key("jobs"), "0", "-1")).isEqualTo(List.of("c", "b", "a"));
         try (CliProcess pop = cli("pop", "jobs")) {
             assertThat(pop.exitCode()).isEqualTo(0);
             assertThat(pop.stdout()).isEqualTo("a\n");
@@ -58,7 +59,7 @@ class QueueCommandIT {
         try (CliProcess pop = cli("pop", "--lifo", "jobs")) {
             assertThat(pop.stdout()).isEqualTo("c\n");
         }
-        foreign.command("RPOP", "jobs");
+        foreign.command("RPOP", Prefixed.key("jobs"));
         try (CliProcess empty = cli("pop", "--wait", "200ms", "jobs")) {
             assertThat(empty.exitCode()).isEqualTo(1);
             assertThat(empty.stdout()).isEmpty();
@@ -72,14 +73,14 @@ class QueueCommandIT {
             assertThat(push.exitCode()).as(push.stderr()).isEqualTo(0);
             assertThat(push.stdout()).isEqualTo("3\n");
         }
-        assertThat(foreign.command("RPOP", "lines")).isEqualTo("first line");
-        assertThat(foreign.command("RPOP", "lines")).isEqualTo("second");
-        assertThat(foreign.command("RPOP", "lines")).isEqualTo("third");
+        assertThat(foreign.command("RPOP", Prefixed.key("lines"))).isEqualTo("first line");
+        assertThat(foreign.command("RPOP", Prefixed.key("lines"))).isEqualTo("second");
+        assertThat(foreign.command("RPOP", Prefixed.key("lines"))).isEqualTo("third");
     }
 
     @Test
     void reliablePopThenAckByIdFromAnotherProcess() {
-        foreign.command("LPUSH", "work", "job \"1\"");
+        foreign.command("LPUSH", Prefixed.key("work"), "job \"1\"");
         String id;
         try (CliProcess pop = cli("pop", "--reliable", "-o", "json", "work")) {
             assertThat(pop.exitCode()).as(pop.stderr()).isEqualTo(0);
@@ -88,7 +89,7 @@ class QueueCommandIT {
             assertThat(m.matches()).as(pop.stdout()).isTrue();
             id = m.group(1);
         }
-        assertThat(foreign.command("LLEN", "work")).isEqualTo(0L);
+        assertThat(foreign.command("LLEN", Prefixed.key("work"))).isEqualTo(0L);
         try (CliProcess stats = cli("stats", "work")) {
             assertThat(stats.stdout()).contains("depth 0").contains("in-flight 1").contains(" alive in-flight 1");
         }
@@ -107,7 +108,7 @@ class QueueCommandIT {
 
     @Test
     void unackedReliablePopComesBackAfterVisibilityAndStaleRequeue() throws Exception {
-        foreign.command("LPUSH", "vis", "m");
+        foreign.command("LPUSH", Prefixed.key("vis"), "m");
         String id;
         try (CliProcess pop = cli("pop", "--reliable", "--visibility", "500ms", "vis")) {
             assertThat(pop.exitCode()).isEqualTo(0);
@@ -121,7 +122,7 @@ class QueueCommandIT {
             assertThat(requeue.exitCode()).as(requeue.stderr()).isEqualTo(0);
             assertThat(requeue.stdout()).isEqualTo("1\n");
         }
-        assertThat(foreign.command("RPOP", "vis")).isEqualTo("m");
+        assertThat(foreign.command("RPOP", Prefixed.key("vis"))).isEqualTo("m");
         try (CliProcess late = cli("ack", "vis", id)) {
             assertThat(late.exitCode()).isEqualTo(1);
             assertThat(late.stdout()).isEqualTo("gone\n");
@@ -131,19 +132,19 @@ class QueueCommandIT {
 
     @Test
     void workAcksOnSuccessDeadLettersRepeatedFailuresAndRequeueDeadBringsThemBack() {
-        foreign.command("LPUSH", "tasks", "ok-1", "fail", "ok-2");
+        foreign.command("LPUSH", Prefixed.key("tasks"), "ok-1", "fail", "ok-2");
         try (CliProcess work = cli("work", "--drain", "--wait", "1s", "--max-attempts", "2", "-c", "2", "tasks", "--",
                 "sh", "-c", "read m; echo \"$COORDIS_ATTEMPTS $m\"; [ \"$m\" != fail ]")) {
             assertThat(work.exitCode()).as(work.stderr()).isEqualTo(0);
             assertThat(work.stdout().lines().sorted().toList()).containsExactly("1 fail", "1 ok-1", "1 ok-2", "2 fail");
             assertThat(work.stderr()).contains("failed (exit 1, attempt 2): dead lettered");
         }
-        assertThat(foreign.command("LRANGE", "{tasks}:dead", "0", "-1")).isEqualTo(List.of("fail"));
-        assertThat(foreign.command("LLEN", "tasks")).isEqualTo(0L);
+        assertThat(foreign.command("LRANGE", Prefixed.derived("tasks", "dead"), "0", "-1")).isEqualTo(List.of("fail"));
+        assertThat(foreign.command("LLEN", Prefixed.key("tasks"))).isEqualTo(0L);
         try (CliProcess requeue = cli("requeue", "--dead", "tasks")) {
             assertThat(requeue.stdout()).isEqualTo("1\n");
         }
-        assertThat(foreign.command("RPOP", "tasks")).isEqualTo("fail");
+        assertThat(foreign.command("RPOP", Prefixed.key("tasks"))).isEqualTo("fail");
     }
 
     /**
@@ -152,13 +153,13 @@ class QueueCommandIT {
      */
     @Test
     void workKilledMidMessageGetsItsMessageBackAfterTheHeartbeatGivenExpires() throws Exception {
-        foreign.command("LPUSH", "crash", "m");
+        foreign.command("LPUSH", Prefixed.key("crash"), "m");
         long killed;
         try (CliProcess doomed = CliProcess.start("queue", "work", "-u", redis.uri(), "--heartbeat", "1s", "crash",
                 "--", "sh", "-c", "read m; echo \"took $m\"; exec sleep 30")) {
             doomed.awaitStdout("took m");
             @SuppressWarnings("unchecked")
-            List<String> beats = (List<String>) foreign.command("KEYS", "{crash}:hb:*");
+            List<String> beats = (List<String>) foreign.command("KEYS", Prefixed.derived("crash", "hb:*"));
             assertThat(beats).hasSize(1);
             assertThat((Long) foreign.command("PTTL", beats.get(0))).as("the heartbeat's TTL in ms")
                     .isBetween(1L, 1000L);
@@ -168,14 +169,15 @@ class QueueCommandIT {
             command.forEach(ProcessHandle::destroyForcibly);
             killed = System.nanoTime();
         }
-        assertThat(foreign.command("LLEN", "crash")).as("the message is still held by the dead worker").isEqualTo(0L);
+        assertThat(foreign.command("LLEN", Prefixed.key("crash"))).as("the message is still held by the dead worker")
+                .isEqualTo(0L);
         try (CliProcess survivor = cli("work", "--drain", "--wait", "8s", "crash", "--",
                 "sh", "-c", "read m; echo \"$COORDIS_ATTEMPTS $m\"")) {
             assertThat(survivor.exitCode()).as(survivor.stderr()).isEqualTo(0);
             assertThat(survivor.stdout()).isEqualTo("2 m\n");
         }
         System.out.printf("message back after %d ms%n", (System.nanoTime() - killed) / 1_000_000);
-        assertThat(foreign.command("LLEN", "{crash}:dead")).isEqualTo(0L);
+        assertThat(foreign.command("LLEN", Prefixed.derived("crash", "dead"))).isEqualTo(0L);
     }
 
     @Test
@@ -188,16 +190,16 @@ class QueueCommandIT {
 
     @Test
     void clearErrorsForWrongTypeOversizeAndRedisDown() {
-        foreign.command("SET", "notalist", "x");
+        foreign.command("SET", Prefixed.key("notalist"), "x");
         try (CliProcess push = cli("push", "notalist", "m")) {
             assertThat(push.exitCode()).isEqualTo(65);
-            assertThat(push.stderr()).contains("'notalist' holds a string");
+            assertThat(push.stderr()).contains("'" + Prefixed.key("notalist") + "' holds a string");
         }
         try (CliProcess big = cli("push", "--max-size", "3", "small", "ok", "toolong")) {
             assertThat(big.exitCode()).isEqualTo(64);
             assertThat(big.stderr()).contains("over the maximum of 3").contains("nothing was pushed");
         }
-        assertThat(foreign.command("EXISTS", "small")).isEqualTo(0L);
+        assertThat(foreign.command("EXISTS", Prefixed.key("small"))).isEqualTo(0L);
         try (CliProcess down = CliProcess.start("queue", "pop", "-u", "redis://127.0.0.1:1", "q")) {
             assertThat(down.exitCode()).isEqualTo(69);
         }
@@ -230,7 +232,7 @@ class QueueCommandIT {
 
     @Test
     void nackRequeuesForAnotherAttemptThenDeadLettersAtTheMaximumAndARepeatChangesNothing() {
-        foreign.command("LPUSH", "retry", "job");
+        foreign.command("LPUSH", Prefixed.key("retry"), "job");
         String first = reliablePop("retry");
         try (CliProcess nack = cli("nack", "retry", first, "--max-attempts", "2")) {
             assertThat(nack.exitCode()).as(nack.stderr()).isEqualTo(0);
@@ -240,7 +242,7 @@ class QueueCommandIT {
             assertThat(again.exitCode()).isEqualTo(0);
             assertThat(again.stdout()).as("a retried nack touches nothing").isEqualTo("already settled\n");
         }
-        assertThat(foreign.command("LRANGE", "retry", "0", "-1")).isEqualTo(List.of("job"));
+        assertThat(foreign.command("LRANGE", Prefixed.key("retry"), "0", "-1")).isEqualTo(List.of("job"));
         try (CliProcess pop = cli("pop", "--reliable", "-o", "json", "retry")) {
             assertThat(pop.stdout()).contains("\"attempts\":2");
             Matcher m = Pattern.compile("\"id\":\"([^\"]+)\"").matcher(pop.stdout());
@@ -249,38 +251,38 @@ class QueueCommandIT {
                 assertThat(nack.stdout()).isEqualTo("dead lettered\n");
             }
         }
-        assertThat(foreign.command("LLEN", "retry")).isEqualTo(0L);
-        assertThat(foreign.command("LRANGE", "{retry}:dead", "0", "-1")).isEqualTo(List.of("job"));
+        assertThat(foreign.command("LLEN", Prefixed.key("retry"))).isEqualTo(0L);
+        assertThat(foreign.command("LRANGE", Prefixed.derived("retry", "dead"), "0", "-1")).isEqualTo(List.of("job"));
     }
 
     @Test
     void nackWithADelayKeepsTheMessageOutOfTheQueueUntilItIsDue() throws Exception {
-        foreign.command("LPUSH", "later", "job");
+        foreign.command("LPUSH", Prefixed.key("later"), "job");
         String id = reliablePop("later");
         try (CliProcess nack = cli("nack", "later", id, "--delay", "1s")) {
             assertThat(nack.exitCode()).as(nack.stderr()).isEqualTo(0);
             assertThat(nack.stdout()).isEqualTo("delayed\n");
         }
-        assertThat(foreign.command("LLEN", "later")).as("not back before its delay").isEqualTo(0L);
+        assertThat(foreign.command("LLEN", Prefixed.key("later"))).as("not back before its delay").isEqualTo(0L);
         Thread.sleep(1300);
         try (CliProcess requeue = cli("requeue", "--stale", "later")) {
             assertThat(requeue.exitCode()).as(requeue.stderr()).isEqualTo(0);
         }
-        assertThat(foreign.command("LRANGE", "later", "0", "-1")).isEqualTo(List.of("job"));
+        assertThat(foreign.command("LRANGE", Prefixed.key("later"), "0", "-1")).isEqualTo(List.of("job"));
     }
 
     /** LIFO consumers take from the left: a nacked or recovered message goes back there, to be taken next. */
     @Test
     void lifoNackAndStaleRequeuePutMessagesBackWhereLifoConsumersTake() throws Exception {
-        foreign.command("LPUSH", "stack", "old", "mid", "new");
+        foreign.command("LPUSH", Prefixed.key("stack"), "old", "mid", "new");
         String newest = reliablePop("stack", "--lifo");
         try (CliProcess nack = cli("nack", "stack", newest, "--lifo")) {
             assertThat(nack.stdout()).isEqualTo("requeued\n");
         }
-        assertThat(foreign.command("LINDEX", "stack", "0")).as("back at the left end").isEqualTo("new");
+        assertThat(foreign.command("LINDEX", Prefixed.key("stack"), "0")).as("back at the left end").isEqualTo("new");
 
         String again = reliablePop("stack", "--lifo", "--visibility", "500ms");
-        assertThat(foreign.command("LRANGE", "stack", "0", "-1")).isEqualTo(List.of("mid", "old"));
+        assertThat(foreign.command("LRANGE", Prefixed.key("stack"), "0", "-1")).isEqualTo(List.of("mid", "old"));
         Thread.sleep(800);
         try (CliProcess requeue = cli("requeue", "--stale", "--lifo", "--max-attempts", "2", "stack")) {
             assertThat(requeue.exitCode()).as(requeue.stderr()).isEqualTo(0);
@@ -288,8 +290,8 @@ class QueueCommandIT {
                     .isEqualTo("1\n");
         }
         assertThat(again).isNotEmpty();
-        assertThat(foreign.command("LRANGE", "{stack}:dead", "0", "-1")).isEqualTo(List.of("new"));
-        assertThat(foreign.command("LRANGE", "stack", "0", "-1")).isEqualTo(List.of("mid", "old"));
+        assertThat(foreign.command("LRANGE", Prefixed.derived("stack", "dead"), "0", "-1")).isEqualTo(List.of("new"));
+        assertThat(foreign.command("LRANGE", Prefixed.key("stack"), "0", "-1")).isEqualTo(List.of("mid", "old"));
 
         String mid = reliablePop("stack", "--lifo", "--visibility", "500ms");
         assertThat(mid).isNotEmpty();
@@ -297,7 +299,8 @@ class QueueCommandIT {
         try (CliProcess requeue = cli("requeue", "--stale", "--lifo", "stack")) {
             assertThat(requeue.stdout()).isEqualTo("1\n");
         }
-        assertThat(foreign.command("LRANGE", "stack", "0", "-1")).as("recovered at the left end").isEqualTo(List.of("mid", "old"));
+        assertThat(foreign.command("LRANGE", Prefixed.key("stack"), "0", "-1")).as("recovered at the left end")
+                .isEqualTo(List.of("mid", "old"));
     }
 
     @Test
@@ -316,7 +319,7 @@ class QueueCommandIT {
     @Test
     void workWithConcurrencyTwoRunsTwoCommandsAtOnce() throws Exception {
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("coordis-work-");
-        foreign.command("LPUSH", "pair", "a", "b");
+        foreign.command("LPUSH", Prefixed.key("pair"), "a", "b");
         String script = "read m; touch " + dir + "/$m; other=$([ \"$m\" = a ] && echo b || echo a); "
                 + "for i in $(seq 1 100); do [ -e " + dir + "/$other ] && { echo \"$m saw $other\"; exit 0; }; "
                 + "sleep 0.1; done; echo \"$m alone\"; exit 1";
@@ -325,12 +328,12 @@ class QueueCommandIT {
             assertThat(work.exitCode()).as(work.stderr()).isEqualTo(0);
             assertThat(work.stdout().lines().sorted().toList()).containsExactly("a saw b", "b saw a");
         }
-        assertThat(foreign.command("LLEN", "{pair}:dead")).isEqualTo(0L);
+        assertThat(foreign.command("LLEN", Prefixed.derived("pair", "dead"))).isEqualTo(0L);
     }
 
     @Test
     void statsNameEachConsumerWithARecentHeartbeat() {
-        foreign.command("LPUSH", "beat", "m");
+        foreign.command("LPUSH", Prefixed.key("beat"), "m");
         long before = System.currentTimeMillis();
         reliablePop("beat");
         try (CliProcess stats = cli("stats", "-o", "json", "beat")) {

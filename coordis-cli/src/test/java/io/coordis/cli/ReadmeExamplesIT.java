@@ -3,6 +3,7 @@ package io.coordis.cli;
 import io.coordis.Coordis;
 import io.coordis.RequiredCommands;
 import io.coordis.lock.Lease;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -169,7 +170,7 @@ class ReadmeExamplesIT {
         createAppUser(first);
         Map<String, String> results = new LinkedHashMap<>();
         List<String> failures = new ArrayList<>();
-        try (Coordis coordis = Coordis.connect(url);
+        try (Coordis coordis = TestClients.connect(url);
              Lease held = coordis.lock("orders:42").tryAcquire().orElseThrow()) {
             coordis.reliableQueue("jobs").push("job-1");
             List<String> ordered = new ArrayList<>(examples.stream().filter(e -> !e.contains("redis://10.0.0.1")).toList());
@@ -197,7 +198,9 @@ class ReadmeExamplesIT {
                 String then = matching(THEN, example);
                 int expected = STATUS.entrySet().stream().filter(e -> example.contains(e.getKey()))
                         .map(Map.Entry::getValue).findFirst().orElse(0);
-                Run run = run(dir, bin, url, then == null ? command : command + "\n" + then);
+                // the README's user 'app' has keys under app: only; every other example uses the run's prefix
+                String prefix = example.contains("redis://app:") ? "" : Prefixed.prefix();
+                Run run = run(dir, bin, url, prefix, then == null ? command : command + "\n" + then);
                 if (run == null) {
                     failures.add(example + ": still running after 60 s");
                     continue;
@@ -218,7 +221,7 @@ class ReadmeExamplesIT {
             assertThat(held.isHeld()).isTrue();
             assertThat(Files.isSymbolicLink(bin.resolve("coordis"))).as("ln -s made ~/.local/bin/coordis").isTrue();
             // the README's user 'app' is limited to names under app:
-            Run other = run(dir, bin, url, launcher + " -u redis://app:secret@" + first.address()
+            Run other = run(dir, bin, url, "", launcher + " -u redis://app:secret@" + first.address()
                     + " lock other:nightly -- ./backup.sh");
             assertThat(other).isNotNull();
             assertThat(other.status()).as(other.err()).isEqualTo(ExitCodes.NO_PERMISSION);
@@ -239,11 +242,15 @@ class ReadmeExamplesIT {
     record Run(int status, String out, String err) {
     }
 
-    /** Runs {@code script} with bash in {@code dir}, HOME there; null when it is still running after 60 s. */
-    private static Run run(Path dir, Path bin, String url, String script) throws Exception {
+    /**
+     * Runs {@code script} with bash in {@code dir}, HOME there, {@code prefix} as the key prefix; null when it is
+     * still running after 60 s.
+     */
+    private static Run run(Path dir, Path bin, String url, String prefix, String script) throws Exception {
         ProcessBuilder pb = new ProcessBuilder("bash", "-c", script).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().put("COORDIS_URL", url);
+        pb.environment().put(CoordisCommand.KEY_PREFIX_ENV, prefix);
         pb.environment().put("HOME", dir.toString());
         pb.environment().put("PATH", bin + ":" + dir + ":" + System.getenv("PATH"));
         Path out = dir.resolve("out.txt");

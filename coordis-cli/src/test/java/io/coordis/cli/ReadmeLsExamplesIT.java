@@ -2,6 +2,7 @@ package io.coordis.cli;
 
 import io.coordis.Coordis;
 import io.coordis.lock.Lease;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -72,7 +73,7 @@ class ReadmeLsExamplesIT {
     void everyExampleRuns() throws Exception {
         List<List<String>> examples = examples();
         assertThat(examples).hasSizeGreaterThanOrEqualTo(6);
-        try (Coordis coordis = Coordis.connect(redis.uri());
+        try (Coordis coordis = TestClients.connect(redis.uri());
              Lease lease = coordis.lock("orders:42").tryAcquire().orElseThrow()) {
             coordis.reliableQueue("jobs").push("job-1");
             InProcess cli = new InProcess();
@@ -81,7 +82,7 @@ class ReadmeLsExamplesIT {
                 args.addAll(List.of("-u", redis.uri()));
                 if (example.contains("--watch")) {
                     try (CliProcess watch = CliProcess.start(args.toArray(String[]::new))) {
-                        watch.awaitStdout("orders:42");
+                        watch.awaitStdout(Prefixed.key("orders:42"));
                         watch.interrupt();
                         assertThat(watch.exitCode()).as("%s", example).isEqualTo(130);
                     }
@@ -93,7 +94,7 @@ class ReadmeLsExamplesIT {
                     cli.out().lines().forEach(TestJson::object);
                 }
                 if (example.contains("locks") || example.contains("lock")) {
-                    assertThat(cli.out()).as("%s", example).contains("orders:42");
+                    assertThat(cli.out()).as("%s", example).contains(Prefixed.key("orders:42"));
                 }
             }
             assertThat(lease.isHeld()).isTrue();

@@ -3,6 +3,7 @@ package io.coordis.cli;
 import io.coordis.Coordis;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -55,22 +56,23 @@ class RedlockForceUnlockIT {
     @Test
     void forcesTheLockOnEveryNodeAndBumpsEveryNodesFence() {
         String key = "it:rl:forced";
-        String fenceKey = "{" + key + "}:fence";
-        try (Coordis coordis = Coordis.connect(redis.uris())) {
+        String redisKey = Prefixed.key(key);
+        String fenceKey = Prefixed.derived(key, "fence");
+        try (Coordis coordis = TestClients.builder().urls(redis.uris()).connect()) {
             Lease lease = coordis.lock(key, NO_GUARD).tryAcquire().orElseThrow();
-            awaitOnEveryNode(key, lease);
+            awaitOnEveryNode(redisKey, lease);
             long fence = lease.fencingToken();
             assertThat(onEveryNode("GET", fenceKey)).containsOnly(Long.toString(fence));
 
             try (CliProcess force = CliProcess.start(on("force-unlock", key, "--yes", "--reason", "batch3 froze"))) {
                 assertThat(force.exitCode()).as(force.stderr()).isZero();
-                assertThat(force.stdout()).isEqualTo("forced " + key + " holder=erin@batch3:31 fence=" + (fence + 1)
-                        + " nodes=3/3\n");
+                assertThat(force.stdout()).isEqualTo("forced " + redisKey + " holder=erin@batch3:31 fence="
+                        + (fence + 1) + " nodes=3/3\n");
                 assertThat(force.stderr()).startsWith("coordis: lock '" + key + "' is held by erin@batch3:31");
             }
-            assertThat(onEveryNode("EXISTS", key)).as("removed on every node").containsOnly(0L);
+            assertThat(onEveryNode("EXISTS", redisKey)).as("removed on every node").containsOnly(0L);
             assertThat(onEveryNode("GET", fenceKey)).as("every node's counter bumped").containsOnly(Long.toString(fence + 1));
-            for (Object entry : onEveryNode("LINDEX", "{" + key + "}:audit", "0")) {
+            for (Object entry : onEveryNode("LINDEX", Prefixed.derived(key, "audit"), "0")) {
                 Map<String, Object> audit = TestJson.object((String) entry);
                 assertThat(audit).containsEntry("action", "force-unlock").containsEntry("reason", "batch3 froze")
                         .containsEntry("holder", "erin@batch3:31").containsEntry("fence", fence + 1);
@@ -80,14 +82,14 @@ class RedlockForceUnlockIT {
             // the next holder's fencing number is above the forced one, and forcing it again bumps once more
             Lease next = coordis.lock(key, NO_GUARD).tryAcquire().orElseThrow();
             assertThat(next.fencingToken()).isGreaterThan(fence + 1);
-            awaitOnEveryNode(key, next);
+            awaitOnEveryNode(redisKey, next);
             try (CliProcess force = CliProcess.start(on("force-unlock", key, "-y", "-o", "json"))) {
                 assertThat(force.exitCode()).as(force.stderr()).isZero();
-                assertThat(TestJson.object(force.stdout())).containsEntry("name", key)
+                assertThat(TestJson.object(force.stdout())).containsEntry("name", redisKey)
                         .containsEntry("holder", "erin@batch3:31").containsEntry("fence", next.fencingToken() + 1)
                         .containsEntry("forced_nodes", 3L).containsEntry("nodes", 3L);
             }
-            assertThat(onEveryNode("EXISTS", key)).containsOnly(0L);
+            assertThat(onEveryNode("EXISTS", redisKey)).containsOnly(0L);
             next.close();
         }
     }

@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisGroup;
 import io.coordis.testkit.RedisServer;
@@ -42,7 +43,7 @@ class RedlockIT {
     private static List<Object> valuesOf(String key) {
         List<Object> values = new ArrayList<>();
         for (RedisServer s : redis.servers()) {
-            values.add(s.command("GET", key));
+            values.add(s.command("GET", Prefixed.key(key)));
         }
         return values;
     }
@@ -111,8 +112,8 @@ class RedlockIT {
         try (CliProcess cli = CliProcess.start(lockOn(redis.uris(), NO_GUARD, "--ttl", "1s", "it:rl:lost", "--",
                 "sh", "-c", "trap 'echo got-term; exit 0' TERM; echo ready; while true; do sleep 0.1; done"))) {
             cli.awaitStdout("ready");
-            redis.servers().get(0).command("DEL", "it:rl:lost");
-            redis.servers().get(1).command("DEL", "it:rl:lost");
+            redis.servers().get(0).command("DEL", Prefixed.key("it:rl:lost"));
+            redis.servers().get(1).command("DEL", Prefixed.key("it:rl:lost"));
             assertThat(cli.exitCode()).isEqualTo(ExitCodes.LOCK_LOST);
             assertThat(cli.stdout()).isEqualTo("ready\ngot-term\n");
             assertThat(cli.stderr()).contains("lost lock 'it:rl:lost'").doesNotContain("\tat ");
@@ -140,7 +141,8 @@ class RedlockIT {
                         .doesNotContain("\tat ");
                 assertThat(cli.stderr().lines()).hasSize(1);
             }
-            assertThat(own.server(0).command("EXISTS", "it:rl:down")).as("nothing left behind").isEqualTo(0L);
+            assertThat(own.server(0).command("EXISTS", Prefixed.key("it:rl:down"))).as("nothing left behind")
+                    .isEqualTo(0L);
         }
     }
 

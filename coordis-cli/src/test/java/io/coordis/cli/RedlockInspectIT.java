@@ -3,6 +3,7 @@ package io.coordis.cli;
 import io.coordis.Coordis;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -41,10 +42,10 @@ class RedlockInspectIT {
     void showsEachNodesTokenTtlAndFenceAndWhetherTheyAgree() throws Exception {
         LockOptions options = LockOptions.defaults().withTtl(Duration.ofSeconds(30)).withHolderId("carol@batch7:99")
                 .withRestartGuard(false);
-        try (Coordis coordis = Coordis.connect(redis.uris());
+        try (Coordis coordis = TestClients.builder().urls(redis.uris()).connect();
              Lease lease = coordis.lock("rl:inspect", options).tryAcquire().orElseThrow()) {
             RedisServer odd = redis.servers().get(2);
-            assertThat(odd.command("SET", "rl:inspect", "intruder", "XX", "PX", "30000")).isEqualTo("OK");
+            assertThat(odd.command("SET", Prefixed.key("rl:inspect"), "intruder", "XX", "PX", "30000")).isEqualTo("OK");
 
             assertThat(cli.run(on("inspect", "lock", "rl:inspect", "-o", "json"))).as(cli.err()).isZero();
             Map<String, Object> doc = TestJson.object(cli.out());
@@ -73,7 +74,7 @@ class RedlockInspectIT {
                     .containsPattern(java.util.regex.Pattern.quote(address(odd)) + " +differs +intruder ");
             assertThat(cli.run(on("ls", "locks"))).isZero();
             assertThat(cli.out().lines().skip(1).findFirst().orElseThrow().split("\\s{2,}"))
-                    .startsWith("rl:inspect", "redlock 2/3", "carol@batch7:99", "batch7", "99")
+                    .startsWith(Prefixed.key("rl:inspect"), "redlock 2/3", "carol@batch7:99", "batch7", "99")
                     .endsWith("nodes-disagree");
 
             RedisServer down = redis.servers().get(1);

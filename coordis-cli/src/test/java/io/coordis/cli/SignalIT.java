@@ -3,6 +3,7 @@ package io.coordis.cli;
 import io.coordis.Coordis;
 import io.coordis.signal.Signal;
 import io.coordis.signal.Waiter;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +33,7 @@ class SignalIT {
 
     @BeforeEach
     void connect() {
-        client = Coordis.connect(redis.uri());
+        client = TestClients.connect(redis.uri());
     }
 
     @AfterEach
@@ -62,7 +63,7 @@ class SignalIT {
     }
 
     private static long subscribers(RedisServer server, String channel) {
-        return (Long) ((List<?>) server.command("PUBSUB", "NUMSUB", channel)).get(1);
+        return (Long) ((List<?>) server.command("PUBSUB", "NUMSUB", Prefixed.key(channel))).get(1);
     }
 
     /** Blocks until {@code condition} holds, failing early if a waiter exits meanwhile. */
@@ -119,7 +120,7 @@ class SignalIT {
     void rawPublishWakesTheWaiter() {
         try (CliProcess waiter = cli("wait", "-q", "it:raw", "--timeout", "10s")) {
             awaitSubscribed("it:raw", waiter);
-            assertThat(redis("PUBLISH", "it:raw", "from redis-cli")).isEqualTo(1L);
+            assertThat(redis("PUBLISH", Prefixed.key("it:raw"), "from redis-cli")).isEqualTo(1L);
             assertThat(waiter.exitCode()).isZero();
             assertThat(waiter.stdout()).isEqualTo("from redis-cli\n");
         }
@@ -130,7 +131,7 @@ class SignalIT {
         try (CliProcess waiter = cli("wait", "-q", "it:x", "it:y", "--timeout", "10s")) {
             awaitRedis("both channels have a subscriber",
                     () -> subscribers(redis.server(), "it:x") + subscribers(redis.server(), "it:y") == 2, waiter);
-            redis("PUBLISH", "it:y", "Y");
+            redis("PUBLISH", Prefixed.key("it:y"), "Y");
             assertThat(waiter.exitCode()).isZero();
             assertThat(waiter.stdout()).isEqualTo("it:y\tY\n");
         }
@@ -141,11 +142,11 @@ class SignalIT {
         try (CliProcess waiter = cli("wait", "--all", "it:a", "it:b", "--timeout", "10s")) {
             awaitRedis("both channels have a subscriber",
                     () -> subscribers(redis.server(), "it:a") + subscribers(redis.server(), "it:b") == 2, waiter);
-            redis("PUBLISH", "it:b", "B");
-            redis("PUBLISH", "it:b", "B again");
+            redis("PUBLISH", Prefixed.key("it:b"), "B");
+            redis("PUBLISH", Prefixed.key("it:b"), "B again");
             CliProcess.sleep(300);
             assertThat(waiter.isAlive()).as("still waiting for it:a").isTrue();
-            redis("PUBLISH", "it:a", "A");
+            redis("PUBLISH", Prefixed.key("it:a"), "A");
             assertThat(waiter.exitCode()).isZero();
             assertThat(waiter.stdout()).isEqualTo("it:a\tA\nit:b\tB\n");
         }
@@ -155,8 +156,8 @@ class SignalIT {
     void patternPrintsTheMatchingChannel() {
         try (CliProcess waiter = cli("wait", "-q", "--pattern", "it:jobs:*", "--timeout", "10s")) {
             awaitRedis("a pattern subscription", () -> (Long) redis("PUBSUB", "NUMPAT") == 1L, waiter);
-            redis("PUBLISH", "it:other", "not this");
-            redis("PUBLISH", "it:jobs:7", "done");
+            redis("PUBLISH", Prefixed.key("it:other"), "not this");
+            redis("PUBLISH", Prefixed.key("it:jobs:7"), "done");
             assertThat(waiter.exitCode()).isZero();
             assertThat(waiter.stdout()).isEqualTo("it:jobs:7\tdone\n");
         }
@@ -183,7 +184,7 @@ class SignalIT {
             assertThat(signal.exitCode()).as(signal.stderr()).isZero();
             assertThat(signal.stdout()).as("nobody listened yet").isEqualTo("0\n");
         }
-        assertThat((Long) redis("PTTL", "{it:ready}:event")).isBetween(1L, 60_000L);
+        assertThat((Long) redis("PTTL", Prefixed.derived("it:ready", "event"))).isBetween(1L, 60_000L);
         try (CliProcess waiter = cli("wait", "--latched", "it:ready", "--timeout", "0")) {
             assertThat(waiter.exitCode()).as(waiter.stderr()).isZero();
             assertThat(waiter.stdout()).isEqualTo("v1\n");
@@ -223,7 +224,7 @@ class SignalIT {
     }
 
     private static long unicastWaiters(String channel) {
-        return ((List<?>) redis("PUBSUB", "CHANNELS", channel + "?*")).size();
+        return ((List<?>) redis("PUBSUB", "CHANNELS", Prefixed.key(channel + "?*"))).size();
     }
 
     @Test
@@ -234,7 +235,7 @@ class SignalIT {
                     + subscribers(replica, "it:replicated") == 2, waiter);
             // Published on the replica alone (pub/sub does not flow from replica to master): only the
             // replica's subscription can deliver it.
-            assertThat(replica.command("PUBLISH", "it:replicated", "via replica")).isEqualTo(1L);
+            assertThat(replica.command("PUBLISH", Prefixed.key("it:replicated"), "via replica")).isEqualTo(1L);
             assertThat(waiter.exitCode()).isZero();
             assertThat(waiter.stdout()).isEqualTo("via replica\n");
         }

@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
 import io.coordis.testkit.TestCertificates;
@@ -49,7 +50,7 @@ class TlsCliIT {
             assertThat(cli.stderr()).startsWith("coordis: acquired 'tls:cli'");
         }
         try (RespClient foreign = RespClient.connect(server)) {
-            assertThat(foreign.command("EXISTS", "tls:cli")).isEqualTo(0L);
+            assertThat(foreign.command("EXISTS", Prefixed.key("tls:cli"))).isEqualTo(0L);
         }
     }
 
@@ -67,7 +68,7 @@ class TlsCliIT {
         assertThat(cli.run(env, "queue", "pop", "-u", server.uri(), "tls:jobs")).as(cli.err()).isEqualTo(0);
         assertThat(cli.out()).isEqualTo("a\n");
         try (RespClient foreign = RespClient.connect(server)) {
-            assertThat(foreign.command("LRANGE", "tls:jobs", "0", "-1")).isEqualTo(List.of("b"));
+            assertThat(foreign.command("LRANGE", Prefixed.key("tls:jobs"), "0", "-1")).isEqualTo(List.of("b"));
         }
     }
 

@@ -136,7 +136,7 @@ class RedlockIT {
             try (CliProcess cli = CliProcess.start(lockOn(own.uris(), NO_GUARD, "it:rl:down", "--", "echo", "ran"))) {
                 assertThat(cli.exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
                 assertThat(cli.stdout()).isEmpty();
-                assertThat(cli.stderr()).startsWith("coordis: cannot lock 'it:rl:down'")
+                assertThat(cli.stderr()).startsWith("coordis: cannot lock '" + Prefixed.key("it:rl:down") + "'")
                         .contains("failed nodes: " + first.address() + ", " + second.address())
                         .doesNotContain("\tat ");
                 assertThat(cli.stderr().lines()).hasSize(1);
@@ -152,7 +152,7 @@ class RedlockIT {
             try (CliProcess cli = CliProcess.start(lockOn(fresh.uris(), "it:rl:fresh", "--", "echo", "ran"))) {
                 assertThat(cli.exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
                 assertThat(cli.stdout()).isEmpty();
-                assertThat(cli.stderr()).startsWith("coordis: cannot lock 'it:rl:fresh'")
+                assertThat(cli.stderr()).startsWith("coordis: cannot lock '" + Prefixed.key("it:rl:fresh") + "'")
                         .contains(fresh.server(0).address() + " refused recent restart (up less than 30s)",
                                 "until it has been up longer than the lock's TTL + 1s", "--no-restart-guard",
                                 "appendfsync always")

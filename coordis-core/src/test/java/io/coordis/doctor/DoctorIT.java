@@ -2,6 +2,7 @@ package io.coordis.doctor;
 
 import io.coordis.Coordis;
 import io.coordis.RequiredCommands;
+import io.coordis.TestClients;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +25,7 @@ class DoctorIT {
 
     @Test
     void aPlainServerIsFineExceptForPersistenceAndEverythingIsRead() throws Exception {
-        try (RedisServer server = RedisServer.start(); Coordis coordis = Coordis.connect(server.uri())) {
+        try (RedisServer server = RedisServer.start(); Coordis coordis = TestClients.connect(server.uri())) {
             DoctorReport report = coordis.doctor().examine();
             NodeFacts facts = report.nodes().get(0);
             assertThat(facts.address()).isEqualTo(server.address());
@@ -53,7 +54,7 @@ class DoctorIT {
     @Test
     void anEvictingPolicyIsAWarningThatSaysWhatToSet() throws Exception {
         try (RedisServer server = RedisServer.builder().appendOnly(true).appendFsync("always").start();
-             Coordis coordis = Coordis.connect(server.uri())) {
+             Coordis coordis = TestClients.connect(server.uri())) {
             server.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
             DoctorReport report = coordis.doctor().examine();
             Finding eviction = finding(report, "eviction");
@@ -84,7 +85,7 @@ class DoctorIT {
 
     @Test
     void aLeastPrivilegeUserBuiltFromRequiredCommandsPassesAndLosingOneCommandFails() throws Exception {
-        try (RedisServer server = RedisServer.start(); Coordis admin = Coordis.connect(server.uri())) {
+        try (RedisServer server = RedisServer.start(); Coordis admin = TestClients.connect(server.uri())) {
             List<String> rules = new java.util.ArrayList<>(List.of("ACL", "SETUSER", "app", "on", ">pw", "resetkeys",
                     "resetchannels"));
             rules.addAll(RequiredCommands.keyPatterns("app:"));
@@ -123,7 +124,7 @@ class DoctorIT {
     void aReplicaIsNamedAndTheLinkShown() throws Exception {
         try (RedisServer master = RedisServer.start();
              RedisServer replica = RedisServer.builder().replicaOf(master).start();
-             Coordis coordis = Coordis.connect(replica.uri())) {
+             Coordis coordis = TestClients.connect(replica.uri())) {
             DoctorReport report = coordis.doctor().examine();
             Finding role = finding(report, "role");
             assertThat(role.severity()).isIn(Finding.Severity.WARN, Finding.Severity.FAIL);
@@ -135,7 +136,7 @@ class DoctorIT {
     @Test
     void redlockNodesHaveTheirClockSkewMeasured() throws Exception {
         try (RedisServer a = RedisServer.start(); RedisServer b = RedisServer.start(); RedisServer c = RedisServer.start();
-             Coordis coordis = Coordis.connect(List.of(a.uri(), b.uri(), c.uri()))) {
+             Coordis coordis = TestClients.connect(List.of(a.uri(), b.uri(), c.uri()))) {
             DoctorReport report = coordis.doctor().examine();
             assertThat(report.nodes()).hasSize(3);
             // one machine, one clock: the skew is within what the round trips can tell apart

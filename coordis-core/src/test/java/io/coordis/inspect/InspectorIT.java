@@ -1,11 +1,13 @@
 package io.coordis.inspect;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +34,7 @@ class InspectorIT {
 
     @BeforeEach
     void connect() {
-        coordis = Coordis.connect(redis.uri());
+        coordis = TestClients.connect(redis.uri());
         inspector = coordis.inspector();
         raw = RespClient.connect(redis.server());
     }
@@ -50,8 +52,8 @@ class InspectorIT {
              Lease fixed = coordis.lock("in:fixed", LockOptions.defaults().withTtl(Duration.ofSeconds(4))
                      .withAutoRenew(false)).tryAcquire().orElseThrow()) {
             Thread.sleep(2_500); // past a third of each TTL: the watchdog renewed 'kept', nothing renewed 'fixed'
-            LockState k = inspector.lock("in:kept").orElseThrow();
-            LockState f = inspector.lock("in:fixed").orElseThrow();
+            LockState k = inspector.lock(Prefixed.key("in:kept")).orElseThrow();
+            LockState f = inspector.lock(Prefixed.key("in:fixed")).orElseThrow();
             assertThat(k.leaseTtl()).contains(Duration.ofSeconds(6));
             assertThat(k.flags()).as("%s", k).isEmpty();
             assertThat(f.leaseTtl()).contains(Duration.ofSeconds(4));
@@ -63,18 +65,21 @@ class InspectorIT {
 
     @Test
     void flagsForeignLocksWithoutExpiryAndSoonExpiring() throws Exception {
-        raw.command("SET", "in:forever", "tok", "NX");
-        raw.command("SET", "in:fence-only", "tok"); // no TTL, not a timestamp, but Coordis has a counter for it
-        raw.command("SET", "{in:fence-only}:fence", "7");
-        raw.command("SET", "in:soon", "tok", "NX", "PX", "600");
-        List<LockState> locks = inspector.locks("in:*");
-        assertThat(locks).extracting(LockState::name).containsExactly("in:fence-only", "in:soon");
+        raw.command("SET", Prefixed.key("in:forever"), "tok", "NX");
+        // no TTL, not a timestamp, but Coordis has a counter for it
+        raw.command("SET", Prefixed.key("in:fence-only"), "tok");
+        raw.command("SET", Prefixed.derived("in:fence-only", "fence"), "7");
+        raw.command("SET", Prefixed.key("in:soon"), "tok", "NX", "PX", "600");
+        List<LockState> locks = inspector.locks(Prefixed.key("in:*"));
+        assertThat(locks).extracting(LockState::name).containsExactly(Prefixed.key("in:fence-only"),
+                Prefixed.key("in:soon"));
         LockState fenced = locks.get(0);
         assertThat(fenced.flags()).containsExactlyInAnyOrder(LockState.Flag.FOREIGN, LockState.Flag.NO_EXPIRY);
         assertThat(fenced.fenceCounter()).hasValue(7);
         assertThat(fenced.fencingToken()).isEmpty();
         assertThat(locks.get(1).flags()).containsExactlyInAnyOrder(LockState.Flag.FOREIGN, LockState.Flag.EXPIRING_SOON);
-        assertThat(inspector.lock("in:forever")).as("asked by name, any string is read as a lock; ls leaves it out")
+        assertThat(inspector.lock(Prefixed.key("in:forever")))
+                .as("asked by name, any string is read as a lock; ls leaves it out")
                 .hasValueSatisfying(l -> assertThat(l.flags()).containsExactlyInAnyOrder(LockState.Flag.FOREIGN,
                         LockState.Flag.NO_EXPIRY));
     }
@@ -89,12 +94,12 @@ class InspectorIT {
             Object before = raw.command("DBSIZE");
             long deadline = System.nanoTime() + Duration.ofMillis(3_200).toNanos();
             while (System.nanoTime() < deadline) {
-                inspector.queues("*");
-                inspector.locks("*");
-                inspector.signals("*");
+                inspector.queues(Prefixed.key("*"));
+                inspector.locks(Prefixed.key("*"));
+                inspector.signals(Prefixed.key("*"));
                 Thread.sleep(150);
             }
-            QueueState q = inspector.queue("in:jobs").orElseThrow();
+            QueueState q = inspector.queue(Prefixed.key("in:jobs")).orElseThrow();
             assertThat(q.inFlight()).isEqualTo(1);
             assertThat(q.oldestInFlightAge()).as("reads do not touch the slot").hasValueSatisfying(
                     age -> assertThat(age).isGreaterThanOrEqualTo(Duration.ofSeconds(2)));
@@ -110,14 +115,16 @@ class InspectorIT {
             coordis.reliableQueue("jobs").push("job-1");
             List<String> printed = new ArrayList<>();
             Inspector inspector = coordis.inspector();
-            for (LockState lock : inspector.locks("orders:*")) {
+            for (LockState lock : inspector.locks(Prefixed.key("orders:*"))) {
                 printed.add(lock.name() + " held by " + lock.holderId().orElse("unknown") + ", fence "
                         + lock.fencingToken() + ", flags " + lock.flags());
             }
-            inspector.queue("jobs").ifPresent(q -> printed.add(q.depth() + " ready, oldest " + q.oldestReadyAge()));
+            inspector.queue(Prefixed.key("jobs"))
+                    .ifPresent(q -> printed.add(q.depth() + " ready, oldest " + q.oldestReadyAge()));
             assertThat(printed).hasSize(2);
-            assertThat(printed.get(0)).startsWith("orders:42 held by " + io.coordis.internal.Hosts.processId()
-                    + ", fence OptionalLong[" + lease.fencingToken() + "], flags []");
+            assertThat(printed.get(0)).startsWith(Prefixed.key("orders:42") + " held by "
+                    + io.coordis.internal.Hosts.processId() + ", fence OptionalLong[" + lease.fencingToken()
+                    + "], flags []");
             assertThat(printed.get(1)).startsWith("1 ready, oldest Optional[PT");
         }
     }
@@ -133,7 +140,7 @@ class InspectorIT {
     void globsMatchWhatRedisMatches() throws Exception {
         List<String> names = List.of("a:1", "a:2", "ab", "a[1]", "a*", "b:1", "A:1", "a:10", "a?", "a\\b");
         for (String n : names) {
-            raw.command("SET", n, "t", "PX", "60000");
+            raw.command("SET", Prefixed.key(n), "t", "PX", "60000");
         }
         List<String> patterns = List.of("*", "a:*", "a?", "a:[12]", "a:[^1]*", "[a-b]:1", "a\\*", "a\\?", "a\\[*",
                 "*1", "a:1?", "*\\\\*");
@@ -141,21 +148,22 @@ class InspectorIT {
             Set<String> redisSays = new HashSet<>();
             String cursor = "0";
             do {
-                List<?> page = (List<?>) raw.command("SCAN", cursor, "MATCH", p, "COUNT", "1000");
+                List<?> page = (List<?>) raw.command("SCAN", cursor, "MATCH", Prefixed.key(p), "COUNT", "1000");
                 cursor = (String) page.get(0);
                 for (Object k : (List<?>) page.get(1)) {
                     redisSays.add((String) k);
                 }
             } while (!cursor.equals("0"));
-            Glob glob = Glob.of(p);
+            Glob glob = Glob.of(Prefixed.key(p));
             Set<String> weSay = new HashSet<>();
             for (String n : names) {
-                if (glob.matches(n)) {
-                    weSay.add(n);
+                if (glob.matches(Prefixed.key(n))) {
+                    weSay.add(Prefixed.key(n));
                 }
             }
             assertThat(weSay).as("pattern %s", p).isEqualTo(redisSays);
-            assertThat(new HashSet<>(new ArrayList<>(inspector.locks(p).stream().map(LockState::name).toList())))
+            assertThat(new HashSet<>(new ArrayList<>(inspector.locks(Prefixed.key(p)).stream().map(LockState::name)
+                    .toList())))
                     .as("ls with %s", p).isEqualTo(redisSays);
         }
     }

@@ -1,6 +1,7 @@
 package io.coordis.safety;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
 import io.coordis.lock.DistributedLock;
@@ -58,10 +59,10 @@ class CanaryIT {
                 for (String bad : List.of("redis://:" + WRONG_CANARY + "@" + server.address(),
                         "redis://tenant:" + WRONG_CANARY + "@" + server.address(),
                         "redis://nobody:" + WRONG_CANARY + "@" + server.address())) {
-                    texts.add(everything(catchAny(() -> Coordis.connect(bad))));
+                    texts.add(everything(catchAny(() -> TestClients.connect(bad))));
                 }
                 texts.add(outcome(() -> {
-                    try (Coordis redlock = Coordis.connect(List.of("redis://:" + CANARY + "@" + server.address(),
+                    try (Coordis redlock = TestClients.connect(List.of("redis://:" + CANARY + "@" + server.address(),
                             "redis://:" + WRONG_CANARY + "@127.0.0.1:1", "redis://:" + WRONG_CANARY + "@127.0.0.1:2"))) {
                         return redlock + " " + outcome(() -> redlock.lock("canary:redlock").tryAcquire());
                     }
@@ -83,7 +84,7 @@ class CanaryIT {
     }
 
     private static void exercise(RedisServer server, String url, List<String> texts) throws Exception {
-        try (Coordis coordis = Coordis.builder().url(url).commandTimeout(Duration.ofMillis(500)).connect()) {
+        try (Coordis coordis = TestClients.builder().url(url).commandTimeout(Duration.ofMillis(500)).connect()) {
             texts.add(coordis.toString());
             texts.add(coordis.address());
             DistributedLock lock = coordis.lock("canary:lock", LockOptions.defaults().withTtl(Duration.ofSeconds(1)));

@@ -1,9 +1,11 @@
 package io.coordis.safety;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RespClient;
 import io.coordis.testkit.fault.FencedClient;
 import io.coordis.testkit.history.History;
@@ -210,8 +212,8 @@ public final class FenceWorker {
     private static void brokenCycle(RespClient raw, String lockName, Duration ttl, FencedClient fenced, Steps steps)
             throws InterruptedException {
         steps.record("invoke", "acquire", -1);
-        long token = (Long) raw.command("INCR", lockName + ":broken-fence");
-        raw.command("SET", lockName, Long.toString(token), "PX", Long.toString(ttl.toMillis()));
+        long token = (Long) raw.command("INCR", Prefixed.key(lockName + ":broken-fence"));
+        raw.command("SET", Prefixed.key(lockName), Long.toString(token), "PX", Long.toString(ttl.toMillis()));
         steps.record("ok", "acquire", token);
         fenced.enter(token);
         fenced.write(token);
@@ -219,7 +221,7 @@ public final class FenceWorker {
         fenced.write(token);
         fenced.exit(token);
         steps.record("invoke", "release", token);
-        raw.command("DEL", lockName);
+        raw.command("DEL", Prefixed.key(lockName));
         steps.record("ok", "release", token);
     }
 
@@ -254,7 +256,7 @@ public final class FenceWorker {
     /** One {@code host:port} (single node) or several, comma-separated (Redlock). */
     private static Coordis connectTo(String redis) {
         List<String> urls = java.util.Arrays.stream(redis.split(",")).map(a -> "redis://" + a).toList();
-        return Coordis.builder().urls(urls).commandTimeout(Duration.ofMillis(500)).connect();
+        return TestClients.builder().urls(urls).commandTimeout(Duration.ofMillis(500)).connect();
     }
 
     private static RespClient connect(String redis) {

@@ -1,6 +1,7 @@
 package io.coordis.safety;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
@@ -8,6 +9,7 @@ import io.coordis.signal.Signal;
 import io.coordis.signal.SignalListener;
 import io.coordis.signal.Subscription;
 import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
 import io.coordis.testkit.history.Histories;
@@ -115,7 +117,7 @@ class HistoryCheckersIT {
             }
             return c;
         };
-        try (Coordis coordis = Coordis.connect(redis.uri());
+        try (Coordis coordis = TestClients.connect(redis.uri());
              History producer = History.open(histories.resolve("producer.jsonl"), "producer");
              RespClient admin = RespClient.connect(redis.server())) {
             consumers.add(start.get());
@@ -147,7 +149,7 @@ class HistoryCheckersIT {
             }
             consumers.forEach(ChildJvm::close);
             consumers.clear();
-            for (Object id : list(admin, name)) {
+            for (Object id : list(admin, Prefixed.key(name))) {
                 producer.info("ready", name, text(id), -1);
             }
             for (String key : processingLists(admin, name)) {
@@ -162,7 +164,7 @@ class HistoryCheckersIT {
     }
 
     private static long depth(RespClient admin, String name) {
-        return (Long) admin.command("LLEN", name);
+        return (Long) admin.command("LLEN", Prefixed.key(name));
     }
 
     private static List<?> list(RespClient admin, String key) {
@@ -173,7 +175,8 @@ class HistoryCheckersIT {
         List<String> keys = new ArrayList<>();
         String cursor = "0";
         do {
-            List<?> reply = (List<?>) admin.command("SCAN", cursor, "MATCH", "{" + name + "}:proc:*", "COUNT", "1000");
+            List<?> reply = (List<?>) admin.command("SCAN", cursor, "MATCH", Prefixed.derived(name, "proc:*"),
+                    "COUNT", "1000");
             cursor = text(reply.get(0));
             for (Object k : (List<?>) reply.get(1)) {
                 String key = text(k);
@@ -210,7 +213,7 @@ class HistoryCheckersIT {
         for (int c = 0; c < 3; c++) {
             String id = "c" + c;
             Thread t = new Thread(() -> {
-                try (Coordis coordis = Coordis.connect(redis.uri());
+                try (Coordis coordis = TestClients.connect(redis.uri());
                      RespClient raw = RespClient.connect(redis.server());
                      History history = History.open(histories.resolve(id + ".jsonl"), id)) {
                     LeaderElection election = coordis.election(name, ElectionOptions.defaults()
@@ -219,16 +222,17 @@ class HistoryCheckersIT {
                         history.invoke("campaign", name, id, -1);
                         if (broken) {
                             // leadership by SET NX, but the term is read rather than taken: every leader gets the same
-                            if (!"OK".equals(raw.command("SET", name + ":leader", id, "NX", "PX", "500"))) {
+                            String leaderKey = Prefixed.key(name + ":leader");
+                            if (!"OK".equals(raw.command("SET", leaderKey, id, "NX", "PX", "500"))) {
                                 history.fail("campaign", name, id, -1);
                                 Thread.sleep(3);
                                 continue;
                             }
-                            Object term = raw.command("GET", name + ":term");
+                            Object term = raw.command("GET", Prefixed.key(name + ":term"));
                             history.ok("elected", name, id, term == null ? 0 : Long.parseLong(text(term)));
                             Thread.sleep(20);
                             history.invoke("resign", name, id, -1);
-                            raw.command("DEL", name + ":leader");
+                            raw.command("DEL", leaderKey);
                             history.ok("resign", name, id, -1);
                             continue;
                         }
@@ -263,7 +267,7 @@ class HistoryCheckersIT {
         Path histories = dir;
         String channel = "hist:signal";
         RedisClient lettuce = RedisClient.create(redis.uri());
-        try (Coordis coordis = Coordis.connect(redis.uri());
+        try (Coordis coordis = TestClients.connect(redis.uri());
              RespClient admin = RespClient.connect(redis.server());
              History sender = History.open(histories.resolve("sender.jsonl"), "sender");
              History coordisReceiver = History.open(histories.resolve("coordis.jsonl"), "coordis");
@@ -288,7 +292,7 @@ class HistoryCheckersIT {
                     rawReceiver.ok("receive", channel, message, -1);
                 }
             });
-            pubsub.sync().subscribe(channel);
+            pubsub.sync().subscribe(Prefixed.key(channel));
             rawReceiver.ok("subscribed", channel, "", -1);
 
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);

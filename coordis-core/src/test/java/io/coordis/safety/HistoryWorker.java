@@ -1,6 +1,7 @@
 package io.coordis.safety;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
@@ -8,6 +9,7 @@ import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RespClient;
 import io.coordis.testkit.history.History;
 
@@ -59,7 +61,7 @@ public final class HistoryWorker {
                               Duration ttl) throws Exception {
         long until = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
         AtomicLong localTokens = new AtomicLong();
-        try (Coordis coordis = Coordis.connect("redis://" + address)) {
+        try (Coordis coordis = TestClients.connect("redis://" + address)) {
             DistributedLock lock = coordis.lock(name, LockOptions.defaults().withTtl(ttl).withAutoRenew(false));
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -81,9 +83,10 @@ public final class HistoryWorker {
                                 token = mode.equals("lock") ? lease.fencingToken() : localTokens.incrementAndGet();
                             } else {
                                 String me = Thread.currentThread().getName() + "-" + System.nanoTime();
+                                String key = Prefixed.key(name);
                                 Object set = mode.equals("lock-no-nx")
-                                        ? raw.command("SET", name, me, "PX", Long.toString(ttl.toMillis()))
-                                        : raw.command("SET", name, me, "NX", "PX", Long.toString(ttl.toMillis()));
+                                        ? raw.command("SET", key, me, "PX", Long.toString(ttl.toMillis()))
+                                        : raw.command("SET", key, me, "NX", "PX", Long.toString(ttl.toMillis()));
                                 if (!"OK".equals(set)) {
                                     history.fail("acquire", name, "", -1);
                                     Thread.sleep(2);
@@ -98,7 +101,7 @@ public final class HistoryWorker {
                             if (lease != null) {
                                 lease.release();
                             } else {
-                                raw.command("DEL", name);
+                                raw.command("DEL", Prefixed.key(name));
                             }
                             history.ok("release", name, "", token);
                         }
@@ -122,7 +125,7 @@ public final class HistoryWorker {
                 System.out.println("READY");
                 while (true) {
                     history.invoke("dequeue", name, "", -1);
-                    Object got = raw.command("RPOP", name);
+                    Object got = raw.command("RPOP", Prefixed.key(name));
                     if (got == null) {
                         history.fail("dequeue", name, "", -1);
                         Thread.sleep(5);
@@ -138,7 +141,7 @@ public final class HistoryWorker {
         }
         QueueOptions options = QueueOptions.defaults().withHeartbeatTtl(Duration.ofMillis(300))
                 .withSweepInterval(Duration.ofMillis(100));
-        try (Coordis coordis = Coordis.connect("redis://" + address)) {
+        try (Coordis coordis = TestClients.connect("redis://" + address)) {
             ReliableQueue queue = coordis.reliableQueue(name, options);
             try (Consumer consumer = queue.consumer()) {
                 System.out.println("READY");

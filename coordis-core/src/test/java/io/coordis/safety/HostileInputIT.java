@@ -4,6 +4,7 @@ import io.coordis.CommandRejectedException;
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.TestClients;
 import io.coordis.WrongTypeException;
 import io.coordis.election.ElectionOptions;
 import io.coordis.lock.Lease;
@@ -12,6 +13,7 @@ import io.coordis.queue.Consumer;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.Signals;
 import io.coordis.signal.Waiter;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RedisServerBuilder;
@@ -70,12 +72,14 @@ class HostileInputIT {
     }
 
     /**
-     * How each primitive's failures name the object {@code name}. A signal's is the channel. (Connecting, as in
-     * the maxclients test, concerns no object: that error names the server only.)
+     * How each primitive's failures name the object {@code name}. A signal's is the channel; a counter election,
+     * made on a key, names its Redis key. (Connecting, as in the maxclients test, concerns no object: that error
+     * names the server only.)
      */
     private static String object(String kind, String name) {
         return switch (kind) {
-            case "lock", "election", "queue", "counter election", "legacy lock" -> kind + " '" + name + "'";
+            case "lock", "election", "queue", "legacy lock" -> kind + " '" + name + "'";
+            case "counter election" -> kind + " '" + Prefixed.key(name) + "'";
             case "reliable queue" -> "queue '" + name + "'";
             case "signal" -> "channel '" + name + "'";
             case "latched event" -> "event '" + name + "'";
@@ -85,7 +89,7 @@ class HostileInputIT {
 
     @Test
     void nullAndEmptyNamesAreRefusedNamingTheProblem() {
-        try (Coordis c = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri())) {
             for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
                 Throwable nul = catchThrowable(() -> op.getValue().apply(null));
                 assertThat(nul).as(op.getKey() + " with a null name").isInstanceOfAny(NullPointerException.class,
@@ -105,7 +109,7 @@ class HostileInputIT {
         String longest = "n".repeat(limit);
         String tooLong = "€".repeat(limit / 3 + 1); // 342 chars: few enough chars, too many bytes
         long bytes = tooLong.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-        try (Coordis c = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri())) {
             Map<String, Function<String, Object>> ops = operations(c);
             Signals signals = c.signals();
             ops.put("waiter", name -> call(() -> signals.waiter(name)));
@@ -123,11 +127,12 @@ class HostileInputIT {
             long own = redis.server().isDefaultUserRestricted() ? 2 : 1;
             assertThat(commandsProcessed() - before).as("commands Redis ran meanwhile: the first INFO only").isEqualTo(own);
             assertThat(redis.server().command("DBSIZE")).as("nothing written").isEqualTo(0L);
-            assertThat(redis.server().command("PUBSUB", "NUMSUB", tooLong)).isEqualTo(List.of(tooLong, 0L));
+            assertThat(redis.server().command("PUBSUB", "NUMSUB", Prefixed.key(tooLong)))
+                    .isEqualTo(List.of(Prefixed.key(tooLong), 0L));
             assertThat(c.lock(longest).tryAcquire()).as("a name of exactly the limit works").isPresent();
         }
         try (io.coordis.testkit.RedisGroup masters = io.coordis.testkit.RedisGroup.masters(3);
-             Coordis redlock = Coordis.connect(masters.uris())) {
+             Coordis redlock = TestClients.connect(masters.uris())) {
             assertThatThrownBy(() -> redlock.lock(tooLong)).as("Redlock").isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("is " + bytes + " bytes long");
             for (RedisServer master : masters.servers()) {
@@ -139,7 +144,7 @@ class HostileInputIT {
     @Test
     void signalDataOverTheMaximumIsRefusedBeforeSendingNamingTheSizeAndTheLimit() throws Exception {
         assertThatThrownBy(() -> Coordis.builder().maxSignalBytes(0)).hasMessageContaining("between 1 byte and 512 MiB");
-        try (Coordis c = Coordis.builder().url(redis.uri()).maxSignalBytes(16).connect();
+        try (Coordis c = TestClients.builder().url(redis.uri()).maxSignalBytes(16).connect();
              Waiter waiter = c.signals().waiter("big")) {
             Signals signals = c.signals();
             Map<String, Function<String, Object>> sends = new LinkedHashMap<>();
@@ -160,12 +165,12 @@ class HostileInputIT {
             assertThat(signals.signal("big", "x".repeat(16))).as("exactly the maximum is sent").isEqualTo(1L);
             assertThat(waiter.await(Duration.ofSeconds(2))).map(io.coordis.signal.Signal::data).contains("x".repeat(16));
         }
-        try (Coordis c = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri())) {
             int max = io.coordis.queue.QueueOptions.defaults().maxMessageBytes();
             assertThatThrownBy(() -> c.signals().signal("big", "x".repeat(max + 1)))
                     .as("by default, the queue's maximum message size").hasMessageContaining("over the maximum of " + max);
             assertThat(c.signals().event("big", Duration.ofSeconds(5)).signal("x".repeat(max))).isZero();
-            assertThat(redis.server().command("STRLEN", "{big}:event")).isEqualTo((long) max);
+            assertThat(redis.server().command("STRLEN", Prefixed.derived("big", "event"))).isEqualTo((long) max);
         }
     }
 
@@ -174,7 +179,7 @@ class HostileInputIT {
         Duration max = Duration.ofDays(30);
         assertThat(List.of(LockOptions.MAX_TTL, ElectionOptions.MAX_TTL, io.coordis.queue.QueueOptions.MAX_INTERVAL,
                 io.coordis.signal.Event.MAX_TTL)).containsOnly(max);
-        try (Coordis c = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri())) {
             assertThatThrownBy(() -> c.counterElection("ttl:counter", max.plusSeconds(1)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("counter election term must be at most 30d, was 2592001s");
@@ -187,22 +192,26 @@ class HostileInputIT {
             try (Lease lease = c.lock("ttl:lock", LockOptions.defaults().withTtl(max).withAutoRenew(false))
                     .tryAcquire().orElseThrow()) {
                 assertThat(lease.remainingValidity()).isGreaterThan(max.minusDays(1));
-                assertThat((Long) redis.server().command("PTTL", "ttl:lock")).isBetween(maxMillis - 60_000, maxMillis);
+                assertThat((Long) redis.server().command("PTTL", Prefixed.key("ttl:lock")))
+                        .isBetween(maxMillis - 60_000, maxMillis);
             }
             try (var e = c.election("ttl:election", ElectionOptions.defaults().withTtl(max))) {
                 assertThat(e.campaign(Duration.ofSeconds(2))).isPresent();
-                assertThat((Long) redis.server().command("PTTL", "ttl:election")).isBetween(maxMillis - 60_000, maxMillis);
+                assertThat((Long) redis.server().command("PTTL", Prefixed.key("ttl:election")))
+                        .isBetween(maxMillis - 60_000, maxMillis);
             }
             assertThat(c.counterElection("ttl:counter", max).round()).isTrue();
-            assertThat((Long) redis.server().command("TTL", "ttl:counter")).isBetween(max.toSeconds() - 60, max.toSeconds());
+            assertThat((Long) redis.server().command("TTL", Prefixed.key("ttl:counter")))
+                    .isBetween(max.toSeconds() - 60, max.toSeconds());
             c.signals().event("ttl:event", max).signal("d");
-            assertThat((Long) redis.server().command("PTTL", "{ttl:event}:event")).isBetween(maxMillis - 60_000, maxMillis);
+            assertThat((Long) redis.server().command("PTTL", Prefixed.derived("ttl:event", "event")))
+                    .isBetween(maxMillis - 60_000, maxMillis);
             ReliableQueue q = c.reliableQueue("ttl:queue", io.coordis.queue.QueueOptions.defaults()
                     .withHeartbeatTtl(max).withSweepInterval(max));
             try (Consumer consumer = q.consumer()) {
                 q.push("m");
                 assertThat(consumer.take(Duration.ofSeconds(2))).isPresent();
-                assertThat((Long) redis.server().command("PTTL", "{ttl:queue}:hb:" + consumer.id()))
+                assertThat((Long) redis.server().command("PTTL", Prefixed.derived("ttl:queue", "hb:" + consumer.id())))
                         .isBetween(maxMillis - 60_000, maxMillis);
             }
         }
@@ -210,7 +219,7 @@ class HostileInputIT {
 
     @Test
     void aKeyOfAnotherTypeIsAWrongTypeErrorNamingItAndIsLeftAlone() {
-        try (Coordis c = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri())) {
             for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
                 if (op.getKey().equals("signal")) {
                     continue; // a channel is no key: no type to be wrong
@@ -219,7 +228,7 @@ class HostileInputIT {
                 // a string for the list-based primitives, a hash for the others; an event keeps its state in
                 // {name}:event
                 boolean listBased = op.getKey().contains("queue");
-                String key = op.getKey().equals("latched event") ? io.coordis.internal.Keys.derived(name, "event") : name;
+                String key = op.getKey().equals("latched event") ? Prefixed.derived(name, "event") : Prefixed.key(name);
                 if (listBased) {
                     redis.server().command("SET", key, "not a list");
                 } else {
@@ -236,7 +245,7 @@ class HostileInputIT {
 
     @Test
     void aNameThatIsAnotherObjectsDerivedKeyNeverCorruptsThatObject() throws Exception {
-        try (Coordis c = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri())) {
             ReliableQueue q = c.reliableQueue("jobs");
             q.push("j1");
             Consumer consumer = q.consumer();
@@ -244,9 +253,9 @@ class HostileInputIT {
             assertThat(q.nack(d.id(), Duration.ZERO)).isNotNull();
             Lease fenced = c.lock("orders").tryAcquire().orElseThrow();
             List<String> derived = new ArrayList<>();
-            for (Object k : (List<?>) redis.server().command("KEYS", "*")) {
-                if (!k.equals("jobs") && !k.equals("orders")) {
-                    derived.add((String) k);
+            for (String k : testKeys()) {
+                if (!k.equals(Prefixed.key("jobs")) && !k.equals(Prefixed.key("orders"))) {
+                    derived.add(k);
                 }
             }
             assertThat(derived).as("derived keys exist").isNotEmpty();
@@ -273,7 +282,7 @@ class HostileInputIT {
     void redisGoneAfterConnectingIsNodeUnavailableWithinTheTimeoutForEveryPrimitive() {
         Duration timeout = Duration.ofMillis(500);
         try (RedisServer server = RedisServer.start();
-             Coordis c = Coordis.builder().url(server.uri()).commandTimeout(timeout).connect()) {
+             Coordis c = TestClients.builder().url(server.uri()).commandTimeout(timeout).connect()) {
             Map<String, Function<String, Object>> ops = operations(c);
             ops.forEach((kind, op) -> op.apply("warm:" + kind)); // scripts loaded, connections open
             server.kill();
@@ -303,15 +312,15 @@ class HostileInputIT {
         try (RedisServer server = builder.start()) {
             server.command("DEBUG", "POPULATE", "100000", "filler", "1000");
             server.command("SAVE");
-            try (Coordis before = Coordis.builder().url(server.uri()).commandTimeout(timeout).connect()) {
+            try (Coordis before = TestClients.builder().url(server.uri()).commandTimeout(timeout).connect()) {
                 Map<String, Function<String, Object>> ops = operations(before);
                 ops.forEach((kind, op) -> op.apply("warm:" + kind));
                 CompletableFuture<Void> restarted = CompletableFuture.runAsync(() -> server.restart(Duration.ZERO));
                 awaitLoading(server);
 
                 long start = System.nanoTime();
-                Throwable connecting = catchThrowable(() -> Coordis.builder().url(server.uri()).commandTimeout(timeout)
-                        .connect().close());
+                Throwable connecting = catchThrowable(() -> TestClients.builder().url(server.uri())
+                        .commandTimeout(timeout).connect().close());
                 Duration took = Duration.ofNanos(System.nanoTime() - start);
                 assertThat(isLoading(server)).as("still loading after the connect attempt").isTrue();
                 assertThat(connecting).as("connecting while Redis loads").isInstanceOf(NodeUnavailableException.class)
@@ -339,7 +348,7 @@ class HostileInputIT {
                 Duration back = Duration.ofNanos(System.nanoTime() - loaded);
                 assertThat(back).as("every primitive of the connected client working again after the load")
                         .isLessThan(Duration.ofSeconds(2));
-                try (Coordis after = Coordis.builder().url(server.uri()).commandTimeout(timeout).connect()) {
+                try (Coordis after = TestClients.builder().url(server.uri()).commandTimeout(timeout).connect()) {
                     for (Coordis c : List.of(before, after)) {
                         operations(c).forEach((kind, op) -> assertThat(op.apply("loaded:" + kind))
                                 .as(kind + " once loaded").isNotNull());
@@ -367,7 +376,7 @@ class HostileInputIT {
 
     @Test
     void outOfMemoryIsCommandRejectedForEveryPrimitiveAndWritesNothing() {
-        try (RedisServer server = RedisServer.start(); Coordis c = Coordis.connect(server.uri())) {
+        try (RedisServer server = RedisServer.start(); Coordis c = TestClients.connect(server.uri())) {
             Map<String, Function<String, Object>> ops = operations(c);
             ops.forEach((kind, op) -> op.apply("warm:" + kind));
             server.command("FLUSHALL");
@@ -398,10 +407,11 @@ class HostileInputIT {
         Duration timeout = Duration.ofMillis(500);
         try (RedisServer server = RedisServer.start();
              io.coordis.testkit.RespClient first = io.coordis.testkit.RespClient.connect(server.host(), server.port())) {
-            Coordis.builder().url(server.uri()).commandTimeout(timeout).connect().close(); // classes loaded
+            TestClients.builder().url(server.uri()).commandTimeout(timeout).connect().close(); // classes loaded
             server.command("CONFIG", "SET", "maxclients", "1");
             long start = System.nanoTime();
-            Throwable t = catchThrowable(() -> Coordis.builder().url(server.uri()).commandTimeout(timeout).connect().close());
+            Throwable t = catchThrowable(() -> TestClients.builder().url(server.uri()).commandTimeout(timeout).connect()
+                    .close());
             assertThat(t).as("connecting beyond maxclients").isInstanceOf(CoordisException.class)
                     .hasMessageContaining(server.address()).hasMessageContaining("max number of clients");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(timeout.multipliedBy(2).plusSeconds(1));
@@ -413,7 +423,7 @@ class HostileInputIT {
     void aReadOnlyReplicaIsCommandRejectedForEveryPrimitive() {
         try (RedisServer master = RedisServer.start();
              RedisServer replica = RedisServer.builder().replicaOf(master).start();
-             Coordis c = Coordis.connect(replica.uri())) {
+             Coordis c = TestClients.connect(replica.uri())) {
             for (Map.Entry<String, Function<String, Object>> op : operations(c).entrySet()) {
                 Throwable t = catchThrowable(() -> op.getValue().apply("hostile-ro"));
                 if (op.getKey().equals("signal")) {
@@ -439,7 +449,7 @@ class HostileInputIT {
     void redlockWithAReadOnlyNodeAndAnOutOfMemoryNodeVotesEachRefusalAndLeavesNothing() throws Exception {
         try (RedisServer m0 = RedisServer.start(); RedisServer m1 = RedisServer.start(); RedisServer m2 = RedisServer.start();
              RedisServer replica = RedisServer.builder().replicaOf(m2).start();
-             Coordis c = Coordis.connect(List.of(m0.uri(), m1.uri(), replica.uri()))) {
+             Coordis c = TestClients.connect(List.of(m0.uri(), m1.uri(), replica.uri()))) {
             LockOptions noGuard = LockOptions.defaults().withRestartGuard(false);
             io.coordis.lock.DistributedLock lock = c.lock("hostile:redlock", noGuard);
             try (Lease lease = lock.tryAcquire().orElseThrow()) {
@@ -455,12 +465,13 @@ class HostileInputIT {
             try {
                 Throwable t = catchThrowable(lock::tryAcquire);
                 assertThat(t).as("two of three nodes refusing").isInstanceOf(io.coordis.lock.QuorumUnavailableException.class)
-                        .hasMessageStartingWith("cannot lock 'hostile:redlock': ")
+                        .hasMessageStartingWith("cannot lock '" + Prefixed.key("hostile:redlock") + "': ")
                         .hasMessageContaining("OOM").hasMessageContaining("READONLY")
                         .hasMessageContaining(m1.address()).hasMessageContaining(replica.address());
                 await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> {
                     for (RedisServer s : List.of(m0, m1, m2)) {
-                        assertThat(s.command("EXISTS", "hostile:redlock")).as("left on " + s.address()).isEqualTo(0L);
+                        assertThat(s.command("EXISTS", Prefixed.key("hostile:redlock"))).as("left on " + s.address())
+                                .isEqualTo(0L);
                     }
                 });
             } finally {
@@ -473,7 +484,7 @@ class HostileInputIT {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aThousandScriptFlushesAreEachRecoveredTransparently() {
-        try (Coordis c = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri())) {
             Map<String, Function<String, Object>> ops = operations(c);
             List<String> names = new ArrayList<>(ops.keySet());
             for (int i = 0; i < 1000; i++) {
@@ -488,7 +499,7 @@ class HostileInputIT {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void interruptsEndBlockingCallsPromptlyAndLeaveNothingBehind() throws Exception {
-        try (Coordis c = Coordis.connect(redis.uri()); Coordis other = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri()); Coordis other = TestClients.connect(redis.uri())) {
             Lease held = other.lock("intr:lock").tryAcquire().orElseThrow();
             var incumbent = other.election("intr:election");
             var leader = incumbent.campaign(Duration.ofSeconds(2)).orElseThrow();
@@ -506,8 +517,8 @@ class HostileInputIT {
                 assertInterruptedPromptly(call.getKey(), call.getValue());
             }
             assertThat(held.isHeld()).isTrue();
-            assertThat(redis.server().command("GET", "intr:lock")).isEqualTo(held.token());
-            assertThat(redis.server().command("GET", "intr:election")).as("the leader is untouched")
+            assertThat(redis.server().command("GET", Prefixed.key("intr:lock"))).isEqualTo(held.token());
+            assertThat(redis.server().command("GET", Prefixed.key("intr:election"))).as("the leader is untouched")
                     .isEqualTo(incumbent.candidateId());
             assertThat(leader.term()).isPositive();
             held.close();
@@ -522,34 +533,34 @@ class HostileInputIT {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void interruptsEndLegacyLockEventAndCounterElectionCallsPromptlyAndLeaveNothingBeyondItsTtl() throws Exception {
-        try (Coordis c = Coordis.connect(redis.uri()); Coordis other = Coordis.connect(redis.uri())) {
+        try (Coordis c = TestClients.connect(redis.uri()); Coordis other = TestClients.connect(redis.uri())) {
             Lease legacy = other.legacyLock("intr:legacy", LockOptions.defaults()).tryAcquire().orElseThrow();
-            Object legacyValue = redis.server().command("GET", "intr:legacy");
+            Object legacyValue = redis.server().command("GET", Prefixed.key("intr:legacy"));
             assertInterruptedPromptly("legacy lock acquire",
                     () -> c.legacyLock("intr:legacy", LockOptions.defaults()).acquire(Duration.ofSeconds(30)));
-            assertThat(redis.server().command("GET", "intr:legacy")).as("the holder's legacy lock is untouched")
-                    .isEqualTo(legacyValue);
+            assertThat(redis.server().command("GET", Prefixed.key("intr:legacy")))
+                    .as("the holder's legacy lock is untouched").isEqualTo(legacyValue);
             assertThat(legacy.isHeld()).isTrue();
             legacy.close();
 
             var event = c.signals().event("intr:event", Duration.ofSeconds(5));
             assertInterruptedPromptly("latched event await", () -> event.await(Duration.ofSeconds(30)));
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(redis.server()
-                    .command("PUBSUB", "NUMSUB", "intr:event")).as("nothing stays subscribed")
-                    .isEqualTo(List.of("intr:event", 0L)));
-            assertThat(redis.server().command("EXISTS", "{intr:event}:event")).isEqualTo(0L);
+                    .command("PUBSUB", "NUMSUB", Prefixed.key("intr:event"))).as("nothing stays subscribed")
+                    .isEqualTo(List.of(Prefixed.key("intr:event"), 0L)));
+            assertThat(redis.server().command("EXISTS", Prefixed.derived("intr:event", "event"))).isEqualTo(0L);
         }
         // a round is one round trip: it blocks while Redis does not answer (here a proxy holds the request back)
         try (io.coordis.testkit.FaultProxy proxy = io.coordis.testkit.FaultProxy.to(redis.server());
-             Coordis slow = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(30)).connect()) {
+             Coordis slow = TestClients.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(30)).connect()) {
             io.coordis.election.CounterElection counter = slow.counterElection("intr:counter", Duration.ofSeconds(20));
             proxy.blackhole();
             assertInterruptedPromptly("counter election round", counter::round);
             assertThat(counter.isLeader()).as("an interrupted round does not count").isFalse();
             proxy.pass(); // the held request reaches Redis now: a round that won leaves the key with its term
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(redis.server()
-                    .command("EXISTS", "intr:counter")).isEqualTo(1L));
-            assertThat((Long) redis.server().command("TTL", "intr:counter")).as("expires within its term")
+                    .command("EXISTS", Prefixed.key("intr:counter"))).isEqualTo(1L));
+            assertThat((Long) redis.server().command("TTL", Prefixed.key("intr:counter"))).as("expires within its term")
                     .isBetween(1L, 20L);
         }
     }
@@ -563,7 +574,7 @@ class HostileInputIT {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void anInterruptWhileThePubSubConnectionOpensEndsTheCallAndTheLateConnectionIsClosed() throws Exception {
         try (io.coordis.testkit.FaultProxy proxy = io.coordis.testkit.FaultProxy.to(redis.server());
-             Coordis c = Coordis.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(20)).connect()) {
+             Coordis c = TestClients.builder().url(proxy.uri()).commandTimeout(Duration.ofSeconds(20)).connect()) {
             int commandConnections = proxy.connectionCount();
             proxy.latency(Duration.ofMillis(700));
             assertInterruptedPromptly("first waiter, opening the pub/sub connection",
@@ -585,13 +596,13 @@ class HostileInputIT {
     void interruptsEndRedlockAcquirePromptlyWhetherWaitingForTheHolderOrForVotesAndLeaveNothingHeld() throws Exception {
         LockOptions options = LockOptions.defaults().withRestartGuard(false).withTtl(Duration.ofSeconds(30));
         try (io.coordis.testkit.RedisGroup masters = io.coordis.testkit.RedisGroup.masters(3);
-             Coordis holder = Coordis.connect(masters.uris()); Coordis c = Coordis.connect(masters.uris())) {
+             Coordis holder = TestClients.connect(masters.uris()); Coordis c = TestClients.connect(masters.uris())) {
             Lease held = holder.lock("intr:redlock", options).tryAcquire().orElseThrow();
             assertInterruptedPromptly("Redlock acquire of a held lock",
                     () -> c.lock("intr:redlock", options).acquire(Duration.ofSeconds(30)));
             for (RedisServer master : masters.servers()) {
-                assertThat(master.command("GET", "intr:redlock")).as("the holder's lock on " + master.address())
-                        .isEqualTo(held.token());
+                assertThat(master.command("GET", Prefixed.key("intr:redlock")))
+                        .as("the holder's lock on " + master.address()).isEqualTo(held.token());
             }
             held.close();
 
@@ -602,7 +613,7 @@ class HostileInputIT {
                 for (RedisServer master : masters.servers()) {
                     proxies.add(io.coordis.testkit.FaultProxy.to(master));
                 }
-                try (Coordis slow = Coordis.builder().urls(proxies.stream().map(io.coordis.testkit.FaultProxy::uri)
+                try (Coordis slow = TestClients.builder().urls(proxies.stream().map(io.coordis.testkit.FaultProxy::uri)
                         .toList()).commandTimeout(Duration.ofSeconds(10)).connect()) {
                     LockOptions patient = options.withNodeTimeout(Duration.ofSeconds(10));
                     slow.lock("intr:warm", patient).tryAcquire().orElseThrow().close(); // connections open, scripts loaded
@@ -611,11 +622,11 @@ class HostileInputIT {
                             () -> slow.lock("intr:slow", patient).acquire(Duration.ofSeconds(30)));
                     await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
                         assertThat(masters.servers().stream().mapToLong(m -> (Long) m.command("EXISTS",
-                                "{intr:slow}:fence")).sum()).as("fencing counters: the requests reached the nodes")
-                                .isEqualTo(3L);
+                                Prefixed.derived("intr:slow", "fence"))).sum())
+                                .as("fencing counters: the requests reached the nodes").isEqualTo(3L);
                         for (RedisServer master : masters.servers()) {
-                            assertThat(master.command("EXISTS", "intr:slow")).as("left on " + master.address())
-                                    .isEqualTo(0L);
+                            assertThat(master.command("EXISTS", Prefixed.key("intr:slow")))
+                                    .as("left on " + master.address()).isEqualTo(0L);
                         }
                     });
                 }
@@ -671,6 +682,17 @@ class HostileInputIT {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The keys under the run's prefix and those derived from them, each once. */
+    private static java.util.Set<String> testKeys() {
+        java.util.Set<String> keys = new java.util.TreeSet<>();
+        for (String pattern : List.of(Prefixed.key("*"), "{" + Prefixed.key("*"))) {
+            for (Object k : (List<?>) redis.server().command("KEYS", pattern)) {
+                keys.add((String) k);
+            }
+        }
+        return keys;
     }
 
     /** Type and content of each key (a heartbeat's value is renewed, so only its type counts). */

@@ -3,6 +3,7 @@ package io.coordis.safety;
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.TestClients;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
@@ -40,7 +41,7 @@ class PartitionIT {
         Duration timeout = Duration.ofMillis(500);
         try (NetworkNamespace ns = NetworkNamespace.create();
              RedisServer redis = RedisServer.builder().namespace(ns).start();
-             Coordis coordis = Coordis.builder().url(redis.uri()).commandTimeout(timeout).connect()) {
+             Coordis coordis = TestClients.builder().url(redis.uri()).commandTimeout(timeout).connect()) {
             assertThat(redis.host()).isEqualTo(ns.address());
             DistributedLock lock = coordis.lock("partition:lock", LockOptions.defaults().withTtl(Duration.ofSeconds(2)));
             Lease lease = lock.tryAcquire().orElseThrow();

@@ -1,11 +1,13 @@
 package io.coordis.safety;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.testing.ChildJvm;
 import io.coordis.testkit.FaultProxy;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.fault.FencedResource;
 import io.coordis.testkit.fault.Nemesis;
@@ -193,13 +195,13 @@ class RedlockUnderFaultsIT {
                 proxiesB.add(FaultProxy.to(nodes.get(i)));
             }
             LockOptions options = LockOptions.defaults().withTtl(Duration.ofSeconds(10)).withRestartGuard(false);
-            try (Coordis a = Coordis.connect(proxiesA.stream().map(FaultProxy::uri).toList());
-                 Coordis b = Coordis.connect(proxiesB.stream().map(FaultProxy::uri).toList())) {
+            try (Coordis a = TestClients.connect(proxiesA.stream().map(FaultProxy::uri).toList());
+                 Coordis b = TestClients.connect(proxiesB.stream().map(FaultProxy::uri).toList())) {
                 proxiesA.get(3).blackhole();
                 proxiesA.get(4).blackhole();
                 DistributedLock lockA = a.lock("faults:bare", options);
                 Lease leaseA = acquire(lockA);
-                nodes.get(2).command("DEL", "faults:bare"); // node 3 forgets A's key
+                nodes.get(2).command("DEL", Prefixed.key("faults:bare")); // node 3 forgets A's key
                 proxiesB.get(0).blackhole();
                 proxiesB.get(1).blackhole();
                 Lease leaseB = acquire(b.lock("faults:bare", options));

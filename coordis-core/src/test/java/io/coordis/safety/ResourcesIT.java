@@ -1,6 +1,7 @@
 package io.coordis.safety;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
 import io.coordis.lock.DistributedLock;
@@ -55,8 +56,9 @@ class ResourcesIT {
              Watch watch = new Watch(redis.server(), masters.servers())) {
             int connectionsBefore = watch.connections();
             Map<String, Integer> threadsBefore = threads();
-            try (Coordis coordis = Coordis.connect(redis.uri()); Coordis redlock = Coordis.connect(masters.uris());
-                 Coordis holder = Coordis.connect(masters.uris())) {
+            try (Coordis coordis = TestClients.connect(redis.uri());
+                 Coordis redlock = TestClients.connect(masters.uris());
+                 Coordis holder = TestClients.connect(masters.uris())) {
                 Map<String, Cycles> primitives = primitives(coordis);
                 primitives.putAll(redlockPrimitives(redlock, holder));
                 primitives.values().forEach(p -> repeat(p.cycle(), 50)); // opens whatever opens lazily
@@ -300,7 +302,7 @@ class ResourcesIT {
     void aThousandTimedWaitsOnOneHeldLockAllReturnByTheirDeadlineWithoutAThreadPerWaiter() throws Exception {
         Duration wait = Duration.ofSeconds(3);
         int waiters = 1_000;
-        try (Coordis coordis = Coordis.connect(redis.uri()); Coordis holder = Coordis.connect(redis.uri())) {
+        try (Coordis coordis = TestClients.connect(redis.uri()); Coordis holder = TestClients.connect(redis.uri())) {
             Lease held = holder.lock("res:busy").tryAcquire().orElseThrow();
             DistributedLock lock = coordis.lock("res:busy");
             // the client's own machinery (the pub/sub connection a waiter listens on) is up before counting

@@ -1,9 +1,11 @@
 package io.coordis.safety;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
 import io.coordis.signal.Signal;
 import io.coordis.signal.SignalListener;
 import io.coordis.signal.Subscription;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
 import org.junit.jupiter.api.Test;
@@ -31,7 +33,7 @@ class SlowSubscriberIT {
     void aSlowSubscriberCutOffByRedisSeesAGapAndRecovers() throws Exception {
         try (RedisServer redis = RedisServer.start();
              RespClient publisher = RespClient.connect(redis.host(), redis.port());
-             Coordis coordis = Coordis.connect(redis.uri())) {
+             Coordis coordis = TestClients.connect(redis.uri())) {
             redis.command("CONFIG", "SET", "client-output-buffer-limit", "pubsub 256kb 128kb 1");
             AtomicInteger received = new AtomicInteger();
             AtomicInteger gaps = new AtomicInteger();
@@ -56,13 +58,13 @@ class SlowSubscriberIT {
             int published = 3000;
             try (Subscription s = coordis.signals().listen(List.of("slow:channel"), slow)) {
                 for (int i = 0; i < published; i++) {
-                    publisher.command("PUBLISH", "slow:channel", payload);
+                    publisher.command("PUBLISH", Prefixed.key("slow:channel"), payload);
                 }
                 await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                         assertThat(gaps.get()).as("gaps reported after Redis cut the subscriber off").isPositive());
                 int duringFlood = received.get();
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-                    publisher.command("PUBLISH", "slow:channel", "after");
+                    publisher.command("PUBLISH", Prefixed.key("slow:channel"), "after");
                     assertThat(afterGap.get()).as("signals delivered once subscribed again").isPositive();
                 });
                 System.out.printf("slow subscriber: %d published (%d MB), %d delivered before the gap was handled, gaps %d%n",

@@ -28,6 +28,7 @@ class PackagingIT {
 
     private static Run run(Map<String, String> env, String input, String... command) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put(CoordisCommand.KEY_PREFIX_ENV, io.coordis.testkit.Prefixed.prefix()); // the run's
         pb.environment().putAll(env);
         Path out = Files.createTempFile("coordis-out", ".txt");
         Path err = Files.createTempFile("coordis-err", ".txt");

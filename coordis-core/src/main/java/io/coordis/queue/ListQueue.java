@@ -49,7 +49,7 @@ final class ListQueue implements Queue {
         if (checked.isEmpty()) {
             return depth();
         }
-        return Payloads.await(lists, lists.lpush(key, checked), key);
+        return Payloads.await(lists, lists.lpush(key, checked), name, key);
     }
 
     @Override
@@ -62,7 +62,7 @@ final class ListQueue implements Queue {
         if (max < 1) {
             throw new IllegalArgumentException("pop count must be at least 1, was " + max);
         }
-        return Payloads.await(lists, lists.pop(key, options.order().right(), max), key);
+        return Payloads.await(lists, lists.pop(key, options.order().right(), max), name, key);
     }
 
     @Override
@@ -75,7 +75,7 @@ final class ListQueue implements Queue {
             byte[] value = b.pop(key, options.order().right(), wait);
             return Optional.ofNullable(value);
         } catch (io.coordis.CoordisException e) {
-            throw Payloads.named(lists, e, key);
+            throw Payloads.named(lists, e, name, key);
         } finally {
             idle.add(b);
         }
@@ -86,13 +86,13 @@ final class ListQueue implements Queue {
         Payloads.name(processingList);
         if (wait.isZero() || wait.isNegative()) {
             return Optional.ofNullable(Payloads.await(lists, lists.move(key, prefix + processingList,
-                    options.order().right()), key));
+                    options.order().right()), name, key));
         }
         ListCommands.Blocking b = borrow();
         try {
             return Optional.ofNullable(b.move(key, prefix + processingList, options.order().right(), wait));
         } catch (io.coordis.CoordisException e) {
-            throw Payloads.named(lists, e, key);
+            throw Payloads.named(lists, e, name, key);
         } finally {
             idle.add(b);
         }
@@ -101,12 +101,12 @@ final class ListQueue implements Queue {
     @Override
     public boolean remove(String processingList, byte[] payload) throws InterruptedException {
         return Payloads.await(lists, lists.lrem(prefix + Payloads.name(processingList), 1, payload),
-                prefix + processingList) > 0;
+                processingList, prefix + processingList) > 0;
     }
 
     @Override
     public long depth() throws InterruptedException {
-        return Payloads.await(lists, lists.llen(key), key);
+        return Payloads.await(lists, lists.llen(key), name, key);
     }
 
     private ListCommands.Blocking borrow() {

@@ -47,21 +47,26 @@ final class Payloads {
     }
 
     /**
-     * Waits for {@code reply}; a failure is thrown naming the queue, and a WRONGTYPE error whose key Redis did
-     * not name also names the queue key when that key is what holds another type.
+     * Waits for {@code reply}; a failure is thrown naming the queue {@code name}, and a WRONGTYPE error whose key
+     * Redis did not name also names the queue's Redis key {@code queueKey} when that key holds another type.
      */
-    static <T> T await(ListCommands lists, CompletableFuture<T> reply, String queueKey) throws InterruptedException {
+    static <T> T await(ListCommands lists, CompletableFuture<T> reply, String name, String queueKey)
+            throws InterruptedException {
         try {
             return lists.await(reply);
         } catch (CoordisException e) {
-            throw named(lists, e, queueKey);
+            throw named(lists, e, name, queueKey);
         }
     }
 
-    /** {@code e} naming the queue {@code queueKey} (and, for a WRONGTYPE error without a key, the key's type). */
-    static CoordisException named(ListCommands lists, CoordisException e, String queueKey) throws InterruptedException {
+    /**
+     * {@code e} naming the queue {@code name} (and, for a WRONGTYPE error without a key, its Redis key
+     * {@code queueKey} and that key's type).
+     */
+    static CoordisException named(ListCommands lists, CoordisException e, String name, String queueKey)
+            throws InterruptedException {
         CoordisException specific = e instanceof WrongTypeException w ? wrongType(lists, w, queueKey) : e;
-        return Failures.about(Failures.object("queue", queueKey), specific);
+        return Failures.about(Failures.object("queue", name), specific);
     }
 
     private static WrongTypeException wrongType(ListCommands lists, WrongTypeException e, String queueKey)

@@ -158,7 +158,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                     // The move may have happened with its reply lost: hand out what the slot holds.
                     fill(slots, handed);
                     if (handed.isEmpty()) {
-                        throw Payloads.named(queue.lists, e, queue.keys.queue);
+                        throw Payloads.named(queue.lists, e, queue.name(), queue.keys.queue);
                     }
                     clean = true;
                     return handed;
@@ -192,7 +192,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             k.add(queue.keys.slot(id, s));
         }
         Object reply = Payloads.await(queue.lists, queue.lists.eval(SlotQueue.TAKE, k,
-                List.of(SlotQueue.bytes(queue.options.order().side()))), queue.keys.queue);
+                List.of(SlotQueue.bytes(queue.options.order().side()))), queue.name(), queue.keys.queue);
         synchronized (free) {
             for (int s : open) {
                 suspect[s] = false; // looked into: empty now, or its message is handed out below

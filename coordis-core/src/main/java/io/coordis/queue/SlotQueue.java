@@ -82,7 +82,7 @@ final class SlotQueue implements ReliableQueue {
         for (int from = 0; from < checked.size() || from == 0; from += PUSH_CHUNK) {
             List<byte[]> chunk = checked.subList(from, Math.min(checked.size(), from + PUSH_CHUNK));
             Object reply = Payloads.await(lists, lists.eval(PUSH, List.of(keys.queue, keys.enqueued), chunk),
-                    keys.queue);
+                    name, keys.queue);
             length = Replies.number(Replies.list(reply, 1, PUSH, lists.address()), 0, PUSH, lists.address());
             if (checked.isEmpty()) {
                 break;
@@ -118,8 +118,8 @@ final class SlotQueue implements ReliableQueue {
                 keys.queue, keys.dead, keys.delayed, keys.delayedData, keys.enqueued);
         List<byte[]> a = List.of(bytes(ref.slot()), bytes(ref.number()), bytes(options.maxAttempts()),
                 bytes(delay.toMillis()), bytes(options.order().side()), bytes(Tokens.next()));
-        List<?> reply = Replies.list(Payloads.await(lists, lists.eval(NACK, k, a), keys.queue), 2, NACK,
-                lists.address());
+        List<?> reply = Replies.list(Payloads.await(lists, lists.eval(NACK, k, a), name, keys.queue), 2,
+                NACK, lists.address());
         Outcome o = switch ((int) Replies.number(reply, 0, NACK, lists.address())) {
             case 1 -> Outcome.REQUEUED;
             case 2 -> Outcome.ALREADY_SETTLED;
@@ -154,7 +154,8 @@ final class SlotQueue implements ReliableQueue {
             a.add(bytes(r.slot()));
             a.add(bytes(r.number()));
         }
-        Object raw = via != null ? via.eval(ACK, k, a) : Payloads.await(lists, lists.eval(ACK, k, a), keys.queue);
+        Object raw = via != null ? via.eval(ACK, k, a)
+                : Payloads.await(lists, lists.eval(ACK, k, a), name, keys.queue);
         List<?> reply = Replies.list(raw, refs.size() * 2, ACK, lists.address());
         List<Settled> out = new ArrayList<>(refs.size());
         for (int i = 0; i < refs.size(); i++) {
@@ -168,7 +169,7 @@ final class SlotQueue implements ReliableQueue {
     @Override
     public int sweep() throws InterruptedException {
         long now = lists.await(lists.timeMillis(keys.queue));
-        Map<byte[], byte[]> registry = Payloads.await(lists, lists.hgetall(keys.registry), keys.queue);
+        Map<byte[], byte[]> registry = Payloads.await(lists, lists.hgetall(keys.registry), name, keys.queue);
         int moved = 0;
         for (Map.Entry<byte[], byte[]> e : registry.entrySet()) {
             String id = ListCommands.text(e.getKey());
@@ -191,8 +192,8 @@ final class SlotQueue implements ReliableQueue {
         k.addAll(keys.slots(consumer, slots));
         List<byte[]> a = List.of(ListCommands.bytes(consumer), bytes(options.maxAttempts()),
                 bytes(options.order().side()), bytes(forget ? "1" : "0"), bytes(mode));
-        List<?> reply = Replies.list(Payloads.await(lists, lists.eval(SWEEP, k, a), keys.queue), 2, SWEEP,
-                lists.address());
+        List<?> reply = Replies.list(Payloads.await(lists, lists.eval(SWEEP, k, a), name, keys.queue), 2,
+                SWEEP, lists.address());
         long requeued = Replies.number(reply, 0, SWEEP, lists.address());
         return requeued < 0 ? 0 : (int) (requeued + Replies.number(reply, 1, SWEEP, lists.address()));
     }
@@ -203,7 +204,7 @@ final class SlotQueue implements ReliableQueue {
             throw new IllegalArgumentException("requeue count must be at least 1, was " + max);
         }
         Object reply = Payloads.await(lists, lists.eval(REQUEUE_DEAD, List.of(keys.dead, keys.queue),
-                List.of(bytes(max))), keys.queue);
+                List.of(bytes(max))), name, keys.queue);
         return (int) Replies.number(Replies.list(reply, 1, REQUEUE_DEAD, lists.address()), 0, REQUEUE_DEAD,
                 lists.address());
     }
@@ -217,7 +218,7 @@ final class SlotQueue implements ReliableQueue {
         CompletableFuture<byte[]> oldest = lists.lindex(keys.queue, -1);
         CompletableFuture<Map<byte[], byte[]>> registry = lists.hgetall(keys.registry);
         long nowMillis = lists.await(now);
-        long depthNow = Payloads.await(lists, depth, keys.queue);
+        long depthNow = Payloads.await(lists, depth, name, keys.queue);
         Optional<Duration> age = Optional.empty();
         byte[] head = lists.await(oldest);
         if (head != null) {

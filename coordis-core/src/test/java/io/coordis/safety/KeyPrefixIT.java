@@ -52,31 +52,21 @@ class KeyPrefixIT {
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
 
-    private final List<AutoCloseable> open = new ArrayList<>();
+    private final TenantUsers tenants = new TenantUsers();
 
     @BeforeEach
     void users() {
         redis.server().flushAll();
-        for (String tenant : List.of("billing", "search")) {
-            redis.server().command("ACL", "DELUSER", tenant);
-            List<String> args = new ArrayList<>(List.of("ACL", "SETUSER", tenant, "on", ">" + PASSWORD,
-                    "resetkeys", "resetchannels"));
-            args.addAll(RequiredCommands.keyPatterns(tenant + ":"));
-            args.addAll(List.of(RequiredCommands.aclRules(RequiredCommands.allRequiredUses()).split(" ")));
-            redis.server().command(args.toArray(String[]::new));
-        }
+        TenantUsers.create(redis.server(), PASSWORD, List.of("billing", "search"));
     }
 
     @AfterEach
     void closeAll() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
+        tenants.closeAll();
     }
 
     private <T extends AutoCloseable> T keep(T resource) {
-        open.add(resource);
-        return resource;
+        return tenants.keep(resource);
     }
 
     /** A client logged in as the tenant's user with the tenant's prefix. */

@@ -21,8 +21,6 @@ import io.coordis.signal.Subscription;
 import io.coordis.signal.Waiter;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -52,18 +50,8 @@ class KeyPrefixIT {
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
 
-    private final TenantUsers tenants = new TenantUsers();
-
-    @BeforeEach
-    void users() {
-        redis.server().flushAll();
-        TenantUsers.create(redis.server(), PASSWORD, List.of("billing", "search"));
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        tenants.closeAll();
-    }
+    @RegisterExtension
+    final TenantUsers tenants = new TenantUsers(redis, PASSWORD, "billing", "search");
 
     private <T extends AutoCloseable> T keep(T resource) {
         return tenants.keep(resource);

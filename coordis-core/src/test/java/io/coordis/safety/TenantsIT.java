@@ -20,8 +20,6 @@ import io.coordis.signal.Waiter;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -50,18 +48,8 @@ class TenantsIT {
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
 
-    private final TenantUsers tenants = new TenantUsers();
-
-    @BeforeEach
-    void users() {
-        redis.server().flushAll();
-        TenantUsers.create(redis.server(), PASSWORD, List.of("acme", "beta"));
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        tenants.closeAll();
-    }
+    @RegisterExtension
+    final TenantUsers tenants = new TenantUsers(redis, PASSWORD, "acme", "beta");
 
     private <T extends AutoCloseable> T keep(T resource) {
         return tenants.keep(resource);

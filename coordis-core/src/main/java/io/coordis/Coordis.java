@@ -211,8 +211,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public LeaderElection election(String name, ElectionOptions options) {
-        Objects.requireNonNull(options, "election options must not be null");
-        return elections.election(name, keyPrefix.isEmpty() ? options : options.withKeyPrefix(keyPrefix + options.keyPrefix()));
+        return elections.election(name, prefixed(options));
     }
 
     /**
@@ -262,8 +261,15 @@ public final class Coordis implements AutoCloseable {
         return queues().reliable(name, options);
     }
 
+    /** {@code options} with this client's key prefix before their own. */
     private LockOptions prefixed(LockOptions options) {
         Objects.requireNonNull(options, "lock options must not be null");
+        return keyPrefix.isEmpty() ? options : options.withKeyPrefix(keyPrefix + options.keyPrefix());
+    }
+
+    /** {@code options} with this client's key prefix before their own. */
+    private ElectionOptions prefixed(ElectionOptions options) {
+        Objects.requireNonNull(options, "election options must not be null");
         return keyPrefix.isEmpty() ? options : options.withKeyPrefix(keyPrefix + options.keyPrefix());
     }
 

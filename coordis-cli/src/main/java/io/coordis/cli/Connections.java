@@ -20,11 +20,6 @@ final class Connections {
         return Coordis.builder().urls(urls);
     }
 
-    /** The key prefix of the {@code coordis} command {@code caller} belongs to ({@code --key-prefix}); empty for none. */
-    static String keyPrefix(CommandSpec caller) {
-        return caller.root().userObject() instanceof CoordisCommand coordis ? coordis.keyPrefix() : "";
-    }
-
     /**
      * @throws ParameterException when the URL is malformed (the message never repeats a password)
      * @throws io.coordis.CoordisException when Redis is unreachable or refuses the credentials

@@ -47,7 +47,8 @@ final class LsCommand implements Callable<Integer> {
     String kind;
 
     @Option(names = "--match", paramLabel = "GLOB", defaultValue = "*",
-            description = "Only names matching this Redis glob (* ? [abc] \\x), after --key-prefix if given. Default: *.")
+            description = "Only names matching this Redis glob (* ? [abc] \\x), after --key-prefix if given. "
+                    + "Default: *.")
     String match;
 
     @Option(names = "--watch", paramLabel = "DURATION",
@@ -89,7 +90,7 @@ final class LsCommand implements Callable<Integer> {
         try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
             Inspector inspector = coordis.inspector();
             while (true) {
-                frame(inspector, kinds, json);
+                frame(inspector, kinds, coordis.keyPrefix() + match, json);
                 if (watch == null) {
                     return ExitCodes.OK;
                 }
@@ -98,14 +99,15 @@ final class LsCommand implements Callable<Integer> {
         }
     }
 
-    private void frame(Inspector inspector, List<ObjectKind> kinds, boolean json) throws InterruptedException {
+    private void frame(Inspector inspector, List<ObjectKind> kinds, String match, boolean json)
+            throws InterruptedException {
         Instant at = Instant.now();
         List<String> lines = new ArrayList<>();
         if (watch != null && !json) {
             lines.add("-- " + at.truncatedTo(ChronoUnit.SECONDS) + " (every " + StateViews.time(java.util.Optional.of(watch))
                     + ", Ctrl-C to stop) --");
         }
-        lines.addAll(render(inspector, kinds, Connections.keyPrefix(spec) + match, json, at));
+        lines.addAll(render(inspector, kinds, match, json, at));
         if (watch != null && !json && onScreen()) {
             terminal.out().print(CLEAR_SCREEN); // redraw in place, as watch(1) does
         }

@@ -2,6 +2,7 @@ package io.coordis.doctor;
 
 import io.coordis.CoordisException;
 import io.coordis.RequiredCommands;
+import io.coordis.internal.Keys;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -39,14 +40,9 @@ public final class Doctor {
     private final List<RedisNode> nodes;
     private final String keyPrefix;
 
-    /** For {@link io.coordis.Coordis}; call {@link io.coordis.Coordis#doctor()}. */
-    public Doctor(List<RedisNode> nodes) {
-        this(nodes, "");
-    }
-
     /**
-     * For {@link io.coordis.Coordis} with a key prefix: the ACL check also asks whether the user may touch the keys
-     * and channels under it. Call {@link io.coordis.Coordis#doctor()}.
+     * For {@link io.coordis.Coordis}; call {@link io.coordis.Coordis#doctor()}. With a key prefix (empty for none),
+     * the ACL check also asks whether the user may touch the keys and channels under it.
      */
     public Doctor(List<RedisNode> nodes, String keyPrefix) {
         this.nodes = List.copyOf(nodes);
@@ -358,24 +354,28 @@ public final class Doctor {
         if (!covered(keys, '~', name)) {
             missing.add("~" + prefix + "*");
         }
-        if (!covered(keys, '~', "{" + name + "}:fence")) {
+        if (!covered(keys, '~', Keys.derived(name, "fence"))) {
             missing.add("~{" + prefix + "*");
         }
         if (!covered(channels, '&', name)) {
             missing.add("&" + prefix + "*");
         }
-        if (!covered(channels, '&', "{" + name + "}:released")) {
+        if (!covered(channels, '&', Keys.derived(name, "released"))) {
             missing.add("&{" + prefix + "*");
         }
-        String scope = "keys " + (keys.isEmpty() ? "none" : String.join(" ", keys)) + ", channels "
-                + (channels.isEmpty() ? "none" : String.join(" ", channels));
         if (missing.isEmpty()) {
             return Optional.of(new Finding(Finding.Severity.OK, at, "acl-prefix", "user '" + user + "' may read and "
                     + "write the keys and channels under this client's key prefix '" + prefix + "'", ""));
         }
         return Optional.of(new Finding(Finding.Severity.FAIL, at, "acl-prefix", "user '" + user + "' may not touch "
-                + "all keys and channels under this client's key prefix '" + prefix + "' (" + scope + "; missing "
+                + "all keys and channels under this client's key prefix '" + prefix + "' (" + scope(keys, channels) + "; missing "
                 + String.join(" ", missing) + ")", "ACL SETUSER " + user + " " + String.join(" ", missing)));
+    }
+
+    /** A user's key and channel patterns as findings show them: {@code keys ~a:* ~{a:*, channels &a:*}. */
+    private static String scope(List<String> keys, List<String> channels) {
+        return "keys " + (keys.isEmpty() ? "none" : String.join(" ", keys)) + ", channels "
+                + (channels.isEmpty() ? "none" : String.join(" ", channels));
     }
 
     /** Whether a pattern of {@code patterns} ({@code ~p}, {@code %RW~p}, {@code &p}) gives full access to {@code name}. */
@@ -406,8 +406,7 @@ public final class Doctor {
 
     static Finding aclFinding(String at, String user, List<String> missing, List<String> optional, List<String> keys,
                               List<String> channels) {
-        String scope = "keys " + (keys.isEmpty() ? "none" : String.join(" ", keys)) + ", channels "
-                + (channels.isEmpty() ? "none" : String.join(" ", channels));
+        String scope = scope(keys, channels);
         if (!missing.isEmpty()) {
             return new Finding(Finding.Severity.FAIL, at, "acl", "user '" + user + "' may not run " + missing.size()
                     + " command(s) Coordis needs: " + String.join(" ", missing) + " (" + scope + ")",

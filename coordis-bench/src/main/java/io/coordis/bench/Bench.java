@@ -129,7 +129,7 @@ public final class Bench {
             jvm.add("-XX:StartFlightRecording=settings=profile,filename=" + file);
         }
         try (ChildRun child = ChildRun.start(name, jvm, args)) {
-            child.await("READY", options.warmup().plus(slack));
+            child.await("READY", options.warmup().plus(Child.SETTLE_LIMIT).plus(slack));
             CommandStats.Snapshot before = CommandStats.snapshot(servers);
             child.send("GO");
             child.await("STOPPED", options.measure().plus(slack));

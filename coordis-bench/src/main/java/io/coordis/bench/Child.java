@@ -2,6 +2,7 @@ package io.coordis.bench;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -13,10 +14,12 @@ import java.util.Map;
  * The measuring child JVM: one implementation of one scenario. Started by {@link Bench}; talks to it over
  * stdout and stdin so that the runner can take Redis command counts around the measured window alone:
  * <ol>
- *   <li>sets up, runs the warm-up (discarded), prints {@code READY}, waits for a {@code GO} line;</li>
+ *   <li>sets up, runs the warm-up (discarded) and then keeps warming up until the JIT compiler is quiet
+ *       (see {@link #settle}), prints {@code READY}, waits for a {@code GO} line;</li>
  *   <li>measures, stops sending commands, prints {@code STOPPED}, waits for a {@code CONTINUE} line;</li>
  *   <li>prints {@code RESULT <json>} (the workload's figures plus {@code cpuUsPerOp}, the process CPU time
- *       over the measured window per operation), closes its clients and exits 0.</li>
+ *       over the measured window per operation, {@code warmupSeconds} and {@code jitMsInWindow}), closes its
+ *       clients and exits 0.</li>
  * </ol>
  * On failure it prints {@code FAILED <reason>} and exits 1. It exits when its stdin closes.
  *
@@ -39,15 +42,21 @@ public final class Child {
             Duration measure = Duration.ofMillis(Long.parseLong(args[3]));
             List<String> uris = List.of(args).subList(4, args.length);
             try (Workload workload = scenario.factory().create(args[1], uris)) {
+                CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+                long started = System.nanoTime();
                 workload.run(warmup);
+                settle(workload, jit);
+                double warmedSeconds = (System.nanoTime() - started) / 1e9;
                 System.gc();
                 System.out.println("READY");
                 await(in, "GO");
                 com.sun.management.OperatingSystemMXBean os =
                         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
                 long cpu0 = os.getProcessCpuTime();
+                long jit0 = jit.getTotalCompilationTime();
                 Map<String, Double> figures = workload.run(measure);
                 long cpu1 = os.getProcessCpuTime();
+                long jit1 = jit.getTotalCompilationTime();
                 System.out.println("STOPPED");
                 await(in, "CONTINUE");
                 Map<String, Object> result = new LinkedHashMap<>();
@@ -56,6 +65,8 @@ public final class Child {
                 result.putAll(figures);
                 double ops = figures.getOrDefault("ops", 0.0);
                 result.put("cpuUsPerOp", ops > 0 ? (cpu1 - cpu0) / 1e3 / ops : Double.NaN);
+                result.put("warmupSeconds", warmedSeconds);
+                result.put("jitMsInWindow", (double) (jit1 - jit0));
                 System.out.println("RESULT " + Json.write(result));
             }
             System.exit(0);
@@ -64,6 +75,28 @@ public final class Child {
             System.out.println("FAILED " + message);
             e.printStackTrace();
             System.exit(1);
+        }
+    }
+
+    /** Longest extra warm-up {@link #settle} adds after the asked-for one. */
+    static final Duration SETTLE_LIMIT = Duration.ofSeconds(60);
+    /** JIT compile time per second of warm-up below which the JIT counts as quiet. */
+    static final long QUIET_JIT_MS_PER_SECOND = 20;
+
+    /**
+     * Keeps warming up, a second at a time, until the JIT compiled less than {@link #QUIET_JIT_MS_PER_SECOND} in
+     * each of two seconds in a row, for at most {@link #SETTLE_LIMIT}. A fixed warm-up of a few seconds leaves C2 compiling
+     * through the measured window; on two cores that compile time is taken from the workload and is counted in
+     * its client CPU, and more so for an implementation with more code on its path. Waiting for quiet measures
+     * each implementation as a long-running service runs it.
+     */
+    private static void settle(Workload workload, CompilationMXBean jit) throws Exception {
+        long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
+        int quiet = 0;
+        while (quiet < 2 && System.nanoTime() < deadline) {
+            long before = jit.getTotalCompilationTime();
+            workload.run(Duration.ofSeconds(1));
+            quiet = jit.getTotalCompilationTime() - before < QUIET_JIT_MS_PER_SECOND ? quiet + 1 : 0;
         }
     }
 

@@ -64,9 +64,12 @@ final class Report {
 
                 How it measures: the runner starts real redis-servers through the test kit, then for every
                 round and scenario runs each implementation in its own fresh JVM, in an order rotated every
-                round (A B C, B C A, C A B, …). A child warms up (discarded), then measures for a fixed time;
-                the runner reads `INFO commandstats` right before and after the measured window only. Servers
-                are flushed before each run. Ratios are formed **within a round** (Coordis ÷ anchor, both
+                round (A B C, B C A, C A B, …). A child warms up (discarded) for at least `--warmup`, and on
+                until the JIT compiler is quiet (under 20 ms of compiling in each of two seconds in a row,
+                at most 60 s more), so that compiling does not eat the measured window; then it measures
+                for a fixed time. The notes give the warm-up each child needed and the JIT time left in its window. The runner
+                reads `INFO commandstats` right before and after the measured window only. Servers are
+                flushed before each run. Ratios are formed **within a round** (Coordis ÷ anchor, both
                 measured minutes apart at most) and then summarised as median [min–max] over rounds; the
                 machine is shared and noisy, so the ratios lead, not absolute figures. For throughput a ratio
                 above 1 favours Coordis; for latency one below 1 does.
@@ -134,6 +137,10 @@ final class Report {
         if (!threads.isEmpty() && threads.median() > 1) {
             notes.add("per-thread cycles min/max " + num(results.summary(s.id(), impl, "threadMinOps").median()) + " / "
                     + num(results.summary(s.id(), impl, "threadMaxOps").median()));
+        }
+        Summary warmed = results.summary(s.id(), impl, "warmupSeconds");
+        if (!warmed.isEmpty()) {
+            notes.add("warm-up " + num(warmed.median()) + " s, JIT in window " + num(results.summary(s.id(), impl, "jitMsInWindow").median()) + " ms");
         }
         for (String bad : List.of("violations", "errors", "busy", "lost", "duplicates")) {
             Summary v = results.summary(s.id(), impl, bad);

@@ -72,7 +72,8 @@ final class Report {
                 flushed before each run. Ratios are formed **within a round** (Coordis ÷ anchor, both
                 measured minutes apart at most) and then summarised as median [min–max] over rounds; the
                 machine is shared and noisy, so the ratios lead, not absolute figures. For throughput a ratio
-                above 1 favours Coordis; for latency one below 1 does.
+                above 1 favours Coordis; for latency one below 1 does. [performance.md](performance.md)
+                says, for each target missed, where the time goes.
 
                 """);
         md.append("## This run\n\n");

@@ -82,18 +82,20 @@ public final class Child {
     static final Duration SETTLE_LIMIT = Duration.ofSeconds(60);
     /** JIT compile time per second of warm-up below which the JIT counts as quiet. */
     static final long QUIET_JIT_MS_PER_SECOND = 20;
+    /** Quiet seconds in a row that end the warm-up. */
+    static final int QUIET_SECONDS = 2;
 
     /**
      * Keeps warming up, a second at a time, until the JIT compiled less than {@link #QUIET_JIT_MS_PER_SECOND} in
-     * each of two seconds in a row, for at most {@link #SETTLE_LIMIT}. A fixed warm-up of a few seconds leaves C2 compiling
-     * through the measured window; on two cores that compile time is taken from the workload and is counted in
-     * its client CPU, and more so for an implementation with more code on its path. Waiting for quiet measures
-     * each implementation as a long-running service runs it.
+     * each of {@link #QUIET_SECONDS} seconds in a row, for at most {@link #SETTLE_LIMIT}. A fixed warm-up of a few
+     * seconds leaves C2 compiling through the measured window; on two cores that compile time is taken from the
+     * workload and is counted in its client CPU, and more so for an implementation with more code on its path.
+     * Waiting for quiet measures each implementation as a long-running service runs it.
      */
     private static void settle(Workload workload, CompilationMXBean jit) throws Exception {
         long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
         int quiet = 0;
-        while (quiet < 2 && System.nanoTime() < deadline) {
+        while (quiet < QUIET_SECONDS && System.nanoTime() < deadline) {
             long before = jit.getTotalCompilationTime();
             workload.run(Duration.ofSeconds(1));
             quiet = jit.getTotalCompilationTime() - before < QUIET_JIT_MS_PER_SECOND ? quiet + 1 : 0;

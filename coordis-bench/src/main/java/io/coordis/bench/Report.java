@@ -65,17 +65,17 @@ final class Report {
                 How it measures: the runner starts real redis-servers through the test kit, then for every
                 round and scenario runs each implementation in its own fresh JVM, in an order rotated every
                 round (A B C, B C A, C A B, …). A child warms up (discarded) for at least `--warmup`, and on
-                until the JIT compiler is quiet (under 20 ms of compiling in each of two seconds in a row,
-                at most 60 s more), so that compiling does not eat the measured window; then it measures
-                for a fixed time. The notes give the warm-up each child needed and the JIT time left in its window. The runner
-                reads `INFO commandstats` right before and after the measured window only. Servers are
-                flushed before each run. Ratios are formed **within a round** (Coordis ÷ anchor, both
-                measured minutes apart at most) and then summarised as median [min–max] over rounds; the
-                machine is shared and noisy, so the ratios lead, not absolute figures. For throughput a ratio
-                above 1 favours Coordis; for latency one below 1 does. [performance.md](performance.md)
-                says, for each target missed, where the time goes.
+                until the JIT compiler is quiet (under %d ms of compiling in each of %d seconds in a row,
+                at most %d s more), so that compiling does not eat the measured window; then it measures
+                for a fixed time. The notes give the warm-up each child needed and the JIT time left in its
+                window. The runner reads `INFO commandstats` right before and after the measured window
+                only. Servers are flushed before each run. Ratios are formed **within a round** (Coordis ÷
+                anchor, both measured minutes apart at most) and then summarised as median [min–max] over
+                rounds; the machine is shared and noisy, so the ratios lead, not absolute figures. For
+                throughput a ratio above 1 favours Coordis; for latency one below 1 does.
+                [performance.md](performance.md) says, for each target missed, where the time goes.
 
-                """);
+                """.formatted(Child.QUIET_JIT_MS_PER_SECOND, Child.QUIET_SECONDS, Child.SETTLE_LIMIT.toSeconds()));
         md.append("## This run\n\n");
         environment.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
         md.append("- Rounds: ").append(options.rounds()).append(", warm-up ").append(seconds(options.warmup().toMillis()))

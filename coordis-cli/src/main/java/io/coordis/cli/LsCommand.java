@@ -99,7 +99,7 @@ final class LsCommand implements Callable<Integer> {
         }
     }
 
-    private void frame(Inspector inspector, List<ObjectKind> kinds, String match, boolean json)
+    private void frame(Inspector inspector, List<ObjectKind> kinds, String pattern, boolean json)
             throws InterruptedException {
         Instant at = Instant.now();
         List<String> lines = new ArrayList<>();
@@ -107,7 +107,7 @@ final class LsCommand implements Callable<Integer> {
             lines.add("-- " + at.truncatedTo(ChronoUnit.SECONDS) + " (every " + StateViews.time(java.util.Optional.of(watch))
                     + ", Ctrl-C to stop) --");
         }
-        lines.addAll(render(inspector, kinds, match, json, at));
+        lines.addAll(render(inspector, kinds, pattern, json, at));
         if (watch != null && !json && onScreen()) {
             terminal.out().print(CLEAR_SCREEN); // redraw in place, as watch(1) does
         }

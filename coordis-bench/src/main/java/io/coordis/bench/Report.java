@@ -75,6 +75,16 @@ final class Report {
                 throughput a ratio above 1 favours Coordis; for latency one below 1 does.
                 [performance.md](performance.md) says, for each target missed, where the time goes.
 
+                Implementations: `coordis` with default options; `redisson` 4.7 with its defaults (RLock,
+                RedissonMultiLock or RedissonRedLock over several masters, RTopic, a reliable-move queue);
+                `lettuce` is raw Lettuce with the minimal commands (`SET NX PX` and the compare-and-delete
+                script; `-sequential` and `-parallel` over several masters; `-spin` retries at once while
+                busy). `lettuce-scripts` is raw Lettuce sending Coordis's own acquire and release scripts,
+                with the same keys and arguments and nothing around them: its distance from `coordis` is
+                what the client library costs, its distance from `lettuce` what the fenced protocol costs.
+                "Redis CPU" is the redis-server process's CPU time (`INFO cpu`) per operation: it includes
+                the system calls of every wake-up, not only running the commands.
+
                 """.formatted(Child.QUIET_JIT_MS_PER_SECOND, Child.QUIET_SECONDS, Child.SETTLE_LIMIT.toSeconds()));
         md.append("## This run\n\n");
         environment.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));

@@ -27,6 +27,8 @@ final class Scenarios {
     static final int SIGNALS_PER_SECOND = 1_000;
 
     private static final List<String> SINGLE = List.of("coordis", "redisson", "lettuce");
+    /** Single-server locks, with raw Lettuce also sending Coordis's own scripts (protocol and client cost apart). */
+    private static final List<String> SINGLE_LOCKS = List.of("coordis", "redisson", "lettuce", "lettuce-scripts");
     private static final List<String> CONTENDED = List.of("coordis", "redisson", "lettuce-spin");
     private static final List<String> REDLOCK =
             List.of("coordis", "redisson-multilock", "redisson-redlock", "lettuce-sequential", "lettuce-parallel");
@@ -39,7 +41,7 @@ final class Scenarios {
     static List<Scenario> all() {
         List<Scenario> all = new ArrayList<>();
         all.add(new Scenario("lock-uncontended", "Uncontended lock cycle: 1 thread, 1 key (Coordis reads the fencing number)",
-                null, null, 1, false, SINGLE, "opsPerSec", true, List.of(
+                null, null, 1, false, SINGLE_LOCKS, "opsPerSec", true, List.of(
                         Target.ratio("≥ 1.6 × Redisson ops/s", "opsPerSec", "redisson", true, 1.6),
                         Target.ratio("≥ 0.95 × raw Lettuce ops/s", "opsPerSec", "lettuce", true, 0.95)),
                 locks(1, 1, t -> 0, LockLoop.Mode.TRY)));
@@ -53,7 +55,7 @@ final class Scenarios {
                 Target.growth("throughput does not fall as threads grow (32 ÷ 2 threads ≥ 0.9)", "opsPerSec",
                         "lock-contended-2", true, 0.9))));
         all.add(new Scenario("lock-many-keys", "Many keys: 16 threads, each on its own key", null, null, 1, false,
-                SINGLE, "opsPerSec", true, List.of(
+                SINGLE_LOCKS, "opsPerSec", true, List.of(
                         Target.ratio("≥ 5 × Redisson ops/s", "opsPerSec", "redisson", true, 5.0),
                         Target.ratio("≥ 0.9 × raw Lettuce ops/s", "opsPerSec", "lettuce", true, 0.9)),
                 locks(16, 16, t -> t, LockLoop.Mode.TRY)));
@@ -120,6 +122,7 @@ final class Scenarios {
             case "redisson-redlock" -> new RedissonLocking(uris, RedissonLocking.Combine.RED);
             case "lettuce", "lettuce-spin", "lettuce-sequential" -> new LettuceLocking(uris, LettuceLocking.Fanout.SEQUENTIAL);
             case "lettuce-parallel" -> new LettuceLocking(uris, LettuceLocking.Fanout.PARALLEL);
+            case "lettuce-scripts" -> new LettuceScriptLocking(uris);
             default -> throw new IllegalArgumentException("no lock implementation named '" + impl + "'");
         };
     }

@@ -1,5 +1,8 @@
 package io.coordis.bench;
 
+import io.coordis.Coordis;
+import io.coordis.lock.DistributedLock;
+import io.coordis.lock.Lease;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -31,7 +34,7 @@ class ClientsIT {
     static final RedisExtension three = RedisExtension.masters(3);
 
     @ParameterizedTest
-    @ValueSource(strings = {"coordis", "redisson", "lettuce"})
+    @ValueSource(strings = {"coordis", "redisson", "lettuce", "lettuce-scripts"})
     void singleServerLocksExcludeAndRelease(String impl) throws Exception {
         excludesAndReleases(impl, List.of(one.server()));
     }
@@ -49,6 +52,30 @@ class ClientsIT {
             assertThat(raw.tryLock("bench:foreign")).isNull();
         }
         assertThat(one.server().command("GET", "bench:foreign")).isEqualTo("someone-else");
+    }
+
+    @Test
+    void scriptClientSpeaksCoordisLockProtocol() {
+        String key = "bench:protocol";
+        try (Coordis coordis = Coordis.connect(one.uri());
+             Locking scripts = Scenarios.locking("lettuce-scripts", List.of(one.uri()))) {
+            DistributedLock lock = coordis.lock(key);
+            try (Lease first = lock.tryAcquire().orElseThrow()) {
+                assertThat(first.fencingToken()).isEqualTo(1);
+                assertThat(scripts.tryLock(key)).as("raw script client while Coordis holds the lock").isNull();
+            }
+            Object held = scripts.tryLock(key);
+            assertThat(held).isNotNull();
+            assertThat(one.server().command("GET", "{" + key + "}:fence")).as("fencing counter").isEqualTo("2");
+            assertThat(one.server().command("HGET", "{" + key + "}:holder", "token")).as("holder details")
+                    .isEqualTo(one.server().command("GET", key));
+            assertThat(lock.tryAcquire()).as("Coordis while the raw script client holds the lock").isEmpty();
+            scripts.unlock(held);
+            assertThat(((Number) one.server().command("EXISTS", key)).intValue()).as("lock key after release").isZero();
+            try (Lease next = lock.tryAcquire().orElseThrow()) {
+                assertThat(next.fencingToken()).isEqualTo(3);
+            }
+        }
     }
 
     @ParameterizedTest

@@ -100,15 +100,7 @@ final class LettuceLocking implements Locking {
 
     @Override
     public Object lock(String key) throws InterruptedException {
-        while (true) {
-            Object held = tryLock(key);
-            if (held != null) {
-                return held;
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-        }
+        return Locking.spin(this, key);
     }
 
     @Override

@@ -72,15 +72,7 @@ final class LettuceScriptLocking implements Locking {
 
     @Override
     public Object lock(String key) throws InterruptedException {
-        while (true) {
-            Object held = tryLock(key);
-            if (held != null) {
-                return held;
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-        }
+        return Locking.spin(this, key);
     }
 
     @Override

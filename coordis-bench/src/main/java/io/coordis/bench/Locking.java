@@ -13,6 +13,22 @@ interface Locking extends AutoCloseable {
     /** Takes lock {@code name}, waiting as long as it takes. */
     Object lock(String name) throws InterruptedException;
 
+    /**
+     * {@link #lock} for a client without a way to wait for a release: {@link #tryLock} again at once until it
+     * succeeds (a spin), or until the thread is interrupted.
+     */
+    static Object spin(Locking locking, String name) throws InterruptedException {
+        while (true) {
+            Object held = locking.tryLock(name);
+            if (held != null) {
+                return held;
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+    }
+
     /** Releases what {@link #tryLock} or {@link #lock} returned. */
     void unlock(Object handle);
 

@@ -40,8 +40,8 @@ final class LettuceLocking implements Locking {
     private final int quorum;
     private final String sha;
 
-    /** A held lock: the key and our token in it. */
-    private record Held(String key, String token) {
+    /** A held lock: the key and our token in it (also the handle of {@link LettuceScriptLocking}). */
+    record Held(String key, String token) {
     }
 
     LettuceLocking(List<String> uris, Fanout fanout) {

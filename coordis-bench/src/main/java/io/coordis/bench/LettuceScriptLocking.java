@@ -1,18 +1,18 @@
 package io.coordis.bench;
 
 import io.coordis.internal.Keys;
+import io.coordis.internal.redis.LuaScript;
+import io.coordis.lock.DistributedLock;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Coordis's own lock protocol sent by raw Lettuce: the same {@code acquire.lua} and {@code release.lua}, by
@@ -32,9 +32,15 @@ final class LettuceScriptLocking implements Locking {
     private final String acquire;
     private final String release;
     private final String holder = "bench@" + ManagementFactory.getRuntimeMXBean().getName();
+    private final Map<String, Names> names = new ConcurrentHashMap<>();
 
-    /** A held lock: its key and the token in it. */
-    private record Held(String key, String token) {
+    /** The keys of one lock, derived once per name, as Coordis derives them once per lock object. */
+    private record Names(String[] acquire, String[] release, String channel) {
+        static Names of(String key) {
+            String released = Keys.derived(key, "released");
+            return new Names(new String[] {key, Keys.derived(key, "fence"), Keys.derived(key, "holder"), released},
+                    new String[] {key, released}, released);
+        }
     }
 
     LettuceScriptLocking(List<String> uris) {
@@ -43,31 +49,17 @@ final class LettuceScriptLocking implements Locking {
         }
         this.connection = client.connect(RedisURI.create(uris.get(0)));
         this.sync = connection.sync();
-        this.acquire = sync.scriptLoad(source("acquire.lua"));
-        this.release = sync.scriptLoad(source("release.lua"));
-    }
-
-    /** The script as Coordis ships it, read from coordis-core's resources. */
-    static String source(String name) {
-        String path = "io/coordis/lock/" + name;
-        try (InputStream in = LettuceScriptLocking.class.getClassLoader().getResourceAsStream(path)) {
-            if (in == null) {
-                throw new IllegalStateException("no " + path + " on the class path (coordis-core's resources)");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + path, e);
-        }
+        // the scripts as Coordis ships them, beside its lock classes
+        this.acquire = sync.scriptLoad(LuaScript.load(DistributedLock.class, "acquire.lua").source());
+        this.release = sync.scriptLoad(LuaScript.load(DistributedLock.class, "release.lua").source());
     }
 
     @Override
     public Object tryLock(String key) {
         String token = LettuceLocking.token();
-        String released = Keys.derived(key, "released");
-        String[] keys = {key, Keys.derived(key, "fence"), Keys.derived(key, "holder"), released};
-        List<Object> reply = sync.evalsha(acquire, ScriptOutputType.MULTI, keys, token, TTL_MILLIS, holder,
-                Long.toString(System.currentTimeMillis()));
-        return Long.valueOf(1).equals(reply.get(0)) ? new Held(key, token) : null;
+        List<Object> reply = sync.evalsha(acquire, ScriptOutputType.MULTI, names.computeIfAbsent(key, Names::of).acquire(),
+                token, TTL_MILLIS, holder, Long.toString(System.currentTimeMillis()));
+        return Long.valueOf(1).equals(reply.get(0)) ? new LettuceLocking.Held(key, token) : null;
     }
 
     @Override
@@ -77,9 +69,9 @@ final class LettuceScriptLocking implements Locking {
 
     @Override
     public void unlock(Object handle) {
-        Held held = (Held) handle;
-        String released = Keys.derived(held.key(), "released");
-        sync.evalsha(release, ScriptOutputType.MULTI, new String[] {held.key(), released}, held.token(), released);
+        LettuceLocking.Held held = (LettuceLocking.Held) handle;
+        Names n = names.computeIfAbsent(held.key(), Names::of);
+        sync.evalsha(release, ScriptOutputType.MULTI, n.release(), held.token(), n.channel());
     }
 
     @Override

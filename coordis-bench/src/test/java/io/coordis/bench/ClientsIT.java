@@ -55,6 +55,30 @@ class ClientsIT {
     }
 
     @Test
+    void sameJvmHarnessTakesAndReleasesEveryLockOfEveryBlock() throws Exception {
+        List<String> impls = List.of("coordis", "lettuce-scripts", "lettuce");
+        List<Locking> clients = impls.stream().map(i -> Scenarios.locking(i, List.of(one.uri()))).toList();
+        double[][] rates;
+        try {
+            rates = SameJvmLocks.run(clients, 3, 7);
+        } finally {
+            clients.forEach(Locking::close);
+        }
+        assertThat(rates).hasDimensions(3, 3);
+        for (double[] block : rates) {
+            for (double rate : block) {
+                assertThat(rate).isPositive().isFinite();
+            }
+        }
+        // the fenced clients counted one acquisition at Redis per cycle, and nothing is left held
+        assertThat(one.server().command("GET", "{bench:samejvm:0}:fence")).isEqualTo("21");
+        assertThat(one.server().command("GET", "{bench:samejvm:1}:fence")).isEqualTo("21");
+        for (int c = 0; c < 3; c++) {
+            assertThat(one.server().command("EXISTS", "bench:samejvm:" + c)).isEqualTo(0L);
+        }
+    }
+
+    @Test
     void scriptClientSpeaksCoordisLockProtocol() {
         String key = "bench:protocol";
         try (Coordis coordis = Coordis.connect(one.uri());

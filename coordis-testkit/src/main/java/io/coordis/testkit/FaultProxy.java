@@ -47,9 +47,11 @@ public final class FaultProxy implements AutoCloseable {
         /** Reset (RST) every current connection and every new one as soon as it is accepted. */
         RESET,
         /**
-         * Discard the next server-to-client chunk read after arming, on whichever connection it
-         * arrives, then behave as {@link #PASS}. Chunk-based: for a small reply to one command this
-         * is exactly that reply; a large reply may span chunks, and pipelined replies may share one.
+         * Discard the next server-to-client reply after arming, on whichever connection it arrives,
+         * then behave as {@link #PASS}. Exactly one whole RESP reply is discarded, however it is split
+         * into TCP reads: bytes that follow it in the same read are passed on, and a reply that arrives
+         * in several reads is discarded to its end (dropping only its first read would leave the client
+         * decoding the rest as the next replies).
          */
         DROP_NEXT_REPLY
     }
@@ -66,7 +68,7 @@ public final class FaultProxy implements AutoCloseable {
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private final Object lock = new Object();
     private final AtomicBoolean dropArmed = new AtomicBoolean();
-    private final AtomicLong droppedChunks = new AtomicLong();
+    private final AtomicLong droppedReplies = new AtomicLong();
     private final AtomicInteger accepted = new AtomicInteger();
     private volatile Fault mode = Fault.PASS;
     private volatile Duration latency = Duration.ofMillis(100);
@@ -154,9 +156,9 @@ public final class FaultProxy implements AutoCloseable {
         return set(Fault.DROP_NEXT_REPLY);
     }
 
-    /** Number of server-to-client chunks discarded by {@link #dropNextReply()} so far. */
+    /** Number of server-to-client replies discarded by {@link #dropNextReply()} so far. */
     public long droppedReplies() {
-        return droppedChunks.get();
+        return droppedReplies.get();
     }
 
     /** Number of connections currently proxied. */
@@ -326,7 +328,7 @@ public final class FaultProxy implements AutoCloseable {
         private void pump(Socket from, Socket to, boolean clientToServer) {
             byte[] buf = new byte[CHUNK];
             try {
-                InputStream in = from.getInputStream();
+                InputStream in = new java.io.BufferedInputStream(from.getInputStream(), CHUNK);
                 OutputStream out = to.getOutputStream();
                 while (!done.get()) {
                     int n = in.read(buf);
@@ -337,8 +339,15 @@ public final class FaultProxy implements AutoCloseable {
                         break;
                     }
                     if (!clientToServer && dropArmed.compareAndSet(true, false)) {
-                        droppedChunks.incrementAndGet();
-                        continue;
+                        // the read starts at a reply's first byte: skip that reply, reading on as far as it goes
+                        java.io.ByteArrayInputStream first = new java.io.ByteArrayInputStream(buf, 0, n);
+                        Resp.skipOne(new java.io.SequenceInputStream(first, in));
+                        droppedReplies.incrementAndGet();
+                        n = first.read(buf, 0, first.available());
+                        if (n <= 0) {
+                            continue;
+                        }
+                        // what followed the dropped reply in the same read passes through as usual
                     }
                     if (mode == Fault.LATENCY && !latency.isZero()) {
                         Thread.sleep(latency.toMillis(), latency.toNanosPart() % 1_000_000);

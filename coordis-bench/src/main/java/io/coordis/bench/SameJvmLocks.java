@@ -21,9 +21,6 @@ import java.util.Locale;
  * The first client is the one every ratio is about (first ÷ each other, cycles per second).
  */
 public final class SameJvmLocks {
-    /** The single-server lock clients of {@link Scenarios#locking}. */
-    static final List<String> LOCK_CLIENTS = List.of("coordis", "lettuce-scripts", "lettuce", "redisson");
-
     private SameJvmLocks() {
     }
 
@@ -48,8 +45,9 @@ public final class SameJvmLocks {
             impls = List.of("coordis", "lettuce-scripts", "lettuce");
         }
         for (String impl : impls) {
-            if (!LOCK_CLIENTS.contains(impl)) {
-                System.err.println("no lock client named '" + impl + "'; choose from " + String.join(", ", LOCK_CLIENTS));
+            if (!Scenarios.SINGLE_LOCKS.contains(impl)) {
+                System.err.println("no lock client named '" + impl + "'; choose from "
+                        + String.join(", ", Scenarios.SINGLE_LOCKS));
                 System.exit(2);
             }
         }

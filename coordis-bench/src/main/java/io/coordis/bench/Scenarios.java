@@ -28,7 +28,8 @@ final class Scenarios {
 
     private static final List<String> SINGLE = List.of("coordis", "redisson", "lettuce");
     /** Single-server locks, with raw Lettuce also sending Coordis's own scripts (protocol and client cost apart). */
-    private static final List<String> SINGLE_LOCKS = List.of("coordis", "redisson", "lettuce", "lettuce-scripts");
+    /** The lock clients of the single-server lock scenarios (also what {@link SameJvmLocks} accepts). */
+    static final List<String> SINGLE_LOCKS = List.of("coordis", "redisson", "lettuce", "lettuce-scripts");
     private static final List<String> CONTENDED = List.of("coordis", "redisson", "lettuce-spin");
     private static final List<String> REDLOCK =
             List.of("coordis", "redisson-multilock", "redisson-redlock", "lettuce-sequential", "lettuce-parallel");

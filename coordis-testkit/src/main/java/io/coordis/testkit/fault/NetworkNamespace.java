@@ -1,11 +1,19 @@
 package io.coordis.testkit.fault;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A network namespace of the test's own, joined to this host's namespace by a veth pair with private
@@ -15,10 +23,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  * by {@link #partition()}, which installs nftables rules inside the namespace that drop all traffic on its
  * end of the link; {@link #heal()} removes them. Needs root, {@code ip} (iproute2) and {@code nft}
  * (nftables); {@link #unavailableReason()} says why not when they are missing.
+ *
+ * <p>Namespaces are host-wide, so {@link #create()} takes a file lock that every test JVM on the host shares
+ * while it picks a subnet: one that no interface on the host uses yet. A second link on a subnet already in
+ * use would route this namespace's traffic to the other one, and a server started inside would look refused.
+ * Under the same lock it deletes the namespaces that test JVMs which are no longer running left behind (a
+ * JVM killed before its tests closed them).
  */
 public final class NetworkNamespace implements AutoCloseable {
     private static final AtomicInteger COUNTER = new AtomicInteger();
     private static final String TABLE = "coordis_partition";
+    private static final String PREFIX = "coordis-";
+    private static final Pattern OURS = Pattern.compile(PREFIX + "(\\d+)x(\\d+)");
+    private static final Pattern SUBNET_IN_USE = Pattern.compile("inet 10\\.213\\.(\\d+)\\.");
+    private static final Path LOCK = Path.of(System.getProperty("java.io.tmpdir"), "coordis-netns.lock");
+    /** Subnets {@code 10.213.1.0/30} to {@code 10.213.250.0/30}. */
+    static final int SUBNETS = 250;
 
     private final String name;
     private final String outside;
@@ -28,12 +48,12 @@ public final class NetworkNamespace implements AutoCloseable {
     private boolean partitioned;
     private boolean closed;
 
-    private NetworkNamespace(int n) {
-        String tag = Long.toString(ProcessHandle.current().pid() % 100_000) + "x" + n;
-        this.name = "coordis-" + tag;
+    private NetworkNamespace(int n, int subnet) {
+        // the whole PID, so that a namespace outliving its JVM can be told apart (interface names: 15 chars)
+        String tag = ProcessHandle.current().pid() + "x" + n;
+        this.name = PREFIX + tag;
         this.outside = "cdv" + tag + "o";
         this.inside = "cdv" + tag + "i";
-        int subnet = (int) ((ProcessHandle.current().pid() * 7 + n) % 250) + 1;
         this.hostAddress = "10.213." + subnet + ".1";
         this.address = "10.213." + subnet + ".2";
     }
@@ -51,19 +71,72 @@ public final class NetworkNamespace implements AutoCloseable {
         return null;
     }
 
-    /** Creates a namespace with its link up. */
+    /** Creates a namespace with its link up, on a subnet no interface on this host uses. */
     public static NetworkNamespace create() {
+        int n = COUNTER.incrementAndGet() % 1000; // keeps interface names within 15 characters
+        return create(n, (int) ((ProcessHandle.current().pid() * 7 + n) % SUBNETS) + 1);
+    }
+
+    /** As {@link #create()}, trying subnet {@code preferred} first. */
+    static NetworkNamespace create(int n, int preferred) {
         String reason = unavailableReason();
         if (reason != null) {
             throw new IllegalStateException("cannot create a network namespace: " + reason);
         }
-        NetworkNamespace ns = new NetworkNamespace(COUNTER.incrementAndGet());
-        try {
-            ns.setUp();
-            return ns;
-        } catch (RuntimeException e) {
-            ns.close();
-            throw e;
+        synchronized (NetworkNamespace.class) { // a JVM may not take the file lock twice
+            try (FileChannel channel = FileChannel.open(LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock ignored = channel.lock()) {
+                reapLeftovers();
+                NetworkNamespace ns = new NetworkNamespace(n, pickSubnet(subnetsInUse(), preferred));
+                try {
+                    ns.setUp();
+                    return ns;
+                } catch (RuntimeException e) {
+                    ns.close();
+                    throw e;
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot lock " + LOCK + " to pick a subnet: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The first subnet from {@code preferred} on (wrapping around) that is not in {@code inUse}. */
+    static int pickSubnet(Set<Integer> inUse, int preferred) {
+        if (preferred < 1 || preferred > SUBNETS) {
+            throw new IllegalArgumentException("subnet " + preferred + " is not within 1.." + SUBNETS);
+        }
+        for (int i = 0; i < SUBNETS; i++) {
+            int subnet = (preferred - 1 + i) % SUBNETS + 1;
+            if (!inUse.contains(subnet)) {
+                return subnet;
+            }
+        }
+        throw new IllegalStateException("all " + SUBNETS + " subnets 10.213.N.0/30 are in use on this host;"
+                + " delete stale namespaces with 'ip netns del' (see 'ip netns list')");
+    }
+
+    /** The N of every {@code 10.213.N.x} address on an interface of this host's namespace. */
+    static Set<Integer> subnetsInUse() {
+        Set<Integer> used = new TreeSet<>();
+        Matcher m = SUBNET_IN_USE.matcher(run("ip", "-o", "-4", "addr", "show"));
+        while (m.find()) {
+            used.add(Integer.parseInt(m.group(1)));
+        }
+        return used;
+    }
+
+    /** Deletes the namespaces (and host ends of their links) whose creating JVM is gone and that hold no process. */
+    private static void reapLeftovers() {
+        for (String line : run("ip", "netns", "list").split("\n")) {
+            String name = line.trim().split("\\s+")[0];
+            Matcher m = OURS.matcher(name);
+            if (!m.matches() || ProcessHandle.of(Long.parseLong(m.group(1))).isPresent()
+                    || !run("ip", "netns", "pids", name).isBlank()) {
+                continue;
+            }
+            runQuietly("ip", "link", "del", "cdv" + m.group(1) + "x" + m.group(2) + "o");
+            runQuietly("ip", "netns", "del", name);
         }
     }
 
@@ -163,7 +236,7 @@ public final class NetworkNamespace implements AutoCloseable {
         }
     }
 
-    private static void run(String... command) {
+    private static String run(String... command) {
         command = command.clone();
         command[0] = resolve(command[0]);
         try {
@@ -176,6 +249,7 @@ public final class NetworkNamespace implements AutoCloseable {
             if (p.exitValue() != 0) {
                 throw new IllegalStateException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out);
             }
+            return out;
         } catch (IOException e) {
             throw new IllegalStateException("cannot run " + String.join(" ", command) + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {

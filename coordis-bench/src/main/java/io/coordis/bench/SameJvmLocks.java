@@ -2,9 +2,15 @@ package io.coordis.bench;
 
 import io.coordis.testkit.RedisGroup;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * The uncontended lock cycle of several lock clients in <em>one</em> JVM on one thread, interleaved in short
@@ -16,25 +22,38 @@ import java.util.Locale;
  * heap and the minute, and hundreds of block ratios are summarised. It compares the clients' own costs,
  * not cold starts: blocks in the first third are discarded.
  *
- * <pre>usage: SameJvmLocks [--blocks N] [--cycles N] [IMPL ...]   (default 90 blocks of 1000 cycles;
- *        coordis lettuce-scripts lettuce)</pre>
+ * <p>With {@code --threads N} each client's block is N threads at once, each doing the cycles on a key of its
+ * own (the many-keys case, where a client's cost under concurrency shows). Besides cycles per second it
+ * reports the process's CPU time per cycle while that client's block ran: every thread of the JVM counts
+ * (the JIT and GC too, and the other clients' idle threads), so it is a comparison, not an absolute cost;
+ * the JVM reads process CPU time in clock ticks (10 ms), so a block should last well over a second.
+ *
+ * <pre>usage: SameJvmLocks [--blocks N] [--cycles N] [--threads N] [IMPL ...]   (default 90 blocks of 1000
+ *        cycles per thread, 1 thread; coordis lettuce-scripts lettuce)</pre>
  * The first client is the one every ratio is about (first ÷ each other, cycles per second).
  */
 public final class SameJvmLocks {
     private SameJvmLocks() {
     }
 
+    /** Per block {@code b} and client {@code c}: cycles per second and process CPU microseconds per cycle. */
+    record Measured(double[][] rates, double[][] cpuUsPerCycle) {
+    }
+
     public static void main(String[] args) throws Exception {
         int blocks = 90;
         int cycles = 1000;
+        int threads = 1;
         List<String> impls = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--blocks" -> blocks = positive(args, ++i);
                 case "--cycles" -> cycles = positive(args, ++i);
+                case "--threads" -> threads = positive(args, ++i);
                 default -> {
                     if (args[i].startsWith("-")) {
-                        System.err.println("unknown option " + args[i] + "; options: --blocks N, --cycles N, then lock clients");
+                        System.err.println("unknown option " + args[i]
+                                + "; options: --blocks N, --cycles N, --threads N, then lock clients");
                         System.exit(2);
                     }
                     impls.add(args[i]);
@@ -62,50 +81,97 @@ public final class SameJvmLocks {
                 for (String impl : impls) {
                     clients.add(Scenarios.locking(impl, List.of(uri)));
                 }
-                double[][] rates = run(clients, blocks, cycles);
-                System.out.print(report(impls, rates, blocks / 3, cycles));
+                Measured measured = run(clients, blocks, cycles, threads);
+                System.out.print(report(impls, measured, blocks / 3, cycles, threads));
             } finally {
                 clients.forEach(Locking::close);
             }
         }
     }
 
-    /** Cycles per second of client {@code c} in block {@code b}, as {@code rates[b][c]}. */
-    static double[][] run(List<Locking> clients, int blocks, int cycles) throws InterruptedException {
+    /**
+     * Runs {@code blocks} blocks; in each, every client in turn (order rotated per block) does {@code cycles}
+     * lock cycles on each of {@code threads} threads at once, thread {@code t} of client {@code c} on key
+     * {@code bench:samejvm:c:t}.
+     */
+    static Measured run(List<Locking> clients, int blocks, int cycles, int threads)
+            throws InterruptedException, ExecutionException {
         int n = clients.size();
         double[][] rates = new double[blocks][n];
-        for (int b = 0; b < blocks; b++) {
-            for (int j = 0; j < n; j++) {
-                int c = (b + j) % n;
-                Locking client = clients.get(c);
-                String key = "bench:samejvm:" + c;
-                long start = System.nanoTime();
-                for (int i = 0; i < cycles; i++) {
-                    client.unlock(client.lock(key));
+        double[][] cpu = new double[blocks][n];
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        ExecutorService pool = threads == 1 ? null : Executors.newFixedThreadPool(threads);
+        try {
+            for (int b = 0; b < blocks; b++) {
+                for (int j = 0; j < n; j++) {
+                    int c = (b + j) % n;
+                    Locking client = clients.get(c);
+                    long cpuStart = os.getProcessCpuTime();
+                    long start = System.nanoTime();
+                    if (pool == null) {
+                        cycles(client, "bench:samejvm:" + c + ":0", cycles);
+                    } else {
+                        List<Callable<Void>> work = new ArrayList<>();
+                        for (int t = 0; t < threads; t++) {
+                            String key = "bench:samejvm:" + c + ":" + t;
+                            work.add(() -> {
+                                cycles(client, key, cycles);
+                                return null;
+                            });
+                        }
+                        for (Future<Void> done : pool.invokeAll(work)) {
+                            done.get(); // a failed cycle fails the run
+                        }
+                    }
+                    long total = (long) cycles * threads;
+                    rates[b][c] = total * 1e9 / (System.nanoTime() - start);
+                    cpu[b][c] = (os.getProcessCpuTime() - cpuStart) / 1e3 / total;
                 }
-                rates[b][c] = cycles * 1e9 / (System.nanoTime() - start);
+            }
+        } finally {
+            if (pool != null) {
+                pool.shutdownNow();
             }
         }
-        return rates;
+        return new Measured(rates, cpu);
     }
 
-    static String report(List<String> impls, double[][] rates, int warmup, int cycles) {
+    private static void cycles(Locking client, String key, int cycles) throws InterruptedException {
+        for (int i = 0; i < cycles; i++) {
+            client.unlock(client.lock(key));
+        }
+    }
+
+    static String report(List<String> impls, Measured measured, int warmup, int cycles, int threads) {
+        double[][] rates = measured.rates();
+        double[][] cpu = measured.cpuUsPerCycle();
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%d blocks of %d uncontended lock cycles per client, first %d discarded; "
-                + "median [min-max] over blocks%n", rates.length, cycles, warmup));
+        out.append(String.format(Locale.ROOT, "%d blocks of %d uncontended lock cycles per client and thread, %d thread%s"
+                        + " on keys of their own, first %d blocks discarded; median [min-max] over blocks%n",
+                rates.length, cycles, threads, threads == 1 ? "" : "s", warmup));
         int n = impls.size();
+        int kept = rates.length - warmup;
         for (int c = 0; c < n; c++) {
-            double[] own = new double[rates.length - warmup];
-            double[] ratio = new double[rates.length - warmup];
+            double[] own = new double[kept];
+            double[] ratio = new double[kept];
+            double[] ownCpu = new double[kept];
+            double[] cpuRatio = new double[kept];
             for (int b = warmup; b < rates.length; b++) {
                 own[b - warmup] = rates[b][c];
                 ratio[b - warmup] = rates[b][0] / rates[b][c];
+                ownCpu[b - warmup] = cpu[b][c];
+                cpuRatio[b - warmup] = cpu[b][0] / cpu[b][c];
             }
             Summary s = Summary.of(own);
-            out.append(String.format(Locale.ROOT, "%-16s %,8.0f cycles/s [%,.0f-%,.0f]", impls.get(c), s.median(), s.min(), s.max()));
+            Summary u = Summary.of(ownCpu);
+            out.append(String.format(Locale.ROOT, "%-16s %,8.0f cycles/s [%,.0f-%,.0f]  CPU %,.1f us/cycle [%,.1f-%,.1f]",
+                    impls.get(c), s.median(), s.min(), s.max(), u.median(), u.min(), u.max()));
             if (c > 0) {
                 Summary r = Summary.of(ratio);
-                out.append(String.format(Locale.ROOT, "   %s / this %.3f [%.3f-%.3f]", impls.get(0), r.median(), r.min(), r.max()));
+                Summary rc = Summary.of(cpuRatio);
+                out.append(String.format(Locale.ROOT, "   %s / this: cycles/s %.3f [%.3f-%.3f], CPU/cycle %.3f [%.3f-%.3f]",
+                        impls.get(0), r.median(), r.min(), r.max(), rc.median(), rc.min(), rc.max()));
             }
             out.append(System.lineSeparator());
         }

@@ -58,23 +58,37 @@ class ClientsIT {
     void sameJvmHarnessTakesAndReleasesEveryLockOfEveryBlock() throws Exception {
         List<String> impls = List.of("coordis", "lettuce-scripts", "lettuce");
         List<Locking> clients = impls.stream().map(i -> Scenarios.locking(i, List.of(one.uri()))).toList();
-        double[][] rates;
+        SameJvmLocks.Measured single;
+        SameJvmLocks.Measured four;
         try {
-            rates = SameJvmLocks.run(clients, 3, 7);
+            single = SameJvmLocks.run(clients, 3, 7, 1);
+            four = SameJvmLocks.run(clients, 2, 5, 4);
         } finally {
             clients.forEach(Locking::close);
         }
-        assertThat(rates).hasDimensions(3, 3);
-        for (double[] block : rates) {
-            for (double rate : block) {
-                assertThat(rate).isPositive().isFinite();
+        assertThat(single.rates()).hasDimensions(3, 3);
+        assertThat(four.rates()).hasDimensions(2, 3);
+        for (SameJvmLocks.Measured m : List.of(single, four)) {
+            for (int b = 0; b < m.rates().length; b++) {
+                for (int c = 0; c < 3; c++) {
+                    assertThat(m.rates()[b][c]).isPositive().isFinite();
+                    // process CPU time comes in clock ticks (10 ms): a block this short may read none
+                    assertThat(m.cpuUsPerCycle()[b][c]).isNotNegative().isFinite();
+                }
             }
         }
-        // the fenced clients counted one acquisition at Redis per cycle, and nothing is left held
-        assertThat(one.server().command("GET", "{bench:samejvm:0}:fence")).isEqualTo("21");
-        assertThat(one.server().command("GET", "{bench:samejvm:1}:fence")).isEqualTo("21");
+        // the fenced clients counted one acquisition at Redis per cycle, on every thread's key (thread 0 ran
+        // 3 blocks of 7 and 2 of 5, the others 2 of 5), and nothing is left held
+        for (int c = 0; c < 2; c++) {
+            assertThat(one.server().command("GET", "{bench:samejvm:" + c + ":0}:fence")).isEqualTo("31");
+            for (int t = 1; t < 4; t++) {
+                assertThat(one.server().command("GET", "{bench:samejvm:" + c + ":" + t + "}:fence")).isEqualTo("10");
+            }
+        }
         for (int c = 0; c < 3; c++) {
-            assertThat(one.server().command("EXISTS", "bench:samejvm:" + c)).isEqualTo(0L);
+            for (int t = 0; t < 4; t++) {
+                assertThat(one.server().command("EXISTS", "bench:samejvm:" + c + ":" + t)).isEqualTo(0L);
+            }
         }
     }
 

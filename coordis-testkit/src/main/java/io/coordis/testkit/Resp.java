@@ -1,8 +1,10 @@
 package io.coordis.testkit;
 
+import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 
 /** Reading RESP2/RESP3 replies off a stream byte by byte, without buffering past their end. */
 final class Resp {
@@ -37,18 +39,18 @@ final class Resp {
         }
     }
 
-    /** The rest of a line, without its CRLF. */
-    private static String line(InputStream in) throws IOException {
-        StringBuilder sb = new StringBuilder();
+    /** The rest of a line (UTF-8), without its CRLF. */
+    static String line(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream(32);
         while (true) {
             int b = next(in);
             if (b == '\r') {
                 if (next(in) != '\n') {
-                    throw new IOException("RESP line not ended by CRLF");
+                    throw new IOException("malformed RESP line: CR not followed by LF");
                 }
-                return sb.toString();
+                return line.toString(StandardCharsets.UTF_8);
             }
-            sb.append((char) b);
+            line.write(b);
         }
     }
 

@@ -283,21 +283,7 @@ public final class RespClient implements AutoCloseable {
     }
 
     private String readLine() throws IOException {
-        ByteArrayOutputStream line = new ByteArrayOutputStream(32);
-        while (true) {
-            int b = in.read();
-            if (b < 0) {
-                throw new EOFException("connection closed inside a reply line");
-            }
-            if (b == '\r') {
-                int lf = in.read();
-                if (lf != '\n') {
-                    throw new IOException("malformed reply line: CR not followed by LF");
-                }
-                return line.toString(StandardCharsets.UTF_8);
-            }
-            line.write(b);
-        }
+        return Resp.line(in);
     }
 
     private void expectCrlf() throws IOException {

@@ -72,6 +72,22 @@ final class LocalQueue {
             }
         }
 
+        /**
+         * Leaves {@code next} and hands the place on, in one step, from any thread: the holder's own gift was
+         * claimed when it took the place. {@code false}, leaving nothing, when the place was handed on already.
+         */
+        boolean handOn(Gift next) {
+            if (!open.compareAndSet(true, false)) {
+                return false;
+            }
+            synchronized (entry) {
+                entry.gift = next;
+            }
+            entry.semaphore.release();
+            LocalQueue.this.leave(key);
+            return true;
+        }
+
         @Override
         public void close() {
             if (open.compareAndSet(true, false)) {

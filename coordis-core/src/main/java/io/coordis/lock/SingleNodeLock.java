@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A lock on one Redis node (or one Sentinel-managed master): {@code SET key token NX PX ttl} plus a
@@ -284,10 +285,24 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             CompletableFuture<Object> sent = node.eval(HANDOFF, acquireKeys, List.of(token, next, ttlArg,
                     options.holderId(), Long.toString(System.currentTimeMillis()), chain >= YIELD_AFTER ? "1" : "0",
                     channel));
+            // Whoever has the answer first, the connection's thread or this one, passes the place on: the next in
+            // line is woken straight from the reply, not after this thread has been woken and run.
+            AtomicBoolean decided = new AtomicBoolean();
+            sent.thenAccept(answer -> {
+                try {
+                    passOn(answer, next, start, decided);
+                } catch (RuntimeException e) {
+                    // a reply that cannot be read: this thread reads it too and reports it; the place is handed
+                    // on by the lease's close, with no gift
+                }
+            });
             Object reply;
             try {
                 reply = node.awaitUninterruptibly(sent, node.commandTimeout());
             } catch (NodeUnavailableException e) {
+                if (!decided.compareAndSet(false, true)) {
+                    return code(sent.join()) != 0; // the answer came after all, and passed the place on
+                }
                 // the script may still run: a hand-off nobody will claim is released when its answer comes
                 sent.whenComplete((v, f) -> {
                     if (f == null && v instanceof List<?> l && Replies.isOne(l)) {
@@ -296,19 +311,35 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
                 });
                 throw e;
             }
-            List<?> r = Replies.list(reply, 1, HANDOFF, node.address());
-            long code = Replies.number(r, 0, HANDOFF, node.address());
+            long code = code(reply);
+            passOn(reply, next, start, decided);
+            return code != 0;
+        }
+
+        private long code(Object reply) {
+            return Replies.number(Replies.list(reply, 1, HANDOFF, node.address()), 0, HANDOFF, node.address());
+        }
+
+        /**
+         * Once per hand-off, by the first to see the answer: on {@code 1} the lock goes to the next in line as a
+         * gift, on {@code 2} (released for other clients) the next one is asked to yield first; on {@code 0} the
+         * lease's close hands on the place without a gift.
+         */
+        private void passOn(Object reply, String next, long start, AtomicBoolean decided) {
+            long code = code(reply);
+            LocalQueue.Gift gift;
             if (code == 1) {
-                long fence = Replies.number(r, 1, HANDOFF, node.address());
-                permit.leave(new LocalQueue.Gift(next, fence, start, chain + 1, chain == 0 ? start : chainStart, false,
-                        () -> node.eval(RELEASE, releaseKeys, List.of(next, channel))));
-                return true;
+                long fence = Replies.number(Replies.list(reply, 2, HANDOFF, node.address()), 1, HANDOFF, node.address());
+                gift = new LocalQueue.Gift(next, fence, start, chain + 1, chain == 0 ? start : chainStart, false,
+                        () -> node.eval(RELEASE, releaseKeys, List.of(next, channel)));
+            } else if (code == 2) {
+                gift = LocalQueue.Gift.yieldNote();
+            } else {
+                return;
             }
-            if (code == 2) {
-                permit.leave(LocalQueue.Gift.yieldNote());
-                return true;
+            if (decided.compareAndSet(false, true) && !permit.handOn(gift)) {
+                gift.discard().run();
             }
-            return false;
         }
     }
 

@@ -61,6 +61,45 @@ class LocalQueueTest {
         assertThat(q.size()).isZero();
     }
 
+    @Test
+    void handOnPassesTheGiftAndThePlaceFromAnotherThreadOnceAndNotAfterAClose() throws Exception {
+        LocalQueue q = new LocalQueue();
+        java.util.concurrent.atomic.AtomicInteger discarded = new java.util.concurrent.atomic.AtomicInteger();
+        LocalQueue.Gift gift = new LocalQueue.Gift("t1", 7, 0, 1, 0, false, discarded::incrementAndGet);
+
+        // handed on from a thread other than the holder's: the waiter gets the place and the gift, and the
+        // holder's own close afterwards neither discards the gift nor frees a second place
+        LocalQueue.Permit holder = q.tryEnter("k");
+        java.util.concurrent.CompletableFuture<LocalQueue.Permit> waiter = enterLater(q, holder);
+        java.util.concurrent.CompletableFuture<Boolean> handed = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> holder.handOn(gift));
+        assertThat(handed.get(10, TimeUnit.SECONDS)).isTrue();
+        LocalQueue.Permit next = waiter.get(10, TimeUnit.SECONDS);
+        holder.close();
+        assertThat(q.tryEnter("k")).as("the place is the waiter's alone").isNull();
+        assertThat(next.claimGift()).isSameAs(gift);
+        assertThat(holder.handOn(gift)).as("a place is handed on once").isFalse();
+        next.close();
+        assertThat(discarded).hasValue(0);
+
+        // closed first (the hand-off's answer came too late): handOn leaves nothing, so the caller releases
+        LocalQueue.Permit late = q.tryEnter("k");
+        late.close();
+        assertThat(late.handOn(gift)).isFalse();
+        LocalQueue.Permit after = q.tryEnter("k");
+        assertThat(after).isNotNull();
+        assertThat(after.claimGift()).isNull();
+        after.close();
+
+        // handed on with nobody waiting: the gift is discarded once, when the entry goes
+        LocalQueue.Permit alone = q.tryEnter("k");
+        assertThat(alone.handOn(gift)).isTrue();
+        assertThat(discarded).hasValue(1);
+        alone.close();
+        assertThat(discarded).hasValue(1);
+        assertThat(q.size()).isZero();
+    }
+
     /** Another thread queues for "k" behind {@code holder}; returns once it waits in line. */
     private static java.util.concurrent.CompletableFuture<LocalQueue.Permit> enterLater(LocalQueue q,
                                                                                        LocalQueue.Permit holder)

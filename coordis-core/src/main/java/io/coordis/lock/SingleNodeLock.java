@@ -301,9 +301,11 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
                 reply = node.awaitUninterruptibly(sent, node.commandTimeout());
             } catch (NodeUnavailableException e) {
                 if (!decided.compareAndSet(false, true)) {
-                    return code(sent.join()) != 0; // the answer came after all, and passed the place on
+                    return code(sent.join()) != 0; // the answer came just as the wait ended, and passed the place on
                 }
-                // the script may still run: a hand-off nobody will claim is released when its answer comes
+                // The script may have run. If its answer still comes (on a connection kept after the timeout, as in
+                // a cluster), the hand-off nobody will claim is released; a connection replaced after the timeout
+                // never answers, and the hand-off expires by its TTL.
                 sent.whenComplete((v, f) -> {
                     if (f == null && v instanceof List<?> l && Replies.isOne(l)) {
                         node.eval(RELEASE, releaseKeys, List.of(next, channel));

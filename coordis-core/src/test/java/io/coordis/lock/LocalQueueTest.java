@@ -10,10 +10,13 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class LocalQueueTest {
+    private final LocalQueue q = new LocalQueue();
+    private final java.util.concurrent.atomic.AtomicInteger discarded = new java.util.concurrent.atomic.AtomicInteger();
+    /** A hand-over whose discard is counted. */
+    private final LocalQueue.Gift gift = new LocalQueue.Gift("t1", 7, 0, 1, 0, false, discarded::incrementAndGet);
 
     @Test
     void onePermitPerKeyAndEntriesDoNotLeak() throws Exception {
-        LocalQueue q = new LocalQueue();
         LocalQueue.Permit a = q.tryEnter("k");
         assertThat(a).isNotNull();
         assertThat(q.tryEnter("k")).isNull();
@@ -30,10 +33,6 @@ class LocalQueueTest {
 
     @Test
     void aGiftGoesToTheNextPermitOnceAndAnUnclaimedOneIsDiscardedOnce() throws Exception {
-        LocalQueue q = new LocalQueue();
-        java.util.concurrent.atomic.AtomicInteger discarded = new java.util.concurrent.atomic.AtomicInteger();
-        LocalQueue.Gift gift = new LocalQueue.Gift("t1", 7, 0, 1, 0, false, discarded::incrementAndGet);
-
         // claimed by the next permit: never discarded
         LocalQueue.Permit holder = q.tryEnter("k");
         holder.leave(gift);
@@ -63,10 +62,6 @@ class LocalQueueTest {
 
     @Test
     void handOnPassesTheGiftAndThePlaceFromAnotherThreadOnceAndNotAfterAClose() throws Exception {
-        LocalQueue q = new LocalQueue();
-        java.util.concurrent.atomic.AtomicInteger discarded = new java.util.concurrent.atomic.AtomicInteger();
-        LocalQueue.Gift gift = new LocalQueue.Gift("t1", 7, 0, 1, 0, false, discarded::incrementAndGet);
-
         // handed on from a thread other than the holder's: the waiter gets the place and the gift, and the
         // holder's own close afterwards neither discards the gift nor frees a second place
         LocalQueue.Permit holder = q.tryEnter("k");
@@ -123,7 +118,6 @@ class LocalQueueTest {
 
     @Test
     void waitersAreServedInArrivalOrder() throws Exception {
-        LocalQueue q = new LocalQueue();
         LocalQueue.Permit first = q.tryEnter("k");
         List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
         List<Thread> threads = new ArrayList<>();

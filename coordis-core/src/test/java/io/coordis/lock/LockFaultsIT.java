@@ -176,6 +176,51 @@ class LockFaultsIT {
         taken.get().release();
     }
 
+    @Test
+    void aHandOffWhoseAnswerIsLostFailsTheReleaseAndTheNextLocalWaiterGetsTheLockAtRedis() throws Exception {
+        DistributedLock lock = viaProxy.lock("lost:handoff", ttl(TTL, false));
+        // loaded beforehand, so the dropped reply is the hand-off's own and not a NOSCRIPT before it ran
+        redis.server().command("SCRIPT", "LOAD", SingleNodeLock.HANDOFF.source());
+        Lease first = lock.tryAcquire().orElseThrow();
+
+        // the hand-off runs at Redis (the lock goes to a token nobody will claim), but its answer is lost
+        CompletableFuture<Optional<Lease>> next = waitInLine(lock);
+        proxy.dropNextReply();
+        long start = System.nanoTime();
+        Outcome released = outcome(() -> Optional.of(first.release()));
+        assertThat(proxy.droppedReplies()).isEqualTo(1);
+        assertThat(released.failure()).as("release answered %s", released.value())
+                .isInstanceOf(NodeUnavailableException.class);
+        assertThat(released.elapsed()).isLessThanOrEqualTo(FAIL_BOUND);
+
+        // the waiter's turn comes without the lost gift: it acquires at Redis once the unclaimed hand-off's TTL
+        // has run out, and never shares the lock with it
+        Lease got = next.get(30, TimeUnit.SECONDS).orElseThrow();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("waited for the unclaimed hand-off's TTL")
+                .isGreaterThanOrEqualTo(TTL.minus(MARGIN)).isLessThanOrEqualTo(TTL.plus(MARGIN).multipliedBy(2));
+        assertThat(got.votes().get(0).detail()).as("acquired at Redis, not handed over").isNotEqualTo("handed over");
+        assertThat(got.fencingToken()).as("the hand-off ran (it took a fencing number) before the waiter acquired")
+                .isEqualTo(first.fencingToken() + 2);
+        assertThat(redis.server().command("GET", Prefixed.key("lost:handoff"))).isEqualTo(got.token());
+        got.release();
+    }
+
+    /** Another thread waits for {@code lock}; returns once it is in line (parked) behind the holder. */
+    private static CompletableFuture<Optional<Lease>> waitInLine(DistributedLock lock) {
+        CompletableFuture<Optional<Lease>> f = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                f.complete(lock.acquire(TTL.plus(MARGIN).multipliedBy(4)));
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        }, "lock-waiter");
+        waiter.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING
+                || waiter.getState() == Thread.State.WAITING);
+        return f;
+    }
+
     // (c) ------------------------------------------------------------------------------------------
 
     @Test

@@ -313,9 +313,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
                 });
                 throw e;
             }
-            long code = code(reply);
-            passOn(reply, next, start, decided);
-            return code != 0;
+            return passOn(reply, next, start, decided) != 0;
         }
 
         private long code(Object reply) {
@@ -325,10 +323,13 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         /**
          * Once per hand-off, by the first to see the answer: on {@code 1} the lock goes to the next in line as a
          * gift, on {@code 2} (released for other clients) the next one is asked to yield first; on {@code 0} the
-         * lease's close hands on the place without a gift.
+         * lease's close hands on the place without a gift. Answers the answer's code.
          */
-        private void passOn(Object reply, String next, long start, AtomicBoolean decided) {
+        private long passOn(Object reply, String next, long start, AtomicBoolean decided) {
             long code = code(reply);
+            if (decided.get()) {
+                return code; // passed on already by whoever saw the answer first
+            }
             LocalQueue.Gift gift;
             if (code == 1) {
                 long fence = Replies.number(Replies.list(reply, 2, HANDOFF, node.address()), 1, HANDOFF, node.address());
@@ -337,11 +338,12 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             } else if (code == 2) {
                 gift = LocalQueue.Gift.yieldNote();
             } else {
-                return;
+                return code;
             }
             if (decided.compareAndSet(false, true) && !permit.handOn(gift)) {
                 gift.discard().run();
             }
+            return code;
         }
     }
 

@@ -74,7 +74,9 @@ public interface Lease extends AutoCloseable {
      *
      * @return {@code true} when this call deleted our key; {@code false} when it was no longer ours or
      *         already released
-     * @throws io.coordis.CoordisException when Redis could not be reached; the lock then expires by its TTL.
+     * @throws io.coordis.CoordisException when Redis could not be reached; the lock then expires by its TTL at
+     *                                     the latest (a single-node lock sends the release once more at once,
+     *                                     not waited for, on a new connection after a timeout).
      *                                     Never thrown for a lease already lost: that holder was told.
      */
     boolean release();

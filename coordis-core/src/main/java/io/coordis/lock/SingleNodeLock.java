@@ -9,6 +9,8 @@ import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
 import io.coordis.internal.redis.Subscription;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -28,6 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ({@code acquire.lua}, {@code release.lua}, {@code extend.lua}).
  */
 final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Contender {
+    private static final Logger log = LoggerFactory.getLogger(SingleNodeLock.class);
     static final LuaScript ACQUIRE = LuaScript.load(SingleNodeLock.class, "acquire.lua");
     static final LuaScript RELEASE = LuaScript.load(SingleNodeLock.class, "release.lua");
     static final LuaScript EXTEND = LuaScript.load(SingleNodeLock.class, "extend.lua");
@@ -204,10 +207,12 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             lastVotes = List.of(new NodeVote(node.address(),
                     e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
                     e.getMessage()));
-            releaseIfGranted(reply, token, e);
+            if (e instanceof NodeUnavailableException) {
+                releaseAfterLostAnswer(token);
+            }
             throw e;
         } catch (InterruptedException e) {
-            releaseIfGranted(reply, token, e);
+            releaseAfterLostAnswer(token);
             throw e;
         }
         if (Replies.isOne(result)) {
@@ -224,12 +229,21 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         return Contention.Attempt.busy(pttl);
     }
 
-    /** The script may still have run after a timeout or interrupt; release what this token may hold. */
-    private void releaseIfGranted(CompletableFuture<Object> reply, String token, Exception cause) {
-        if (cause instanceof NodeUnavailableException || cause instanceof InterruptedException) {
-            reply.whenComplete((v, f) -> {
-                if (f == null && v instanceof List<?> l && Replies.isOne(l)) {
-                    node.eval(RELEASE, releaseKeys, List.of(token, channel));
+    /**
+     * After a call whose answer was lost (a timeout, a broken connection) or not waited for (an interrupt), a
+     * compare-and-delete for each token the call may have left holding the lock, sent at once: a token that
+     * holds nothing changes nothing. On a connection kept after the call (an interrupt; a cluster) it runs
+     * after the call, so it undoes what the call did. After a timeout or a broken connection it goes out on the
+     * new connection: the lost call, sent a command timeout before, has run by then, or never runs because its
+     * connection is closed, except on a server that had not read it yet (stalled longer than the command
+     * timeout), where it may run later and what it took expires by its TTL.
+     */
+    private void releaseAfterLostAnswer(String... tokens) {
+        for (String token : tokens) {
+            node.eval(RELEASE, releaseKeys, List.of(token, channel)).whenComplete((v, f) -> {
+                if (f != null) {
+                    log.debug("could not release a lock of '{}' left by a call whose answer was lost: {}", key,
+                            f.toString());
                 }
             });
         }
@@ -243,8 +257,14 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
 
     @Override
     public boolean release(String token) {
-        Object reply = node.awaitUninterruptibly(node.eval(RELEASE, releaseKeys, List.of(token, channel)),
-                node.commandTimeout());
+        Object reply;
+        try {
+            reply = node.awaitUninterruptibly(node.eval(RELEASE, releaseKeys, List.of(token, channel)),
+                    node.commandTimeout());
+        } catch (NodeUnavailableException e) {
+            releaseAfterLostAnswer(token); // the release may never have reached Redis: once more, not waited for
+            throw e;
+        }
         return Replies.isOne(Replies.list(reply, 1, RELEASE, node.address()));
     }
 
@@ -303,14 +323,9 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
                 if (!decided.compareAndSet(false, true)) {
                     return code(sent.join()) != 0; // the answer came just as the wait ended, and passed the place on
                 }
-                // The script may have run. If its answer still comes (on a connection kept after the timeout, as in
-                // a cluster), the hand-off nobody will claim is released; a connection replaced after the timeout
-                // never answers, and the hand-off expires by its TTL.
-                sent.whenComplete((v, f) -> {
-                    if (f == null && v instanceof List<?> l && Replies.isOne(l)) {
-                        node.eval(RELEASE, releaseKeys, List.of(next, channel));
-                    }
-                });
+                // The script may have run (the lock is held by a hand-off nobody will claim) or not (it is still
+                // this lease's): whichever token holds it lets go.
+                releaseAfterLostAnswer(next, token);
                 throw e;
             }
             return passOn(reply, next, start, decided) != 0;

@@ -40,6 +40,12 @@ class LockFaultsIT {
     private static final Duration FAIL_BOUND = COMMAND_TIMEOUT.plusSeconds(1);
     private static final Duration TTL = Duration.ofSeconds(2);
     private static final Duration MARGIN = Duration.ofMillis(500);
+    /** The TTL of a lock that only a release sent after a failed call may free within the test's bounds. */
+    private static final Duration LONG_TTL = Duration.ofSeconds(20);
+    /** How soon after the server answers again such a lock must be free. */
+    private static final Duration FREED_BOUND = Duration.ofSeconds(2);
+    /** A server pause longer than the command timeout, short enough for a new connection's handshake to wait out. */
+    private static final Duration PAUSE = COMMAND_TIMEOUT.plusMillis(300);
 
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
@@ -72,8 +78,9 @@ class LockFaultsIT {
     // (a) ------------------------------------------------------------------------------------------
 
     @Test
-    void droppedAcquireReplyFailsCleanlyAndTheLockFreesWithinItsTtl() throws Exception {
-        DistributedLock mine = viaProxy.lock("drop:acquire", ttl(TTL, true));
+    void droppedAcquireReplyFailsCleanlyAndTheLockIsFreedAtOnce() throws Exception {
+        // a TTL far longer than the wait allowed below: only the release sent after the lost answer frees it
+        DistributedLock mine = viaProxy.lock("drop:acquire", ttl(LONG_TTL, true));
         DistributedLock theirs = direct.lock("drop:acquire", ttl(TTL, true));
 
         proxy.dropNextReply();
@@ -86,10 +93,11 @@ class LockFaultsIT {
             assertThat(outcome.failure()).isInstanceOf(NodeUnavailableException.class);
         }
 
-        Optional<Lease> taken = theirs.acquire(TTL.plus(MARGIN).multipliedBy(2));
+        Optional<Lease> taken = theirs.acquire(FREED_BOUND);
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
-        assertThat(taken).as("lock stuck after a lost acquire reply").isPresent();
-        assertThat(waited).as("lock free within TTL + margin").isLessThanOrEqualTo(TTL.plus(MARGIN));
+        assertThat(taken).as("lock still held by the token of the acquire whose answer was lost").isPresent();
+        assertThat(waited).as("lock freed soon after the failed call, not by its %s TTL", LONG_TTL)
+                .isLessThanOrEqualTo(FAIL_BOUND.plus(FREED_BOUND));
         assertThat(redis.server().command("GET", Prefixed.key("drop:acquire"))).isEqualTo(taken.get().token());
         taken.get().release();
     }
@@ -177,8 +185,8 @@ class LockFaultsIT {
     }
 
     @Test
-    void aHandOffWhoseAnswerIsLostFailsTheReleaseAndTheNextLocalWaiterGetsTheLockAtRedis() throws Exception {
-        DistributedLock lock = viaProxy.lock("lost:handoff", ttl(TTL, false));
+    void aHandOffWhoseAnswerIsLostFailsTheReleaseAndTheNextLocalWaiterGetsTheLockAtRedisAtOnce() throws Exception {
+        DistributedLock lock = viaProxy.lock("lost:handoff", ttl(LONG_TTL, false));
         // loaded beforehand, so the dropped reply is the hand-off's own and not a NOSCRIPT before it ran
         redis.server().command("SCRIPT", "LOAD", SingleNodeLock.HANDOFF.source());
         Lease first = lock.tryAcquire().orElseThrow();
@@ -193,16 +201,65 @@ class LockFaultsIT {
                 .isInstanceOf(NodeUnavailableException.class);
         assertThat(released.elapsed()).isLessThanOrEqualTo(FAIL_BOUND);
 
-        // the waiter's turn comes without the lost gift: it acquires at Redis once the unclaimed hand-off's TTL
-        // has run out, and never shares the lock with it
+        // the waiter's turn comes without the lost gift: it acquires at Redis once the unclaimed hand-off is
+        // released, long before its TTL, and never shares the lock with it
         Lease got = next.get(30, TimeUnit.SECONDS).orElseThrow();
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("waited for the unclaimed hand-off's TTL")
-                .isGreaterThanOrEqualTo(TTL.minus(MARGIN)).isLessThanOrEqualTo(TTL.plus(MARGIN).multipliedBy(2));
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .as("the unclaimed hand-off was released, not left to its %s TTL", LONG_TTL)
+                .isLessThanOrEqualTo(FAIL_BOUND.plus(FREED_BOUND));
         assertThat(got.votes().get(0).detail()).as("acquired at Redis, not handed over").isNotEqualTo("handed over");
         assertThat(got.fencingToken()).as("the hand-off ran (it took a fencing number) before the waiter acquired")
                 .isEqualTo(first.fencingToken() + 2);
         assertThat(redis.server().command("GET", Prefixed.key("lost:handoff"))).isEqualTo(got.token());
         got.release();
+    }
+
+    /**
+     * A hand-off that never ran: the server holds it up ({@code CLIENT PAUSE}) past the command timeout, and
+     * the connection it waits on is closed, so it never runs. The lock is still the releaser's, and is freed
+     * for the waiter as soon as the server answers again, not after its TTL.
+     */
+    @Test
+    void aHandOffHeldUpPastTheCommandTimeoutLetsGoOfTheReleasersToken() throws Exception {
+        DistributedLock lock = viaProxy.lock("paused:handoff", ttl(LONG_TTL, false));
+        Lease first = lock.tryAcquire().orElseThrow();
+        CompletableFuture<Optional<Lease>> next = waitInLine(lock);
+
+        long start = System.nanoTime();
+        redis.server().command("CLIENT", "PAUSE", Long.toString(PAUSE.toMillis()));
+        Outcome released = outcome(() -> Optional.of(first.release()));
+        assertThat(released.failure()).as("release answered %s", released.value())
+                .isInstanceOf(NodeUnavailableException.class);
+
+        Lease got = next.get(30, TimeUnit.SECONDS).orElseThrow();
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .as("the releaser's token was released once the server answered, not left to its %s TTL", LONG_TTL)
+                .isLessThanOrEqualTo(PAUSE.plus(FREED_BOUND));
+        assertThat(got.fencingToken()).as("the hand-off never ran: no fencing number between the two")
+                .isEqualTo(first.fencingToken() + 1);
+        assertThat(redis.server().command("GET", Prefixed.key("paused:handoff"))).isEqualTo(got.token());
+        got.release();
+    }
+
+    /** Likewise a plain release (nobody waits in this client) held up past the command timeout is sent again. */
+    @Test
+    void aReleaseHeldUpPastTheCommandTimeoutIsSentAgain() throws Exception {
+        Lease lease = viaProxy.lock("paused:release", ttl(LONG_TTL, false)).tryAcquire().orElseThrow();
+        DistributedLock theirs = direct.lock("paused:release", ttl(TTL, false));
+
+        long start = System.nanoTime();
+        redis.server().command("CLIENT", "PAUSE", Long.toString(PAUSE.toMillis()));
+        Outcome released = outcome(() -> Optional.of(lease.release()));
+        assertThat(released.failure()).as("release answered %s", released.value())
+                .isInstanceOf(NodeUnavailableException.class);
+
+        Optional<Lease> taken = theirs.acquire(FREED_BOUND.multipliedBy(2));
+        assertThat(taken).as("lock still held by a release that never ran").isPresent();
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .as("released once the server answered, not left to its %s TTL", LONG_TTL)
+                .isLessThanOrEqualTo(PAUSE.plus(FREED_BOUND));
+        assertThat(taken.get().fencingToken()).isEqualTo(lease.fencingToken() + 1);
+        taken.get().release();
     }
 
     /** Another thread waits for {@code lock}; returns once it is in line (parked) behind the holder. */

@@ -82,6 +82,8 @@ final class Report {
                 busy). `lettuce-scripts` is raw Lettuce sending Coordis's own acquire and release scripts,
                 with the same keys and arguments and nothing around them: its distance from `coordis` is
                 what the client library costs, its distance from `lettuce` what the fenced protocol costs.
+                `coordis-no-yield` (8 contended threads only) is Coordis with `withYieldToPollers(false)`: no
+                pause after 100 ms of local hand-offs, for a lock only Coordis clients use.
                 "Redis CPU" is the redis-server process's CPU time (`INFO cpu`) per operation: it includes
                 the system calls of every wake-up, not only running the commands.
 

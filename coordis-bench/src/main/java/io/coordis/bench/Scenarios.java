@@ -1,5 +1,7 @@
 package io.coordis.bench;
 
+import io.coordis.lock.LockOptions;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -31,6 +33,8 @@ final class Scenarios {
     /** The lock clients of the single-server lock scenarios (also what {@link SameJvmLocks} accepts). */
     static final List<String> SINGLE_LOCKS = List.of("coordis", "redisson", "lettuce", "lettuce-scripts");
     private static final List<String> CONTENDED = List.of("coordis", "redisson", "lettuce-spin");
+    /** With 8 threads, also Coordis without the pause for clients that poll without marking (p99 apart). */
+    private static final List<String> CONTENDED_8 = List.of("coordis", "redisson", "lettuce-spin", "coordis-no-yield");
     private static final List<String> REDLOCK =
             List.of("coordis", "redisson-multilock", "redisson-redlock", "lettuce-sequential", "lettuce-parallel");
     private static final List<String> REDLOCK_SERIES =
@@ -46,13 +50,13 @@ final class Scenarios {
                         Target.ratio("≥ 1.6 × Redisson ops/s", "opsPerSec", "redisson", true, 1.6),
                         Target.ratio("≥ 0.95 × raw Lettuce ops/s", "opsPerSec", "lettuce", true, 0.95)),
                 locks(1, 1, t -> 0, LockLoop.Mode.TRY)));
-        all.add(contended(2, List.of()));
-        all.add(contended(8, List.of(
+        all.add(contended(2, CONTENDED, List.of()));
+        all.add(contended(8, CONTENDED_8, List.of(
                 Target.ratio("≥ 3 × Redisson throughput", "opsPerSec", "redisson", true, 3.0),
                 Target.absolute("acquire-wait p99 ≤ 1 ms", "acquireP99Us", false, 1000),
                 Target.spread("no thread starves (slowest thread ≥ 0.5 × fastest)", "threadMinOps", "threadMaxOps", true, 0.5),
                 Target.absolute("never two holders at once", "violations", false, 0))));
-        all.add(contended(32, List.of(
+        all.add(contended(32, CONTENDED, List.of(
                 Target.growth("throughput does not fall as threads grow (32 ÷ 2 threads ≥ 0.9)", "opsPerSec",
                         "lock-contended-2", true, 0.9))));
         all.add(new Scenario("lock-many-keys", "Many keys: 16 threads, each on its own key", null, null, 1, false,
@@ -98,10 +102,10 @@ final class Scenarios {
         return all().stream().filter(s -> s.id().equals(id)).findFirst();
     }
 
-    private static Scenario contended(int threads, List<Target> targets) {
+    private static Scenario contended(int threads, List<String> implementations, List<Target> targets) {
         return new Scenario("lock-contended-" + threads,
                 "Contended: " + threads + " threads on 1 key in 1 JVM (acquire, tiny work, release)",
-                CONTENDED_GROWTH, threads + " threads", 1, false, CONTENDED, "opsPerSec", true, targets,
+                CONTENDED_GROWTH, threads + " threads", 1, false, implementations, "opsPerSec", true, targets,
                 locks(threads, 1, t -> 0, LockLoop.Mode.WAIT));
     }
 
@@ -119,6 +123,7 @@ final class Scenarios {
     static Locking locking(String impl, List<String> uris) {
         return switch (impl) {
             case "coordis" -> new CoordisLocking(uris);
+            case "coordis-no-yield" -> new CoordisLocking(uris, LockOptions.defaults().withYieldToPollers(false));
             case "redisson", "redisson-multilock" -> new RedissonLocking(uris, RedissonLocking.Combine.MULTI);
             case "redisson-redlock" -> new RedissonLocking(uris, RedissonLocking.Combine.RED);
             case "lettuce", "lettuce-spin", "lettuce-sequential" -> new LettuceLocking(uris, LettuceLocking.Fanout.SEQUENTIAL);

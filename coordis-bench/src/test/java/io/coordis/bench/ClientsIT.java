@@ -34,7 +34,7 @@ class ClientsIT {
     static final RedisExtension three = RedisExtension.masters(3);
 
     @ParameterizedTest
-    @ValueSource(strings = {"coordis", "redisson", "lettuce", "lettuce-scripts"})
+    @ValueSource(strings = {"coordis", "coordis-no-yield", "redisson", "lettuce", "lettuce-scripts"})
     void singleServerLocksExcludeAndRelease(String impl) throws Exception {
         excludesAndReleases(impl, List.of(one.server()));
     }

@@ -17,8 +17,8 @@ import java.util.Optional;
  * processes is kept by bounds: after two hand-offs in a row, a release gives the lock back to Redis
  * (and wakes them) whenever another Coordis client has marked that it waits, and the next local caller
  * pauses 2–10 ms before trying again; after 100 ms of hand-offs in a row it goes back to Redis in any case,
- * with the same pause, for clients in other languages that wait without marking. A hand-off whose waiter gave
- * up is released.
+ * with the same pause, for clients in other languages that wait without marking (unless
+ * {@link LockOptions#withYieldToPollers} turned that off). A hand-off whose waiter gave up is released.
  *
  * <p>A busy answer marks that somebody waits (the key {@code {name}:released}, named like the release
  * channel, expiring a little after the holder's TTL); a release publishes only when that mark is present.

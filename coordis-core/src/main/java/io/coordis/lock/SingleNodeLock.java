@@ -45,9 +45,10 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     /**
      * After local hand-offs in a row for this long the lock goes back to Redis whether or not anybody marked
      * (clients that poll with SET NX leave no mark), and the next local waiter pauses briefly first: a poller
-     * finds the lock free in that pause. Bounded by time rather than by a count, so the pause costs a fixed
-     * small share of the lock's time (a pause of 2-10 ms per 100 ms) however short the holds are; after every
-     * 64 hand-offs it cost a quarter of a busy lock's throughput and put 10 ms into the slowest waits.
+     * finds the lock free in that pause ({@link LockOptions#yieldToPollers()}, on by default). Bounded by time
+     * rather than by a count, so the pause costs a fixed small share of the lock's time (a pause of 2-10 ms per
+     * 100 ms) however short the holds are; after every 64 hand-offs it cost a quarter of a busy lock's
+     * throughput and put 10 ms into the slowest waits.
      */
     static final long MAX_CHAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Bounds of the pause of a local waiter that yields to other clients. */
@@ -295,7 +296,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             if (!permit.othersWaiting()) {
                 return SingleNodeLock.this.release(token);
             }
-            if (chain > 0 && ticker.read() - chainStart >= MAX_CHAIN_NANOS) {
+            if (chain > 0 && options.yieldToPollers() && ticker.read() - chainStart >= MAX_CHAIN_NANOS) {
                 boolean released = SingleNodeLock.this.release(token);
                 permit.leave(LocalQueue.Gift.yieldNote());
                 return released;
@@ -348,7 +349,9 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             LocalQueue.Gift gift;
             if (code == 1) {
                 long fence = Replies.number(Replies.list(reply, 2, HANDOFF, node.address()), 1, HANDOFF, node.address());
-                gift = new LocalQueue.Gift(next, fence, start, chain + 1, chain == 0 ? start : chainStart, false,
+                // the count stops growing at its largest value: a chain that never yields to pollers can be long
+                int length = chain == Integer.MAX_VALUE ? chain : chain + 1;
+                gift = new LocalQueue.Gift(next, fence, start, length, chain == 0 ? start : chainStart, false,
                         () -> node.eval(RELEASE, releaseKeys, List.of(next, channel)));
             } else if (code == 2) {
                 gift = LocalQueue.Gift.yieldNote();

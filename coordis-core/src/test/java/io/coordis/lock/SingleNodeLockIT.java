@@ -10,6 +10,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -177,9 +179,13 @@ class SingleNodeLockIT {
         assertThat(commandCalls()).doesNotContainKey("publish");
     }
 
-    @Test
-    void otherClientIsNotStarvedWhileEightThreadsOfOneClientHandTheLockOn() throws Exception {
-        DistributedLock local = a.lock("busy", LockOptions.defaults().withTtl(Duration.ofSeconds(10)));
+    /** Also without yielding to pollers: another Coordis client marks that it waits and gets its turns all the same. */
+    @ParameterizedTest(name = "yieldToPollers={0}")
+    @ValueSource(booleans = {true, false})
+    void otherClientIsNotStarvedWhileEightThreadsOfOneClientHandTheLockOn(boolean yieldToPollers) throws Exception {
+        String name = "busy-" + yieldToPollers;
+        DistributedLock local = a.lock(name, LockOptions.defaults().withTtl(Duration.ofSeconds(10))
+                .withYieldToPollers(yieldToPollers));
         java.util.concurrent.ConcurrentLinkedQueue<Long> fences = new java.util.concurrent.ConcurrentLinkedQueue<>();
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         AtomicInteger handedOver = new AtomicInteger();
@@ -208,7 +214,7 @@ class SingleNodeLockIT {
                 }));
             }
             await().atMost(Duration.ofSeconds(20)).until(() -> localCycles.get() > 200);
-            DistributedLock remote = b.lock("busy", LockOptions.defaults().withTtl(Duration.ofSeconds(10)));
+            DistributedLock remote = b.lock(name, LockOptions.defaults().withTtl(Duration.ofSeconds(10)));
             for (int i = 0; i < 5; i++) {
                 long start = System.nanoTime();
                 Optional<Lease> got = remote.acquire(Duration.ofSeconds(10));
@@ -235,7 +241,65 @@ class SingleNodeLockIT {
         for (int i = 1; i < order.size(); i++) {
             assertThat(order.get(i)).as("fence %d after %d", order.get(i), order.get(i - 1)).isGreaterThan(order.get(i - 1));
         }
-        assertThat(server().command("EXISTS", Prefixed.key("busy"))).as("nothing left held").isEqualTo(0L);
+        assertThat(server().command("EXISTS", Prefixed.key(name))).as("nothing left held").isEqualTo(0L);
+    }
+
+    /**
+     * By default a chain of hand-offs among eight threads of one client goes back to Redis every
+     * {@link SingleNodeLock#MAX_CHAIN_NANOS} (for clients that poll without marking); without yielding to pollers
+     * it stays local for as long as nobody marks that they wait.
+     */
+    @ParameterizedTest(name = "yieldToPollers={0}")
+    @ValueSource(booleans = {true, false})
+    void aChainOfHandOffsGoesBackToRedisEvery100MsOnlyWhenYieldingToPollers(boolean yieldToPollers) throws Exception {
+        DistributedLock local = a.lock("chain-" + yieldToPollers, LockOptions.defaults().withTtl(Duration.ofSeconds(10))
+                .withYieldToPollers(yieldToPollers));
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean counting = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicInteger cycles = new AtomicInteger();
+        AtomicInteger handedOver = new AtomicInteger();
+        AtomicInteger atRedis = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Future<?>> threads = new ArrayList<>();
+        long window = 0;
+        try {
+            for (int t = 0; t < 8; t++) {
+                threads.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        try (Lease lease = local.acquire(Duration.ofSeconds(30)).orElseThrow()) {
+                            cycles.incrementAndGet();
+                            if (counting.get()) {
+                                (lease.votes().get(0).detail().equals("handed over") ? handedOver : atRedis)
+                                        .incrementAndGet();
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> cycles.get() > 200);
+            long start = System.nanoTime();
+            counting.set(true);
+            Thread.sleep(1000);
+            counting.set(false);
+            window = (System.nanoTime() - start) / 1_000_000;
+        } finally {
+            stop.set(true);
+            for (Future<?> f : threads) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            pool.shutdownNow();
+        }
+        System.out.printf("yieldToPollers=%s: in %d ms, %d leases handed over, %d acquired at Redis%n", yieldToPollers,
+                window, handedOver.get(), atRedis.get());
+        assertThat(handedOver.get()).as("leases handed over in %d ms", window).isGreaterThan(50);
+        if (yieldToPollers) {
+            assertThat(atRedis.get()).as("chains that went back to Redis in %d ms (one per 100 ms expected)", window)
+                    .isGreaterThanOrEqualTo(5);
+        } else {
+            assertThat(atRedis.get()).as("leases acquired at Redis in %d ms: the chain should have stayed local", window)
+                    .isLessThanOrEqualTo(1);
+        }
     }
 
     /**

@@ -209,11 +209,11 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
                     e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
                     e.getMessage()));
             if (e instanceof NodeUnavailableException) {
-                releaseAfterLostAnswer(token);
+                releaseInBackground(token);
             }
             throw e;
         } catch (InterruptedException e) {
-            releaseAfterLostAnswer(token);
+            releaseInBackground(token);
             throw e;
         }
         if (Replies.isOne(result)) {
@@ -231,20 +231,20 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     }
 
     /**
-     * After a call whose answer was lost (a timeout, a broken connection) or not waited for (an interrupt), a
-     * compare-and-delete for each token the call may have left holding the lock, sent at once: a token that
-     * holds nothing changes nothing. On a connection kept after the call (an interrupt; a cluster) it runs
-     * after the call, so it undoes what the call did. After a timeout or a broken connection it goes out on the
-     * new connection: the lost call, sent a command timeout before, has run by then, or never runs because its
-     * connection is closed, except on a server that had not read it yet (stalled longer than the command
-     * timeout), where it may run later and what it took expires by its TTL.
+     * A compare-and-delete for each of {@code tokens}, sent at once and not waited for: a token that holds
+     * nothing changes nothing. For a hand-off nobody will claim, and after a call whose answer was lost (a
+     * timeout, a broken connection) or not waited for (an interrupt), for each token the call may have left
+     * holding the lock. On a connection kept after the call (an interrupt; a cluster) it runs after the call, so
+     * it undoes what the call did. After a timeout or a broken connection it goes out on the new connection: the
+     * lost call, sent a command timeout before, has run by then, or never runs because its connection is closed,
+     * except on a server that had not read it yet (stalled longer than the command timeout), where it may run
+     * later and what it took expires by its TTL.
      */
-    private void releaseAfterLostAnswer(String... tokens) {
+    private void releaseInBackground(String... tokens) {
         for (String token : tokens) {
             node.eval(RELEASE, releaseKeys, List.of(token, channel)).whenComplete((v, f) -> {
                 if (f != null) {
-                    log.debug("could not release a lock of '{}' left by a call whose answer was lost: {}", key,
-                            f.toString());
+                    log.debug("could not release a lock of '{}' in the background: {}", key, f.toString());
                 }
             });
         }
@@ -263,7 +263,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             reply = node.awaitUninterruptibly(node.eval(RELEASE, releaseKeys, List.of(token, channel)),
                     node.commandTimeout());
         } catch (NodeUnavailableException e) {
-            releaseAfterLostAnswer(token); // the release may never have reached Redis: once more, not waited for
+            releaseInBackground(token); // the release may never have reached Redis: once more, not waited for
             throw e;
         }
         return Replies.isOne(Replies.list(reply, 1, RELEASE, node.address()));
@@ -326,7 +326,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
                 }
                 // The script may have run (the lock is held by a hand-off nobody will claim) or not (it is still
                 // this lease's): whichever token holds it lets go.
-                releaseAfterLostAnswer(next, token);
+                releaseInBackground(next, token);
                 throw e;
             }
             return passOn(reply, next, start, decided) != 0;
@@ -352,7 +352,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
                 // the count stops growing at its largest value: a chain that never yields to pollers can be long
                 int length = chain == Integer.MAX_VALUE ? chain : chain + 1;
                 gift = new LocalQueue.Gift(next, fence, start, length, chain == 0 ? start : chainStart, false,
-                        () -> node.eval(RELEASE, releaseKeys, List.of(next, channel)));
+                        () -> releaseInBackground(next));
             } else if (code == 2) {
                 gift = LocalQueue.Gift.yieldNote();
             } else {

@@ -83,8 +83,7 @@ final class LocalQueue {
             synchronized (entry) {
                 entry.gift = next;
             }
-            entry.semaphore.release();
-            LocalQueue.this.leave(key);
+            free();
             return true;
         }
 
@@ -95,9 +94,17 @@ final class LocalQueue {
                 if (unclaimed != null) {
                     unclaimed.discard().run();
                 }
-                entry.semaphore.release();
-                LocalQueue.this.leave(key);
+                free();
             }
+        }
+
+        /**
+         * Leaves the line, then frees the place: whoever gets it next must not count this permit among those
+         * waiting behind it, or it would hand the lock on to nobody.
+         */
+        private void free() {
+            LocalQueue.this.leave(key);
+            entry.semaphore.release();
         }
     }
 

@@ -95,6 +95,49 @@ class LocalQueueTest {
         assertThat(q.size()).isZero();
     }
 
+    /**
+     * Whoever gets the place next must not count the holder that handed it on: the holder leaves the line
+     * before the place is free. Otherwise the next holder thinks somebody waits behind it and hands the lock
+     * on to nobody (a hand-off at Redis whose lock stays held until its gift is discarded). A waiter that
+     * keeps trying without parking takes a freed place at once, so it sees any window between the two.
+     */
+    @Test
+    void theNextHolderDoesNotCountTheOneThatHandedThePlaceOn() throws Exception {
+        java.util.concurrent.ExecutorService spinner = java.util.concurrent.Executors.newSingleThreadExecutor();
+        int countedFormerHolder = 0;
+        try {
+            for (int round = 0; round < 1_000; round++) {
+                LocalQueue.Permit holder = q.tryEnter("k");
+                assertThat(holder).isNotNull();
+                java.util.concurrent.Future<Boolean> next = spinner.submit(() -> {
+                    LocalQueue.Permit p;
+                    while ((p = q.tryEnter("k")) == null) {
+                        Thread.onSpinWait();
+                    }
+                    boolean othersWaiting = p.othersWaiting();
+                    p.close();
+                    return othersWaiting;
+                });
+                while (!holder.othersWaiting()) {
+                    Thread.yield(); // the other thread is trying
+                }
+                if (round % 2 == 0) {
+                    holder.close();
+                } else {
+                    assertThat(holder.handOn(LocalQueue.Gift.yieldNote())).isTrue();
+                }
+                if (next.get(10, TimeUnit.SECONDS)) {
+                    countedFormerHolder++;
+                }
+            }
+        } finally {
+            spinner.shutdownNow();
+        }
+        assertThat(countedFormerHolder).as("rounds in which the next holder counted the former one as waiting")
+                .isZero();
+        assertThat(q.size()).isZero();
+    }
+
     /** Another thread queues for "k" behind {@code holder}; returns once it waits in line. */
     private static java.util.concurrent.CompletableFuture<LocalQueue.Permit> enterLater(LocalQueue q,
                                                                                        LocalQueue.Permit holder)

@@ -74,9 +74,10 @@ class RedlockQuorumIT {
                     after.add(lease.votes().get(4).vote());
                     lease.release();
                 }
-                // tried again within 16 attempts, in time now, and then waited for on every attempt
+                // tried again on one attempt in 16, in time now, and then waited for on every attempt; a probe
+                // has a grace of 1 ms, which a loaded machine may miss once, so within two probes
                 int firstGrant = after.indexOf(NodeVote.Vote.ACQUIRED);
-                assertThat(firstGrant).as("votes of the node once fast again: %s", after).isBetween(0, 16);
+                assertThat(firstGrant).as("votes of the node once fast again: %s", after).isBetween(0, 32);
                 assertThat(after.subList(firstGrant, after.size()).stream()
                         .filter(v -> v == NodeVote.Vote.ACQUIRED).count())
                         .as("granted on most attempts after that (a loaded machine may make it late now and then): %s",

@@ -50,7 +50,9 @@ public interface LeaderElection extends AutoCloseable {
      *
      * @return the leadership, or empty when another candidate still led when the time was up
      * @throws InterruptedException         when interrupted while waiting (nothing is left held)
-     * @throws io.coordis.CoordisException when Redis cannot be reached or refuses the commands
+     * @throws io.coordis.CoordisException when Redis cannot be reached or refuses the commands; a try whose
+     *                                      answer was lost may have won at Redis, and what it won is resigned
+     *                                      at once, so other candidates need not wait out its TTL
      */
     Optional<Leadership> campaign(Duration timeout) throws InterruptedException;
 

@@ -42,7 +42,8 @@ public interface Leadership {
      *
      * @return {@code true} if this call deleted the key; {@code false} if the leadership was over already
      * @throws io.coordis.CoordisException when Redis cannot be reached (the leadership is over locally
-     *                                     anyway, and the key expires by its TTL)
+     *                                     anyway; the resignation is sent once more without waiting, and
+     *                                     if that is lost too the key expires by its TTL)
      */
     boolean resign();
 }

@@ -1,9 +1,11 @@
 package io.coordis.election;
 
 import io.coordis.CoordisException;
+import io.coordis.NodeUnavailableException;
 import io.coordis.Ticker;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
+import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -31,7 +33,8 @@ import java.util.function.Consumer;
 /**
  * {@link LeaderElection} by three scripts: {@code elect.lua} (campaign and renew), {@code resign.lua}
  * and {@code leader.lua}. Keys: the leader key (prefix + name), {@code {name}:term} (the counter),
- * {@code {name}:leader} (id, term and since of the current leadership); channel {@code {name}:changed}.
+ * {@code {name}:leader} (id, term, since and the claim of the campaign try that won the current leadership);
+ * channel {@code {name}:changed}.
  */
 final class LeaseElection implements LeaderElection {
     static final LuaScript ELECT = LuaScript.load(LeaseElection.class, "elect.lua");
@@ -182,14 +185,20 @@ final class LeaseElection implements LeaderElection {
     private Attempt attempt() throws InterruptedException {
         long start = ticker.read();
         long seen = terms.highest();
+        String claim = Tokens.next();
         CompletableFuture<Object> reply = node.eval(ELECT, List.of(key, termKey, detailsKey), List.of(id,
                 Long.toString(options.ttl().toMillis()), "0", Long.toString(seen),
-                Long.toString(System.currentTimeMillis()), channel));
+                Long.toString(System.currentTimeMillis()), channel, claim));
         List<?> r;
         try {
             r = Replies.list(node.await(reply, opTimeout), 3, ELECT, node.address());
-        } catch (CoordisException | InterruptedException e) {
-            resignIfGranted(reply);
+        } catch (CoordisException e) {
+            if (e instanceof NodeUnavailableException) {
+                resignClaimInBackground(claim);
+            }
+            throw e;
+        } catch (InterruptedException e) {
+            resignClaimInBackground(claim);
             throw e;
         }
         if (Replies.isOne(r)) {
@@ -228,11 +237,18 @@ final class LeaseElection implements LeaderElection {
         dispatch(l -> l.termRegressed(highestSeen, got));
     }
 
-    /** The campaign's reply may still come after a timeout or interrupt: resign what it may have won. */
-    private void resignIfGranted(CompletableFuture<Object> reply) {
-        reply.whenComplete((v, f) -> {
-            if (f == null && v instanceof List<?> l && Replies.isOne(l) && l.get(1) instanceof Long term) {
-                resignInBackground(term);
+    /**
+     * After a campaign try whose answer was lost (a timeout, a broken connection) or not waited for (an
+     * interrupt): resigns the leadership that try may have won, known by its claim since its term is unknown,
+     * sent at once and not waited for. Nobody else waits a TTL for a leader that does not know it leads. On a
+     * connection kept after the try (an interrupt) it runs after the try; after a timeout or a broken
+     * connection it goes out on the new connection, when the try has run or never will (except on a server
+     * stalled past the command timeout that had not read it yet: what it won then expires by its TTL).
+     */
+    private void resignClaimInBackground(String claim) {
+        node.eval(RESIGN, List.of(key, detailsKey), List.of(id, "", channel, claim)).whenComplete((v, f) -> {
+            if (f != null) {
+                log.debug("could not resign a campaign's lost win of '{}': {}", name, f.getMessage());
             }
         });
     }
@@ -252,7 +268,7 @@ final class LeaseElection implements LeaderElection {
     CompletableFuture<Boolean> renew(long term) {
         CompletableFuture<Object> reply = node.eval(ELECT, List.of(key, termKey, detailsKey), List.of(id,
                 Long.toString(options.ttl().toMillis()), Long.toString(term), Long.toString(terms.highest()),
-                Long.toString(System.currentTimeMillis()), channel));
+                Long.toString(System.currentTimeMillis()), channel, ""));
         return node.within(reply, opTimeout).thenApply(v -> {
             List<?> r = Replies.list(v, 3, ELECT, node.address());
             if (Replies.isOne(r)) {
@@ -269,6 +285,9 @@ final class LeaseElection implements LeaderElection {
         try {
             reply = node.awaitUninterruptibly(resignScript(term), node.commandTimeout());
         } catch (CoordisException e) {
+            if (e instanceof NodeUnavailableException) {
+                resignInBackground(term); // the resignation may never have reached Redis: once more, not waited for
+            }
             throw named(e);
         }
         boolean resigned = Replies.isOne(Replies.list(reply, 1, RESIGN, node.address()));

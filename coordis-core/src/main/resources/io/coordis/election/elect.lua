@@ -5,7 +5,7 @@
 --
 -- KEYS[1]  leader key: the election's name exactly as given (plus the caller's explicit prefix, if any)
 -- KEYS[2]  term counter: derived from the name, same cluster slot; a plain integer, never expires
--- KEYS[3]  leadership details hash (id, term, since): derived, same slot; expires with the leader key, and
+-- KEYS[3]  leadership details hash (id, term, since, claim): derived, same slot; expires with the leader key, and
 --          describes the leadership only while its id field equals the leader key's value
 -- ARGV[1]  candidate id
 -- ARGV[2]  ttl in milliseconds (> 0)
@@ -13,6 +13,8 @@
 -- ARGV[4]  the highest term the caller has seen (0: none); a new term must be above it
 -- ARGV[5]  the time now, milliseconds since the epoch (for operators; not used for safety)
 -- ARGV[6]  channel on which a new leadership is announced ("elected <term> <id>")
+-- ARGV[7]  claim: a random token unique to this campaign try, kept with a new leadership's details, so that a
+--          candidate whose answer was lost can resign what the try won without knowing its term (resign.lua)
 --
 -- Returns {1, term, regressed}                 the caller leads: renewed (ARGV[3] > 0) or newly elected.
 --                                              regressed is 0, or the value the counter gave that was not
@@ -25,7 +27,8 @@
 --                                              answers it (-2: no leader, -1: no expiry)
 -- Errors   WRONGTYPE key '<key>' holds a <type>  when the leader key is not a string
 local leader_key, term_key, details_key = KEYS[1], KEYS[2], KEYS[3]
-local id, ttl, held, seen, now, channel = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6]
+local id, ttl, held, seen, now, channel, claim = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5],
+  ARGV[6], ARGV[7]
 
 local kind = redis.call('TYPE', leader_key)['ok']
 if kind ~= 'string' and kind ~= 'none' then
@@ -58,7 +61,7 @@ if term <= seen then
 end
 redis.call('SET', leader_key, id, 'PX', ttl)
 redis.call('DEL', details_key)
-redis.call('HSET', details_key, 'id', id, 'term', term, 'since', now)
+redis.call('HSET', details_key, 'id', id, 'term', term, 'since', now, 'claim', claim)
 redis.call('PEXPIRE', details_key, ttl)
 redis.call('PUBLISH', channel, 'elected ' .. term .. ' ' .. id)
 return {1, term, regressed}

@@ -1,9 +1,7 @@
 package io.coordis.election;
 
-import io.coordis.Coordis;
 import io.coordis.NodeUnavailableException;
-import io.coordis.TestClients;
-import io.coordis.testkit.FaultProxy;
+import io.coordis.ProxiedClients;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -19,6 +17,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static io.coordis.ProxiedClients.FAIL_BOUND;
+import static io.coordis.ProxiedClients.FREED_BOUND;
+import static io.coordis.ProxiedClients.LONG_TTL;
+import static io.coordis.ProxiedClients.PAUSE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -27,41 +29,23 @@ import static org.awaitility.Awaitility.await;
  * The election when an answer is lost: a campaign or a resignation whose answer never comes must not leave a
  * leadership nobody knows it holds. The TTL is far longer than the bounds below, so only a resignation sent
  * after the failed call can let the other candidate lead within them. One candidate talks to Redis through a
- * {@link FaultProxy}, the other connects directly.
+ * fault proxy, the other connects directly ({@link ProxiedClients}).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ElectionFaultsIT {
-    private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
-    /** Generous upper bound for a call that must fail with the command timeout rather than hang. */
-    private static final Duration FAIL_BOUND = COMMAND_TIMEOUT.plusSeconds(1);
-    private static final Duration LONG_TTL = Duration.ofSeconds(20);
-    /** How soon after the failed call (or the server's pause) the other candidate must lead. */
-    private static final Duration FREED_BOUND = Duration.ofSeconds(2);
-    /** A server pause longer than the command timeout, short enough for a new connection's handshake to wait out. */
-    private static final Duration PAUSE = COMMAND_TIMEOUT.plusMillis(300);
-
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
 
-    private FaultProxy proxy;
-    private Coordis viaProxy;
-    private Coordis direct;
+    private ProxiedClients clients;
 
     @BeforeEach
     void connect() {
-        proxy = FaultProxy.to(redis.server());
-        viaProxy = TestClients.builder().url(proxy.uri()).commandTimeout(COMMAND_TIMEOUT).connect();
-        direct = TestClients.connect(redis.uri());
+        clients = ProxiedClients.to(redis.server());
     }
 
     @AfterEach
     void close() {
-        try {
-            viaProxy.close();
-            direct.close();
-        } finally {
-            proxy.close();
-        }
+        clients.close();
     }
 
     private static ElectionOptions options(String id) {
@@ -70,15 +54,15 @@ class ElectionFaultsIT {
 
     @Test
     void aCampaignWhoseAnswerIsLostResignsWhatItWonAtOnce() throws Exception {
-        LeaderElection mine = viaProxy.election("lost:campaign", options("alpha"));
-        LeaderElection theirs = direct.election("lost:campaign", options("beta"));
+        LeaderElection mine = clients.viaProxy().election("lost:campaign", options("alpha"));
+        LeaderElection theirs = clients.direct().election("lost:campaign", options("beta"));
         // loaded beforehand, so the dropped reply is the campaign's own and not a NOSCRIPT before it ran
         redis.server().command("SCRIPT", "LOAD", LeaseElection.ELECT.source());
 
-        proxy.dropNextReply();
+        clients.proxy().dropNextReply();
         long start = System.nanoTime();
         assertThatThrownBy(() -> mine.campaign(Duration.ZERO)).isInstanceOf(NodeUnavailableException.class);
-        assertThat(proxy.droppedReplies()).as("the campaign's reply was dropped").isEqualTo(1);
+        assertThat(clients.proxy().droppedReplies()).as("the campaign's reply was dropped").isEqualTo(1);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThanOrEqualTo(FAIL_BOUND);
         assertThat(mine.isLeader()).isFalse();
 
@@ -98,14 +82,14 @@ class ElectionFaultsIT {
      */
     @Test
     void anInterruptedCampaignResignsWhatItWon() throws Exception {
-        LeaderElection mine = viaProxy.election("interrupted:campaign", options("alpha"));
-        LeaderElection theirs = direct.election("interrupted:campaign", options("beta"));
+        LeaderElection mine = clients.viaProxy().election("interrupted:campaign", options("alpha"));
+        LeaderElection theirs = clients.direct().election("interrupted:campaign", options("beta"));
         redis.server().command("SCRIPT", "LOAD", LeaseElection.ELECT.source());
         redis.server().command("SCRIPT", "LOAD", LeaseElection.RESIGN.source());
         assertThat(mine.leader()).as("connected before the latency, so the campaign is the only call it holds up")
                 .isEmpty();
 
-        proxy.latency(Duration.ofMillis(200));
+        clients.proxy().latency(Duration.ofMillis(200));
         CompletableFuture<Throwable> campaign = new CompletableFuture<>();
         Thread campaigner = new Thread(() -> {
             try {
@@ -140,8 +124,8 @@ class ElectionFaultsIT {
      */
     @Test
     void aResignationHeldUpPastTheCommandTimeoutIsSentAgain() throws Exception {
-        LeaderElection mine = viaProxy.election("paused:resign", options("alpha"));
-        LeaderElection theirs = direct.election("paused:resign", options("beta"));
+        LeaderElection mine = clients.viaProxy().election("paused:resign", options("alpha"));
+        LeaderElection theirs = clients.direct().election("paused:resign", options("beta"));
         Leadership lead = mine.campaign(Duration.ofSeconds(5)).orElseThrow();
         CompletableFuture<Optional<Leadership>> waiting = CompletableFuture.supplyAsync(() -> {
             try {
@@ -179,14 +163,17 @@ class ElectionFaultsIT {
     @Test
     void aResignationByClaimEndsOnlyTheLeadershipThatClaimWon() throws Exception {
         String name = "claim:same-id";
-        Leadership first = direct.election(name, options("alpha")).campaign(Duration.ofSeconds(5)).orElseThrow();
+        Leadership first = clients.direct().election(name, options("alpha")).campaign(Duration.ofSeconds(5))
+                .orElseThrow();
         String details = Prefixed.derived(name, "leader");
         Object firstClaim = redis.server().command("HGET", details, "claim");
         assertThat(firstClaim).as("a new leadership keeps the claim of the try that won it").isInstanceOf(String.class);
         assertThat(first.resign()).isTrue();
-        Leadership second = viaProxy.election(name, options("alpha")).campaign(Duration.ofSeconds(5)).orElseThrow();
+        Leadership second = clients.viaProxy().election(name, options("alpha")).campaign(Duration.ofSeconds(5))
+                .orElseThrow();
 
-        assertThat(resignByClaim(name, "alpha", (String) firstClaim)).as("the first try's claim").isEqualTo(List.of(0L));
+        assertThat(resignByClaim(name, "alpha", (String) firstClaim)).as("the first try's claim")
+                .isEqualTo(List.of(0L));
         assertThat(redis.server().command("GET", Prefixed.key(name))).isEqualTo("alpha");
         assertThat(second.isValid()).isTrue();
         String secondClaim = (String) redis.server().command("HGET", details, "claim");

@@ -3,6 +3,7 @@ package io.coordis.lock;
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.ProxiedClients;
 import io.coordis.TestClients;
 import io.coordis.testkit.FaultProxy;
 import io.coordis.testkit.Prefixed;
@@ -25,6 +26,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import static io.coordis.ProxiedClients.COMMAND_TIMEOUT;
+import static io.coordis.ProxiedClients.FAIL_BOUND;
+import static io.coordis.ProxiedClients.FREED_BOUND;
+import static io.coordis.ProxiedClients.LONG_TTL;
+import static io.coordis.ProxiedClients.PAUSE;
+import static io.coordis.ProxiedClients.closeWithin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -35,40 +42,28 @@ import static org.awaitility.Awaitility.await;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class LockFaultsIT {
-    private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
-    /** Generous upper bound for a call that must fail with the command timeout rather than hang. */
-    private static final Duration FAIL_BOUND = COMMAND_TIMEOUT.plusSeconds(1);
     private static final Duration TTL = Duration.ofSeconds(2);
     private static final Duration MARGIN = Duration.ofMillis(500);
-    /** The TTL of a lock that only a release sent after a failed call may free within the test's bounds. */
-    private static final Duration LONG_TTL = Duration.ofSeconds(20);
-    /** How soon after the server answers again such a lock must be free. */
-    private static final Duration FREED_BOUND = Duration.ofSeconds(2);
-    /** A server pause longer than the command timeout, short enough for a new connection's handshake to wait out. */
-    private static final Duration PAUSE = COMMAND_TIMEOUT.plusMillis(300);
 
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
 
+    private ProxiedClients clients;
     private FaultProxy proxy;
     private Coordis viaProxy;
     private Coordis direct;
 
     @BeforeEach
     void connect() {
-        proxy = FaultProxy.to(redis.server());
-        viaProxy = TestClients.builder().url(proxy.uri()).commandTimeout(COMMAND_TIMEOUT).connect();
-        direct = TestClients.connect(redis.uri());
+        clients = ProxiedClients.to(redis.server());
+        proxy = clients.proxy();
+        viaProxy = clients.viaProxy();
+        direct = clients.direct();
     }
 
     @AfterEach
     void close() {
-        try {
-            closeWithin(viaProxy, Duration.ofSeconds(10));
-            closeWithin(direct, Duration.ofSeconds(10));
-        } finally {
-            proxy.close();
-        }
+        clients.close();
     }
 
     private static LockOptions ttl(Duration ttl, boolean renew) {
@@ -520,27 +515,6 @@ class LockFaultsIT {
             return new Outcome(lease, v.orElse(null), null, took);
         } catch (Exception e) {
             return new Outcome(Optional.empty(), null, e, Duration.ofNanos(System.nanoTime() - start));
-        }
-    }
-
-    /** Closes {@code c} on a daemon thread and fails if that does not finish within {@code bound}. */
-    private static void closeWithin(AutoCloseable c, Duration bound) {
-        CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
-            try {
-                c.close();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        try {
-            closing.get(bound.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            throw new AssertionError(c + ".close() did not return within " + bound + " (hung)");
-        } catch (ExecutionException e) {
-            throw new AssertionError(c + ".close() failed", e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while closing " + c, e);
         }
     }
 

@@ -246,11 +246,8 @@ final class LeaseElection implements LeaderElection {
      * stalled past the command timeout that had not read it yet: what it won then expires by its TTL).
      */
     private void resignClaimInBackground(String claim) {
-        node.eval(RESIGN, List.of(key, detailsKey), List.of(id, "", channel, claim)).whenComplete((v, f) -> {
-            if (f != null) {
-                log.debug("could not resign a campaign's lost win of '{}': {}", name, f.getMessage());
-            }
-        });
+        inBackground(node.eval(RESIGN, List.of(key, detailsKey), List.of(id, "", channel, claim)),
+                "resign a campaign's lost win");
     }
 
     private static long sleepFor(long pttlMillis) {
@@ -296,9 +293,14 @@ final class LeaseElection implements LeaderElection {
     }
 
     void resignInBackground(long term) {
-        resignScript(term).whenComplete((v, f) -> {
+        inBackground(resignScript(term), "clear ended term " + term);
+    }
+
+    /** A resignation sent and not waited for: a failure is only logged, and what it ends expires by its TTL. */
+    private void inBackground(CompletableFuture<Object> resignation, String what) {
+        resignation.whenComplete((v, f) -> {
             if (f != null) {
-                log.debug("could not clear ended term {} of '{}' at Redis: {}", term, name, f.getMessage());
+                log.debug("could not {} of '{}' at Redis: {}", what, name, f.getMessage());
             }
         });
     }

@@ -26,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import static io.coordis.ProxiedClients.COMMAND_TIMEOUT;
 import static io.coordis.ProxiedClients.FAIL_BOUND;
 import static io.coordis.ProxiedClients.FREED_BOUND;
 import static io.coordis.ProxiedClients.LONG_TTL;

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -85,17 +84,7 @@ public final class RedisGroup implements AutoCloseable {
     public void awaitReplicasInSync(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         for (RedisServer replica : replicas()) {
-            while (true) {
-                Map<String, String> info = replica.info("replication");
-                if ("up".equals(info.get("master_link_status"))) {
-                    break;
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("replica " + replica.address() + " did not reach master_link_status:up within "
-                            + timeout + " (status " + info.get("master_link_status") + ", master " + master().address() + ")");
-                }
-                ProcessSupport.sleep(Duration.ofMillis(20));
-            }
+            replica.awaitReplicationLinkUp(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         }
     }
 

@@ -371,6 +371,36 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
+     * Blocks until this server, as a replica, reports {@code master_link_status:up}, polling INFO replication
+     * every 20 ms. A connection closed under the poll counts as "not yet": a sentinel that reconfigures a
+     * server ends its client connections ({@code CLIENT KILL TYPE normal}) as part of the change.
+     *
+     * @throws IllegalStateException on timeout, naming this server, its last status and its last error
+     */
+    public void awaitReplicationLinkUp(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String status = null;
+        UncheckedIOException lastError = null;
+        while (true) {
+            try {
+                status = info("replication").get("master_link_status");
+                lastError = null;
+                if ("up".equals(status)) {
+                    return;
+                }
+            } catch (UncheckedIOException e) {
+                lastError = e;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("replica " + address() + " did not reach master_link_status:up within "
+                        + timeout + " (last status " + status + (lastError == null ? "" : ", last error " + lastError.getMessage())
+                        + ")", lastError);
+            }
+            ProcessSupport.sleep(Duration.ofMillis(20));
+        }
+    }
+
+    /**
      * Runs one command on a fresh connection (authenticated if requirepass is set) and returns the
      * reply as decoded by {@link RespClient}. Blocks at most 5 s for the reply.
      *

@@ -6,6 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class RedisGroupIT {
@@ -44,6 +48,37 @@ class RedisGroupIT {
                 await().atMost(Duration.ofSeconds(5))
                         .until(() -> "yes".equals(replica.command("GET", "replicated")));
             }
+        }
+    }
+
+    @Test
+    void waitingForTheReplicationLinkOutlastsConnectionsClosedUnderIt() throws Exception {
+        try (RedisGroup group = RedisGroup.masterWithReplicas(1)) {
+            RedisServer master = group.master();
+            RedisServer replica = group.replicas().get(0);
+            replica.command("REPLICAOF", "127.0.0.1", Integer.toString(ProcessSupport.freePort()));
+            // what a sentinel does to a server it reconfigures: end every normal client connection
+            AtomicBoolean killing = new AtomicBoolean(true);
+            AtomicLong killed = new AtomicLong();
+            Thread killer = new Thread(() -> {
+                while (killing.get()) {
+                    killed.addAndGet((Long) replica.command("CLIENT", "KILL", "TYPE", "normal"));
+                }
+            }, "client-killer");
+            killer.start();
+            CompletableFuture<Void> waited;
+            try {
+                waited = CompletableFuture.runAsync(() -> replica.awaitReplicationLinkUp(Duration.ofSeconds(20)));
+                Thread.sleep(1_000);
+            } finally {
+                killing.set(false);
+                killer.join();
+            }
+            assertThat(waited).as("still waiting for the link, which is down").isNotDone();
+            replica.command("REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
+            waited.get(30, TimeUnit.SECONDS);
+            assertThat(killed.get()).as("connections closed while waiting").isPositive();
+            assertThat(replica.info("replication")).containsEntry("master_link_status", "up");
         }
     }
 

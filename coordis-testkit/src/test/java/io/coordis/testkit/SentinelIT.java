@@ -60,22 +60,10 @@ class SentinelIT {
             RedisServer promoted = group.awaitFailover(old, Duration.ofSeconds(30));
             assertThat(promoted).isNotSameAs(old);
             // the old master, now a replica, syncs from the new one as the administrator too
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (!"up".equals(old.info("replication").get("master_link_status")) && System.nanoTime() < deadline) {
-                sleep(50);
-            }
+            old.awaitReplicationLinkUp(Duration.ofSeconds(20));
             assertThat(old.info("replication")).containsEntry("role", "slave").containsEntry("master_link_status", "up");
             String config = ProcessSupport.tail(group.sentinel(0).dir().resolve("redis.conf"), 200);
             assertThat(config).contains("auth-user").contains(RedisServerBuilder.ADMIN_USER);
-        }
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
         }
     }
 

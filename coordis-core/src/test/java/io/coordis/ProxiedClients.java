@@ -40,8 +40,17 @@ public final class ProxiedClients implements AutoCloseable {
 
     public static ProxiedClients to(RedisServer server) {
         FaultProxy proxy = FaultProxy.to(server);
-        Coordis viaProxy = TestClients.builder().url(proxy.uri()).commandTimeout(COMMAND_TIMEOUT).connect();
-        return new ProxiedClients(proxy, viaProxy, TestClients.connect(server.uri()));
+        Coordis viaProxy = null;
+        try {
+            viaProxy = TestClients.builder().url(proxy.uri()).commandTimeout(COMMAND_TIMEOUT).connect();
+            return new ProxiedClients(proxy, viaProxy, TestClients.connect(server.uri()));
+        } catch (RuntimeException | Error e) {
+            if (viaProxy != null) {
+                viaProxy.close();
+            }
+            proxy.close();
+            throw e;
+        }
     }
 
     public FaultProxy proxy() {

@@ -1,0 +1,55 @@
+package io.coordis.internal;
+
+import io.coordis.Ticker;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The one source of time and delayed work of a client: every deadline reads {@link #ticker()}, every
+ * delayed task goes through {@link #after} or {@link #coarse}, and {@link #execute} runs short tasks on the
+ * client's own thread. A client owns one and closes it; a test drives one by hand ({@code ManualTimer} in the
+ * test sources) to step time instead of sleeping. Tasks must not block. Thread-safe.
+ */
+public interface Timer extends AutoCloseable {
+
+    /** A delayed task; cancelling one that ran or was cancelled does nothing. */
+    interface Handle {
+        void cancel();
+    }
+
+    /** The monotonic clock every deadline of this client is measured on. */
+    Ticker ticker();
+
+    /** {@code ticker().read()}. */
+    default long now() {
+        return ticker().read();
+    }
+
+    /** Runs {@code task} on the client's thread after {@code delayNanos} (clamped at 0), on time. */
+    Handle after(long delayNanos, Runnable task);
+
+    /**
+     * Runs {@code task} on the client's thread after {@code delayNanos} (clamped at 0), up to a tick
+     * ({@link ClientTimer#TICK_MILLIS} ms) late. For deadlines that are usually cancelled before they fire
+     * (a lease's renewal, a command's timeout): scheduling and cancelling one wakes no thread.
+     */
+    Handle coarse(long delayNanos, Runnable task);
+
+    /** Runs {@code task} on the client's thread as soon as it is free. */
+    void execute(Runnable task);
+
+    /**
+     * {@code future}, failed with a {@link TimeoutException} unless it completes within {@code timeoutNanos}
+     * (up to a tick more). The failure is completed off the client's thread, so the future's dependents
+     * never hold it up.
+     */
+    <T> CompletableFuture<T> failAfter(CompletableFuture<T> future, long timeoutNanos);
+
+    /** Whether {@link #close()} was called: tasks handed in afterwards do not run. */
+    boolean isClosed();
+
+    /** Stops the timer; pending tasks never run. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,10 +1,7 @@
-package io.coordis.quick;
+package io.coordis.bench.quick;
 
 import io.coordis.Coordis;
-import io.coordis.TestClients;
-import io.coordis.internal.Tokens;
 import io.coordis.lock.DistributedLock;
-import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -15,7 +12,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 /**
  * A quick, uncontended acquire+release loop: Coordis against the same cycle in raw Lettuce commands
  * (SET NX PX, then the compare-and-delete script), interleaved in one run on one redis-server. Not a
- * benchmark suite: a first ratio. Run with {@code java -cp <test classpath> io.coordis.quick.QuickLockLoop [ops] [rounds]}.
+ * benchmark suite: a first ratio. Run with {@code coordis-bench/run quick QuickLockLoop [ops] [rounds]}.
  */
 public final class QuickLockLoop {
     private static final String DELETE_IF_OURS =
@@ -25,16 +22,16 @@ public final class QuickLockLoop {
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         try (RedisServer server = RedisServer.start();
-             Coordis coordis = TestClients.connect(server.uri())) {
+             Coordis coordis = Coordis.connect(server.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             try (StatefulRedisConnection<String, String> conn = client.connect()) {
                 RedisCommands<String, String> raw = conn.sync();
                 String sha = raw.scriptLoad(DELETE_IF_OURS);
                 DistributedLock lock = coordis.lock("quick:coordis");
                 Runnable coordisCycle = () -> lock.tryAcquire().orElseThrow().close();
-                String rawKey = Prefixed.key("quick:raw");
+                String rawKey = "quick:raw";
                 Runnable rawCycle = () -> {
-                    String token = Tokens.next();
+                    String token = RawTokens.next();
                     if (!"OK".equals(raw.set(rawKey, token, SetArgs.Builder.nx().px(30_000)))) {
                         throw new IllegalStateException("raw lock busy");
                     }

@@ -1,10 +1,7 @@
-package io.coordis.quick;
+package io.coordis.bench.quick;
 
 import io.coordis.Coordis;
-import io.coordis.TestClients;
-import io.coordis.internal.Tokens;
 import io.coordis.lock.DistributedLock;
-import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.TestCertificates;
 import io.lettuce.core.ClientOptions;
@@ -19,7 +16,7 @@ import io.lettuce.core.api.sync.RedisCommands;
  * A quick, uncontended acquire+release loop over mutual TLS (client certificates): Coordis against the same
  * cycle in raw Lettuce commands with the same certificates, interleaved on one redis-server, and Coordis over TLS
  * against Coordis over plain TCP on a second server. Not a benchmark suite: first ratios. Run with
- * {@code java -cp <test classpath> io.coordis.quick.QuickTlsLockLoop [ops] [rounds]}.
+ * {@code coordis-bench/run quick QuickTlsLockLoop [ops] [rounds]}.
  */
 public final class QuickTlsLockLoop {
     private static final String DELETE_IF_OURS =
@@ -31,9 +28,9 @@ public final class QuickTlsLockLoop {
         TestCertificates certs = TestCertificates.get();
         try (RedisServer server = RedisServer.builder().tlsAuthClients().start();
              RedisServer plainServer = RedisServer.start();
-             Coordis coordis = TestClients.builder().url(server.uri()).trustedCertificates(certs.caFile())
+             Coordis coordis = Coordis.builder().url(server.uri()).trustedCertificates(certs.caFile())
                      .clientCertificate(certs.client().certFile(), certs.client().keyFile()).connect();
-             Coordis plain = TestClients.connect(plainServer.uri())) {
+             Coordis plain = Coordis.connect(plainServer.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             client.setOptions(ClientOptions.builder().sslOptions(SslOptions.builder().jdkSslProvider()
                     .trustManager(certs.caFile().toFile())
@@ -46,9 +43,9 @@ public final class QuickTlsLockLoop {
                 DistributedLock plainLock = plain.lock("quick:plain");
                 Runnable coordisCycle = () -> lock.tryAcquire().orElseThrow().close();
                 Runnable plainCycle = () -> plainLock.tryAcquire().orElseThrow().close();
-                String rawKey = Prefixed.key("quick:raw");
+                String rawKey = "quick:raw";
                 Runnable rawCycle = () -> {
-                    String token = Tokens.next();
+                    String token = RawTokens.next();
                     if (!"OK".equals(raw.set(rawKey, token, SetArgs.Builder.nx().px(30_000)))) {
                         throw new IllegalStateException("raw lock busy");
                     }

@@ -1,10 +1,7 @@
-package io.coordis.quick;
+package io.coordis.bench.quick;
 
 import io.coordis.Coordis;
-import io.coordis.TestClients;
-import io.coordis.internal.Tokens;
 import io.coordis.lock.DistributedLock;
-import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisCluster;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -19,7 +16,7 @@ import java.util.List;
  * A quick, uncontended acquire+release loop on a 3-master Redis Cluster, with lock names on all three masters
  * in turn: Coordis against the same cycle in raw Lettuce cluster commands (SET NX PX, then the
  * compare-and-delete script), interleaved in one run. Not a benchmark suite: a first ratio. Run with
- * {@code java -cp <test classpath> io.coordis.quick.QuickClusterLockLoop [ops] [rounds]}.
+ * {@code coordis-bench/run quick QuickClusterLockLoop [ops] [rounds]}.
  */
 public final class QuickClusterLockLoop {
     private static final String DELETE_IF_OURS =
@@ -33,9 +30,8 @@ public final class QuickClusterLockLoop {
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         try (RedisCluster cluster = RedisCluster.start();
-             Coordis coordis = TestClients.connect(cluster.uri())) {
-            List<String> keys = cluster.keysOnEveryMaster(Prefixed.key("quick:")); // with the run's prefix
-            List<String> names = keys.stream().map(k -> k.substring(Prefixed.prefix().length())).toList();
+             Coordis coordis = Coordis.connect(cluster.uri())) {
+            List<String> keys = cluster.keysOnEveryMaster("quick:"); // lock names are the keys: no prefix
             RedisClusterClient client = RedisClusterClient.create(
                     cluster.seeds().stream().map(s -> RedisURI.create("redis://" + s)).toList());
             try (StatefulRedisClusterConnection<String, String> conn = client.connect()) {
@@ -49,12 +45,12 @@ public final class QuickClusterLockLoop {
                 }
                 String deleteSha = sha;
                 String deleteAndPublishSha = publishingSha;
-                List<DistributedLock> locks = names.stream().map(coordis::lock).toList();
+                List<DistributedLock> locks = keys.stream().map(coordis::lock).toList();
                 int[] turn = new int[1];
                 Runnable coordisCycle = () -> locks.get(turn[0]++ % locks.size()).tryAcquire().orElseThrow().close();
                 Runnable rawCycle = () -> {
                     String key = keys.get(turn[0]++ % keys.size()) + ":raw";
-                    String token = Tokens.next();
+                    String token = RawTokens.next();
                     if (!"OK".equals(raw.set(key, token, SetArgs.Builder.nx().px(30_000)))) {
                         throw new IllegalStateException("raw lock busy");
                     }
@@ -62,7 +58,7 @@ public final class QuickClusterLockLoop {
                 };
                 Runnable publishingCycle = () -> {
                     String key = keys.get(turn[0]++ % keys.size()) + ":pub";
-                    String token = Tokens.next();
+                    String token = RawTokens.next();
                     if (!"OK".equals(raw.set(key, token, SetArgs.Builder.nx().px(30_000)))) {
                         throw new IllegalStateException("raw lock busy");
                     }

@@ -1,10 +1,8 @@
-package io.coordis.quick;
+package io.coordis.bench.quick;
 
 import io.coordis.Coordis;
-import io.coordis.TestClients;
 import io.coordis.inspect.Inspector;
 import io.coordis.lock.LockOptions;
-import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyScanCursor;
@@ -24,14 +22,14 @@ import java.util.concurrent.TimeUnit;
  * How long {@code Inspector.locks("*")} (what {@code coordis ls locks} runs) takes over many locks, against
  * the least raw Lettuce can do for the same table: SCAN TYPE string, then pipelined GET, PTTL and HGETALL of
  * the holder hash per key. Interleaved rounds on one redis-server. Run with
- * {@code java -cp <test classpath> io.coordis.quick.QuickInspect [locks] [rounds]}.
+ * {@code coordis-bench/run quick QuickInspect [locks] [rounds]}.
  */
 public final class QuickInspect {
     public static void main(String[] args) throws Exception {
         int locks = args.length > 0 ? Integer.parseInt(args[0]) : 2_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 7;
         try (RedisServer server = RedisServer.start();
-             Coordis coordis = TestClients.connect(server.uri())) {
+             Coordis coordis = Coordis.connect(server.uri())) {
             LockOptions options = LockOptions.defaults().withTtl(Duration.ofMinutes(10)).withAutoRenew(false);
             for (int i = 0; i < locks / 2; i++) {
                 coordis.lock("quick:coordis:" + i, options).tryAcquire().orElseThrow();
@@ -40,13 +38,13 @@ public final class QuickInspect {
             try (StatefulRedisConnection<String, String> conn = client.connect()) {
                 RedisAsyncCommands<String, String> raw = conn.async();
                 for (int i = 0; i < locks - locks / 2; i++) {
-                    raw.set(Prefixed.key("quick:foreign:" + i), "tok-" + i,
+                    raw.set("quick:foreign:" + i, "tok-" + i,
                             io.lettuce.core.SetArgs.Builder.nx().px(600_000));
                 }
                 raw.dbsize().get(5, TimeUnit.SECONDS);
                 Inspector inspector = coordis.inspector();
                 for (int w = 0; w < 3; w++) {
-                    inspector.locks(Prefixed.key("*"));
+                    inspector.locks("*");
                     rawTable(raw);
                 }
                 System.out.printf("redis %s, %d locks (half Coordis, half foreign), %d rounds, interleaved%n",
@@ -56,11 +54,11 @@ public final class QuickInspect {
                     long c;
                     long l;
                     if (r % 2 == 0) {
-                        c = time(() -> check(inspector.locks(Prefixed.key("*")).size(), locks));
+                        c = time(() -> check(inspector.locks("*").size(), locks));
                         l = time(() -> check(rawTable(raw), locks));
                     } else {
                         l = time(() -> check(rawTable(raw), locks));
-                        c = time(() -> check(inspector.locks(Prefixed.key("*")).size(), locks));
+                        c = time(() -> check(inspector.locks("*").size(), locks));
                     }
                     ratios[r] = (double) c / l;
                     System.out.printf("round %d: inspector %.1f ms, raw lettuce %.1f ms, ratio %.2f%n", r + 1,
@@ -97,7 +95,7 @@ public final class QuickInspect {
         ScanCursor cursor = ScanCursor.INITIAL;
         do {
             KeyScanCursor<String> page = raw.scan(cursor,
-                    KeyScanArgs.Builder.limit(1000).match(Prefixed.key("*")).type("string")).get(5, TimeUnit.SECONDS);
+                    KeyScanArgs.Builder.limit(1000).match("*").type("string")).get(5, TimeUnit.SECONDS);
             for (String k : page.getKeys()) {
                 if (!k.startsWith("{")) {
                     keys.add(k);

@@ -1,12 +1,10 @@
-package io.coordis.quick;
+package io.coordis.bench.quick;
 
 import io.coordis.Coordis;
-import io.coordis.TestClients;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
-import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.RedisClient;
@@ -27,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Reliable queue throughput, 1 producer + 4 consumers (push, take, ack), per message and batched,
  * against the same cycle in raw Lettuce (LPUSH, BLMOVE into a processing list, LREM), interleaved in one
  * run on one redis-server. A first ratio, not a benchmark suite. Run with
- * {@code java -cp <test classpath> io.coordis.quick.QuickQueueThroughput [messages] [rounds] [batch]}.
+ * {@code coordis-bench/run quick QuickQueueThroughput [messages] [rounds] [batch]}.
  */
 public final class QuickQueueThroughput {
     private static final int CONSUMERS = 4;
@@ -41,7 +39,7 @@ public final class QuickQueueThroughput {
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         int batch = args.length > 2 ? Integer.parseInt(args[2]) : 32;
         try (RedisServer server = RedisServer.start();
-             Coordis coordis = TestClients.connect(server.uri())) {
+             Coordis coordis = Coordis.connect(server.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             try {
                 ReliableQueue q = coordis.reliableQueue("quick:coordis", QueueOptions.defaults().withSlots(batch));
@@ -124,7 +122,7 @@ public final class QuickQueueThroughput {
     }
 
     private static double raw(RedisClient client, int messages, int batch) throws Exception {
-        String list = Prefixed.key("quick:raw");
+        String list = "quick:raw";
         AtomicInteger acked = new AtomicInteger();
         List<StatefulRedisConnection<String, String>> conns = new ArrayList<>();
         for (int i = 0; i <= CONSUMERS; i++) {
@@ -153,7 +151,7 @@ public final class QuickQueueThroughput {
             }));
             for (int i = 1; i <= CONSUMERS; i++) {
                 StatefulRedisConnection<String, String> conn = conns.get(i);
-                String processing = Prefixed.key("quick:raw:processing:" + i);
+                String processing = "quick:raw:processing:" + i;
                 running.add(pool.submit(() -> {
                     RedisCommands<String, String> sync = conn.sync();
                     RedisAsyncCommands<String, String> async = conn.async();

@@ -1,11 +1,9 @@
-package io.coordis.quick;
+package io.coordis.bench.quick;
 
 import io.coordis.Coordis;
-import io.coordis.TestClients;
 import io.coordis.signal.Signal;
 import io.coordis.signal.Signals;
 import io.coordis.signal.Waiter;
-import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -26,17 +24,17 @@ import java.util.concurrent.locks.LockSupport;
  * raw Lettuce PUBLISH waking a thread blocked on a queue fed by a raw Lettuce subscriber, interleaved
  * in one run on one redis-server (each side at the given rate). Latency runs from just before the
  * signal is sent to the moment the waiting thread runs again. Not a benchmark suite: a first figure.
- * Run with {@code java -cp <test classpath> io.coordis.quick.QuickSignalLatency [perSecond] [seconds]}.
+ * Run with {@code coordis-bench/run quick QuickSignalLatency [perSecond] [seconds]}.
  */
 public final class QuickSignalLatency {
-    private static final String RAW_CHANNEL = Prefixed.key("lat:raw");
+    private static final String RAW_CHANNEL = "lat:raw";
 
     public static void main(String[] args) throws Exception {
         int rate = args.length > 0 ? Integer.parseInt(args[0]) : 1_000;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         try (RedisServer server = RedisServer.start();
-             Coordis receiving = TestClients.connect(server.uri());
-             Coordis sending = TestClients.connect(server.uri())) {
+             Coordis receiving = Coordis.connect(server.uri());
+             Coordis sending = Coordis.connect(server.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             try (StatefulRedisConnection<String, String> pub = client.connect();
                  StatefulRedisPubSubConnection<String, String> sub = client.connectPubSub()) {

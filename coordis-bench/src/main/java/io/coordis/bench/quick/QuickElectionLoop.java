@@ -1,11 +1,9 @@
-package io.coordis.quick;
+package io.coordis.bench.quick;
 
 import io.coordis.Coordis;
-import io.coordis.TestClients;
 import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
-import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -23,7 +21,7 @@ import java.time.Duration;
  *   <li>counter round vs the classic INCR + EXPIRE;</li>
  *   <li>leader() vs GET + PTTL.</li>
  * </ul>
- * Run with {@code java -cp <test classpath> io.coordis.quick.QuickElectionLoop [ops] [rounds]}.
+ * Run with {@code coordis-bench/run quick QuickElectionLoop [ops] [rounds]}.
  */
 public final class QuickElectionLoop {
     private static final String DELETE_IF_OURS =
@@ -33,7 +31,7 @@ public final class QuickElectionLoop {
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         try (RedisServer server = RedisServer.start();
-             Coordis coordis = TestClients.connect(server.uri())) {
+             Coordis coordis = Coordis.connect(server.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             try (StatefulRedisConnection<String, String> conn = client.connect()) {
                 RedisCommands<String, String> raw = conn.sync();
@@ -48,8 +46,8 @@ public final class QuickElectionLoop {
                         throw new IllegalStateException(e);
                     }
                 };
-                String rawKey = Prefixed.key("quick:raw");
-                String rawTerm = Prefixed.derived("quick:raw", "term");
+                String rawKey = "quick:raw";
+                String rawTerm = "{quick:raw}:term";
                 Runnable rawCampaignCycle = () -> {
                     if (!"OK".equals(raw.set(rawKey, "quick", SetArgs.Builder.nx().px(15_000)))) {
                         throw new IllegalStateException("raw election busy");
@@ -64,14 +62,14 @@ public final class QuickElectionLoop {
                         throw new IllegalStateException(e);
                     }
                 };
-                String rawCounter = Prefixed.key("quick:rawcounter");
+                String rawCounter = "quick:rawcounter";
                 Runnable rawRound = () -> {
                     raw.incr(rawCounter);
                     raw.expire(rawCounter, 20);
                 };
                 election.campaign(Duration.ZERO).orElseThrow(); // stays leader for the leader() loop below
                 Runnable leader = () -> election.leader().orElseThrow();
-                String electionKey = Prefixed.key("quick:election");
+                String electionKey = "quick:election";
                 Runnable rawLeader = () -> {
                     raw.get(electionKey);
                     raw.pttl(electionKey);

@@ -1,11 +1,8 @@
-package io.coordis.quick;
+package io.coordis.bench.quick;
 
 import io.coordis.Coordis;
-import io.coordis.TestClients;
-import io.coordis.internal.Tokens;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
-import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisGroup;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -37,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * The restart guard stays on (the default): the loop first waits until every server has been up longer
  * than the lock TTL + 1 s, as the guard requires. Not a benchmark suite: first ratios. Run with
- * {@code java -cp <test classpath> io.coordis.quick.QuickRedlockLoop [ops] [rounds]}.
+ * {@code coordis-bench/run quick QuickRedlockLoop [ops] [rounds]}.
  */
 public final class QuickRedlockLoop {
     private static final String DELETE_IF_OURS =
@@ -58,7 +55,7 @@ public final class QuickRedlockLoop {
             Coordis[] clients = new Coordis[LATENCY_NODES.length];
             DistributedLock[] locks = new DistributedLock[LATENCY_NODES.length];
             for (int i = 0; i < LATENCY_NODES.length; i++) {
-                clients[i] = TestClients.connect(uris.subList(0, LATENCY_NODES[i]));
+                clients[i] = Coordis.connect(uris.subList(0, LATENCY_NODES[i]));
                 locks[i] = clients[i].lock("quick:coordis:" + LATENCY_NODES[i]);
             }
             DistributedLock five = locks[1];
@@ -200,8 +197,8 @@ public final class QuickRedlockLoop {
 
         /** SET NX PX on node 1, then node 2, ...; then compare-and-delete on each in turn. */
         void sequentialCycle() {
-            String key = Prefixed.key("quick:raw:sequential");
-            String token = Tokens.next();
+            String key = "quick:raw:sequential";
+            String token = RawTokens.next();
             int granted = 0;
             for (RedisCommands<String, String> node : sync) {
                 if ("OK".equals(node.set(key, token, SetArgs.Builder.nx().px(TTL_MILLIS)))) {
@@ -218,8 +215,8 @@ public final class QuickRedlockLoop {
 
         /** SET NX PX sent to all nodes at once, wait for all; compare-and-delete likewise. */
         void parallelCycle() {
-            String key = Prefixed.key("quick:raw:parallel");
-            String token = Tokens.next();
+            String key = "quick:raw:parallel";
+            String token = RawTokens.next();
             List<RedisFuture<String>> set = new ArrayList<>(async.size());
             for (RedisAsyncCommands<String, String> node : async) {
                 set.add(node.set(key, token, SetArgs.Builder.nx().px(TTL_MILLIS)));

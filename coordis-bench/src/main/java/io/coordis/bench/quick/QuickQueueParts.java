@@ -1,12 +1,10 @@
-package io.coordis.quick;
+package io.coordis.bench.quick;
 
 import io.coordis.Coordis;
-import io.coordis.TestClients;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
-import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.RedisClient;
@@ -25,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Where the reliable queue's per-message time goes: push alone (one producer) and take + ack alone (four
  * consumers on a full queue), each against raw Lettuce (LPUSH; BLMOVE + LREM) in the same run.
- * {@code java -cp <test classpath> io.coordis.quick.QuickQueueParts [messages] [rounds]}.
+ * {@code coordis-bench/run quick QuickQueueParts [messages] [rounds]}.
  */
 public final class QuickQueueParts {
     private QuickQueueParts() {
@@ -34,12 +32,12 @@ public final class QuickQueueParts {
     public static void main(String[] args) throws Exception {
         int messages = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-        try (RedisServer server = RedisServer.start(); Coordis coordis = TestClients.connect(server.uri())) {
+        try (RedisServer server = RedisServer.start(); Coordis coordis = Coordis.connect(server.uri())) {
             RedisClient client = RedisClient.create(server.uri());
             try (StatefulRedisConnection<String, String> conn = client.connect()) {
                 ReliableQueue q = coordis.reliableQueue("parts:coordis", QueueOptions.defaults());
                 RedisCommands<String, String> raw = conn.sync();
-                String rawList = Prefixed.key("parts:raw");
+                String rawList = "parts:raw";
                 for (int r = 0; r <= rounds; r++) {
                     long t0 = System.nanoTime();
                     for (int m = 0; m < messages; m++) {
@@ -98,7 +96,7 @@ public final class QuickQueueParts {
     }
 
     private static double rawConsume(RedisClient client, int messages) throws Exception {
-        String list = Prefixed.key("parts:raw");
+        String list = "parts:raw";
         AtomicInteger acked = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(4);
         List<StatefulRedisConnection<String, String>> conns = new ArrayList<>();
@@ -108,7 +106,7 @@ public final class QuickQueueParts {
             for (int i = 0; i < 4; i++) {
                 StatefulRedisConnection<String, String> conn = client.connect();
                 conns.add(conn);
-                String processing = Prefixed.key("parts:raw:processing:" + i);
+                String processing = "parts:raw:processing:" + i;
                 running.add(pool.submit(() -> {
                     RedisCommands<String, String> sync = conn.sync();
                     while (acked.get() < messages) {

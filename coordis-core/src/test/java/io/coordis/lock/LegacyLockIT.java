@@ -8,8 +8,7 @@ import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.coordis.testkit.fault.FencedResource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,30 +22,30 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-class LegacyLockIT {
+/** The legacy lock: the {@link LockContract}, and sharing its key with programs of the SETNX pattern. */
+class LegacyLockIT extends LockContract {
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
 
-    private Coordis a;
-    private Coordis b;
-
-    @BeforeEach
-    void connect() {
-        a = TestClients.connect(redis.uri());
-        b = TestClients.connect(redis.uri());
+    @Override
+    protected List<String> urls() {
+        return List.of(redis.uri());
     }
 
-    @AfterEach
-    void close() {
-        a.close();
-        b.close();
+    @Override
+    protected List<RedisServer> servers() {
+        return List.of(redis.server());
+    }
+
+    @Override
+    protected DistributedLock lock(Coordis client, String name, LockOptions options) {
+        return client.legacyLock(name, options);
     }
 
     private static RedisServer server() {
@@ -83,17 +82,6 @@ class LegacyLockIT {
         assertThat(lease.release()).isTrue();
         assertThat(server().command("EXISTS", Prefixed.key("legacy:orders"))).isEqualTo(0L);
         assertThat(lease.release()).isFalse();
-    }
-
-    @Test
-    void secondClientIsExcludedUntilRelease() throws Exception {
-        Lease held = a.legacyLock("legacy:r", LockOptions.defaults()).tryAcquire().orElseThrow();
-        assertThat(b.legacyLock("legacy:r", LockOptions.defaults()).tryAcquire()).isEmpty();
-        assertThat(b.legacyLock("legacy:r", LockOptions.defaults()).acquire(Duration.ofMillis(200))).isEmpty();
-        held.release();
-        try (Lease next = b.legacyLock("legacy:r", LockOptions.defaults()).tryAcquire().orElseThrow()) {
-            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
-        }
     }
 
     @Test
@@ -226,25 +214,6 @@ class LegacyLockIT {
     }
 
     @Test
-    void waiterNoticesARelease() throws Exception {
-        Lease held = a.legacyLock("legacy:poll", LockOptions.defaults()).tryAcquire().orElseThrow();
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        try {
-            Future<Optional<Lease>> waiter = pool.submit(
-                    () -> b.legacyLock("legacy:poll", LockOptions.defaults()).acquire(Duration.ofSeconds(20)));
-            Thread.sleep(1_500);
-            long released = System.nanoTime();
-            held.release();
-            Lease next = waiter.get(5, TimeUnit.SECONDS).orElseThrow();
-            // polling backs off to half a second (plus jitter), far below the 30 s ttl
-            assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(2));
-            next.close();
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
-    @Test
     void releaseDoesNotDeleteALockSomeoneElseHoldsNow() throws Exception {
         Lease lease = a.legacyLock("legacy:late", ttl(Duration.ofMillis(200)).withAutoRenew(false)).tryAcquire().orElseThrow();
         await().atMost(Duration.ofSeconds(3)).until(() -> Long.parseLong(get("legacy:late")) < now());
@@ -320,19 +289,6 @@ class LegacyLockIT {
     }
 
     @Test
-    void fencingNumbersGrowWithEveryAcquisition() {
-        long last = 0;
-        for (int i = 0; i < 10; i++) {
-            Coordis c = i % 2 == 0 ? a : b;
-            try (Lease lease = c.legacyLock("legacy:fenced", LockOptions.defaults()).tryAcquire().orElseThrow()) {
-                assertThat(lease.fencingToken()).isGreaterThan(last);
-                last = lease.fencingToken();
-            }
-        }
-        assertThat(server().command("GET", Prefixed.derived("legacy:fenced", "fence"))).isEqualTo(Long.toString(last));
-    }
-
-    @Test
     void holderShowsTheStoredValueAndTimeLeft() {
         DistributedLock lock = a.legacyLock("legacy:who", ttl(Duration.ofSeconds(10)));
         assertThat(lock.holder()).isEmpty();
@@ -385,39 +341,45 @@ class LegacyLockIT {
                 }
                 return raw::unlock;
             });
-            Checker checker = contend(lockers, 8);
-            assertThat(checker.overlapped()).isFalse();
-            assertThat(checker.entries()).isEqualTo(lockers.size() * 8);
+            FencedResource.Report report = contend(lockers, 8);
+            assertThat(report.overlaps()).as(report.toString()).isZero();
+            assertThat(report.totalEnters()).isEqualTo(lockers.size() * 8);
         } finally {
             clients.get(2).close();
         }
     }
 
     @Test
-    void overlapCheckerCatchesALockThatDoesNotExclude() throws Exception {
+    void theFencedResourceCatchesALockThatDoesNotExclude() throws Exception {
         List<Callable<AutoCloseable>> broken = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             broken.add(() -> () -> {
             });
         }
-        assertThat(contend(broken, 8).overlapped()).isTrue();
+        assertThat(contend(broken, 8).overlaps()).isPositive();
     }
 
-    /** Runs every locker on its own thread, {@code rounds} times each, recording entries and exits. */
-    private static Checker contend(List<Callable<AutoCloseable>> lockers, int rounds) throws Exception {
-        Checker checker = new Checker();
+    /**
+     * Runs every locker on its own thread, {@code rounds} times each, entering and leaving a fenced resource
+     * (numbered in entry order: the raw program has no fencing number) while it holds the lock.
+     */
+    private static FencedResource.Report contend(List<Callable<AutoCloseable>> lockers, int rounds) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(lockers.size());
         CyclicBarrier start = new CyclicBarrier(lockers.size());
-        try {
+        AtomicLong entries = new AtomicLong();
+        try (FencedResource resource = FencedResource.start()) {
             List<Future<?>> done = new ArrayList<>();
-            for (Callable<AutoCloseable> locker : lockers) {
+            for (int l = 0; l < lockers.size(); l++) {
+                Callable<AutoCloseable> locker = lockers.get(l);
+                String client = "locker-" + l;
                 done.add(pool.submit(() -> {
                     start.await();
                     for (int i = 0; i < rounds; i++) {
                         try (AutoCloseable held = locker.call()) {
-                            checker.enter();
+                            long entry = entries.incrementAndGet();
+                            resource.enter(client, entry);
                             Thread.sleep(3);
-                            checker.exit();
+                            resource.exit(client, entry);
                         }
                     }
                     return null;
@@ -426,35 +388,9 @@ class LegacyLockIT {
             for (Future<?> f : done) {
                 f.get(120, TimeUnit.SECONDS);
             }
+            return resource.report();
         } finally {
             pool.shutdownNow();
-        }
-        return checker;
-    }
-
-    /** Records who is inside the critical section; any second occupant is an overlap. */
-    private static final class Checker {
-        private final AtomicInteger inside = new AtomicInteger();
-        private final AtomicInteger entries = new AtomicInteger();
-        private final AtomicBoolean overlapped = new AtomicBoolean();
-
-        void enter() {
-            entries.incrementAndGet();
-            if (inside.incrementAndGet() > 1) {
-                overlapped.set(true);
-            }
-        }
-
-        void exit() {
-            inside.decrementAndGet();
-        }
-
-        boolean overlapped() {
-            return overlapped.get();
-        }
-
-        int entries() {
-            return entries.get();
         }
     }
 

@@ -5,8 +5,6 @@ import io.coordis.TestClients;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,26 +14,42 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Redlock over five real, independent redis-server processes. */
-class RedlockIT {
+/** Redlock over five real, independent redis-server processes: the {@link LockContract}, and the quorum. */
+class RedlockIT extends LockContract {
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.masters(5);
 
     private static final LockOptions OPTIONS = LockOptions.defaults().withTtl(Duration.ofSeconds(5)).withRestartGuard(false);
 
-    private Coordis a;
-    private Coordis b;
-
-    @BeforeEach
-    void connect() {
-        a = TestClients.connect(redis.uris());
-        b = TestClients.connect(redis.uris());
+    @Override
+    protected List<String> urls() {
+        return redis.uris();
     }
 
-    @AfterEach
-    void close() {
-        a.close();
-        b.close();
+    @Override
+    protected List<RedisServer> servers() {
+        return redis.servers();
+    }
+
+    @Override
+    protected DistributedLock lock(Coordis client, String name, LockOptions options) {
+        return client.lock(name, options);
+    }
+
+    @Override
+    protected LockOptions options() {
+        return LockOptions.defaults().withRestartGuard(false);
+    }
+
+    @Override
+    protected boolean closeEndsWaits() {
+        return false;
+    }
+
+    /** Several TTLs pass in a test; node timeouts roomy enough for a loaded 2-core machine. */
+    @Override
+    protected LockOptions shortTtl() {
+        return options().withTtl(Duration.ofMillis(1500)).withNodeTimeout(Duration.ofMillis(200));
     }
 
     @Test
@@ -157,17 +171,6 @@ class RedlockIT {
                 s.get(i).command("DEL", Prefixed.key("fenced"));
             }
         }
-    }
-
-    @Test
-    void watchdogKeepsARedlockPastItsTtl() throws Exception {
-        // Several TTLs pass: only renewals keep it. Node timeouts roomy enough for a loaded 2-core machine.
-        LockOptions shortTtl = OPTIONS.withTtl(Duration.ofMillis(1500)).withNodeTimeout(Duration.ofMillis(200));
-        Lease lease = a.lock("renewed", shortTtl).tryAcquire().orElseThrow();
-        Thread.sleep(4500);
-        assertThat(lease.isHeld()).isTrue();
-        assertThat(b.lock("renewed", OPTIONS).tryAcquire()).isEmpty();
-        lease.close();
     }
 
     @Test

@@ -6,8 +6,6 @@ import io.coordis.WrongTypeException;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,27 +26,52 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-class SingleNodeLockIT {
+/** The lock on one Redis server: the {@link LockContract}, and what is particular to it (layout, pub/sub, hand-offs). */
+class SingleNodeLockIT extends LockContract {
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
 
-    private Coordis a;
-    private Coordis b;
-
-    @BeforeEach
-    void connect() {
-        a = TestClients.connect(redis.uri());
-        b = TestClients.connect(redis.uri());
+    @Override
+    protected List<String> urls() {
+        return List.of(redis.uri());
     }
 
-    @AfterEach
-    void close() {
-        a.close();
-        b.close();
+    @Override
+    protected List<RedisServer> servers() {
+        return List.of(redis.server());
+    }
+
+    @Override
+    protected DistributedLock lock(Coordis client, String name, LockOptions options) {
+        return client.lock(name, options);
+    }
+
+    /** A waiter subscribes to the release channel. */
+    @Override
+    protected void awaitWaiting(String name) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(Prefixed.derived(name, "released")) > 0);
+    }
+
+    /** An ended wait unsubscribes; UNSUBSCRIBE reaches Redis shortly after the wait returns. */
+    @Override
+    protected void awaitWaitLeftNothing(String name) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(Prefixed.derived(name, "released")) == 0);
     }
 
     private RedisServer server() {
         return redis.server();
+    }
+
+    @Test
+    void aBusyAnswerShowsTheNodesVote() {
+        Lease held = a.lock("r").tryAcquire().orElseThrow();
+        DistributedLock other = b.lock("r");
+        assertThat(other.tryAcquire()).isEmpty();
+        assertThat(other.lastVotes()).singleElement().satisfies(v -> {
+            assertThat(v.vote()).isEqualTo(NodeVote.Vote.HELD_BY_OTHER);
+            assertThat(v.node()).isEqualTo(server().address());
+        });
+        held.release();
     }
 
     @Test
@@ -93,35 +116,6 @@ class SingleNodeLockIT {
             assertThat(server().command("GET", Prefixed.key("app:job"))).isEqualTo(lease.token());
             assertThat(server().command("EXISTS", Prefixed.key("job"))).isEqualTo(0L);
         }
-    }
-
-    @Test
-    void secondClientIsExcludedUntilRelease() throws Exception {
-        Lease held = a.lock("r").tryAcquire().orElseThrow();
-        DistributedLock other = b.lock("r");
-        assertThat(other.tryAcquire()).isEmpty();
-        assertThat(other.lastVotes()).singleElement().satisfies(v -> {
-            assertThat(v.vote()).isEqualTo(NodeVote.Vote.HELD_BY_OTHER);
-            assertThat(v.node()).isEqualTo(server().address());
-        });
-        assertThat(b.lock("r").acquire(Duration.ofMillis(200))).isEmpty();
-        held.release();
-        try (Lease next = b.lock("r").tryAcquire().orElseThrow()) {
-            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
-        }
-    }
-
-    @Test
-    void fencingNumbersStrictlyIncreaseAcrossClients() {
-        long last = 0;
-        for (int i = 0; i < 20; i++) {
-            Coordis c = i % 2 == 0 ? a : b;
-            try (Lease lease = c.lock("fenced").tryAcquire().orElseThrow()) {
-                assertThat(lease.fencingToken()).isGreaterThan(last);
-                last = lease.fencingToken();
-            }
-        }
-        assertThat(server().command("GET", Prefixed.derived("fenced", "fence"))).isEqualTo(Long.toString(last));
     }
 
     @Test
@@ -363,42 +357,6 @@ class SingleNodeLockIT {
         assertThat(overlaps.get()).isZero();
     }
 
-    /**
-     * Closing a client ends its callers' waits for a busy lock at once with an error naming the closed
-     * connection, instead of leaving their threads parked until the holder's TTL or their own deadline; the
-     * callers queued locally behind the first one end the same way.
-     */
-    @Test
-    void closingTheClientEndsItsWaitsForABusyLockAtOnce() throws Exception {
-        Lease held = b.lock("closing").tryAcquire().orElseThrow(); // 30 s TTL
-        Coordis closing = TestClients.connect(redis.uri());
-        DistributedLock lock = closing.lock("closing");
-        List<java.util.concurrent.CompletableFuture<Throwable>> waits = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            waits.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                try {
-                    lock.acquire(Duration.ofSeconds(20));
-                    return null;
-                } catch (Throwable t) {
-                    return t;
-                }
-            }, Executors.newSingleThreadExecutor()));
-        }
-        await().atMost(Duration.ofSeconds(5)).until(() ->
-                (Long) ((List<?>) server().command("PUBSUB", "NUMSUB", Prefixed.derived("closing", "released")))
-                        .get(1) > 0);
-        Thread.sleep(100);
-        long start = System.nanoTime();
-        closing.close();
-        for (var wait : waits) {
-            Throwable t = wait.get(5, TimeUnit.SECONDS);
-            assertThat(t).isInstanceOf(io.coordis.CoordisException.class).hasMessageContaining("closed");
-        }
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("all waits ended (ms)").isLessThan(3000);
-        assertThat(held.isHeld()).isTrue();
-        held.release();
-    }
-
     /** Takes and releases {@code lock} until {@code stop}, counting cycles and overlaps with other holders. */
     private static Void cycle(DistributedLock lock, java.util.concurrent.atomic.AtomicBoolean stop, AtomicInteger inside,
                               AtomicInteger overlaps, AtomicInteger cycles) throws InterruptedException {
@@ -485,39 +443,6 @@ class SingleNodeLockIT {
     }
 
     @Test
-    void watchdogKeepsTheLockPastItsTtlAndStopsAfterRelease() throws Exception {
-        DistributedLock lock = a.lock("renewed", LockOptions.defaults().withTtl(Duration.ofMillis(300)));
-        Lease lease = lock.tryAcquire().orElseThrow();
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1200);
-        while (System.nanoTime() < until) {
-            assertThat(b.lock("renewed").tryAcquire()).isEmpty();
-            assertThat(lease.isHeld()).isTrue();
-            Thread.sleep(50);
-        }
-        lease.close();
-        assertThat(b.lock("renewed").tryAcquire()).isPresent().get().satisfies(Lease::close);
-    }
-
-    @Test
-    void withoutRenewalTheLeaseEndsAtItsValidity() throws Exception {
-        Lease lease = a.lock("short", LockOptions.defaults().withTtl(Duration.ofMillis(300)).withAutoRenew(false))
-                .tryAcquire().orElseThrow();
-        assertThat(lease.remainingValidity()).isLessThanOrEqualTo(Duration.ofMillis(300 - 5));
-        lease.lost().toCompletableFuture().get(2, TimeUnit.SECONDS);
-        assertThat(lease.isHeld()).isFalse();
-        assertThat(b.lock("short").acquire(Duration.ofSeconds(2))).isPresent().get().satisfies(Lease::close);
-    }
-
-    @Test
-    void deletedKeyIsNoticedByTheWatchdogAndReportedAsLost() throws Exception {
-        Lease lease = a.lock("stolen", LockOptions.defaults().withTtl(Duration.ofMillis(600))).tryAcquire().orElseThrow();
-        server().command("DEL", Prefixed.key("stolen"));
-        assertThat(lease.lost().toCompletableFuture().get(2, TimeUnit.SECONDS)).isSameAs(lease);
-        assertThat(lease.isHeld()).isFalse();
-        assertThat(lease.release()).isFalse();
-    }
-
-    @Test
     void threadsOfOneClientQueueLocallyAndAllGetTheirTurn() throws Exception {
         DistributedLock lock = a.lock("local");
         int threads = 6;
@@ -556,83 +481,6 @@ class SingleNodeLockIT {
     }
 
     @Test
-    void interruptedWaitLeavesNothingBehind() throws Exception {
-        Lease held = a.lock("intr").tryAcquire().orElseThrow();
-        Thread[] waiter = new Thread[1];
-        java.util.concurrent.atomic.AtomicReference<Throwable> outcome = new java.util.concurrent.atomic.AtomicReference<>();
-        waiter[0] = new Thread(() -> {
-            try {
-                b.lock("intr").acquire(Duration.ofSeconds(30));
-            } catch (Throwable t) {
-                outcome.set(t);
-            }
-        });
-        waiter[0].start();
-        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(Prefixed.derived("intr", "released")) > 0);
-        waiter[0].interrupt();
-        waiter[0].join(5000);
-        assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
-        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(Prefixed.derived("intr", "released")) == 0);
-        assertThat(server().command("GET", Prefixed.key("intr"))).isEqualTo(held.token());
-        held.close();
-        assertThat(b.lock("intr").tryAcquire()).isPresent().get().satisfies(Lease::close);
-    }
-
-    @Test
-    void timedOutWaitLeavesNothingBehind() throws Exception {
-        Lease held = a.lock("timeout").tryAcquire().orElseThrow();
-        assertThat(b.lock("timeout").acquire(Duration.ofMillis(300))).isEmpty();
-        // UNSUBSCRIBE is sent when the wait ends; it reaches Redis shortly after
-        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(Prefixed.derived("timeout", "released")) == 0);
-        assertThat(server().command("GET", Prefixed.key("timeout"))).isEqualTo(held.token());
-        held.close();
-    }
-
-    @Test
-    void javaUtilConcurrentLockIsThreadOwnedAndReentrant() throws Exception {
-        java.util.concurrent.locks.Lock lock = a.lock("juc").asLock();
-        lock.lock();
-        lock.lock();
-        assertThat(b.lock("juc").tryAcquire()).isEmpty();
-        Thread other = new Thread(() -> assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class));
-        other.start();
-        other.join();
-        lock.unlock();
-        assertThat(b.lock("juc").tryAcquire()).isEmpty();
-        lock.unlock();
-        assertThat(b.lock("juc").tryAcquire()).isPresent().get().satisfies(Lease::close);
-        assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
-        lock.unlock();
-        assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class);
-    }
-
-    @Test
-    void runLockedRunsTheWorkWhileHoldingAndReleasesAfterwards() throws Exception {
-        AtomicInteger ran = new AtomicInteger();
-        boolean done = a.lock("scoped").runLocked(Duration.ofSeconds(1), () -> {
-            assertThat(b.lock("scoped").tryAcquire()).isEmpty();
-            ran.incrementAndGet();
-        });
-        assertThat(done).isTrue();
-        assertThat(ran).hasValue(1);
-        assertThat(server().command("EXISTS", Prefixed.key("scoped"))).isEqualTo(0L);
-    }
-
-    @Test
-    void wrongTypeKeyIsATypedErrorNotBusy() {
-        server().command("RPUSH", Prefixed.key("listy"), "x");
-        assertThatThrownBy(() -> a.lock("listy").tryAcquire())
-                .isInstanceOfSatisfying(WrongTypeException.class, e -> {
-                    assertThat(e.key()).isEqualTo(Prefixed.key("listy"));
-                    assertThat(e.actualType()).isEqualTo("list");
-                    assertThat(e.node()).contains(server().address());
-                })
-                .hasMessageContaining("'" + Prefixed.key("listy") + "'").hasMessageContaining("list");
-        assertThatThrownBy(() -> a.lock("listy").acquire(Duration.ofSeconds(5))).isInstanceOf(WrongTypeException.class);
-        assertThat(server().command("LLEN", Prefixed.key("listy"))).isEqualTo(1L);
-    }
-
-    @Test
     void brokenCounterOrDetailsKeysFailTheAcquireAndLeaveNothingLocked() {
         server().command("SET", Prefixed.derived("counted", "fence"), "not-a-number");
         assertThatThrownBy(() -> a.lock("counted").tryAcquire()).isInstanceOf(io.coordis.CoordisException.class)
@@ -642,32 +490,6 @@ class SingleNodeLockIT {
         server().command("RPUSH", Prefixed.derived("detailed", "holder"), "x");
         assertThatThrownBy(() -> a.lock("detailed").tryAcquire()).isInstanceOf(WrongTypeException.class);
         assertThat(server().command("EXISTS", Prefixed.key("detailed"))).isEqualTo(0L);
-    }
-
-    @Test
-    void badNamesAndTtlsAreRejectedWithClearMessages() {
-        assertThatThrownBy(() -> a.lock(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("lock name");
-        assertThatThrownBy(() -> a.lock("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
-        assertThatThrownBy(() -> a.lock("  \t")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
-        assertThatThrownBy(() -> LockOptions.defaults().withTtl(Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("lock ttl must be at least 100ms, was 0ms");
-        assertThatThrownBy(() -> LockOptions.defaults().withTtl(Duration.ofMillis(-1)))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> LockOptions.defaults().withTtl(Duration.ofMillis(99)))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> a.lock("x").acquire(Duration.ofSeconds(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wait must not be negative");
-    }
-
-    @Test
-    void scriptFlushBetweenCallsIsTransparent() {
-        Lease lease = a.lock("flushed").tryAcquire().orElseThrow();
-        server().command("SCRIPT", "FLUSH");
-        assertThat(lease.extend(Duration.ofSeconds(5))).isTrue();
-        server().command("SCRIPT", "FLUSH");
-        assertThat(lease.release()).isTrue();
-        server().command("SCRIPT", "FLUSH");
-        assertThat(a.lock("flushed").tryAcquire()).isPresent().get().satisfies(Lease::close);
     }
 
     @Test

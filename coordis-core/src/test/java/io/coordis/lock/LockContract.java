@@ -1,0 +1,416 @@
+package io.coordis.lock;
+
+import io.coordis.Coordis;
+import io.coordis.CoordisException;
+import io.coordis.TestClients;
+import io.coordis.WrongTypeException;
+import io.coordis.testkit.Prefixed;
+import io.coordis.testkit.RedisServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * What every {@link DistributedLock} promises, whatever it is built on: exclusion, rising fencing numbers,
+ * waits that end by a release, a deadline, an interrupt or the client's close and leave the holder alone,
+ * renewal and loss, {@code runLocked}, {@code asLock}, typed errors and checked input. A subclass supplies the
+ * servers and the lock (single node, Redlock, legacy); tests of one implementation's layout or waiting
+ * mechanism stay in that subclass.
+ */
+abstract class LockContract {
+    protected Coordis a;
+    protected Coordis b;
+
+    /** The URLs a client of this implementation connects to. */
+    protected abstract List<String> urls();
+
+    /** Every server the lock lives on, in the order of {@link #urls()}. */
+    protected abstract List<RedisServer> servers();
+
+    /** The lock {@code name} of this implementation, through {@code client}. */
+    protected abstract DistributedLock lock(Coordis client, String name, LockOptions options);
+
+    /** The options every test starts from. */
+    protected LockOptions options() {
+        return LockOptions.defaults();
+    }
+
+    /** Options with a TTL short enough that a test sees several renewals in a second or two. */
+    protected LockOptions shortTtl() {
+        return options().withTtl(Duration.ofMillis(300));
+    }
+
+    /** Returns once a caller of {@code name} is waiting for the lock (not merely about to). */
+    protected void awaitWaiting(String name) throws InterruptedException {
+        Thread.sleep(300);
+    }
+
+    /**
+     * Whether closing the client ends its callers' waits at once. Redlock does not yet: its waiters go on
+     * retrying until their own deadline.
+     */
+    protected boolean closeEndsWaits() {
+        return true;
+    }
+
+    /** Returns once an ended wait for {@code name} has left nothing of its own behind. */
+    protected void awaitWaitLeftNothing(String name) {
+    }
+
+    @BeforeEach
+    void connect() {
+        a = TestClients.connect(urls());
+        b = TestClients.connect(urls());
+    }
+
+    @AfterEach
+    void close() {
+        a.close();
+        b.close();
+    }
+
+    private DistributedLock lock(Coordis client, String name) {
+        return lock(client, name, options());
+    }
+
+    /** {@code command} on every server, answers in order. */
+    private List<Object> everywhere(String... command) {
+        List<Object> answers = new ArrayList<>();
+        for (RedisServer s : servers()) {
+            answers.add(s.command(command));
+        }
+        return answers;
+    }
+
+    @Test
+    void aBusyLockIsExcludedUntilReleaseAndTheNextHolderHasAHigherFence() throws Exception {
+        Lease held = lock(a, "excluded").tryAcquire().orElseThrow();
+        assertThat(held.isHeld()).isTrue();
+        assertThat(lock(b, "excluded").tryAcquire()).isEmpty();
+        assertThat(lock(b, "excluded").acquire(Duration.ofMillis(200))).isEmpty();
+        assertThat(held.release()).isTrue();
+        assertThat(held.isHeld()).isFalse();
+        assertThat(held.release()).as("release is idempotent").isFalse();
+        try (Lease next = lock(b, "excluded").tryAcquire().orElseThrow()) {
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(next.token()).isNotEqualTo(held.token());
+        }
+    }
+
+    @Test
+    void fencingNumbersGrowWithEveryAcquisitionAcrossClients() {
+        long last = 0;
+        for (int i = 0; i < 12; i++) {
+            try (Lease lease = lock(i % 2 == 0 ? a : b, "fenced").tryAcquire().orElseThrow()) {
+                assertThat(lease.fencingToken()).isGreaterThan(last);
+                last = lease.fencingToken();
+            }
+        }
+        // the counter is the highest on any node (Redlock writes it back to a majority only)
+        long granted = last;
+        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(everywhere("GET", Prefixed.derived("fenced", "fence"))
+                .stream().mapToLong(v -> Long.parseLong((String) v)).max()).hasValue(granted));
+    }
+
+    @Test
+    void aWaiterGetsTheLockSoonAfterTheRelease() throws Exception {
+        Lease held = lock(a, "handed").tryAcquire().orElseThrow();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Optional<Lease>> waiter = pool.submit(() -> lock(b, "handed").acquire(Duration.ofSeconds(20)));
+            Thread.sleep(1_500); // any backoff has grown to its longest
+            long released = System.nanoTime();
+            held.release();
+            try (Lease next = waiter.get(5, TimeUnit.SECONDS).orElseThrow()) {
+                // far below the 30 s TTL
+                assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(2));
+                assertThat(next.isHeld()).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void acquireWithoutADeadlineWaitsAsLongAsItTakes() throws Exception {
+        Lease held = lock(a, "patient").tryAcquire().orElseThrow();
+        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                return lock(b, "patient").acquire();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(500);
+        assertThat(waiter).isNotDone();
+        held.release();
+        try (Lease next = waiter.get(5, TimeUnit.SECONDS)) {
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+    }
+
+    @Test
+    void interruptedWaitThrowsAndLeavesTheHolderAlone() throws Exception {
+        DistributedLock lock = lock(a, "interrupted");
+        Lease held = lock.tryAcquire().orElseThrow();
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                lock(b, "interrupted").acquire(Duration.ofSeconds(30));
+            } catch (Throwable t) {
+                outcome.set(t);
+            }
+        });
+        waiter.start();
+        awaitWaiting("interrupted");
+        waiter.interrupt();
+        waiter.join(5000);
+        assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+        awaitWaitLeftNothing("interrupted");
+        assertThat(everywhere("GET", lock.key())).containsOnly(held.token());
+        assertThat(held.isHeld()).isTrue();
+        held.close();
+        assertThat(lock(b, "interrupted").tryAcquire()).isPresent().get().satisfies(Lease::close);
+    }
+
+    @Test
+    void timedOutWaitLeavesTheHolderAlone() throws Exception {
+        DistributedLock lock = lock(a, "timeout");
+        Lease held = lock.tryAcquire().orElseThrow();
+        assertThat(lock(b, "timeout").acquire(Duration.ofMillis(300))).isEmpty();
+        awaitWaitLeftNothing("timeout");
+        assertThat(everywhere("GET", lock.key())).containsOnly(held.token());
+        held.close();
+    }
+
+    /**
+     * Closing a client ends its callers' waits for a busy lock at once with an error naming the close,
+     * instead of leaving their threads parked until the holder's TTL or their own deadline; the callers
+     * queued locally behind the first one end the same way.
+     */
+    @Test
+    void closingTheClientEndsItsWaitsForABusyLockAtOnce() throws Exception {
+        assumeTrue(closeEndsWaits(), "closing the client does not end this lock's waits yet");
+        Lease held = lock(b, "closing").tryAcquire().orElseThrow(); // 30 s TTL
+        Coordis closing = TestClients.connect(urls());
+        DistributedLock lock = lock(closing, "closing");
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<Throwable>> waits = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                waits.add(pool.submit(() -> {
+                    try {
+                        lock.acquire(Duration.ofSeconds(20));
+                        return null;
+                    } catch (Throwable t) {
+                        return t;
+                    }
+                }));
+            }
+            awaitWaiting("closing");
+            Thread.sleep(100);
+            long start = System.nanoTime();
+            closing.close();
+            for (Future<Throwable> wait : waits) {
+                assertThat(wait.get(5, TimeUnit.SECONDS)).isInstanceOf(CoordisException.class)
+                        .hasMessageContaining("closed");
+            }
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("all waits ended (ms)")
+                    .isLessThan(3000);
+            assertThat(held.isHeld()).isTrue();
+        } finally {
+            pool.shutdownNow();
+            held.release();
+        }
+    }
+
+    @Test
+    void runLockedRunsTheWorkWhileHoldingAndReleasesAfterwards() throws Exception {
+        AtomicInteger ran = new AtomicInteger();
+        DistributedLock lock = lock(a, "scoped");
+        boolean done = lock.runLocked(Duration.ofSeconds(1), () -> {
+            assertThat(lock(b, "scoped").tryAcquire()).isEmpty();
+            ran.incrementAndGet();
+        });
+        assertThat(done).isTrue();
+        assertThat(ran).hasValue(1);
+        assertThat(everywhere("EXISTS", lock.key())).containsOnly(0L);
+
+        try (Lease held = lock(b, "scoped").tryAcquire().orElseThrow()) {
+            assertThat(lock.runLocked(Duration.ofMillis(200), ran::incrementAndGet)).as("the wait ran out").isFalse();
+            assertThat(ran).hasValue(1);
+            assertThat(held.isHeld()).isTrue();
+        }
+    }
+
+    @Test
+    void runLockedInterruptsTheWorkWhenTheLeaseIsLost() throws Exception {
+        DistributedLock lock = lock(a, "scoped-lost", shortTtl());
+        AtomicReference<Throwable> ended = new AtomicReference<>();
+        long start = System.nanoTime();
+        boolean ran = lock.runLocked(Duration.ofSeconds(1), () -> {
+            everywhere("DEL", lock.key());
+            try {
+                Thread.sleep(10_000);
+            } catch (InterruptedException e) {
+                ended.set(e);
+            }
+        });
+        assertThat(ran).isTrue();
+        assertThat(ended.get()).as("the work was interrupted").isInstanceOf(InterruptedException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        assertThat(Thread.interrupted()).as("no interrupt leaks past runLocked").isFalse();
+    }
+
+    @Test
+    void asLockIsThreadOwnedAndReentrant() throws Exception {
+        Lock lock = lock(a, "juc").asLock();
+        lock.lock();
+        lock.lock();
+        assertThat(lock(b, "juc").tryAcquire()).isEmpty();
+        AtomicReference<Throwable> foreignUnlock = new AtomicReference<>();
+        Thread other = new Thread(() -> {
+            try {
+                lock.unlock();
+            } catch (Throwable t) {
+                foreignUnlock.set(t);
+            }
+        });
+        other.start();
+        other.join();
+        assertThat(foreignUnlock.get()).isInstanceOf(IllegalMonitorStateException.class);
+        lock.unlock();
+        assertThat(lock(b, "juc").tryAcquire()).as("still held once").isEmpty();
+        lock.unlock();
+        assertThat(lock(b, "juc").tryAcquire()).isPresent().get().satisfies(Lease::close);
+        assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
+        lock.unlock();
+        assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void watchdogKeepsTheLockPastItsTtlAndStopsAfterRelease() throws Exception {
+        LockOptions options = shortTtl();
+        Lease lease = lock(a, "renewed", options).tryAcquire().orElseThrow();
+        long until = System.nanoTime() + options.ttl().multipliedBy(4).toNanos();
+        while (System.nanoTime() < until) {
+            assertThat(lock(b, "renewed").tryAcquire()).isEmpty();
+            assertThat(lease.isHeld()).isTrue();
+            Thread.sleep(50);
+        }
+        lease.close();
+        assertThat(lock(b, "renewed").tryAcquire()).isPresent().get().satisfies(Lease::close);
+    }
+
+    @Test
+    void withoutRenewalTheLeaseEndsAtItsValidity() throws Exception {
+        LockOptions options = shortTtl().withAutoRenew(false);
+        Lease lease = lock(a, "short", options).tryAcquire().orElseThrow();
+        assertThat(lease.remainingValidity()).isLessThanOrEqualTo(options.ttl().minusMillis(5));
+        lease.lost().toCompletableFuture().get(options.ttl().multipliedBy(5).toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.remainingValidity()).isZero();
+        assertThat(lock(b, "short").acquire(Duration.ofSeconds(5))).isPresent().get().satisfies(Lease::close);
+    }
+
+    @Test
+    void aDeletedKeyIsNoticedByTheWatchdogAndReportedAsLost() throws Exception {
+        LockOptions options = shortTtl();
+        DistributedLock lock = lock(a, "stolen", options);
+        Lease lease = lock.tryAcquire().orElseThrow();
+        everywhere("DEL", lock.key());
+        assertThat(lease.lost().toCompletableFuture().get(options.ttl().multipliedBy(5).toMillis(), TimeUnit.MILLISECONDS))
+                .isSameAs(lease);
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.release()).isFalse();
+    }
+
+    @Test
+    void extendSucceedsWhileOursAndFailsOnceTheLockIsGone() {
+        DistributedLock lock = lock(a, "extended", options().withTtl(Duration.ofSeconds(2)).withAutoRenew(false));
+        Lease lease = lock.tryAcquire().orElseThrow();
+        assertThat(lease.extend(Duration.ofSeconds(20))).isTrue();
+        assertThat(lease.remainingValidity()).isGreaterThan(Duration.ofSeconds(15));
+        everywhere("DEL", lock.key());
+        assertThat(lease.extend(Duration.ofSeconds(20))).isFalse();
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.lost().toCompletableFuture()).succeedsWithin(Duration.ofSeconds(2)).isSameAs(lease);
+        assertThat(lease.release()).isFalse();
+    }
+
+    @Test
+    void holderShowsTheTokenWhileHeldAndNothingAfterTheRelease() {
+        DistributedLock lock = lock(a, "visible");
+        assertThat(lock.holder()).isEmpty();
+        try (Lease lease = lock.tryAcquire().orElseThrow()) {
+            LockHolder holder = lock(b, "visible").holder().orElseThrow();
+            assertThat(holder.token()).isEqualTo(lease.token());
+            assertThat(holder.ttl()).get().satisfies(t -> assertThat(t).isPositive());
+        }
+        assertThat(lock(b, "visible").holder()).isEmpty();
+    }
+
+    @Test
+    void keyOfAnotherTypeIsATypedErrorNotBusy() {
+        DistributedLock lock = lock(a, "listy");
+        everywhere("RPUSH", lock.key(), "x");
+        assertThatThrownBy(lock::tryAcquire).isInstanceOfSatisfying(WrongTypeException.class, e -> {
+            assertThat(e.key()).isEqualTo(lock.key());
+            assertThat(e.actualType()).isEqualTo("list");
+            assertThat(e.node()).isPresent();
+        }).hasMessageContaining("'" + lock.key() + "'").hasMessageContaining("list");
+        assertThatThrownBy(() -> lock.acquire(Duration.ofMillis(300))).isInstanceOf(WrongTypeException.class);
+        assertThat(everywhere("LLEN", lock.key())).containsOnly(1L);
+    }
+
+    @Test
+    void scriptFlushBetweenCallsIsTransparent() {
+        Lease lease = lock(a, "flushed").tryAcquire().orElseThrow();
+        everywhere("SCRIPT", "FLUSH");
+        assertThat(lease.extend(Duration.ofSeconds(5))).isTrue();
+        everywhere("SCRIPT", "FLUSH");
+        assertThat(lease.release()).isTrue();
+        everywhere("SCRIPT", "FLUSH");
+        assertThat(lock(a, "flushed").tryAcquire()).isPresent().get().satisfies(Lease::close);
+    }
+
+    @Test
+    void badNamesWaitsAndTtlsAreRejectedWithClearMessages() throws Exception {
+        assertThatThrownBy(() -> lock(a, null)).isInstanceOf(NullPointerException.class).hasMessageContaining("lock name");
+        assertThatThrownBy(() -> lock(a, "")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+        assertThatThrownBy(() -> lock(a, "  \t")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+        assertThatThrownBy(() -> lock(a, "x", null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("lock options");
+        assertThatThrownBy(() -> LockOptions.defaults().withTtl(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("lock ttl must be at least 100ms, was 0ms");
+        assertThatThrownBy(() -> LockOptions.defaults().withTtl(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LockOptions.defaults().withTtl(Duration.ofMillis(99)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> lock(a, "x").acquire(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wait must not be negative");
+        try (Lease lease = lock(a, "x").tryAcquire().orElseThrow()) {
+            assertThatThrownBy(() -> lease.extend(LockOptions.MAX_TTL.plusMillis(1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lock ttl");
+            assertThat(lease.isHeld()).isTrue();
+        }
+    }
+}

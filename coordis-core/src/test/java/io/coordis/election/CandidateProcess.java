@@ -4,27 +4,29 @@ import io.coordis.Coordis;
 import io.coordis.TestClients;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RespClient;
+import io.coordis.testkit.fault.FencedClient;
 import io.coordis.testkit.history.History;
 
 import java.net.URI;
 import java.time.Duration;
 
 /**
- * Child-JVM main: one election candidate that reports to an {@link ElectionReferee} and prints what it
+ * Child-JVM main: one election candidate that reports to a {@link io.coordis.testkit.fault.FencedResource} and
+ * prints what it
  * believes on stdout ({@code CAMPAIGNING}, {@code ELECTED term=T}, {@code REVOKED term=T},
  * {@code ROUND leader=B remembered=V}). Exits when stdin closes.
  *
- * <p>Arguments: {@code <mode> <referee port> <redis uri> <name> <id> <ttl ms> [history file]}, mode one of:
+ * <p>Arguments: {@code <mode> <resource host:port> <redis uri> <name> <id> <ttl ms> [history file]}, mode one of:
  * <ul>
- *   <li>{@code lease} — the lease election: campaign; once elected, report ELECTED and write to the fenced
- *       resource every 20 ms while {@link Leadership#isValid()}; when it turns false report REVOKED (before
- *       anything else) and campaign again. With a history file it records there, for {@code LeaderChecker},
+ *   <li>{@code lease} — the lease election: campaign; once elected, ENTER the resource with its term and write to
+ *       it every 20 ms while {@link Leadership#isValid()}; when it turns false EXIT (before anything else) and
+ *       campaign again. With a history file it records there, for {@code LeaderChecker},
  *       {@code invoke campaign} before each campaign, {@code ok elected} (term) as soon as it returns, before
  *       reporting, and {@code info revoked} (term).</li>
- *   <li>{@code counter} — Coordis's counter election, one round every ttl/10; after each round report ACT
- *       if {@link CounterElection#isLeader()}.</li>
+ *   <li>{@code counter} — Coordis's counter election, one round every ttl/10; after each round act (ENTER and EXIT the
+ *       resource, with no fencing token: 0) if {@link CounterElection#isLeader()}.</li>
  *   <li>{@code seed} — the classic {@code master()} function emulated command for command (INCR, then
- *       EXPIRE key term while leading) without the local term check; ACT after each round it won.</li>
+ *       EXPIRE key term while leading) without the local term check; act after each round it won.</li>
  * </ul>
  */
 public final class CandidateProcess {
@@ -33,7 +35,7 @@ public final class CandidateProcess {
 
     public static void main(String[] args) throws Exception {
         String mode = args[0];
-        int port = Integer.parseInt(args[1]);
+        String resource = args[1];
         String uri = args[2];
         String name = args[3];
         String id = args[4];
@@ -51,8 +53,7 @@ public final class CandidateProcess {
         }, "stdin-watch");
         stdinWatch.setDaemon(true);
         stdinWatch.start();
-        try (RefereeClient referee = new RefereeClient(port, id)) {
-            referee.send("HELLO", 0);
+        try (FencedClient referee = FencedClient.connect(resource, id)) {
             switch (mode) {
                 case "lease" -> lease(referee, uri, name, id, ttl, history);
                 case "counter" -> counter(referee, uri, name, ttl);
@@ -67,7 +68,7 @@ public final class CandidateProcess {
         System.out.flush();
     }
 
-    private static void lease(RefereeClient referee, String uri, String name, String id, Duration ttl, History history)
+    private static void lease(FencedClient referee, String uri, String name, String id, Duration ttl, History history)
             throws InterruptedException {
         try (Coordis coordis = TestClients.connect(uri)) {
             LeaderElection election = coordis.election(name,
@@ -77,19 +78,25 @@ public final class CandidateProcess {
                 record(history, "invoke", "campaign", name, id, -1);
                 Leadership l = election.campaign();
                 record(history, "ok", "elected", name, id, l.term());
-                referee.send("ELECTED", l.term());
+                referee.enter(l.term());
                 say("ELECTED term=" + l.term());
                 while (l.isValid()) {
-                    if (!referee.send("WRITE", l.term())) {
+                    if (!referee.write(l.term())) {
                         say("WRITE_REJECTED term=" + l.term());
                     }
                     Thread.sleep(20);
                 }
-                referee.send("REVOKED", l.term());
+                referee.exit(l.term());
                 record(history, "info", "revoked", name, id, l.term());
                 say("REVOKED term=" + l.term());
             }
         }
+    }
+
+    /** Work done as leader, with no fencing token: what an unfenced resource sees. */
+    private static void act(FencedClient referee) {
+        referee.enter(0);
+        referee.exit(0);
     }
 
     private static void record(History history, String type, String f, String name, String id, long term) {
@@ -98,14 +105,14 @@ public final class CandidateProcess {
         }
     }
 
-    private static void counter(RefereeClient referee, String uri, String key, Duration term) throws InterruptedException {
+    private static void counter(FencedClient referee, String uri, String key, Duration term) throws InterruptedException {
         try (Coordis coordis = TestClients.connect(uri)) {
             CounterElection election = coordis.counterElection(key, term);
             while (true) {
                 boolean won = election.round();
                 say("ROUND leader=" + won + " remembered=" + election.remembered());
                 if (election.isLeader()) {
-                    referee.send("ACT", 0);
+                    act(referee);
                 }
                 Thread.sleep(term.toMillis() / 10);
             }
@@ -113,7 +120,7 @@ public final class CandidateProcess {
     }
 
     /** The classic master() function, line for line, on a raw RESP connection. */
-    private static void seed(RefereeClient referee, String uri, String key, Duration term) throws InterruptedException {
+    private static void seed(FencedClient referee, String uri, String key, Duration term) throws InterruptedException {
         URI u = URI.create(uri);
         try (RespClient rc = RespClient.connect(u.getHost(), u.getPort())) {
             long localSelector = 0;
@@ -134,7 +141,7 @@ public final class CandidateProcess {
                 boolean master = localSelector > 0;
                 say("ROUND leader=" + master + " remembered=" + localSelector);
                 if (master) {
-                    referee.send("ACT", 0);
+                    act(referee);
                 }
                 Thread.sleep(term.toMillis() / 10);
             }

@@ -1,6 +1,7 @@
 package io.coordis.election;
 
 import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.fault.FencedResource;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,7 +13,7 @@ import java.util.Map;
 final class Candidates implements AutoCloseable {
     static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
-    private final ElectionReferee referee;
+    private final FencedResource referee;
     private final String mode;
     private final String name;
     private final Duration ttl;
@@ -20,12 +21,12 @@ final class Candidates implements AutoCloseable {
     private final Map<String, ChildJvm> running = new LinkedHashMap<>();
     private int started;
 
-    Candidates(ElectionReferee referee, String mode, String name, Duration ttl) {
+    Candidates(FencedResource referee, String mode, String name, Duration ttl) {
         this(referee, mode, name, ttl, null);
     }
 
     /** Candidates that write their histories to {@code histories/<id>.jsonl} (lease mode). */
-    Candidates(ElectionReferee referee, String mode, String name, Duration ttl, Path histories) {
+    Candidates(FencedResource referee, String mode, String name, Duration ttl, Path histories) {
         this.referee = referee;
         this.mode = mode;
         this.name = name;
@@ -37,7 +38,7 @@ final class Candidates implements AutoCloseable {
     String start(String uri) throws InterruptedException {
         String id = "c" + (++started);
         List<String> args = new java.util.ArrayList<>(
-                List.of(mode, Integer.toString(referee.port()), uri, name, id, Long.toString(ttl.toMillis())));
+                List.of(mode, referee.address(), uri, name, id, Long.toString(ttl.toMillis())));
         if (histories != null) {
             args.add(histories.resolve(id + ".jsonl").toString());
         }

@@ -3,6 +3,7 @@ package io.coordis.election;
 import io.coordis.testing.ChildJvm;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.fault.FencedResource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -54,7 +55,7 @@ class CounterPauseIT {
     }
 
     private Outcome pausedLeader(String mode, String key) throws Exception {
-        try (ElectionReferee referee = new ElectionReferee();
+        try (FencedResource referee = FencedResource.recording();
              Candidates candidates = new Candidates(referee, mode, key, TERM)) {
             String a = candidates.start(redis.uri());
             ChildJvm jvmA = candidates.get(a);
@@ -65,20 +66,20 @@ class CounterPauseIT {
             List<String> lines = jvmA.lines();
             long remembered = remembered(lines.get(lines.size() - 1));
             assertThat(remembered).as("A led before the pause: %s", lines).isPositive();
-            int mark = referee.size();
-            referee.await(mark, "ACT", b, TERM.toMillis() * 3)
+            int mark = referee.events().size();
+            referee.await(mark, "ENTER", b, TERM.multipliedBy(3))
                     .orElseThrow(() -> new AssertionError("B never led; " + candidates.describe()));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (Long.parseLong((String) redis.server().command("GET", Prefixed.key(key))) <= remembered + 2) {
                 assertThat(System.nanoTime()).as("B counted past %d", remembered).isLessThan(deadline);
                 Thread.sleep(50);
             }
-            int resumed = referee.size();
+            int resumed = referee.events().size();
             jvmA.resume();
             Thread.sleep(WATCH.toMillis());
-            List<ElectionReferee.Event> after = referee.events().subList(resumed, referee.size());
-            long actsA = after.stream().filter(e -> e.kind().equals("ACT") && e.id().equals(a)).count();
-            long actsB = after.stream().filter(e -> e.kind().equals("ACT") && e.id().equals(b)).count();
+            List<FencedResource.Event> after = referee.events().subList(resumed, referee.events().size());
+            long actsA = after.stream().filter(e -> e.verb().equals("ENTER") && e.client().equals(a)).count();
+            long actsB = after.stream().filter(e -> e.verb().equals("ENTER") && e.client().equals(b)).count();
             return new Outcome(actsA, actsB);
         }
     }

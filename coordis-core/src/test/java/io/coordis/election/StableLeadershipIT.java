@@ -2,6 +2,7 @@ package io.coordis.election;
 
 import io.coordis.testkit.FaultProxy;
 import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.fault.FencedResource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,11 +29,11 @@ class StableLeadershipIT {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void fiveCandidatesKeepTheirFirstLeaderThroughShortNetworkBlips() throws Exception {
-        try (ElectionReferee referee = new ElectionReferee();
+        try (FencedResource referee = FencedResource.recording();
              FaultProxy proxy = FaultProxy.to(redis.server());
              Candidates candidates = new Candidates(referee, "lease", "el:stable", TTL)) {
             String first = candidates.start(proxy.uri());
-            ElectionReferee.Event elected = referee.await(0, "ELECTED", first, 10_000)
+            FencedResource.Event elected = referee.await(0, "ENTER", first, Duration.ofMillis(10_000))
                     .orElseThrow(() -> new AssertionError("first candidate not elected; " + candidates.describe()));
             for (int i = 0; i < 4; i++) {
                 candidates.start(redis.uri());
@@ -47,11 +48,11 @@ class StableLeadershipIT {
                 blips++;
             }
             Thread.sleep(TTL.toMillis()); // anything the last blip broke would show by now
-            assertThat(referee.events("ELECTED")).as(candidates.describe()).containsExactly(elected);
-            assertThat(referee.events("REVOKED")).isEmpty();
-            assertThat(referee.events("WRITE")).allMatch(e -> e.id().equals(first) && e.accepted());
+            assertThat(referee.events("ENTER")).as(candidates.describe()).containsExactly(elected);
+            assertThat(referee.events("EXIT")).isEmpty();
+            assertThat(referee.events("WRITE")).allMatch(e -> e.client().equals(first) && e.accepted());
             assertThat(referee.events("WRITE").size()).as("the leader kept working").isGreaterThan(1000);
-            assertThat(referee.violations()).isEmpty();
+            assertThat(referee.report().violations() + referee.report().fenceRegressions()).as("%s", referee.report()).isZero();
             System.out.println("stable leadership: " + blips + " blips of " + BLIP.toMillis() + " ms, "
                     + referee.events("WRITE").size() + " writes, one election");
         }

@@ -1,17 +1,17 @@
 package io.coordis.lock;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
- * Child-JVM main for {@code MutualExclusionIT}: runs a crew of {@link LockWorker}s against one lock and
- * prints {@code READY}, then one {@code DONE ...} line per worker, then {@code FINISHED}. Exits when its
- * stdin closes (the test JVM died), so it never outlives the test.
+ * Child-JVM main for {@code MutualExclusionIT} and {@code RedlockMutualExclusionIT}: runs a crew of
+ * {@link LockWorker}s against one lock (on one node or several) and prints {@code READY}, one {@code DONE ...}
+ * (or {@code FAILED ...}) line per worker as it ends, so a worker that fails early is reported at once, then
+ * {@code FINISHED}. Exits when its stdin closes (the test JVM died), so it never outlives the test.
  *
  * <p>Arguments: {@code name=<prefix> threads=<n>} (optionally {@code oneClient=true}: all threads share one client) plus the {@link LockWorker.Settings} as {@code key=value}.
  */
@@ -32,14 +32,14 @@ public final class ContenderProcess {
         int status = 0;
         try (LockWorker.Crew crew = new LockWorker.Crew(a.get("name"), threads, settings,
                 Boolean.parseBoolean(a.getOrDefault("oneClient", "false")))) {
-            say("READY");
-            List<Future<LockWorker.Result>> results = new ArrayList<>();
+            CompletionService<LockWorker.Result> done = new ExecutorCompletionService<>(pool);
             for (LockWorker w : crew.workers()) {
-                results.add(pool.submit(w));
+                done.submit(w);
             }
-            for (Future<LockWorker.Result> f : results) {
+            say("READY");
+            for (int i = 0; i < threads; i++) {
                 try {
-                    say(f.get().toLine());
+                    say(done.take().get().toLine());
                 } catch (java.util.concurrent.ExecutionException e) {
                     say("FAILED " + e.getCause());
                     e.getCause().printStackTrace();

@@ -4,12 +4,13 @@ import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.TestClients;
 import io.coordis.internal.Tokens;
-import io.coordis.testing.CheckerClient;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RespClient;
+import io.coordis.testkit.fault.FencedClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,11 +20,14 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One contender of a mutual-exclusion run: loops acquire → report ENTER → tiny work → report EXIT →
- * release, for a fixed time counted from the checker's GO or until a number of rounds is done.
- * Runs on a thread of the test JVM or of a {@link ContenderProcess}.
+ * One contender of a mutual-exclusion run, on one node or (Redlock) several: loops acquire → report ENTER to the
+ * {@link io.coordis.testkit.fault.FencedResource} → tiny work → note whether the lease is still held → report
+ * EXIT → release, for a fixed time counted from the resource's GO or until a number of rounds is done. Runs on a
+ * thread of the test JVM or of a {@link ContenderProcess}.
  */
 final class LockWorker implements Callable<LockWorker.Result> {
+    /** How long a waiting worker waits per acquire call. */
+    private static final Duration WAIT = Duration.ofMillis(300);
 
     /** How a worker takes the lock. */
     enum Style {
@@ -31,15 +35,18 @@ final class LockWorker implements Callable<LockWorker.Result> {
         WAITING,
         /** {@link DistributedLock#tryAcquire()} with a short random pause after "busy". */
         TRYING,
-        /** Deliberately broken: SET without NX (always "acquires"), released with plain DEL. */
+        /**
+         * Deliberately broken: on one node SET without NX (always "acquires") released with a plain DEL; on
+         * several, one node's yes taken for the lock ({@link RedlockCanonicalClient#singleNode}).
+         */
         BROKEN
     }
 
     /**
      * What a run looks like; travels to child JVMs as {@code key=value} arguments.
      *
-     * @param redis    {@code host:port} of Redis
-     * @param checker  the checker's loopback port
+     * @param nodes    {@code host:port} of every Redis node: one for the single-node lock, at least 3 for Redlock
+     * @param resource {@code host:port} of the fenced resource that referees the run
      * @param lockName the lock every worker contends for
      * @param ttl      lock TTL (renewal on)
      * @param runFor   how long each worker loops after GO
@@ -47,24 +54,38 @@ final class LockWorker implements Callable<LockWorker.Result> {
      * @param work     time spent inside the critical section
      * @param broken   all workers use {@link Style#BROKEN}
      */
-    record Settings(String redis, int checker, String lockName, Duration ttl, Duration runFor, int rounds,
+    record Settings(List<String> nodes, String resource, String lockName, Duration ttl, Duration runFor, int rounds,
                     Duration work, boolean broken) {
 
         List<String> toArgs() {
-            return List.of("redis=" + redis, "checker=" + checker, "lock=" + lockName, "ttlMs=" + ttl.toMillis(),
-                    "runMs=" + runFor.toMillis(), "rounds=" + rounds, "workMicros=" + work.toNanos() / 1000,
-                    "broken=" + broken);
+            return List.of("nodes=" + String.join(",", nodes), "resource=" + resource, "lock=" + lockName,
+                    "ttlMs=" + ttl.toMillis(), "runMs=" + runFor.toMillis(), "rounds=" + rounds,
+                    "workMicros=" + work.toNanos() / 1000, "broken=" + broken);
         }
 
         static Settings fromArgs(Map<String, String> a) {
-            return new Settings(a.get("redis"), Integer.parseInt(a.get("checker")), a.get("lock"),
+            return new Settings(Arrays.asList(a.get("nodes").split(",")), a.get("resource"), a.get("lock"),
                     Duration.ofMillis(Long.parseLong(a.get("ttlMs"))), Duration.ofMillis(Long.parseLong(a.get("runMs"))),
                     Integer.parseInt(a.get("rounds")), Duration.ofNanos(Long.parseLong(a.get("workMicros")) * 1000),
                     Boolean.parseBoolean(a.get("broken")));
         }
 
-        String uri() {
-            return "redis://" + redis;
+        Settings withResource(String address) {
+            return new Settings(nodes, address, lockName, ttl, runFor, rounds, work, broken);
+        }
+
+        boolean redlock() {
+            return nodes.size() > 1;
+        }
+
+        /** For Redlock: no restart guard (nodes restart empty on purpose) and quick retries. */
+        LockOptions options() {
+            LockOptions options = LockOptions.defaults().withTtl(ttl);
+            return redlock() ? options.withRestartGuard(false).withRetryDelay(Duration.ofMillis(40)) : options;
+        }
+
+        List<String> uris() {
+            return nodes.stream().map(n -> "redis://" + n).toList();
         }
     }
 
@@ -73,7 +94,7 @@ final class LockWorker implements Callable<LockWorker.Result> {
      *
      * @param rounds     critical sections completed
      * @param busy       acquisitions that came back empty (busy, or the short wait ran out)
-     * @param errors     CoordisExceptions from acquire or release
+     * @param errors     CoordisExceptions from acquire or release (expected while Redlock nodes are down)
      * @param lostInside rounds where the lease was no longer held when the worker left the critical section
      */
     record Result(String worker, int rounds, int busy, int errors, int lostInside) {
@@ -112,42 +133,53 @@ final class LockWorker implements Callable<LockWorker.Result> {
 
     @Override
     public Result call() throws Exception {
-        try (CheckerClient checker = new CheckerClient(settings.checker(), id)) {
-            checker.awaitStart();
-            return style == Style.BROKEN ? runBroken(checker) : runCoordis(checker);
+        try (FencedClient resource = FencedClient.connect(settings.resource(), id)) {
+            if (style != Style.BROKEN) {
+                resource.awaitStart();
+                return runCoordis(resource);
+            }
+            if (settings.redlock()) {
+                try (RedlockCanonicalClient broken = RedlockCanonicalClient.singleNode(settings.nodes())) {
+                    resource.awaitStart();
+                    return runBroken(resource, broken);
+                }
+            }
+            resource.awaitStart();
+            return runBroken(resource);
         }
     }
 
-    private Result runCoordis(CheckerClient checker) throws InterruptedException {
-        DistributedLock lock = client.lock(settings.lockName(), LockOptions.defaults().withTtl(settings.ttl()));
+    private Result runCoordis(FencedClient resource) throws InterruptedException {
+        DistributedLock lock = client.lock(settings.lockName(), settings.options());
         long deadline = System.nanoTime() + settings.runFor().toNanos();
         int rounds = 0;
         int busy = 0;
         int errors = 0;
         int lost = 0;
-        while (rounds < settings.rounds() && System.nanoTime() < deadline) {
+        while (rounds < settings.rounds() && System.nanoTime() - deadline < 0) {
             Optional<Lease> acquired;
             try {
-                acquired = style == Style.WAITING ? lock.acquire(Duration.ofMillis(500)) : lock.tryAcquire();
+                acquired = style == Style.WAITING ? lock.acquire(WAIT) : lock.tryAcquire();
             } catch (CoordisException e) {
                 errors++;
+                pause();
                 continue;
             }
             if (acquired.isEmpty()) {
                 busy++;
                 if (style == Style.TRYING) {
-                    LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(200_000, 2_000_000));
+                    pause();
                 }
                 continue;
             }
             Lease lease = acquired.get();
             try {
-                checker.enter(lease.fencingToken());
+                resource.enter(lease.fencingToken());
                 LockSupport.parkNanos(settings.work().toNanos());
                 if (!lease.isHeld()) {
                     lost++;
                 }
-                checker.exit(lease.fencingToken());
+                resource.exit(lease.fencingToken());
             } finally {
                 try {
                     lease.release();
@@ -160,21 +192,27 @@ final class LockWorker implements Callable<LockWorker.Result> {
         return new Result(id, rounds, busy, errors, lost);
     }
 
+    /** A short random pause after "busy" or an error: longer for Redlock, whose attempts cost more. */
+    private void pause() {
+        long max = settings.redlock() ? 20_000_000 : 2_000_000;
+        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(max / 10, max));
+    }
+
     /** SET without NX, so every worker "gets" the lock, and plain DEL, which frees whoever holds it. */
-    private Result runBroken(CheckerClient checker) {
-        String host = settings.redis().substring(0, settings.redis().lastIndexOf(':'));
-        int port = Integer.parseInt(settings.redis().substring(settings.redis().lastIndexOf(':') + 1));
+    private Result runBroken(FencedClient resource) {
+        String node = settings.nodes().get(0);
         long deadline = System.nanoTime() + settings.runFor().toNanos();
         int rounds = 0;
         String key = Prefixed.key(settings.lockName());
         String fenceKey = Prefixed.key(settings.lockName() + ":broken-fence");
-        try (RespClient redis = RespClient.connect(host, port)) {
-            while (rounds < settings.rounds() && System.nanoTime() < deadline) {
+        try (RespClient redis = RespClient.connect(node.substring(0, node.lastIndexOf(':')),
+                Integer.parseInt(node.substring(node.lastIndexOf(':') + 1)))) {
+            while (rounds < settings.rounds() && System.nanoTime() - deadline < 0) {
                 long fence = (Long) redis.command("INCR", fenceKey);
                 redis.command("SET", key, Tokens.next(), "PX", Long.toString(settings.ttl().toMillis()));
-                checker.enter(fence);
+                resource.enter(fence);
                 LockSupport.parkNanos(settings.work().toNanos());
-                checker.exit(fence);
+                resource.exit(fence);
                 redis.command("DEL", key);
                 rounds++;
             }
@@ -182,48 +220,74 @@ final class LockWorker implements Callable<LockWorker.Result> {
         return new Result(id, rounds, 0, 0, 0);
     }
 
+    /** One node's yes taken for the lock; a per-worker counter stands in for a fencing number. */
+    private Result runBroken(FencedClient resource, RedlockCanonicalClient broken) {
+        long deadline = System.nanoTime() + settings.runFor().toNanos();
+        int rounds = 0;
+        int busy = 0;
+        String key = Prefixed.key(settings.lockName());
+        while (rounds < settings.rounds() && System.nanoTime() - deadline < 0) {
+            Optional<String> value = broken.tryLock(key, settings.ttl());
+            if (value.isEmpty()) {
+                busy++;
+                continue;
+            }
+            resource.enter(rounds + 1);
+            LockSupport.parkNanos(settings.work().toNanos());
+            resource.exit(rounds + 1);
+            broken.unlock(key, value.get());
+            rounds++;
+        }
+        return new Result(id, rounds, busy, 0, 0);
+    }
+
     /**
-     * The workers of one process and the clients they use. Coordis workers alternate styles and share
-     * clients in a mix: per group of four, two waiting workers share one client, a waiting and a trying
-     * worker each have their own.
+     * The workers of one process and the clients they use. On one node, Coordis workers alternate styles and
+     * share clients in a mix: per group of four, two waiting workers share one client, a waiting and a trying
+     * worker each have their own. On several nodes (Redlock) every worker has its own client, warmed up on
+     * every node, and waiting and trying workers alternate.
      */
     static final class Crew implements AutoCloseable {
         private final List<Coordis> clients = new ArrayList<>();
         private final List<LockWorker> workers = new ArrayList<>();
 
-        Crew(String prefix, int threads, Settings settings) {
+        Crew(String prefix, int threads, Settings settings) throws InterruptedException {
             this(prefix, threads, settings, false);
         }
 
         /** With {@code oneClient}, every worker waits for the lock through one shared client (local hand-offs). */
-        Crew(String prefix, int threads, Settings settings, boolean oneClient) {
+        Crew(String prefix, int threads, Settings settings, boolean oneClient) throws InterruptedException {
             try {
-                Coordis shared = settings.broken() ? null : connect(settings);
+                Coordis shared = settings.broken() || settings.redlock() ? null : connect(settings);
                 for (int i = 0; i < threads; i++) {
                     String id = prefix + "-t" + i;
-                    if (oneClient && !settings.broken()) {
-                        workers.add(new LockWorker(id, Style.WAITING, shared, settings));
-                        continue;
-                    }
                     if (settings.broken()) {
                         workers.add(new LockWorker(id, Style.BROKEN, null, settings));
-                        continue;
-                    }
-                    switch (i % 4) {
-                        case 0, 1 -> workers.add(new LockWorker(id, Style.WAITING, shared, settings));
-                        case 2 -> workers.add(new LockWorker(id, Style.WAITING, connect(settings), settings));
-                        default -> workers.add(new LockWorker(id, Style.TRYING, connect(settings), settings));
+                    } else if (settings.redlock()) {
+                        workers.add(new LockWorker(id, i % 2 == 0 ? Style.WAITING : Style.TRYING, connect(settings), settings));
+                    } else if (oneClient) {
+                        workers.add(new LockWorker(id, Style.WAITING, shared, settings));
+                    } else {
+                        switch (i % 4) {
+                            case 0, 1 -> workers.add(new LockWorker(id, Style.WAITING, shared, settings));
+                            case 2 -> workers.add(new LockWorker(id, Style.WAITING, connect(settings), settings));
+                            default -> workers.add(new LockWorker(id, Style.TRYING, connect(settings), settings));
+                        }
                     }
                 }
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | InterruptedException e) {
                 close();
                 throw e;
             }
         }
 
-        private Coordis connect(Settings settings) {
-            Coordis c = TestClients.connect(settings.uri());
+        /** A client of its own; for Redlock, one that reached every node already. */
+        private Coordis connect(Settings settings) throws InterruptedException {
+            Coordis c = TestClients.connect(settings.uris());
             clients.add(c);
+            if (settings.redlock()) {
+                RedlockNodes.warmUp(c, settings.nodes().size(), settings.ttl());
+            }
             return c;
         }
 

@@ -1,47 +1,36 @@
 package io.coordis.lock;
 
-import io.coordis.testing.Checker;
-import io.coordis.testing.CheckerClient;
-import io.coordis.testing.ChildJvm;
 import io.coordis.testkit.Prefixed;
+import io.coordis.testkit.fault.FencedResource;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Mutual exclusion under contention from several JVMs and several threads per JVM, judged by one
- * referee ({@link Checker}) on one clock; and the same referee catching a deliberately broken lock.
+ * referee ({@link FencedResource}) on one clock; and the same referee catching a deliberately broken lock.
  */
 class MutualExclusionIT {
-    private static final int CHILDREN = 2;
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
-
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
-
-    private record Run(Checker.Report report, List<LockWorker.Result> results, List<String> workers) {
-    }
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void oneHolderAtATimeAcrossProcessesAndThreadsWithRisingFences() throws Exception {
-        LockWorker.Settings settings = new LockWorker.Settings(redis.server().address(), 0, "mutex:shared",
+        LockWorker.Settings settings = new LockWorker.Settings(List.of(redis.server().address()), "", "mutex:shared",
                 Duration.ofSeconds(5), Duration.ofSeconds(5), 5_000, Duration.ofMillis(1), false);
 
-        Run run = run(settings, 4, 4);
+        Contenders.Run run = Contenders.run(settings, 4, 4, false, () -> {
+        });
 
-        Checker.Report r = run.report();
+        FencedResource.Report r = run.report();
         System.out.println("coordis lock: " + r + "\n  workers: " + run.results());
         String detail = "report: " + r + "\nworkers: " + run.results();
         assertThat(r.overlaps()).as("two holders inside at once; " + detail).isZero();
@@ -70,12 +59,13 @@ class MutualExclusionIT {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void localHandOffsKeepOneHolderAtATimeAcrossTwoProcessesOfEightThreads() throws Exception {
-        LockWorker.Settings settings = new LockWorker.Settings(redis.server().address(), 0, "mutex:handoff",
+        LockWorker.Settings settings = new LockWorker.Settings(List.of(redis.server().address()), "", "mutex:handoff",
                 Duration.ofSeconds(5), Duration.ofSeconds(5), 3_000, Duration.ofMillis(1), false);
 
-        Run run = run(settings, 8, 0, true);
+        Contenders.Run run = Contenders.run(settings, 8, 0, true, () -> {
+        });
 
-        Checker.Report r = run.report();
+        FencedResource.Report r = run.report();
         System.out.println("coordis lock, hand-offs: " + r + "\n  workers: " + run.results());
         String detail = "report: " + r + "\nworkers: " + run.results();
         assertThat(r.overlaps()).as("two holders inside at once; " + detail).isZero();
@@ -102,110 +92,16 @@ class MutualExclusionIT {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void checkerCatchesABrokenLockAcrossProcesses() throws Exception {
-        LockWorker.Settings settings = new LockWorker.Settings(redis.server().address(), 0, "mutex:broken",
+        LockWorker.Settings settings = new LockWorker.Settings(List.of(redis.server().address()), "", "mutex:broken",
                 Duration.ofSeconds(5), Duration.ofSeconds(2), 400, Duration.ofMillis(2), true);
 
-        Run run = run(settings, 2, 2);
+        Contenders.Run run = Contenders.run(settings, 2, 2, false, () -> {
+        });
 
-        Checker.Report r = run.report();
+        FencedResource.Report r = run.report();
         System.out.println("broken lock: " + r);
         assertThat(r.overlaps()).as("the broken lock must be caught; report: " + r).isGreaterThan(0);
         assertThat(r.maxInside()).isGreaterThan(1);
         assertThat(r.enters().keySet()).containsExactlyInAnyOrderElementsOf(run.workers());
-    }
-
-    /** The referee's two judgements, fed by hand: an ENTER while someone is inside, and a fence going down. */
-    @Test
-    @Timeout(value = 30, unit = TimeUnit.SECONDS)
-    void checkerCountsOverlapsAndStaleFences() {
-        try (Checker checker = new Checker();
-             CheckerClient a = new CheckerClient(checker.port(), "a");
-             CheckerClient b = new CheckerClient(checker.port(), "b")) {
-            a.enter(5);
-            a.exit(5);
-            b.enter(7);
-            b.exit(7);
-            assertThat(checker.report().overlaps()).isZero();
-            assertThat(checker.report().fenceRegressions()).isZero();
-
-            a.enter(6);
-            Checker.Report stale = checker.report();
-            assertThat(stale.fenceRegressions()).isEqualTo(1);
-            assertThat(stale.overlaps()).isZero();
-            b.enter(8);
-            Checker.Report both = checker.report();
-            assertThat(both.overlaps()).isEqualTo(1);
-            assertThat(both.maxInside()).isEqualTo(2);
-            a.exit(6);
-            b.exit(8);
-            assertThat(checker.report().insideNow()).isEmpty();
-            assertThat(checker.report().protocolErrors()).isZero();
-        }
-    }
-
-    /**
-     * Starts {@link #CHILDREN} contender JVMs with {@code threadsPerChild} workers each plus
-     * {@code localThreads} workers in this JVM, releases them together and waits for all to finish.
-     */
-    private Run run(LockWorker.Settings base, int threadsPerChild, int localThreads) throws Exception {
-        return run(base, threadsPerChild, localThreads, false);
-    }
-
-    private Run run(LockWorker.Settings base, int threadsPerChild, int localThreads, boolean oneClient)
-            throws Exception {
-        List<ChildJvm> children = new ArrayList<>();
-        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, localThreads));
-        try (Checker checker = new Checker()) {
-            LockWorker.Settings settings = new LockWorker.Settings(base.redis(), checker.port(), base.lockName(),
-                    base.ttl(), base.runFor(), base.rounds(), base.work(), base.broken());
-            List<String> workers = new ArrayList<>();
-            for (int c = 0; c < CHILDREN; c++) {
-                List<String> args = new ArrayList<>(settings.toArgs());
-                args.add("name=p" + c);
-                args.add("threads=" + threadsPerChild);
-                args.add("oneClient=" + oneClient);
-                children.add(ChildJvm.start("contender-" + c, ContenderProcess.class, args));
-                for (int t = 0; t < threadsPerChild; t++) {
-                    workers.add("p" + c + "-t" + t);
-                }
-            }
-            try (LockWorker.Crew local = new LockWorker.Crew("local", localThreads, settings)) {
-                List<Future<LockWorker.Result>> futures = new ArrayList<>();
-                for (LockWorker w : local.workers()) {
-                    workers.add(w.id());
-                    futures.add(pool.submit(w));
-                }
-                for (ChildJvm child : children) {
-                    child.awaitLine("READY", START_TIMEOUT);
-                }
-                assertThat(checker.awaitGreetings(workers.size(), START_TIMEOUT))
-                        .as("all workers connected to the checker: " + checker.report().enters() + children)
-                        .isTrue();
-                checker.go();
-
-                Duration finish = base.runFor().plusSeconds(30);
-                List<LockWorker.Result> results = new ArrayList<>();
-                for (Future<LockWorker.Result> f : futures) {
-                    results.add(f.get(finish.toMillis(), TimeUnit.MILLISECONDS));
-                }
-                for (ChildJvm child : children) {
-                    child.awaitLine("FINISHED", finish);
-                    assertThat(child.awaitExit(Duration.ofSeconds(10))).as(child.describe()).isTrue();
-                    assertThat(child.exitValue()).as(child.describe()).isZero();
-                    for (String line : child.lines()) {
-                        if (line.startsWith("DONE ")) {
-                            results.add(LockWorker.Result.fromLine(line));
-                        }
-                    }
-                }
-                assertThat(results).extracting(LockWorker.Result::worker).containsExactlyInAnyOrderElementsOf(workers);
-                return new Run(checker.report(), results, workers);
-            }
-        } finally {
-            pool.shutdownNow();
-            for (ChildJvm child : children) {
-                child.close();
-            }
-        }
     }
 }

@@ -36,6 +36,13 @@ public final class FencedClient implements AutoCloseable {
         }
     }
 
+    /** Announces this client and blocks until the resource says GO (see {@link FencedResource#go()}). */
+    public void awaitStart() {
+        if (!call("HELLO", 0).equals("GO")) {
+            throw new IllegalStateException("fenced resource did not say GO");
+        }
+    }
+
     public void enter(long token) {
         call("ENTER", token);
     }

@@ -8,24 +8,31 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The oracle of a fault run: a resource that lock holders (threads here or in other processes) write to,
- * with one clock and one monitor, reached over loopback TCP so that child JVMs and CLI processes can use it.
- * It accepts a write only with a fencing token at least as high as every token it accepted before, and
- * judges:
+ * The referee of a safety run: a resource that lock holders and leaders (threads here or in other processes)
+ * enter, write to and leave, with one clock and one monitor, reached over loopback TCP so that child JVMs and
+ * CLI processes can use it. It accepts a write only with a fencing token at least as high as every token it
+ * accepted before, and judges:
  * <ul>
  *   <li><b>unfenced overlaps</b>: an {@code ENTER} while another client is inside — what a resource without
  *       fencing would suffer. They are expected when a holder is paused past its lease (that is the proof
  *       that a pause bit), and must be 0 among holders that were never paused;</li>
+ *   <li><b>fence regressions</b>: an {@code ENTER} whose token is not above every token entered before — two
+ *       holders (or leaders) given one token, or tokens going down. Must be 0 for a lock or election that
+ *       hands out a fencing token;</li>
  *   <li><b>stale rejections</b>: writes refused because a higher token was accepted before — the fence
  *       working as designed;</li>
  *   <li><b>fenced violations</b>: writes the fence cannot order: a token equal to the highest accepted one
@@ -34,11 +41,14 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Line protocol, one connection per client thread, every request answered with one line:
  * <pre>
- *   ENTER client token   -> OK         (the client believes it holds the lock)
+ *   HELLO client 0       -> GO         (once {@link #go()} was called: a common start)
+ *   ENTER client token   -> OK         (the client believes it holds the lock, or leads)
  *   WRITE client token   -> OK | STALE
- *   EXIT client token    -> OK
+ *   EXIT client token    -> OK         (it no longer believes so)
  * </pre>
- * Anything else is answered {@code ERR} and counted as a protocol error. Thread-safe.
+ * Anything else is answered {@code ERR} and counted as a protocol error. A resource made by
+ * {@link #recording()} also keeps every event in order, with its time, for tests that wait for one or look
+ * at what happened after a fault. Thread-safe.
  */
 public final class FencedResource implements AutoCloseable {
     /** Notes kept per kind of anomaly, so a flood of one kind cannot hide the first of another. */
@@ -48,12 +58,19 @@ public final class FencedResource implements AutoCloseable {
     private final Thread acceptor;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final long origin = System.nanoTime();
+    private final boolean recording;
     private volatile boolean closed;
 
     // guarded by this
     private final Map<String, Long> inside = new LinkedHashMap<>();
     private final Map<String, Integer> enters = new TreeMap<>();
     private final List<String> notes = new ArrayList<>();
+    private final Set<String> greeted = new TreeSet<>();
+    private final List<Event> events = new ArrayList<>();
+    private boolean started;
+    private boolean anyEntered;
+    private long highestEntered;
+    private long fenceRegressions;
     private final Map<String, Integer> notesPerKind = new HashMap<>();
     private boolean anyAccepted;
     private long highest;
@@ -69,7 +86,8 @@ public final class FencedResource implements AutoCloseable {
     private long[] acceptTimes = new long[1024];
     private int acceptCount;
 
-    private FencedResource() {
+    private FencedResource(boolean recording) {
+        this.recording = recording;
         try {
             server = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
@@ -81,7 +99,73 @@ public final class FencedResource implements AutoCloseable {
 
     /** Starts a resource on a free loopback port. */
     public static FencedResource start() {
-        return new FencedResource();
+        return new FencedResource(false);
+    }
+
+    /** Starts a resource that also keeps every event ({@link #events()}); for runs of bounded length. */
+    public static FencedResource recording() {
+        return new FencedResource(true);
+    }
+
+    /**
+     * One request as the resource received it, in its order and on its clock.
+     *
+     * @param verb     {@code ENTER}, {@code WRITE} or {@code EXIT}
+     * @param nanos    {@link System#nanoTime()} when it was judged
+     * @param accepted for a write, whether it was accepted; {@code true} otherwise
+     */
+    public record Event(String client, String verb, long token, long nanos, boolean accepted) {
+    }
+
+    /** Waits until {@code clients} distinct clients said HELLO, at most {@code timeout}; true if they did. */
+    public synchronized boolean awaitGreetings(int clients, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (greeted.size() < clients) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return true;
+    }
+
+    /** Answers every pending and future HELLO with GO. */
+    public synchronized void go() {
+        started = true;
+        notifyAll();
+    }
+
+    /** Every event so far (empty unless {@link #recording()}). */
+    public synchronized List<Event> events() {
+        return List.copyOf(events);
+    }
+
+    /** The events of one verb so far (empty unless {@link #recording()}). */
+    public synchronized List<Event> events(String verb) {
+        return events.stream().filter(e -> e.verb().equals(verb)).toList();
+    }
+
+    /**
+     * Waits at most {@code timeout} for the first event at or after index {@code from} with {@code verb} and, unless
+     * {@code client} is null, from {@code client} (only when {@link #recording()}).
+     */
+    public synchronized Optional<Event> await(int from, String verb, String client, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            for (int i = from; i < events.size(); i++) {
+                Event e = events.get(i);
+                if (e.verb().equals(verb) && (client == null || e.client().equals(client))) {
+                    return Optional.of(e);
+                }
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return Optional.empty();
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
     }
 
     /** The loopback port clients connect to. */
@@ -102,6 +186,12 @@ public final class FencedResource implements AutoCloseable {
             protocolErrors++;
             note(now, "twice", client + " entered twice");
         }
+        if (anyEntered && token <= highestEntered) {
+            fenceRegressions++;
+            note(now, "regression", client + " entered with token " + token + ", not above " + highestEntered);
+        }
+        highestEntered = anyEntered ? Math.max(highestEntered, token) : token;
+        anyEntered = true;
         if (!inside.isEmpty()) {
             overlaps++;
             java.util.Set<String> participants = new java.util.TreeSet<>(inside.keySet());
@@ -111,6 +201,7 @@ public final class FencedResource implements AutoCloseable {
         }
         inside.put(client, token);
         maxInside = Math.max(maxInside, inside.size());
+        record(client, "ENTER", token, true);
     }
 
     /**
@@ -132,6 +223,7 @@ public final class FencedResource implements AutoCloseable {
         long now = System.nanoTime() - origin;
         if (anyAccepted && token < highest) {
             stale++;
+            record(client, "WRITE", token, false);
             return false;
         }
         if (anyAccepted && token == highest && !client.equals(highestOwner)) {
@@ -147,6 +239,7 @@ public final class FencedResource implements AutoCloseable {
             acceptTimes = java.util.Arrays.copyOf(acceptTimes, acceptCount * 2);
         }
         acceptTimes[acceptCount++] = lastAcceptNanos;
+        record(client, "WRITE", token, true);
         return true;
     }
 
@@ -158,6 +251,7 @@ public final class FencedResource implements AutoCloseable {
             protocolErrors++;
             note(now, "exit", client + " exited with token " + token + " but had entered with " + entered);
         }
+        record(client, "EXIT", token, true);
     }
 
     /** {@link System#nanoTime()} of the last accepted write, or -1 if none. */
@@ -185,8 +279,8 @@ public final class FencedResource implements AutoCloseable {
 
     /** What the resource saw so far. */
     public synchronized Report report() {
-        return new Report(new TreeMap<>(enters), accepted, stale, overlaps, violations, protocolErrors, maxInside,
-                highest, List.copyOf(notes));
+        return new Report(new TreeMap<>(enters), accepted, stale, overlaps, fenceRegressions, violations, protocolErrors,
+                maxInside, highest, new LinkedHashMap<>(inside), List.copyOf(notes));
     }
 
     /**
@@ -195,15 +289,18 @@ public final class FencedResource implements AutoCloseable {
      * @param enters          ENTERs per client
      * @param accepted        writes accepted
      * @param staleRejections writes refused as stale (the fence working)
-     * @param overlaps        ENTERs while another client was inside (what an unfenced resource would suffer)
-     * @param violations      accepted writes with a token another client also wrote with (must be 0)
-     * @param protocolErrors  malformed requests, EXIT without ENTER, ENTER twice
-     * @param maxInside       most clients inside at once
-     * @param highestToken    the highest token accepted
-     * @param notes           the first anomalies, with the resource's time
+     * @param overlaps         ENTERs while another client was inside (what an unfenced resource would suffer)
+     * @param fenceRegressions ENTERs whose token was not above every token entered before
+     * @param violations       accepted writes with a token another client also wrote with (must be 0)
+     * @param protocolErrors   malformed requests, EXIT without ENTER, ENTER twice
+     * @param maxInside        most clients inside at once
+     * @param highestToken     the highest token accepted
+     * @param insideNow        the clients inside right now, with the token each entered with
+     * @param notes            the first anomalies, with the resource's time
      */
     public record Report(Map<String, Integer> enters, long accepted, long staleRejections, long overlaps,
-                         long violations, long protocolErrors, int maxInside, long highestToken, List<String> notes) {
+                         long fenceRegressions, long violations, long protocolErrors, int maxInside, long highestToken,
+                         Map<String, Long> insideNow, List<String> notes) {
         public int totalEnters() {
             return enters.values().stream().mapToInt(Integer::intValue).sum();
         }
@@ -212,7 +309,10 @@ public final class FencedResource implements AutoCloseable {
     /** Stops listening and closes every client connection. Idempotent. */
     @Override
     public void close() {
-        closed = true;
+        synchronized (this) {
+            closed = true;
+            notifyAll();
+        }
         try {
             server.close();
         } catch (IOException ignored) {
@@ -251,17 +351,21 @@ public final class FencedResource implements AutoCloseable {
             OutputStream out = s.getOutputStream();
             String line;
             while ((line = in.readLine()) != null) {
-                out.write((handle(line) + "\n").getBytes(StandardCharsets.UTF_8));
+                String answer = handle(line);
+                if (answer == null) {
+                    return;
+                }
+                out.write((answer + "\n").getBytes(StandardCharsets.UTF_8));
                 out.flush();
             }
-        } catch (IOException e) {
+        } catch (IOException | InterruptedException e) {
             // client gone (killed) or resource closing
         } finally {
             sockets.remove(s);
         }
     }
 
-    private String handle(String line) {
+    private String handle(String line) throws InterruptedException {
         String[] p = line.trim().split(" ");
         try {
             if (p.length != 3) {
@@ -269,6 +373,7 @@ public final class FencedResource implements AutoCloseable {
             }
             long token = Long.parseLong(p[2]);
             return switch (p[0]) {
+                case "HELLO" -> greet(p[1]);
                 case "ENTER" -> {
                     enter(p[1], token);
                     yield "OK";
@@ -286,6 +391,23 @@ public final class FencedResource implements AutoCloseable {
                 note(System.nanoTime() - origin, "request", "bad request '" + line + "': " + e.getMessage());
             }
             return "ERR";
+        }
+    }
+
+    /** Records the greeting and waits for {@link #go()}: GO, or null when the resource closed first. */
+    private synchronized String greet(String client) throws InterruptedException {
+        greeted.add(client);
+        notifyAll();
+        while (!started && !closed) {
+            wait(100);
+        }
+        return closed ? null : "GO";
+    }
+
+    private void record(String client, String verb, long token, boolean accepted) {
+        if (recording) {
+            events.add(new Event(client, verb, token, System.nanoTime(), accepted));
+            notifyAll();
         }
     }
 

@@ -209,4 +209,81 @@ class FencedResourceTest {
             assertThat(r.firstAcceptAfter(healed)).isEqualTo(first);
         }
     }
+
+    @Test
+    void anEnterWhoseTokenIsNotAboveEveryEarlierOneIsAFenceRegression() {
+        try (FencedResource r = FencedResource.start()) {
+            r.enter("a", 5);
+            r.exit("a", 5);
+            r.enter("b", 7);
+            r.exit("b", 7);
+            assertThat(r.report().fenceRegressions()).isZero();
+            r.enter("a", 6); // tokens going down
+            assertThat(r.report().fenceRegressions()).isEqualTo(1);
+            assertThat(r.report().overlaps()).isZero();
+            r.enter("b", 8);
+            FencedResource.Report both = r.report();
+            assertThat(both.overlaps()).isEqualTo(1);
+            assertThat(both.maxInside()).isEqualTo(2);
+            assertThat(both.insideNow()).containsExactly(java.util.Map.entry("a", 6L), java.util.Map.entry("b", 8L));
+            r.exit("a", 6);
+            r.exit("b", 8);
+            r.enter("c", 8); // two holders (or leaders of one term) given the same token
+            FencedResource.Report report = r.report();
+            assertThat(report.fenceRegressions()).isEqualTo(2);
+            assertThat(report.notes()).anySatisfy(n -> assertThat(n).contains("a entered with token 6, not above 7"))
+                    .anySatisfy(n -> assertThat(n).contains("c entered with token 8, not above 8"));
+            assertThat(report.insideNow()).containsOnlyKeys("c");
+            assertThat(report.protocolErrors()).isZero();
+        }
+    }
+
+    @Test
+    void helloWaitsForGoSoThatEveryClientStartsTogether() throws Exception {
+        try (FencedResource r = FencedResource.start();
+             FencedClient a = FencedClient.connect(r.address(), "a");
+             FencedClient b = FencedClient.connect(r.address(), "b")) {
+            java.util.concurrent.CompletableFuture<Void> started = java.util.concurrent.CompletableFuture.allOf(
+                    java.util.concurrent.CompletableFuture.runAsync(a::awaitStart),
+                    java.util.concurrent.CompletableFuture.runAsync(b::awaitStart));
+            assertThat(r.awaitGreetings(2, java.time.Duration.ofSeconds(5))).isTrue();
+            assertThat(r.awaitGreetings(3, java.time.Duration.ofMillis(100))).isFalse();
+            Thread.sleep(100);
+            assertThat(started).isNotDone();
+            r.go();
+            started.get(5, TimeUnit.SECONDS);
+            a.enter(1);
+            assertThat(r.report().enters()).containsOnlyKeys("a");
+        }
+    }
+
+    @Test
+    void aRecordingResourceKeepsEveryEventInOrderAndWaitsForOne() throws Exception {
+        try (FencedResource r = FencedResource.recording(); FencedResource plain = FencedResource.start()) {
+            r.enter("a", 1);
+            assertThat(r.write("a", 1)).isTrue();
+            r.enter("b", 2);
+            assertThat(r.write("b", 2)).isTrue();
+            assertThat(r.write("a", 1)).isFalse();
+            r.exit("a", 1);
+            assertThat(r.events()).extracting(FencedResource.Event::verb)
+                    .containsExactly("ENTER", "WRITE", "ENTER", "WRITE", "WRITE", "EXIT");
+            assertThat(r.events("WRITE")).extracting(FencedResource.Event::accepted).containsExactly(true, true, false);
+            assertThat(r.await(1, "ENTER", null, java.time.Duration.ZERO)).get()
+                    .extracting(FencedResource.Event::client).isEqualTo("b");
+            assertThat(r.await(0, "EXIT", "b", java.time.Duration.ofMillis(50))).isEmpty();
+            java.util.concurrent.CompletableFuture<java.util.Optional<FencedResource.Event>> later =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return r.await(6, "EXIT", "b", java.time.Duration.ofSeconds(5));
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+            r.exit("b", 2);
+            assertThat(later.get(5, TimeUnit.SECONDS)).get().extracting(FencedResource.Event::token).isEqualTo(2L);
+            plain.enter("a", 1);
+            assertThat(plain.events()).as("only a recording resource keeps events").isEmpty();
+        }
+    }
 }

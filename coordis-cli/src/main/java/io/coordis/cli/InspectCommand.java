@@ -95,7 +95,7 @@ final class InspectCommand implements Callable<Integer> {
                         + "keeps beside it)");
                 return NOTHING_FOUND;
             }
-            terminal.output(json ? JsonWriter.write(json0.get()) : String.join("\n", text));
+            terminal.output(json ? Json.write(json0.get()) : String.join("\n", text));
             return ExitCodes.OK;
         } catch (WrongTypeException e) {
             throw new CommandFailure(ExitCodes.USAGE, e.getMessage() + hint(e), e);

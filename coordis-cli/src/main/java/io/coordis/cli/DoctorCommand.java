@@ -74,7 +74,7 @@ final class DoctorCommand implements Callable<Integer> {
             report = coordis.doctor().examine(Optional.ofNullable(user), maxSkew);
         }
         if (json) {
-            terminal.output(JsonWriter.write(json(report)));
+            terminal.output(Json.write(json(report)));
         } else {
             for (Finding f : report.findings()) {
                 String severity = String.format("%-7s", f.severity());

@@ -19,7 +19,9 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -142,9 +144,13 @@ final class ForceUnlockCommand implements Callable<Integer> {
     }
 
     static String json(ForcedUnlock f) {
-        return "{\"name\":" + JsonWriter.string(f.key()) + ",\"holder\":"
-                + JsonWriter.string(f.holderId().orElse("unknown")) + ",\"fence\":" + f.fencingToken()
-                + ",\"forced_nodes\":" + f.forcedNodes() + ",\"nodes\":" + f.nodes() + "}";
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("name", f.key());
+        doc.put("holder", f.holderId().orElse("unknown"));
+        doc.put("fence", f.fencingToken());
+        doc.put("forced_nodes", f.forcedNodes());
+        doc.put("nodes", f.nodes());
+        return Json.write(doc);
     }
 
     private ParameterException usage(String message) {

@@ -95,10 +95,20 @@ final class InspectCommand implements Callable<Integer> {
                         + "keeps beside it)");
                 return NOTHING_FOUND;
             }
-            terminal.output(json ? JsonWriter.write(json0.get()) : String.join("\n", text));
+            terminal.output(json ? Json.write(json0.get()) : String.join("\n", text));
             return ExitCodes.OK;
         } catch (WrongTypeException e) {
-            throw new CommandFailure(ExitCodes.USAGE, e.getMessage(), e);
+            throw new CommandFailure(ExitCodes.USAGE, e.getMessage() + hint(e), e);
         }
+    }
+
+    /** Which command shows the object the key is, when it is another kind of Coordis object. */
+    private static String hint(WrongTypeException e) {
+        return switch (String.valueOf(e.actualType())) {
+            case "list" -> " (a queue? try 'inspect queue " + e.key() + "')";
+            case "election" -> " (try 'inspect election " + e.key() + "')";
+            case "lock" -> " (try 'inspect lock " + e.key() + "')";
+            default -> "";
+        };
     }
 }

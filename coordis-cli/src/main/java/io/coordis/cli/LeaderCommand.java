@@ -63,7 +63,7 @@ final class LeaderCommand implements Callable<Integer> {
                 doc.put("leader", leader.get().id());
                 doc.put("term", leader.get().term());
                 doc.put("ttlMillis", leader.get().ttl());
-                terminal.output(JsonWriter.write(doc));
+                terminal.output(Json.write(doc));
             } else {
                 terminal.output(leader.get().describe());
             }

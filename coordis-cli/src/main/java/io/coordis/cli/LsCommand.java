@@ -160,7 +160,7 @@ final class LsCommand implements Callable<Integer> {
                 doc.put("match", match);
                 doc.put("at", at);
                 doc.put("items", items);
-                lines.add(JsonWriter.write(doc));
+                lines.add(Json.write(doc));
             } else {
                 if (kinds.size() > 1) {
                     if (k != kinds.get(0)) {

@@ -27,7 +27,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -271,17 +273,18 @@ final class QueueCommand implements Callable<Integer> {
                 terminal.out().flush();
                 return;
             }
-            StringBuilder json = new StringBuilder("{");
+            Map<String, Object> doc = new LinkedHashMap<>();
             String text = utf8(payload);
             if (text != null) {
-                json.append("\"payload\":").append(JsonWriter.string(text));
+                doc.put("payload", text);
             } else {
-                json.append("\"payload_base64\":").append(JsonWriter.string(Base64.getEncoder().encodeToString(payload)));
+                doc.put("payload_base64", Base64.getEncoder().encodeToString(payload));
             }
             if (id != null) {
-                json.append(",\"id\":").append(JsonWriter.string(id)).append(",\"attempts\":").append(attempts);
+                doc.put("id", id);
+                doc.put("attempts", attempts);
             }
-            terminal.output(json.append('}').toString());
+            terminal.output(Json.write(doc));
         }
 
         private static String utf8(byte[] bytes) {
@@ -526,21 +529,24 @@ final class QueueCommand implements Callable<Integer> {
         }
 
         static String json(QueueStats s) {
-            StringBuilder b = new StringBuilder("{\"queue\":").append(JsonWriter.string(s.queue()))
-                    .append(",\"depth\":").append(s.depth())
-                    .append(",\"oldest_ms\":").append(s.oldestAge().map(d -> Long.toString(d.toMillis())).orElse("null"))
-                    .append(",\"in_flight\":").append(s.inFlight())
-                    .append(",\"delayed\":").append(s.delayed())
-                    .append(",\"dead\":").append(s.deadLetters())
-                    .append(",\"consumers\":[");
-            for (int i = 0; i < s.consumers().size(); i++) {
-                QueueStats.ConsumerStats c = s.consumers().get(i);
-                b.append(i == 0 ? "" : ",").append("{\"id\":").append(JsonWriter.string(c.id()))
-                        .append(",\"alive\":").append(c.alive())
-                        .append(",\"in_flight\":").append(c.inFlight())
-                        .append(",\"last_heartbeat\":").append(JsonWriter.string(c.lastHeartbeat().toString())).append('}');
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("queue", s.queue());
+            doc.put("depth", s.depth());
+            doc.put("oldest_ms", s.oldestAge());
+            doc.put("in_flight", s.inFlight());
+            doc.put("delayed", s.delayed());
+            doc.put("dead", s.deadLetters());
+            List<Object> consumers = new ArrayList<>();
+            for (QueueStats.ConsumerStats c : s.consumers()) {
+                Map<String, Object> o = new LinkedHashMap<>();
+                o.put("id", c.id());
+                o.put("alive", c.alive());
+                o.put("in_flight", c.inFlight());
+                o.put("last_heartbeat", c.lastHeartbeat().toString());
+                consumers.add(o);
             }
-            return b.append("]}").toString();
+            doc.put("consumers", consumers);
+            return Json.write(doc);
         }
     }
 }

@@ -1,10 +1,10 @@
 package io.coordis.cli;
 
-import io.coordis.inspect.AuditEntry;
 import io.coordis.inspect.ElectionState;
 import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
 import io.coordis.inspect.SignalState;
+import io.coordis.lock.AuditEntry;
 
 import java.time.Duration;
 import java.time.Instant;

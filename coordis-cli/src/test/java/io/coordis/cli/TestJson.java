@@ -1,34 +1,40 @@
 package io.coordis.cli;
 
-import java.util.ArrayList;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.jr.ob.JSON;
+
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A strict JSON reader for tests: objects become {@code Map<String, Object>}, arrays {@code List<Object>},
- * integers {@code Long}, other numbers {@code Double}. Anything malformed fails the test.
+ * Reads JSON output strictly, for tests (jackson-jr): one document and nothing after it, no duplicate keys.
+ * Objects become {@code Map<String, Object>} in their order, arrays {@code List<Object>}, integers
+ * {@code Long}, other numbers {@code Double}. Anything malformed fails the test.
  */
 final class TestJson {
-    private final String s;
-    private int i;
+    private static final JSON READER = JSON.std.with(JSON.Feature.FAIL_ON_DUPLICATE_MAP_KEYS);
+    private static final JsonFactory FACTORY = new JsonFactory();
 
-    private TestJson(String s) {
-        this.s = s;
+    private TestJson() {
     }
 
     static Map<String, Object> object(String text) {
-        TestJson p = new TestJson(text.strip());
-        Object v = p.value();
-        if (p.i != p.s.length()) {
-            throw new AssertionError("trailing text after JSON at " + p.i + ": " + text);
+        Object v;
+        try (JsonParser p = FACTORY.createParser(ObjectReadContext.empty(), text)) {
+            v = READER.anyFrom(p);
+            if (p.nextToken() != null) {
+                throw new AssertionError("more than one JSON document: " + text);
+            }
+        } catch (RuntimeException e) {
+            throw new AssertionError("not JSON (" + e.getMessage() + "): " + text, e);
         }
         if (!(v instanceof Map)) {
             throw new AssertionError("not a JSON object: " + text);
         }
-        @SuppressWarnings("unchecked")
-        Map<String, Object> m = (Map<String, Object>) v;
-        return m;
+        return map(longs(v));
     }
 
     @SuppressWarnings("unchecked")
@@ -41,115 +47,19 @@ final class TestJson {
         return (List<Object>) value;
     }
 
-    private Object value() {
-        blanks();
-        char c = s.charAt(i);
-        if (c == '{') {
-            i++;
-            Map<String, Object> m = new LinkedHashMap<>();
-            blanks();
-            if (s.charAt(i) == '}') {
-                i++;
-                return m;
-            }
-            while (true) {
-                blanks();
-                String k = string();
-                blanks();
-                expect(':');
-                if (m.put(k, value()) != null) {
-                    throw new AssertionError("duplicate key " + k);
-                }
-                blanks();
-                if (s.charAt(i) == ',') {
-                    i++;
-                } else {
-                    expect('}');
-                    return m;
-                }
-            }
+    /** Integers as {@code Long} whatever their size, so tests compare with {@code 0L}. */
+    private static Object longs(Object value) {
+        if (value instanceof Integer i) {
+            return i.longValue();
         }
-        if (c == '[') {
-            i++;
-            List<Object> l = new ArrayList<>();
-            blanks();
-            if (s.charAt(i) == ']') {
-                i++;
-                return l;
-            }
-            while (true) {
-                l.add(value());
-                blanks();
-                if (s.charAt(i) == ',') {
-                    i++;
-                } else {
-                    expect(']');
-                    return l;
-                }
-            }
+        if (value instanceof Map<?, ?> m) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            m.forEach((k, v) -> out.put((String) k, longs(v)));
+            return out;
         }
-        if (c == '"') {
-            return string();
+        if (value instanceof List<?> l) {
+            return l.stream().map(TestJson::longs).toList();
         }
-        for (String w : new String[] {"true", "false", "null"}) {
-            if (s.startsWith(w, i)) {
-                i += w.length();
-                return w.equals("null") ? null : Boolean.valueOf(w);
-            }
-        }
-        int start = i;
-        while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
-            i++;
-        }
-        String n = s.substring(start, i);
-        if (n.isEmpty()) {
-            throw new AssertionError("unexpected '" + c + "' at " + start + " in " + s);
-        }
-        return n.matches("-?\\d+") ? (Object) Long.parseLong(n) : (Object) Double.parseDouble(n);
-    }
-
-    private String string() {
-        expect('"');
-        StringBuilder sb = new StringBuilder();
-        while (true) {
-            char c = s.charAt(i++);
-            if (c == '"') {
-                return sb.toString();
-            }
-            if (c < 0x20) {
-                throw new AssertionError("raw control character in a JSON string at " + (i - 1));
-            }
-            if (c == '\\') {
-                char e = s.charAt(i++);
-                switch (e) {
-                    case '"', '\\', '/' -> sb.append(e);
-                    case 'n' -> sb.append('\n');
-                    case 't' -> sb.append('\t');
-                    case 'r' -> sb.append('\r');
-                    case 'b' -> sb.append('\b');
-                    case 'f' -> sb.append('\f');
-                    case 'u' -> {
-                        sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-                        i += 4;
-                    }
-                    default -> throw new AssertionError("bad escape \\" + e);
-                }
-            } else {
-                sb.append(c);
-            }
-        }
-    }
-
-    private void expect(char c) {
-        if (s.charAt(i) != c) {
-            throw new AssertionError("expected '" + c + "' at " + i + " in " + s);
-        }
-        i++;
-    }
-
-    private void blanks() {
-        while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
-            i++;
-        }
+        return value;
     }
 }

@@ -150,7 +150,7 @@ public final class Doctor {
             method = "not checked: ACL WHOAMI was refused";
             findings.add(new Finding(Finding.Severity.UNKNOWN, at, "acl", "cannot tell which user this connection is"
                     + " (ACL WHOAMI refused), so its permissions were not checked",
-                    "run the doctor as an administrator with --user NAME to check that user"));
+                    "run the doctor as an administrator, naming the user to check"));
         } else {
             try {
                 List<Object> reply = node.await(node.aclGetuser(user.get()), timeout);
@@ -184,8 +184,8 @@ public final class Doctor {
             } catch (CoordisException e) {
                 method = "not checked: ACL GETUSER " + user.get() + " failed: " + e.getMessage();
                 findings.add(new Finding(Finding.Severity.UNKNOWN, at, "acl", "cannot read the rules of user '"
-                        + user.get() + "' (" + e.getMessage() + ")", "run the doctor with an administrator's URL and"
-                        + " --user " + user.get() + " to check them; the commands needed are in RequiredCommands"));
+                        + user.get() + "' (" + e.getMessage() + ")", "run the doctor as an administrator, naming"
+                        + " user '" + user.get() + "', to check them; the commands needed are in RequiredCommands"));
             }
         }
 

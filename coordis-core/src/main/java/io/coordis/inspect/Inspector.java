@@ -3,21 +3,21 @@ package io.coordis.inspect;
 import io.coordis.AccessDeniedException;
 import io.coordis.CoordisException;
 import io.coordis.WrongTypeException;
-import io.coordis.internal.Keys;
+import io.coordis.election.ElectionLayout;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
+import io.coordis.lock.LockLayout;
+import io.coordis.queue.QueueLayout;
+import io.coordis.signal.SignalLayout;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -63,10 +63,8 @@ import org.slf4j.LoggerFactory;
  * {@link CoordisException} subclasses when Redis fails; {@link InterruptedException} when interrupted.
  */
 public final class Inspector {
-    static final LuaScript QUEUE = LuaScript.load(Inspector.class, "queue-state.lua");
-    static final LuaScript CONSUMER = LuaScript.load(Inspector.class, "consumer-state.lua");
-    /** How many audit entries {@link #lock} reads, newest first (the writer keeps at most 100). */
-    public static final int AUDIT_ENTRIES = 100;
+    /** How many audit entries {@link #lock} reads, newest first (as many as a lock keeps). */
+    public static final int AUDIT_ENTRIES = LockLayout.AUDIT_ENTRIES;
     private static final long SCAN_COUNT = 1000;
 
     private static final Logger LOG = LoggerFactory.getLogger(Inspector.class);
@@ -104,16 +102,16 @@ public final class Inspector {
             throw failure;
         }
         List<String> list = List.copyOf(names);
-        List<List<Outcome>> reads = readStrings(list, 0, true);
-        Map<String, Long> waiters = numsub(list.stream().map(n -> Keys.derived(n, "released")).toList(), true);
+        List<List<NodeRead>> reads = StringRead.read(nodes, list, 0, true);
+        Map<String, Long> waiters = numsub(list.stream().map(LockLayout::releasedChannel).toList(), true);
         List<LockState> locks = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
             String name = list.get(i);
-            List<Outcome> outcomes = reads.get(i);
-            if (!isLock(outcomes)) {
+            if (!LockStates.isLock(reads.get(i))) {
                 continue;
             }
-            LockState state = lockState(name, outcomes, waiters.getOrDefault(Keys.derived(name, "released"), 0L));
+            long waiting = waiters.getOrDefault(LockLayout.releasedChannel(name), 0L);
+            LockState state = LockStates.of(name, reads.get(i), waiting);
             if (state.held()) {
                 locks.add(state);
             }
@@ -133,22 +131,22 @@ public final class Inspector {
      */
     public Optional<LockState> lock(String name) throws InterruptedException {
         checkName(name, "lock");
-        List<Outcome> outcomes = readStrings(List.of(name), AUDIT_ENTRIES, false).get(0);
-        for (Outcome o : outcomes) {
-            if (o.read != null && !o.read.isString()) {
-                throw wrongType(o.node, name, o.read.type(), "lock");
+        List<NodeRead> reads = StringRead.read(nodes, List.of(name), AUDIT_ENTRIES, false).get(0);
+        for (NodeRead o : reads) {
+            if (o.read() != null && !o.read().isString()) {
+                throw wrongType(o.node(), name, o.read().type(), "lock");
             }
-            if (o.read != null && o.read.kind() == StringRead.Kind.ELECTION && o.read.fence().isEmpty()) {
-                throw wrongType(o.node, name, "election", "lock");
+            if (o.read() != null && o.read().kind() == StringRead.Kind.ELECTION && o.read().fence().isEmpty()) {
+                throw wrongType(o.node(), name, "election", "lock");
             }
         }
-        boolean known = outcomes.stream().anyMatch(o -> o.read != null && (o.read.value() != null
-                || o.read.fence().isPresent() || !o.read.audit().isEmpty()));
+        boolean known = reads.stream().anyMatch(o -> o.read() != null && (o.read().value() != null
+                || o.read().fence().isPresent() || !o.read().audit().isEmpty()));
         if (!known) {
             return Optional.empty();
         }
-        long waiters = numsub(List.of(Keys.derived(name, "released")), true).getOrDefault(Keys.derived(name, "released"), 0L);
-        return Optional.of(lockState(name, outcomes, waiters));
+        String channel = LockLayout.releasedChannel(name);
+        return Optional.of(LockStates.of(name, reads, numsub(List.of(channel), true).getOrDefault(channel, 0L)));
     }
 
     /**
@@ -161,8 +159,8 @@ public final class Inspector {
         RedisNode node = nodes.get(0);
         List<String> names = scan(node, match.pattern(), "string").stream().filter(k -> !KeyLayout.isDerived(k))
                 .sorted().toList();
-        List<StringRead> reads = readStrings(node, names, 0, true);
-        Map<String, Long> observers = numsub(names.stream().map(n -> Keys.derived(n, "changed")).toList(), false);
+        List<StringRead> reads = StringRead.read(node, names, 0, true);
+        Map<String, Long> observers = numsub(names.stream().map(ElectionLayout::changedChannel).toList(), false);
         List<ElectionState> elections = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
             if (reads.get(i) != null && reads.get(i).kind() == StringRead.Kind.ELECTION) {
@@ -183,20 +181,20 @@ public final class Inspector {
     public Optional<ElectionState> election(String name) throws InterruptedException {
         checkName(name, "election");
         RedisNode node = nodes.get(0);
-        StringRead read = readStrings(node, List.of(name), 0, false).get(0);
+        StringRead read = StringRead.read(node, List.of(name), 0, false).get(0);
         if (!read.isString()) {
-            throw wrongType(node, name, read.type(), "election");
+            throw wrongType(node.address(), name, read.type(), "election");
         }
         StringRead.Kind kind = read.kind();
         if (kind == StringRead.Kind.LOCK || kind == StringRead.Kind.LEGACY_LOCK) {
             if (read.term().isEmpty()) {
-                throw wrongType(node, name, "lock", "election");
+                throw wrongType(node.address(), name, "lock", "election");
             }
         }
         if (read.value() == null && read.term().isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(electionState(name, read, numsub(List.of(Keys.derived(name, "changed")), false)));
+        return Optional.of(electionState(name, read, numsub(List.of(ElectionLayout.changedChannel(name)), false)));
     }
 
     /**
@@ -210,14 +208,13 @@ public final class Inspector {
         RedisNode node = nodes.get(0);
         TreeSet<String> names = new TreeSet<>();
         scan(node, match.pattern(), "list").stream().filter(k -> !KeyLayout.isDerived(k)).forEach(names::add);
-        for (String key : scan(node, "*:consumers", "hash")) {
-            KeyLayout.derived(key).filter(d -> d.suffix().equals("consumers") && match.matches(d.base()))
-                    .ifPresent(d -> names.add(d.base()));
+        for (String key : scan(node, QueueLayout.registryKey("*"), "hash")) {
+            KeyLayout.owner(key, QueueLayout::registryKey).filter(match::matches).ifPresent(names::add);
         }
         List<QueueState> queues = new ArrayList<>();
         for (String name : names) {
             try {
-                queueState(node, name).ifPresent(queues::add);
+                QueueStates.read(node, name).ifPresent(queues::add);
             } catch (AccessDeniedException e) {
                 if (e.reason() != AccessDeniedException.Reason.KEY) {
                     throw e;
@@ -237,7 +234,7 @@ public final class Inspector {
      */
     public Optional<QueueState> queue(String name) throws InterruptedException {
         checkName(name, "queue");
-        return queueState(nodes.get(0), name);
+        return QueueStates.read(nodes.get(0), name);
     }
 
     /**
@@ -251,24 +248,22 @@ public final class Inspector {
         RedisNode node = nodes.get(0);
         TreeSet<String> names = new TreeSet<>();
         for (String channel : await(node, node.pubsubChannels(match.pattern()))) {
-            if (KeyLayout.derived(channel).filter(d -> d.suffix().equals("released") || d.suffix().equals("changed"))
-                    .isEmpty()) {
+            boolean ours = KeyLayout.owner(channel, LockLayout::releasedChannel).isPresent()
+                    || KeyLayout.owner(channel, ElectionLayout::changedChannel).isPresent();
+            if (!ours) {
                 names.add(channel);
             }
         }
-        Map<String, String> events = new HashMap<>();
-        for (String key : scan(node, "*:event", "string")) {
-            KeyLayout.derived(key).filter(d -> d.suffix().equals("event") && match.matches(d.base()))
-                    .ifPresent(d -> {
-                        names.add(d.base());
-                        events.put(d.base(), key);
-                    });
+        Set<String> events = new HashSet<>();
+        for (String key : scan(node, SignalLayout.eventKey("*"), "string")) {
+            KeyLayout.owner(key, SignalLayout::eventKey).filter(match::matches).ifPresent(events::add);
         }
+        names.addAll(events);
         List<String> list = List.copyOf(names);
         Map<String, Long> counts = numsub(list, false);
         List<SignalState> signals = new ArrayList<>();
         for (String name : list) {
-            SignalState state = signalState(node, name, counts, events.containsKey(name), true);
+            SignalState state = signalState(node, name, counts, events.contains(name), true);
             boolean onlyAnUnreadableEvent = state == null;
             if (onlyAnUnreadableEvent) {
                 LOG.debug("listing signals: the latched event of '{}' left out, this user may not read it", name);
@@ -293,17 +288,13 @@ public final class Inspector {
 
     /** All scripts the inspector runs, for the test that pins their SHAs. */
     static List<LuaScript> scripts() {
-        return List.of(StringRead.SCRIPT, QUEUE, CONSUMER);
+        return List.of(StringRead.SCRIPT, QueueStates.QUEUE, QueueStates.CONSUMER);
     }
 
     // ---- reading
 
-    /** One node's read of one string key, or why it failed. */
-    private record Outcome(RedisNode node, StringRead read, String error) {
-    }
-
     private List<String> scan(RedisNode node, String match, String type) throws InterruptedException {
-        Set<String> keys = new java.util.LinkedHashSet<>();
+        Set<String> keys = new LinkedHashSet<>();
         String cursor = "0";
         do {
             RedisNode.KeyPage page = await(node, node.scan(cursor, match, type, SCAN_COUNT));
@@ -311,59 +302,6 @@ public final class Inspector {
             cursor = page.cursor();
         } while (!cursor.equals("0"));
         return List.copyOf(keys);
-    }
-
-    /**
-     * Reads {@code names} on every node; fails only when every node fails. Result: per name, per node. With
-     * {@code skipDenied} (listings) a key this user's ACL may not read is an outcome without a read rather
-     * than a failure, so one tenant's {@code ls} shows its own objects and leaves the others' out.
-     */
-    private List<List<Outcome>> readStrings(List<String> names, int auditEntries, boolean skipDenied)
-            throws InterruptedException {
-        List<List<Outcome>> out = new ArrayList<>();
-        names.forEach(n -> out.add(new ArrayList<>()));
-        CoordisException failure = null;
-        int failed = 0;
-        for (RedisNode node : nodes) {
-            try {
-                List<StringRead> reads = readStrings(node, names, auditEntries, skipDenied);
-                for (int i = 0; i < names.size(); i++) {
-                    out.get(i).add(new Outcome(node, reads.get(i), reads.get(i) == null ? "not readable by this user" : null));
-                }
-            } catch (CoordisException e) {
-                failure = failure == null ? e : failure;
-                failed++;
-                for (List<Outcome> o : out) {
-                    o.add(new Outcome(node, null, e.getMessage()));
-                }
-            }
-        }
-        if (failure != null && failed == nodes.size()) {
-            throw failure;
-        }
-        return out;
-    }
-
-    /** One node's reads, in the order of {@code names}; with {@code skipDenied}, null for a key the ACL denies. */
-    private List<StringRead> readStrings(RedisNode node, List<String> names, int auditEntries, boolean skipDenied)
-            throws InterruptedException {
-        List<CompletableFuture<Object>> sent = new ArrayList<>();
-        for (String name : names) {
-            sent.add(node.eval(StringRead.SCRIPT, StringRead.keys(name), StringRead.args(auditEntries)));
-        }
-        List<StringRead> reads = new ArrayList<>();
-        for (int i = 0; i < sent.size(); i++) {
-            try {
-                reads.add(StringRead.parse(await(node, sent.get(i))));
-            } catch (AccessDeniedException e) {
-                if (!skipDenied || e.reason() != AccessDeniedException.Reason.KEY) {
-                    throw e; // a command this user may not run is a setup error, never an empty listing
-                }
-                LOG.debug("listing: '{}' left out, this user may not read it", names.get(i));
-                reads.add(null);
-            }
-        }
-        return reads;
     }
 
     /** Subscribers per channel: summed over every node ({@code allNodes}), or on the first node. */
@@ -381,180 +319,14 @@ public final class Inspector {
         return counts;
     }
 
-    private static boolean isLock(List<Outcome> outcomes) {
-        for (Outcome o : outcomes) {
-            if (o.read != null && o.read.value() != null) {
-                StringRead.Kind kind = o.read.kind();
-                return kind == StringRead.Kind.LOCK || kind == StringRead.Kind.LEGACY_LOCK;
-            }
-        }
-        return false;
-    }
-
-    private LockState lockState(String name, List<Outcome> outcomes, long waiters) {
-        Map<String, Integer> votes = new LinkedHashMap<>();
-        boolean legacy = false;
-        for (Outcome o : outcomes) {
-            if (o.read != null && o.read.value() != null && !o.read.legacyExpired()) {
-                votes.merge(o.read.value(), 1, Integer::sum);
-                legacy |= o.read.kind() == StringRead.Kind.LEGACY_LOCK;
-            }
-        }
-        String token = votes.entrySet().stream().max(Comparator.comparingInt(Map.Entry::getValue))
-                .map(Map.Entry::getKey).orElse(null);
-        int agreeing = token == null ? 0 : votes.get(token);
-        Map<String, String> holder = Map.of();
-        long now = 0;
-        Duration ttl = null;
-        boolean noExpiry = false;
-        long fencing = -1;
-        long counter = -1;
-        List<LockState.NodeState> perNode = new ArrayList<>();
-        List<AuditEntry> audit = new ArrayList<>();
-        boolean auditRead = false;
-        for (Outcome o : outcomes) {
-            if (o.read == null) {
-                perNode.add(new LockState.NodeState(o.node.address(), Optional.empty(), Optional.empty(),
-                        Optional.empty(), OptionalLong.empty(), OptionalLong.empty(), false, Optional.of(o.error)));
-                continue;
-            }
-            StringRead r = o.read;
-            if (!auditRead) {
-                r.audit().forEach(e -> audit.add(AuditEntry.parse(e)));
-                auditRead = true;
-            }
-            counter = Math.max(counter, r.fence().orElse(-1));
-            boolean agrees = token != null && token.equals(r.value());
-            OptionalLong nodeFence = StringRead.number(r.holder(), "fence");
-            if (agrees) {
-                now = Math.max(now, r.nowMillis());
-                if (holder.isEmpty() && !r.holder().isEmpty()) {
-                    holder = r.holder();
-                }
-                Optional<Duration> left = r.ttl();
-                if (left.isEmpty()) {
-                    noExpiry = true;
-                } else if (ttl == null || left.get().compareTo(ttl) < 0) {
-                    ttl = left.get();
-                }
-                fencing = Math.max(fencing, nodeFence.orElse(-1));
-            }
-            perNode.add(new LockState.NodeState(o.node.address(), Optional.ofNullable(r.value()), r.ttl(),
-                    Optional.ofNullable(r.holder().get("holder")), nodeFence, r.fence(), agrees, Optional.empty()));
-        }
-        Optional<String> holderId = Optional.ofNullable(holder.get("holder"));
-        OptionalLong sinceMs = StringRead.number(holder, "since");
-        Optional<Instant> since = sinceMs.isPresent() ? Optional.of(Instant.ofEpochMilli(sinceMs.getAsLong()))
-                : Optional.empty();
-        long nowMs = now;
-        Optional<Duration> heldFor = sinceMs.isPresent() ? Optional.of(Duration.ofMillis(Math.max(0, nowMs - sinceMs.getAsLong())))
-                : Optional.empty();
-        OptionalLong leaseMs = StringRead.number(holder, "ttl");
-        Optional<Duration> leaseTtl = leaseMs.isPresent() ? Optional.of(Duration.ofMillis(leaseMs.getAsLong()))
-                : Optional.empty();
-        Set<LockState.Flag> flags = EnumSet.noneOf(LockState.Flag.class);
-        if (token != null) {
-            if (holderId.isEmpty() && !legacy) {
-                flags.add(LockState.Flag.FOREIGN);
-            }
-            if (noExpiry) {
-                flags.add(LockState.Flag.NO_EXPIRY);
-            }
-            if (ttl != null) {
-                long left = ttl.toMillis();
-                long lease = leaseMs.orElse(-1);
-                if (lease > 0 ? left * 4 < lease : left < 1000) {
-                    flags.add(LockState.Flag.EXPIRING_SOON);
-                }
-                if (lease > 0 && left * 10 < lease * 6) {
-                    flags.add(LockState.Flag.NOT_RENEWED);
-                }
-            }
-            if (nodes.size() > 1 && agreeing < nodes.size()) {
-                flags.add(LockState.Flag.NODES_DISAGREE);
-            }
-        }
-        LockState.Mode mode = nodes.size() > 1 ? LockState.Mode.REDLOCK
-                : legacy ? LockState.Mode.LEGACY : LockState.Mode.SINGLE_NODE;
-        return new LockState(name, mode, nodes.size(), agreeing, Optional.ofNullable(token), holderId, since, heldFor,
-                Optional.ofNullable(ttl), leaseTtl, fencing >= 0 ? OptionalLong.of(fencing) : OptionalLong.empty(),
-                counter >= 0 ? OptionalLong.of(counter) : OptionalLong.empty(), waiters, flags, perNode, audit);
-    }
-
     private static ElectionState electionState(String name, StringRead r, Map<String, Long> observers) {
         boolean led = r.value() != null;
-        OptionalLong sinceMs = StringRead.number(r.leadership(), "since");
-        Optional<Instant> since = sinceMs.isPresent() ? Optional.of(Instant.ofEpochMilli(sinceMs.getAsLong()))
-                : Optional.empty();
-        Optional<Duration> leaderFor = sinceMs.isPresent()
-                ? Optional.of(Duration.ofMillis(Math.max(0, r.nowMillis() - sinceMs.getAsLong()))) : Optional.empty();
-        return new ElectionState(name, Optional.ofNullable(r.value()), StringRead.number(r.leadership(), "term"),
-                since, leaderFor, led && r.pttl() >= 0 ? Optional.of(Duration.ofMillis(r.pttl())) : Optional.empty(),
-                r.term(), observers.getOrDefault(Keys.derived(name, "changed"), 0L));
-    }
-
-    private Optional<QueueState> queueState(RedisNode node, String name) throws InterruptedException {
-        List<String> keys = List.of(name, Keys.derived(name, "consumers"), Keys.derived(name, "dead"),
-                Keys.derived(name, "delayed"), Keys.derived(name, "enqueued"));
-        List<?> r = (List<?>) await(node, node.eval(QUEUE, keys, List.of()));
-        String type = (String) r.get(0);
-        if (r.size() == 1) {
-            throw wrongType(node, name, type, "queue");
-        }
-        long depth = (Long) r.get(1);
-        OptionalLong enqueued = StringRead.number(r.get(2));
-        long dead = (Long) r.get(3);
-        long delayed = (Long) r.get(4);
-        Map<String, String> registry = StringRead.pairs(r.get(5));
-        long now = (Long) r.get(6);
-        if (type.equals("none") && registry.isEmpty() && dead == 0 && delayed == 0) {
-            return Optional.empty();
-        }
-        List<QueueState.ConsumerState> consumers = new ArrayList<>();
-        for (Map.Entry<String, String> e : new java.util.TreeMap<>(registry).entrySet()) {
-            consumerState(node, name, e.getKey(), e.getValue(), now).ifPresent(consumers::add);
-        }
-        long inFlight = consumers.stream().mapToLong(QueueState.ConsumerState::inFlight).sum();
-        long overdue = consumers.stream().filter(c -> !c.alive()).mapToLong(QueueState.ConsumerState::inFlight).sum();
-        Optional<Duration> oldestInFlight = consumers.stream().flatMap(c -> c.oldestInFlightAge().stream())
-                .max(Comparator.naturalOrder());
-        Optional<Duration> oldestReady = enqueued.isPresent() && depth > 0
-                ? Optional.of(Duration.ofMillis(Math.max(0, now - enqueued.getAsLong()))) : Optional.empty();
-        return Optional.of(new QueueState(name, depth, oldestReady, inFlight, oldestInFlight, overdue, dead, delayed,
-                consumers));
-    }
-
-    /** A registry entry is {@code "<slots> <last beat ms> <ttl ms> <retention ms>"}; others are skipped. */
-    private Optional<QueueState.ConsumerState> consumerState(RedisNode node, String queue, String id, String entry,
-                                                             long now) throws InterruptedException {
-        String[] p = entry.trim().split(" ");
-        int slots;
-        long lastBeat;
-        try {
-            slots = Integer.parseInt(p[0]);
-            lastBeat = Long.parseLong(p[1]);
-        } catch (RuntimeException e) {
-            return Optional.empty();
-        }
-        List<String> keys = new ArrayList<>();
-        keys.add(Keys.derived(queue, "hb:" + id));
-        for (int k = 0; k < slots; k++) {
-            keys.add(Keys.derived(queue, "proc:" + id + ":" + k));
-        }
-        List<?> r = (List<?>) await(node, node.eval(CONSUMER, keys, List.of()));
-        boolean alive = (Long) r.get(0) != -2;
-        long inFlight = 0;
-        long oldest = -1;
-        for (int i = 1; i < r.size(); i++) {
-            long idle = (Long) r.get(i);
-            if (idle != -1) {
-                inFlight++;
-            }
-            oldest = Math.max(oldest, idle >= 0 ? idle : -1);
-        }
-        return Optional.of(new QueueState.ConsumerState(id, slots, inFlight,
-                oldest >= 0 ? Optional.of(Duration.ofSeconds(oldest)) : Optional.empty(),
-                Instant.ofEpochMilli(lastBeat), Duration.ofMillis(Math.max(0, now - lastBeat)), alive));
+        ElectionLayout.LeadershipDetails details = ElectionLayout.leadershipDetails(r.leadership());
+        Optional<Duration> leaderFor = details.since()
+                .map(since -> Duration.ofMillis(Math.max(0, r.nowMillis() - since.toEpochMilli())));
+        return new ElectionState(name, Optional.ofNullable(r.value()), details.term(), details.since(), leaderFor,
+                led && r.pttl() >= 0 ? Optional.of(Duration.ofMillis(r.pttl())) : Optional.empty(), r.term(),
+                observers.getOrDefault(ElectionLayout.changedChannel(name), 0L));
     }
 
     /** Null only when {@code listing}, the event is unreadable to this user and the channel has no subscriber. */
@@ -563,7 +335,7 @@ public final class Inspector {
         Optional<String> latched = Optional.empty();
         Optional<Duration> latchedTtl = Optional.empty();
         if (readEvent) {
-            StringRead r = readStrings(node, List.of(Keys.derived(name, "event")), 0, listing).get(0);
+            StringRead r = StringRead.read(node, List.of(SignalLayout.eventKey(name)), 0, listing).get(0);
             if (r == null && counts.getOrDefault(name, 0L) == 0) {
                 return null; // known only by an event this user may not read
             }
@@ -575,7 +347,7 @@ public final class Inspector {
         return new SignalState(name, counts.getOrDefault(name, 0L), latched, latchedTtl);
     }
 
-    private static <T> T await(RedisNode node, CompletableFuture<T> future) throws InterruptedException {
+    static <T> T await(RedisNode node, CompletableFuture<T> future) throws InterruptedException {
         return node.await(future, node.commandTimeout());
     }
 
@@ -585,17 +357,13 @@ public final class Inspector {
         }
     }
 
-    private static WrongTypeException wrongType(RedisNode node, String key, String actual, String wanted) {
-        String hint = switch (actual) {
-            case "list" -> "a queue? try 'inspect queue " + key + "'";
-            case "election" -> "try 'inspect election " + key + "'";
-            case "lock" -> "try 'inspect lock " + key + "'";
-            default -> "not a Coordis " + wanted;
+    static WrongTypeException wrongType(String node, String key, String actual, String wanted) {
+        String what = switch (actual) {
+            case "election" -> "is an election";
+            case "lock" -> "is a lock";
+            default -> "holds a " + actual;
         };
-        String what = actual.equals("election") || actual.equals("lock") ? "is " + (actual.equals("election")
-                ? "an election" : "a lock") : "holds a " + actual;
-        return new WrongTypeException(node.address(), key, actual,
-                "key '" + key + "' " + what + ", not " + (wanted.equals("election") ? "an " : "a ") + wanted
-                        + " (" + hint + ")", null);
+        return new WrongTypeException(node, key, actual, "key '" + key + "' " + what + ", not "
+                + (wanted.equals("election") ? "an " : "a ") + wanted, null);
     }
 }

@@ -1,21 +1,20 @@
 package io.coordis.inspect;
 
 import io.coordis.internal.Keys;
+import io.coordis.lock.LockLayout;
 
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
- * The keys and channels Coordis keeps beside a user's key ({@link Keys#derived}): which suffixes exist
- * (locks: fence, holder, released, audit; elections: term, leader, changed; signals: event; queues:
- * consumers, hb:ID, proc:ID:K, settled:ID, attempts, dead, delayed, delayed:data, enqueued — see
- * {@code io.coordis.queue.QueueKeys}), and how to tell such a key from a user's own key.
+ * How to tell the keys and channels Coordis keeps beside a user's key ({@link Keys#derived}) from a user's
+ * own keys, and whose they are. Each primitive names its keys in its layout ({@code LockLayout},
+ * {@code ElectionLayout}, {@code QueueLayout}, {@code SignalLayout}).
  */
 final class KeyLayout {
     private static final Set<String> SUFFIXES = Set.copyOf(Keys.reservedSuffixes());
     private static final Set<String> PREFIXED = Set.copyOf(Keys.reservedSegments());
-    /** Redlock's restart-guard marker (one per node, not derived from a name). */
-    static final String REDLOCK_MARKER = "coordis:redlock:verified";
 
     private KeyLayout() {
     }
@@ -49,7 +48,13 @@ final class KeyLayout {
     }
 
     static boolean isDerived(String key) {
-        return key.endsWith(REDLOCK_MARKER) || derived(key).isPresent(); // the marker after any key prefix
+        // Redlock's restart-guard marker is per node, after any key prefix
+        return key.endsWith(LockLayout.RESTART_GUARD_MARKER) || derived(key).isPresent();
+    }
+
+    /** The name {@code key} belongs to when it is the key {@code derive} makes from that name. */
+    static Optional<String> owner(String key, UnaryOperator<String> derive) {
+        return derived(key).map(Derived::base).filter(base -> derive.apply(base).equals(key));
     }
 
     private static boolean known(String suffix) {

@@ -1,5 +1,7 @@
 package io.coordis.inspect;
 
+import io.coordis.lock.AuditEntry;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,14 +1,25 @@
 package io.coordis.inspect;
 
-import io.coordis.internal.Keys;
+import io.coordis.AccessDeniedException;
+import io.coordis.CoordisException;
+import io.coordis.election.ElectionLayout;
 import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.RedisNode;
+import io.coordis.lock.LockLayout;
 
 import java.time.Duration;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static io.coordis.internal.StoredValues.number;
+import static io.coordis.internal.StoredValues.pairs;
 
 /**
  * What {@code string-state.lua} read about one string key on one node, and what kind of object it is.
@@ -25,6 +36,7 @@ import java.util.OptionalLong;
 record StringRead(String type, String value, long strlen, long pttl, OptionalLong fence, Map<String, String> holder,
                   Map<String, String> leadership, OptionalLong term, List<String> audit, long nowMillis) {
     static final LuaScript SCRIPT = LuaScript.load(StringRead.class, "string-state.lua");
+    private static final Logger LOG = LoggerFactory.getLogger(Inspector.class);
     static final int FOREIGN_MAX_BYTES = 128;
     static final int VALUE_BYTES = 256;
     private static final long YEAR_MS = Duration.ofDays(366).toMillis();
@@ -32,8 +44,8 @@ record StringRead(String type, String value, long strlen, long pttl, OptionalLon
     enum Kind { NONE, LOCK, LEGACY_LOCK, ELECTION, OTHER }
 
     static List<String> keys(String name) {
-        return List.of(name, Keys.derived(name, "fence"), Keys.derived(name, "holder"), Keys.derived(name, "leader"),
-                Keys.derived(name, "term"), Keys.derived(name, "audit"));
+        return List.of(name, LockLayout.fenceKey(name), LockLayout.holderKey(name), ElectionLayout.detailsKey(name),
+                ElectionLayout.termKey(name), LockLayout.auditKey(name));
     }
 
     static List<String> args(int auditEntries) {
@@ -51,6 +63,60 @@ record StringRead(String type, String value, long strlen, long pttl, OptionalLon
         return new StringRead(type, r.get(1) instanceof String s ? s : null, (Long) r.get(2), (Long) r.get(3),
                 number(r.get(4)), pairs(r.get(5)), pairs(r.get(6)), number(r.get(7)),
                 ((List<?>) r.get(8)).stream().map(String::valueOf).toList(), (Long) r.get(9));
+    }
+
+    /**
+     * Reads {@code names} on every node; fails only when every node fails. Result: per name, per node. With
+     * {@code skipDenied} (listings) a key this user's ACL may not read is an outcome without a read rather
+     * than a failure, so one tenant's {@code ls} shows its own objects and leaves the others' out.
+     */
+    static List<List<NodeRead>> read(List<RedisNode> nodes, List<String> names, int auditEntries, boolean skipDenied)
+            throws InterruptedException {
+        List<List<NodeRead>> out = new ArrayList<>();
+        names.forEach(n -> out.add(new ArrayList<>()));
+        CoordisException failure = null;
+        int failed = 0;
+        for (RedisNode node : nodes) {
+            try {
+                List<StringRead> reads = read(node, names, auditEntries, skipDenied);
+                for (int i = 0; i < names.size(); i++) {
+                    String error = reads.get(i) == null ? "not readable by this user" : null;
+                    out.get(i).add(new NodeRead(node.address(), reads.get(i), error));
+                }
+            } catch (CoordisException e) {
+                failure = failure == null ? e : failure;
+                failed++;
+                for (List<NodeRead> o : out) {
+                    o.add(new NodeRead(node.address(), null, e.getMessage()));
+                }
+            }
+        }
+        if (failure != null && failed == nodes.size()) {
+            throw failure;
+        }
+        return out;
+    }
+
+    /** One node's reads, in the order of {@code names}; with {@code skipDenied}, null for a key the ACL denies. */
+    static List<StringRead> read(RedisNode node, List<String> names, int auditEntries, boolean skipDenied)
+            throws InterruptedException {
+        List<CompletableFuture<Object>> sent = new ArrayList<>();
+        for (String name : names) {
+            sent.add(node.eval(SCRIPT, keys(name), args(auditEntries)));
+        }
+        List<StringRead> reads = new ArrayList<>();
+        for (int i = 0; i < sent.size(); i++) {
+            try {
+                reads.add(parse(Inspector.await(node, sent.get(i))));
+            } catch (AccessDeniedException e) {
+                if (!skipDenied || e.reason() != AccessDeniedException.Reason.KEY) {
+                    throw e; // a command this user may not run is a setup error, never an empty listing
+                }
+                LOG.debug("listing: '{}' left out, this user may not read it", names.get(i));
+                reads.add(null);
+            }
+        }
+        return reads;
     }
 
     boolean isString() {
@@ -105,33 +171,5 @@ record StringRead(String type, String value, long strlen, long pttl, OptionalLon
     boolean legacyExpired() {
         OptionalLong legacy = legacyExpiry();
         return legacy.isPresent() && legacy.getAsLong() < nowMillis;
-    }
-
-    static OptionalLong number(Object value) {
-        if (value instanceof Long l) {
-            return OptionalLong.of(l);
-        }
-        if (value instanceof String s) {
-            try {
-                return OptionalLong.of(Long.parseLong(s.trim()));
-            } catch (NumberFormatException e) {
-                return OptionalLong.empty();
-            }
-        }
-        return OptionalLong.empty();
-    }
-
-    static OptionalLong number(Map<String, String> fields, String name) {
-        return fields.containsKey(name) ? number(fields.get(name)) : OptionalLong.empty();
-    }
-
-    static Map<String, String> pairs(Object flat) {
-        Map<String, String> map = new HashMap<>();
-        if (flat instanceof List<?> l) {
-            for (int i = 0; i + 1 < l.size(); i += 2) {
-                map.put(String.valueOf(l.get(i)), String.valueOf(l.get(i + 1)));
-            }
-        }
-        return map;
     }
 }

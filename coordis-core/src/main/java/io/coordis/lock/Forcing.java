@@ -1,7 +1,6 @@
 package io.coordis.lock;
 
 import io.coordis.internal.Hosts;
-import io.coordis.internal.Keys;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -17,8 +16,6 @@ import java.util.concurrent.CompletableFuture;
  */
 final class Forcing {
     static final LuaScript FORCE = LuaScript.load(Forcing.class, "force-unlock.lua");
-    /** How many audit entries a lock keeps; the script trims to this. */
-    static final int AUDIT_ENTRIES = 100;
 
     /** One node's answer: forced, held by another value than expected, or not held. */
     record Answer(Outcome outcome, String token, long fence, Optional<String> holderId) {
@@ -27,11 +24,6 @@ final class Forcing {
     enum Outcome { FORCED, OTHER_VALUE, NOT_HELD }
 
     private Forcing() {
-    }
-
-    /** The audit list of the lock at {@code key}: {@code {key}:audit}, newest entry first. */
-    static String auditKey(String key) {
-        return Keys.derived(key, "audit");
     }
 
     static String checkReason(String reason) {
@@ -44,9 +36,10 @@ final class Forcing {
 
     /** Sends the script; {@code expected} empty forces whatever holds the lock. Does not block. */
     static CompletableFuture<Answer> force(RedisNode node, String key, String expected, String reason) {
-        List<String> keys = List.of(key, Keys.derived(key, "fence"), Keys.derived(key, "holder"), auditKey(key));
+        List<String> keys = List.of(key, LockLayout.fenceKey(key), LockLayout.holderKey(key),
+                LockLayout.auditKey(key));
         List<String> args = List.of(Hosts.processId(), reason, Long.toString(System.currentTimeMillis()),
-                Keys.derived(key, "released"), expected);
+                LockLayout.releasedChannel(key), expected);
         return node.eval(FORCE, keys, args).thenApply(reply -> parse(reply, node));
     }
 

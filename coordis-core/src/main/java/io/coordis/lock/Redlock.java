@@ -10,14 +10,12 @@ import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -693,23 +691,11 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
 
     private LockHolder describe(List<List<?>> replies) {
         List<?> first = replies.get(0);
-        String holderId = null;
-        OptionalLong fence = OptionalLong.empty();
-        Instant since = null;
         long pttl = replies.stream().mapToLong(r -> (Long) r.get(1)).min().orElse(-1);
-        List<?> details = (List<?>) first.get(2);
-        for (int i = 0; i + 1 < details.size(); i += 2) {
-            String value = (String) details.get(i + 1);
-            switch ((String) details.get(i)) {
-                case "holder" -> holderId = value + " on " + replies.size() + " of " + nodes.size() + " nodes";
-                case "fence" -> fence = OptionalLong.of(Long.parseLong(value));
-                case "since" -> since = Instant.ofEpochMilli(Long.parseLong(value));
-                default -> {
-                }
-            }
-        }
-        return new LockHolder(key, (String) first.get(0), Optional.ofNullable(holderId), fence,
-                pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), Optional.ofNullable(since));
+        LockLayout.HolderDetails details = LockLayout.holderDetails((List<?>) first.get(2));
+        String on = " on " + replies.size() + " of " + nodes.size() + " nodes";
+        return new LockHolder(key, (String) first.get(0), details.holderId().map(id -> id + on), details.fence(),
+                pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), details.since());
     }
 
     /**

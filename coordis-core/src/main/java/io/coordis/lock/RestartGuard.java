@@ -13,8 +13,8 @@ import java.util.concurrent.CompletableFuture;
  * forgotten the locks it granted, so its vote must not count until every lock it could have granted has
  * expired — until it has been up longer than the largest lock TTL in use.
  *
- * <p>A marker key ({@link #MARKER}, holding the node's {@code run_id}) is set on a node once its uptime
- * ({@code INFO server}) was seen to exceed that window. The acquire script refuses to vote unless the
+ * <p>A marker key ({@link LockLayout#RESTART_GUARD_MARKER}, holding the node's {@code run_id}) is set on a
+ * node once its uptime ({@code INFO server}) was seen to exceed that window. The acquire script refuses to vote unless the
  * marker holds the run_id this very client verified, so a node that comes back empty refuses by itself,
  * with no race against the client noticing the restart, and a client with a shorter window that
  * re-verified the restarted node cannot vouch for it to a client with a longer one. A node restored from an RDB snapshot brings its marker back; its changed
@@ -24,8 +24,6 @@ import java.util.concurrent.CompletableFuture;
  * turn the guard off. Thread-safe.
  */
 final class RestartGuard {
-    /** Per-node key (not per lock): Redlock nodes are independent masters, not a cluster. */
-    static final String MARKER = "coordis:redlock:verified";
     private static final Logger log = LoggerFactory.getLogger(RestartGuard.class);
 
     private final RedisNode node;
@@ -33,10 +31,13 @@ final class RestartGuard {
     private volatile String verifiedRunId;
     private volatile CompletableFuture<String> checking;
 
-    /** The guard of {@code node}, its marker key {@link #MARKER} after the client's key prefix (may be empty). */
+    /**
+     * The guard of {@code node}, its marker key {@link LockLayout#RESTART_GUARD_MARKER} after the client's key
+     * prefix (may be empty): one per node, not per lock, as Redlock nodes are independent masters.
+     */
     RestartGuard(RedisNode node, String keyPrefix) {
         this.node = node;
-        this.marker = keyPrefix + MARKER;
+        this.marker = keyPrefix + LockLayout.RESTART_GUARD_MARKER;
     }
 
     /** The marker key on this guard's node. */

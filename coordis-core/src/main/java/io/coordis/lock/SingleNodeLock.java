@@ -13,11 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -391,23 +389,9 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         Replies.list(r, 3, INSPECT, node.address());
         String token = Replies.string(r, 0, INSPECT, node.address());
         long pttl = Replies.number(r, 1, INSPECT, node.address());
-        List<?> details = Replies.list(r.get(2), 0, INSPECT, node.address());
-        String holderId = null;
-        OptionalLong fence = OptionalLong.empty();
-        Instant since = null;
-        for (int i = 0; i + 1 < details.size(); i += 2) {
-            String field = (String) details.get(i);
-            String value = (String) details.get(i + 1);
-            switch (field) {
-                case "holder" -> holderId = value;
-                case "fence" -> fence = OptionalLong.of(Long.parseLong(value));
-                case "since" -> since = Instant.ofEpochMilli(Long.parseLong(value));
-                default -> {
-                }
-            }
-        }
-        return Optional.of(new LockHolder(key, token, Optional.ofNullable(holderId), fence,
-                pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), Optional.ofNullable(since)));
+        LockLayout.HolderDetails details = LockLayout.holderDetails(Replies.list(r.get(2), 0, INSPECT, node.address()));
+        return Optional.of(new LockHolder(key, token, details.holderId(), details.fence(),
+                pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), details.since()));
     }
 
     /** All scripts this lock runs, for the test that pins their SHAs. */

@@ -6,19 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The Redis keys of one queue: the queue itself (a plain list named exactly as given) and the keys Coordis
- * keeps beside it, all in the queue's cluster hash slot ({@link Keys#derived}). For a queue {@code jobs}:
- * <pre>
- * jobs                      the messages (LPUSH at the left, FIFO consumers take from the right)
- * {jobs}:consumers          registry: consumer id -> "slots lastBeatMs ttlMs retentionMs"
- * {jobs}:hb:ID              a consumer's heartbeat (expires after the heartbeat TTL)
- * {jobs}:proc:ID:K          processing slot K of consumer ID (a list; its rightmost element is delivered)
- * {jobs}:settled:ID         last settled delivery number per slot of consumer ID
- * {jobs}:attempts           failed deliveries per payload (SHA-1)
- * {jobs}:dead               dead letters (a plain list, newest at the left)
- * {jobs}:delayed            delayed retries: token -> due time;  {jobs}:delayed:data  token -> payload
- * {jobs}:enqueued           first enqueue time per payload (SHA-1), written by Coordis producers
- * </pre>
+ * The Redis keys of one queue, as {@link QueueLayout} describes them: the queue itself and the keys Coordis
+ * keeps beside it, all in the queue's cluster hash slot ({@link Keys#derived}).
  */
 final class QueueKeys {
     final String queue;

@@ -173,7 +173,7 @@ final class SlotQueue implements ReliableQueue {
         int moved = 0;
         for (Map.Entry<byte[], byte[]> e : registry.entrySet()) {
             String id = ListCommands.text(e.getKey());
-            Registration reg = Registration.parse(ListCommands.text(e.getValue()));
+            QueueLayout.Registration reg = QueueLayout.registration(ListCommands.text(e.getValue())).orElse(null);
             if (reg == null || lists.await(lists.exists(keys.heartbeat(id))) > 0) {
                 continue;
             }
@@ -230,7 +230,7 @@ final class SlotQueue implements ReliableQueue {
         List<QueueStats.ConsumerStats> consumers = new ArrayList<>();
         for (Map.Entry<byte[], byte[]> e : lists.await(registry).entrySet()) {
             String id = ListCommands.text(e.getKey());
-            Registration reg = Registration.parse(ListCommands.text(e.getValue()));
+            QueueLayout.Registration reg = QueueLayout.registration(ListCommands.text(e.getValue())).orElse(null);
             if (reg == null) {
                 continue;
             }
@@ -248,22 +248,6 @@ final class SlotQueue implements ReliableQueue {
         }
         consumers.sort(java.util.Comparator.comparing(QueueStats.ConsumerStats::id));
         return new QueueStats(name, depthNow, age, lists.await(dead), lists.await(delayed), consumers);
-    }
-
-    /** A registry entry: {@code "<slots> <last beat ms> <ttl ms> <retention ms>"}. */
-    record Registration(int slots, long lastBeatMillis, long ttlMillis, long retentionMillis) {
-        static Registration parse(String value) {
-            String[] p = value == null ? new String[0] : value.trim().split(" ");
-            if (p.length < 4) {
-                return null;
-            }
-            try {
-                return new Registration(Integer.parseInt(p[0]), Long.parseLong(p[1]), Long.parseLong(p[2]),
-                        Long.parseLong(p[3]));
-            } catch (NumberFormatException e) {
-                return null;
-            }
-        }
     }
 
     static byte[] bytes(Object value) {

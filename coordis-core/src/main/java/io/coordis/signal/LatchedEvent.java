@@ -2,7 +2,6 @@ package io.coordis.signal;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.Failures;
-import io.coordis.internal.Keys;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
 
@@ -32,7 +31,7 @@ final class LatchedEvent implements Event {
     LatchedEvent(PubSubSignals signals, String name, Duration ttl) {
         this.signals = signals;
         this.name = name;
-        this.key = Keys.derived(signals.prefix() + name, "event");
+        this.key = SignalLayout.eventKey(signals.prefix() + name);
         this.ttl = ttl;
     }
 

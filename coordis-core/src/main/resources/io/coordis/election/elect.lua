@@ -3,6 +3,8 @@
 -- fencing token for whatever the leader writes. The incumbent renews before its TTL runs out, so it is
 -- re-elected without a gap.
 --
+-- Keys and field names: io.coordis.election.ElectionLayout.
+--
 -- KEYS[1]  leader key: the election's name exactly as given (plus the caller's explicit prefix, if any)
 -- KEYS[2]  term counter: derived from the name, same cluster slot; a plain integer, never expires
 -- KEYS[3]  leadership details hash (id, term, since, claim): derived, same slot; expires with the leader key, and

@@ -1,5 +1,7 @@
 -- Read who leads an election, for leader() and observers. Read-only.
 --
+-- Keys and field names: io.coordis.election.ElectionLayout.
+--
 -- KEYS[1]  leader key
 -- KEYS[2]  leadership details hash (derived, same slot)
 --

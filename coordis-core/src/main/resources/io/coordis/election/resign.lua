@@ -1,6 +1,8 @@
 -- Resign a leadership: delete the leader key only if it still holds the caller's id and term, then
 -- announce it, so that waiting candidates campaign at once instead of after the TTL.
 --
+-- Keys and field names: io.coordis.election.ElectionLayout.
+--
 -- KEYS[1]  leader key
 -- KEYS[2]  leadership details hash (derived, same slot)
 -- ARGV[1]  candidate id

@@ -1,6 +1,8 @@
 -- Read one queue consumer's heartbeat and processing slots without touching the slots (TYPE and OBJECT
 -- IDLETIME do not update a key's access time, so repeated reads do not change what they measure).
 --
+-- Keys: io.coordis.queue.QueueLayout.
+--
 -- KEYS[1]   the consumer's heartbeat {q}:hb:ID
 -- KEYS[2..] its processing slots {q}:proc:ID:K (lists holding one delivery each, absent when free)
 --

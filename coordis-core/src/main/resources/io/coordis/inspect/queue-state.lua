@@ -1,5 +1,7 @@
 -- Read a queue's figures in one atomic step, without changing anything (for ls and inspect).
 --
+-- Keys and the registry format: io.coordis.queue.QueueLayout.
+--
 -- KEYS[1]  the queue (a plain list)          KEYS[2]  consumer registry {q}:consumers (hash)
 -- KEYS[3]  dead letters {q}:dead (list)      KEYS[4]  delayed retries {q}:delayed (sorted set)
 -- KEYS[5]  first enqueue times {q}:enqueued (hash of SHA-1(payload) -> Unix ms)

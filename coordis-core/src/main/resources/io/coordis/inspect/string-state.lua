@@ -1,6 +1,8 @@
 -- Read a string key that may be a lock or an election leader, with the keys Coordis keeps beside it, in
 -- one atomic step and without changing anything (for ls and inspect). Reads only; no key is created.
 --
+-- Keys and field names: io.coordis.lock.LockLayout and io.coordis.election.ElectionLayout.
+--
 -- KEYS[1]  the key (a lock's or an election's name)
 -- KEYS[2]  fencing counter {name}:fence      KEYS[3]  lock holder details {name}:holder (hash)
 -- KEYS[4]  leadership details {name}:leader  KEYS[5]  term counter {name}:term

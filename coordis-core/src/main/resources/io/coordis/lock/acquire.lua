@@ -1,6 +1,8 @@
 -- Acquire a lock: SET <lock> <token> NX PX <ttl>, plus a fencing number and holder details.
 -- Wire-compatible with every client that locks with SET NX PX and releases by compare-and-delete.
 --
+-- Keys and field names: io.coordis.lock.LockLayout.
+--
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
 -- KEYS[2]  fencing counter: derived from the name, same cluster slot; a plain integer, never expires
 -- KEYS[3]  holder details hash (token, holder, fence, since, ttl): derived, same slot; never expires, and

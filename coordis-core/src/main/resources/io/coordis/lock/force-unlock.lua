@@ -2,6 +2,8 @@
 -- holder's writes carry a smaller number than any later holder's), wake waiting Coordis clients, and
 -- append an audit entry; all at once, so no reader sees the lock gone without its audit entry.
 --
+-- Keys and field names: io.coordis.lock.LockLayout.
+--
 -- KEYS[1]  lock key
 -- KEYS[2]  fencing counter (derived from the name, same slot); a plain integer
 -- KEYS[3]  holder details hash (derived): read for the audit entry, then deleted

@@ -2,6 +2,8 @@
 -- One call instead of release + notification + acquire: a new token, a new fencing number, new holder
 -- details and a fresh TTL, exactly what release.lua followed by acquire.lua would leave.
 --
+-- Keys and field names: io.coordis.lock.LockLayout.
+--
 -- KEYS[1]  lock key
 -- KEYS[2]  fencing counter (see acquire.lua)
 -- KEYS[3]  holder details hash (see acquire.lua)

@@ -1,5 +1,7 @@
 -- Read who holds a lock, without changing anything.
 --
+-- Keys and field names: io.coordis.lock.LockLayout.
+--
 -- KEYS[1]  lock key
 -- KEYS[2]  holder details hash (derived)
 --

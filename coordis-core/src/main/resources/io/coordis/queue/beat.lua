@@ -1,6 +1,8 @@
 -- A consumer's heartbeat: (re)set its heartbeat key with a TTL and (re)register it, so that sweepers
 -- know its slots. Registering on every beat heals a registration removed while the consumer stalled.
 --
+-- Keys and the registry format: io.coordis.queue.QueueLayout.
+--
 -- KEYS[1]  the consumer's heartbeat key
 -- KEYS[2]  the registry: hash of consumer id -> "<slots> <last beat ms> <ttl ms> <retention ms>"
 -- ARGV[1]  consumer id   ARGV[2]  heartbeat TTL in ms   ARGV[3]  number of slots

@@ -1,5 +1,9 @@
 package io.coordis.inspect;
 
+import io.coordis.election.ElectionLayout;
+import io.coordis.lock.LockLayout;
+import io.coordis.queue.QueueLayout;
+import io.coordis.signal.SignalLayout;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,7 +18,17 @@ class KeyLayoutTest {
         assertThat(KeyLayout.derived("{jobs}:proc:c-1:3")).contains(new KeyLayout.Derived("jobs", "proc:c-1:3"));
         assertThat(KeyLayout.derived("{jobs}:delayed:data")).contains(new KeyLayout.Derived("jobs", "delayed:data"));
         assertThat(KeyLayout.derived("job{eu}s:dead")).contains(new KeyLayout.Derived("job{eu}s", "dead"));
-        assertThat(KeyLayout.isDerived(KeyLayout.REDLOCK_MARKER)).isTrue();
+        assertThat(KeyLayout.isDerived(LockLayout.RESTART_GUARD_MARKER)).isTrue();
+        assertThat(KeyLayout.isDerived("app:" + LockLayout.RESTART_GUARD_MARKER)).as("after a key prefix").isTrue();
+    }
+
+    @Test
+    void namesTheOwnerOfAPrimitivesKey() {
+        assertThat(KeyLayout.owner("{jobs}:consumers", QueueLayout::registryKey)).contains("jobs");
+        assertThat(KeyLayout.owner("a{b}c:event", SignalLayout::eventKey)).contains("a{b}c");
+        assertThat(KeyLayout.owner("{orders}:released", LockLayout::releasedChannel)).contains("orders");
+        assertThat(KeyLayout.owner("{orders}:released", ElectionLayout::changedChannel)).isEmpty();
+        assertThat(KeyLayout.owner("orders:released", LockLayout::releasedChannel)).as("a user's key").isEmpty();
     }
 
     @Test

@@ -83,9 +83,10 @@ class QueueOptionsTest {
 
     @Test
     void registrationParsesAndToleratesGarbage() {
-        assertThat(SlotQueue.Registration.parse("8 1700000000000 1000 63000"))
-                .isEqualTo(new SlotQueue.Registration(8, 1700000000000L, 1000, 63000));
-        assertThat(SlotQueue.Registration.parse("garbage")).isNull();
-        assertThat(SlotQueue.Registration.parse(null)).isNull();
+        assertThat(QueueLayout.registration("8 1700000000000 1000 63000"))
+                .contains(new QueueLayout.Registration(8, 1700000000000L, 1000, 63000));
+        assertThat(QueueLayout.registration("garbage")).isEmpty();
+        assertThat(QueueLayout.registration("8 1700000000000 x 63000")).isEmpty();
+        assertThat(QueueLayout.registration(null)).isEmpty();
     }
 }

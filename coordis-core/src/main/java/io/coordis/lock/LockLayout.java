@@ -1,0 +1,108 @@
+package io.coordis.lock;
+
+import io.coordis.internal.Keys;
+import io.coordis.internal.StoredValues;
+import tools.jackson.jr.ob.JSON;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+import static io.coordis.internal.StoredValues.duration;
+import static io.coordis.internal.StoredValues.instant;
+import static io.coordis.internal.StoredValues.number;
+
+/**
+ * How a lock is kept in Redis, in one place: its keys, the fields of its holder details, its audit entries,
+ * Redlock's restart-guard marker, and the one reader of each. The scripts that write and read these
+ * ({@code acquire.lua}, {@code handoff.lua}, {@code inspect.lua}, {@code force-unlock.lua}, and the
+ * inspector's {@code string-state.lua}) point here; a change of layout changes them and this class together.
+ * For a lock {@code orders}:
+ * <pre>
+ * orders               the token (SET NX PX, compatible with any client that locks that way)
+ * {orders}:fence       fencing counter, a plain integer that never expires
+ * {orders}:holder      holder details, a hash: token, holder, fence, since, ttl (see the field names below);
+ *                      they describe the lock only while their token equals the lock's value
+ * {orders}:released    release channel, and a marker key of the same name while somebody waits
+ * {orders}:audit       forced unlocks, newest first: JSON objects (see {@link AuditEntry})
+ * coordis:redlock:verified   per Redlock node (after the client's key prefix): the run_id a client verified
+ * </pre>
+ * Public for the inspector; applications have no need of it.
+ */
+public final class LockLayout {
+    /** Redlock's restart-guard marker: one key per node after the client's key prefix, not derived from a name. */
+    public static final String RESTART_GUARD_MARKER = "coordis:redlock:verified";
+    /** How many audit entries a lock keeps ({@code force-unlock.lua} trims to this). */
+    public static final int AUDIT_ENTRIES = 100;
+
+    // The holder details' fields as acquire.lua and handoff.lua write them: token, holder, fence, since, ttl
+    // ('token' is compared by the scripts, which also read 'holder').
+    static final String HOLDER = "holder";
+    static final String FENCE = "fence";
+    static final String SINCE = "since";
+    static final String TTL = "ttl";
+
+    private LockLayout() {
+    }
+
+    /** What a lock's holder details say; a field that is missing or unreadable is empty. */
+    public record HolderDetails(Optional<String> holderId, OptionalLong fence, Optional<Instant> since,
+                                Optional<Duration> leaseTtl) {
+    }
+
+    public static String fenceKey(String name) {
+        return Keys.derived(name, FENCE);
+    }
+
+    public static String holderKey(String name) {
+        return Keys.derived(name, HOLDER);
+    }
+
+    /** The channel on which a release is announced (and the waiter marker key of the same name). */
+    public static String releasedChannel(String name) {
+        return Keys.derived(name, "released");
+    }
+
+    public static String auditKey(String name) {
+        return Keys.derived(name, "audit");
+    }
+
+    /** Reads holder details from their fields (an {@code HGETALL} answer); empty fields when there are none. */
+    public static HolderDetails holderDetails(Map<String, String> fields) {
+        return new HolderDetails(Optional.ofNullable(fields.get(HOLDER)), number(fields.get(FENCE)),
+                instant(number(fields.get(SINCE))), duration(number(fields.get(TTL))));
+    }
+
+    /** As {@link #holderDetails(Map)}, from a flat field/value list as scripts return an {@code HGETALL}. */
+    static HolderDetails holderDetails(List<?> flat) {
+        return holderDetails(StoredValues.pairs(flat));
+    }
+
+    /**
+     * Reads one audit entry as {@code force-unlock.lua} writes it. Other programs may write the list too: an
+     * entry that is not such an object reads as all fields empty, with {@link AuditEntry#raw()} as stored.
+     */
+    public static AuditEntry auditEntry(String raw) {
+        Map<String, Object> f;
+        try {
+            f = JSON.std.mapFrom(raw);
+        } catch (RuntimeException e) {
+            f = Map.of();
+        }
+        OptionalLong at = integer(f.get("at"));
+        return new AuditEntry(instant(at), text(f.get("by")), text(f.get("action")), text(f.get("reason")),
+                text(f.get("holder")), integer(f.get("fence")), raw);
+    }
+
+    private static OptionalLong integer(Object value) {
+        return value instanceof Integer || value instanceof Long ? OptionalLong.of(((Number) value).longValue())
+                : OptionalLong.empty();
+    }
+
+    private static Optional<String> text(Object value) {
+        return value instanceof String s ? Optional.of(s) : Optional.empty();
+    }
+}

@@ -1,6 +1,6 @@
 package io.coordis.lock;
 
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,15 +28,20 @@ final class RestartGuard {
     static final String MARKER = "coordis:redlock:verified";
     private static final Logger log = LoggerFactory.getLogger(RestartGuard.class);
 
-    private final RedisNode node;
+    private final LockNode node;
     private final String marker;
+    private final Timer timer;
     private volatile String verifiedRunId;
     private volatile CompletableFuture<String> checking;
 
-    /** The guard of {@code node}, its marker key {@link #MARKER} after the client's key prefix (may be empty). */
-    RestartGuard(RedisNode node, String keyPrefix) {
+    /**
+     * The guard of {@code node}, its marker key {@link #MARKER} after the client's key prefix (may be empty);
+     * the deadlines of its checks run on {@code timer}.
+     */
+    RestartGuard(LockNode node, String keyPrefix, Timer timer) {
         this.node = node;
         this.marker = keyPrefix + MARKER;
+        this.timer = timer;
     }
 
     /** The marker key on this guard's node. */
@@ -71,7 +76,7 @@ final class RestartGuard {
         if (running != null && !running.isDone()) {
             return running;
         }
-        CompletableFuture<String> check = node.within(node.info("server"), timeout)
+        CompletableFuture<String> check = node.within(node.info("server"), timer, timeout)
                 .thenCompose(info -> decide(info, window, timeout));
         checking = check;
         return check;
@@ -79,15 +84,22 @@ final class RestartGuard {
 
     private CompletableFuture<String> decide(Map<String, String> info, Duration window, Duration timeout) {
         String runId = info.getOrDefault("run_id", "");
-        long uptime = Long.parseLong(info.getOrDefault("uptime_in_seconds", "0"));
-        // Only unverified nodes get here (a restart is caught by the script comparing run_ids), so the
-        // uptime alone decides. It is whole seconds, rounded down: one more second makes the comparison safe.
-        if (Duration.ofSeconds(uptime).compareTo(window.plusSeconds(1)) < 0) {
+        if (!upLongerThan(info, window)) {
             return CompletableFuture.completedFuture(null);
         }
-        return node.within(node.set(marker, runId), timeout).thenApply(ok -> {
+        return node.within(node.set(marker, runId), timer, timeout).thenApply(ok -> {
             verifiedRunId = runId;
             return runId;
         });
+    }
+
+    /**
+     * Whether the node's {@code INFO server} shows it up longer than {@code window}. Only unverified nodes are
+     * asked (a restart is caught by the script comparing run_ids), so the uptime alone decides. It is whole
+     * seconds, rounded down: one more second makes the comparison safe.
+     */
+    static boolean upLongerThan(Map<String, String> info, Duration window) {
+        long uptime = Long.parseLong(info.getOrDefault("uptime_in_seconds", "0"));
+        return Duration.ofSeconds(uptime).compareTo(window.plusSeconds(1)) >= 0;
     }
 }

@@ -129,7 +129,7 @@ public final class Coordis implements AutoCloseable {
         }
         this.replicas = List.copyOf(replicaNodes);
         this.signals = PubSubSignals.over(nodes.get(0), replicas, b.keyPrefix, b.ticker, b.maxSignalBytes);
-        this.queues = new Queues(nodes.get(0), b.keyPrefix, b.ticker, scheduler);
+        this.queues = new Queues(nodes.get(0), b.keyPrefix, timer);
         this.inspector = new Inspector(nodes);
     }
 

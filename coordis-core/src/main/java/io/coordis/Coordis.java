@@ -4,6 +4,7 @@ import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.Elections;
 import io.coordis.election.LeaderElection;
+import io.coordis.internal.ClientTimer;
 import io.coordis.internal.Durations;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.RedisResources;
@@ -66,6 +67,7 @@ public final class Coordis implements AutoCloseable {
     private final RedisResources resources;
     private final List<RedisNode> nodes;
     private final ScheduledExecutorService scheduler;
+    private final ClientTimer timer;
     private final Locks locks;
     private final List<RedisNode> replicas;
     private final Signals signals;
@@ -112,7 +114,8 @@ public final class Coordis implements AutoCloseable {
         this.nodes = List.copyOf(opened);
         this.keyPrefix = b.keyPrefix;
         this.scheduler = newScheduler();
-        this.locks = new Locks(nodes, b.keyPrefix, b.ticker, scheduler);
+        this.timer = new ClientTimer(b.ticker);
+        this.locks = new Locks(nodes, b.keyPrefix, timer, scheduler);
         this.elections = new Elections(nodes, b.ticker, scheduler);
         List<RedisNode> replicaNodes = new ArrayList<>();
         try {
@@ -126,7 +129,7 @@ public final class Coordis implements AutoCloseable {
         }
         this.replicas = List.copyOf(replicaNodes);
         this.signals = PubSubSignals.over(nodes.get(0), replicas, b.keyPrefix, b.ticker, b.maxSignalBytes);
-        this.queues = new Queues(nodes.get(0), b.keyPrefix, b.ticker, scheduler);
+        this.queues = new Queues(nodes.get(0), b.keyPrefix, timer);
         this.inspector = new Inspector(nodes);
     }
 
@@ -316,6 +319,7 @@ public final class Coordis implements AutoCloseable {
     @Override
     public void close() {
         scheduler.shutdownNow();
+        timer.close();
         nodes.forEach(RedisNode::close);
         if (replicas != null) {
             replicas.forEach(RedisNode::close);

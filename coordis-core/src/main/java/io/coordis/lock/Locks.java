@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import io.coordis.Ticker;
+import io.coordis.internal.Timer;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -18,6 +19,7 @@ public final class Locks {
     private final RedisNode node;
     private final List<RestartGuard> guards;
     private final AtomicReference<Duration> largestRedlockTtl = new AtomicReference<>(Duration.ZERO);
+    private final Timer timer;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
     private final Contention contention;
@@ -28,15 +30,16 @@ public final class Locks {
      *
      * @throws IllegalArgumentException for 2 nodes (Redlock needs at least 3) or none
      */
-    public Locks(List<RedisNode> nodes, String keyPrefix, Ticker ticker, ScheduledExecutorService scheduler) {
+    public Locks(List<RedisNode> nodes, String keyPrefix, Timer timer, ScheduledExecutorService scheduler) {
         if (nodes.isEmpty() || nodes.size() == 2) {
             throw new IllegalArgumentException("locks need one Redis node, or at least 3 independent masters for "
                     + "Redlock (5 is typical), got " + nodes.size());
         }
         this.nodes = List.copyOf(nodes);
         this.node = nodes.get(0);
-        this.guards = nodes.stream().map(n -> new RestartGuard(n, keyPrefix)).toList();
-        this.ticker = ticker;
+        this.guards = nodes.stream().map(n -> new RestartGuard(LockNode.of(n), keyPrefix, timer)).toList();
+        this.timer = timer;
+        this.ticker = timer.ticker();
         this.scheduler = scheduler;
         this.contention = new Contention(new LocalQueue(), ticker);
     }
@@ -52,7 +55,7 @@ public final class Locks {
             return new SingleNodeLock(node, checkName(name), options, contention, ticker, scheduler);
         }
         largestRedlockTtl.accumulateAndGet(options.ttl(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
-        return new Redlock(nodes, guards, largestRedlockTtl::get, checkName(name), options, contention, ticker, scheduler);
+        return new Redlock(nodes, guards, largestRedlockTtl::get, checkName(name), options, contention, timer, scheduler);
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.coordis.lock;
 
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,18 +26,20 @@ import java.util.concurrent.CompletableFuture;
 final class RestartGuard {
     private static final Logger log = LoggerFactory.getLogger(RestartGuard.class);
 
-    private final RedisNode node;
+    private final LockNode node;
     private final String marker;
+    private final Timer timer;
     private volatile String verifiedRunId;
     private volatile CompletableFuture<String> checking;
 
     /**
-     * The guard of {@code node}, its marker key {@link LockLayout#RESTART_GUARD_MARKER} after the client's key
-     * prefix (may be empty): one per node, not per lock, as Redlock nodes are independent masters.
+     * The guard of {@code node}, its marker key {@link LockLayout#RESTART_GUARD_MARKER} after the client's key prefix (may be empty);
+     * the deadlines of its checks run on {@code timer}.
      */
-    RestartGuard(RedisNode node, String keyPrefix) {
+    RestartGuard(LockNode node, String keyPrefix, Timer timer) {
         this.node = node;
         this.marker = keyPrefix + LockLayout.RESTART_GUARD_MARKER;
+        this.timer = timer;
     }
 
     /** The marker key on this guard's node. */
@@ -72,7 +74,7 @@ final class RestartGuard {
         if (running != null && !running.isDone()) {
             return running;
         }
-        CompletableFuture<String> check = node.within(node.info("server"), timeout)
+        CompletableFuture<String> check = node.within(node.info("server"), timer, timeout)
                 .thenCompose(info -> decide(info, window, timeout));
         checking = check;
         return check;
@@ -80,15 +82,22 @@ final class RestartGuard {
 
     private CompletableFuture<String> decide(Map<String, String> info, Duration window, Duration timeout) {
         String runId = info.getOrDefault("run_id", "");
-        long uptime = Long.parseLong(info.getOrDefault("uptime_in_seconds", "0"));
-        // Only unverified nodes get here (a restart is caught by the script comparing run_ids), so the
-        // uptime alone decides. It is whole seconds, rounded down: one more second makes the comparison safe.
-        if (Duration.ofSeconds(uptime).compareTo(window.plusSeconds(1)) < 0) {
+        if (!upLongerThan(info, window)) {
             return CompletableFuture.completedFuture(null);
         }
-        return node.within(node.set(marker, runId), timeout).thenApply(ok -> {
+        return node.within(node.set(marker, runId), timer, timeout).thenApply(ok -> {
             verifiedRunId = runId;
             return runId;
         });
+    }
+
+    /**
+     * Whether the node's {@code INFO server} shows it up longer than {@code window}. Only unverified nodes are
+     * asked (a restart is caught by the script comparing run_ids), so the uptime alone decides. It is whole
+     * seconds, rounded down: one more second makes the comparison safe.
+     */
+    static boolean upLongerThan(Map<String, String> info, Duration window) {
+        long uptime = Long.parseLong(info.getOrDefault("uptime_in_seconds", "0"));
+        return Duration.ofSeconds(uptime).compareTo(window.plusSeconds(1)) >= 0;
     }
 }

@@ -10,10 +10,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,10 +21,9 @@ import org.slf4j.LoggerFactory;
  * runs {@code take.lua} again to hand out the slot's rightmost message. A slot returns to the pool when its
  * delivery is settled.
  *
- * <p>The heartbeat runs on the client's timer without blocking it; the sweeps on a thread of their own,
- * starting after a random part of the interval so that consumers started together spread out. A take
- * whose last confirmed heartbeat is older than two thirds of the TTL beats first, synchronously, so it
- * never moves a message into slots that sweepers no longer know about.
+ * <p>The heartbeat and the sweeps run on the client's timer ({@link Upkeep}). A take whose last confirmed
+ * heartbeat is older than two thirds of the TTL beats first, synchronously, so it never moves a message into
+ * slots that sweepers no longer know about.
  */
 final class SlotConsumer implements Consumer, Delivery.Settler {
     private static final Logger log = LoggerFactory.getLogger(SlotConsumer.class);
@@ -51,9 +46,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     private static final int PROBE_EVERY = 16;
     /** Takes hold it shared; close holds it exclusively, so no take moves a message after close released. */
     private final java.util.concurrent.locks.ReadWriteLock closing = new java.util.concurrent.locks.ReentrantReadWriteLock();
-    private final ScheduledExecutorService sweeper;
-    private final ScheduledFuture<?> beats;
-    private volatile long lastBeatNanos;
+    private final Upkeep upkeep;
     private volatile boolean closed;
 
     private SlotConsumer(SlotQueue queue) {
@@ -68,26 +61,12 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         for (int i = 0; i < slotCount; i++) {
             free.add(i);
         }
-        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "coordis-queue-sweep-" + id);
-            t.setDaemon(true);
-            return t;
-        });
-        long beatEvery = Math.max(1, ttlNanos / 3);
-        this.beats = queue.scheduler.scheduleAtFixedRate(this::beatAsync, beatEvery, beatEvery, TimeUnit.NANOSECONDS);
-        long interval = queue.options.sweepInterval().toNanos();
-        sweeper.scheduleWithFixedDelay(this::sweepQuietly, ThreadLocalRandom.current().nextLong(interval), interval,
-                TimeUnit.NANOSECONDS);
+        this.upkeep = new Upkeep(queue, id, slotCount);
     }
 
     static SlotConsumer start(SlotQueue queue) throws InterruptedException {
         SlotConsumer c = new SlotConsumer(queue);
-        try {
-            c.beat();
-        } catch (CoordisException | InterruptedException e) {
-            c.stopTimers();
-            throw e;
-        }
+        c.upkeep.start();
         return c;
     }
 
@@ -110,7 +89,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             throw new IllegalArgumentException("take count " + max + " is over this consumer's " + slotCount
                     + " slots (QueueOptions.withSlots)");
         }
-        long deadline = io.coordis.internal.Durations.saturatedAdd(queue.ticker.read(),
+        long deadline = io.coordis.internal.Durations.saturatedAdd(queue.timer.now(),
                 Math.max(0, io.coordis.internal.Durations.saturatedNanos(wait)));
         List<Integer> slots = borrow(max, deadline);
         if (slots.isEmpty()) {
@@ -121,8 +100,8 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         closing.readLock().lock();
         try {
             requireOpen();
-            if (queue.ticker.read() - lastBeatNanos > ttlNanos * 2 / 3) {
-                beat();
+            if (upkeep.stale()) {
+                upkeep.beatNow();
             }
             // The queue was found empty lately (consumers keep up), one known-empty slot and time to wait: BLMOVE
             // straight away, one round trip per message as it arrives. Otherwise, and every PROBE_EVERY takes to
@@ -134,7 +113,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                     fill(slots, handed);
                 }
                 direct = false;
-                long left = deadline - queue.ticker.read();
+                long left = deadline - queue.timer.now();
                 if (!handed.isEmpty() || left <= 0) {
                     clean = true;
                     return handed;
@@ -277,7 +256,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                 if (closed) {
                     throw new IllegalStateException("consumer " + id + " of queue '" + queue.name() + "' is closed");
                 }
-                long left = deadline - queue.ticker.read();
+                long left = deadline - queue.timer.now();
                 if (left <= 0) {
                     return List.of();
                 }
@@ -328,65 +307,6 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         }
     }
 
-    private void beat() throws InterruptedException {
-        long sent = queue.ticker.read();
-        queue.lists.await(queue.lists.eval(SlotQueue.BEAT, beatKeys(), beatArgs()));
-        lastBeatNanos = sent;
-    }
-
-    private void beatAsync() {
-        if (closed) {
-            return;
-        }
-        long sent = queue.ticker.read();
-        queue.lists.eval(SlotQueue.BEAT, beatKeys(), beatArgs()).whenComplete((reply, failure) -> {
-            if (failure != null) {
-                log.warn("heartbeat of consumer {} on queue '{}' failed: {}", id, queue.name(), failure.getMessage());
-                return;
-            }
-            if (reply instanceof List<?> l && !l.isEmpty() && Long.valueOf(0).equals(l.get(0))) {
-                log.warn("heartbeat of consumer {} on queue '{}' had expired: its unsettled messages may have "
-                        + "been given to other consumers", id, queue.name());
-            }
-            lastBeatNanos = sent;
-        });
-    }
-
-    private List<String> beatKeys() {
-        return List.of(queue.keys.heartbeat(id), queue.keys.registry);
-    }
-
-    private List<byte[]> beatArgs() {
-        long ttl = queue.options.heartbeatTtl().toMillis();
-        // keep a dead consumer's registration long enough for any move it sent to be served and swept
-        long retention = 3 * ttl + 60_000;
-        return List.of(ListCommands.bytes(id), SlotQueue.bytes(ttl), SlotQueue.bytes(slotCount),
-                SlotQueue.bytes(retention));
-    }
-
-    private void sweepQuietly() {
-        if (queue.scheduler.isShutdown()) {
-            // the client was closed without closing this consumer: stop like its heartbeat did
-            sweeper.shutdown();
-            return;
-        }
-        try {
-            int moved = queue.sweep();
-            if (moved > 0) {
-                log.info("put back {} message(s) of dead consumers of queue '{}'", moved, queue.name());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            log.warn("sweep of queue '{}' failed: {}", queue.name(), e.getMessage());
-        }
-    }
-
-    private void stopTimers() {
-        beats.cancel(false);
-        sweeper.shutdownNow();
-    }
-
     @Override
     public void close() {
         synchronized (free) {
@@ -396,7 +316,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             closed = true;
             free.notifyAll();
         }
-        stopTimers();
+        upkeep.stop();
         boolean confirmed = true;
         synchronized (blocking) {
             for (int i = 0; i < blocking.length; i++) {

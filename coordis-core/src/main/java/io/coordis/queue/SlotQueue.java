@@ -1,6 +1,6 @@
 package io.coordis.queue;
 
-import io.coordis.Ticker;
+import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.LuaScript;
@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * {@link ReliableQueue} with per-consumer processing slots and heartbeats; see the interface for the
@@ -40,19 +39,17 @@ final class SlotQueue implements ReliableQueue {
     final ListCommands lists;
     final QueueKeys keys;
     final QueueOptions options;
-    final Ticker ticker;
-    final ScheduledExecutorService scheduler;
+    /** The client's timer: the deadlines of takes, the consumers' heartbeats and sweeps. */
+    final Timer timer;
     private final String name;
 
     /** For {@link io.coordis.Coordis}; not part of the API. */
-    SlotQueue(ListCommands lists, String prefix, String name, QueueOptions options, Ticker ticker,
-                     ScheduledExecutorService scheduler) {
+    SlotQueue(ListCommands lists, String prefix, String name, QueueOptions options, Timer timer) {
         this.name = Payloads.name(name);
         this.lists = lists;
         this.keys = new QueueKeys(prefix + name);
         this.options = java.util.Objects.requireNonNull(options, "options must not be null");
-        this.ticker = ticker;
-        this.scheduler = scheduler;
+        this.timer = timer;
     }
 
     @Override
@@ -168,32 +165,61 @@ final class SlotQueue implements ReliableQueue {
 
     @Override
     public int sweep() throws InterruptedException {
-        long now = lists.await(lists.timeMillis(keys.queue));
-        Map<byte[], byte[]> registry = Payloads.await(lists, lists.hgetall(keys.registry), name, keys.queue);
-        int moved = 0;
-        for (Map.Entry<byte[], byte[]> e : registry.entrySet()) {
-            String id = ListCommands.text(e.getKey());
-            QueueLayout.Registration reg = QueueLayout.registration(ListCommands.text(e.getValue())).orElse(null);
-            if (reg == null || lists.await(lists.exists(keys.heartbeat(id))) > 0) {
-                continue;
+        return Payloads.await(lists, sweepAsync(), name, keys.queue);
+    }
+
+    /**
+     * {@link #sweep}, as a chain of commands that never blocks a thread: the consumers whose heartbeat expired,
+     * one after the other, then the delayed messages that are due.
+     */
+    CompletableFuture<Integer> sweepAsync() {
+        return lists.timeMillis(keys.queue).thenCompose(now -> lists.hgetall(keys.registry).thenCompose(registry ->
+                        releaseDead(now, new ArrayList<>(registry.entrySet()), 0)))
+                .thenCompose(moved -> lists.eval(PROMOTE, List.of(keys.delayed, keys.delayedData, keys.queue),
+                        List.of(bytes(options.order().side()), bytes(PROMOTE_LIMIT))).thenApply(promoted -> moved));
+    }
+
+    /** Releases the slots of every consumer from {@code entries[from]} on whose heartbeat expired; answers how many messages moved. */
+    private CompletableFuture<Integer> releaseDead(long now, List<Map.Entry<byte[], byte[]>> entries, int from) {
+        if (from == entries.size()) {
+            return CompletableFuture.completedFuture(0);
+        }
+        String id = ListCommands.text(entries.get(from).getKey());
+        QueueLayout.Registration reg = QueueLayout.registration(ListCommands.text(entries.get(from).getValue())).orElse(null);
+        if (reg == null) {
+            return releaseDead(now, entries, from + 1);
+        }
+        return lists.exists(keys.heartbeat(id)).thenCompose(alive -> {
+            if (alive > 0) {
+                return releaseDead(now, entries, from + 1);
             }
             boolean forget = now - reg.lastBeatMillis() > reg.retentionMillis();
-            moved += release(id, reg.slots(), "dead", forget);
-        }
-        lists.await(lists.eval(PROMOTE, List.of(keys.delayed, keys.delayedData, keys.queue),
-                List.of(bytes(options.order().side()), bytes(PROMOTE_LIMIT))));
-        return moved;
+            return lists.eval(SWEEP, sweepKeys(id, reg.slots()), sweepArgs(id, "dead", forget)).thenCompose(reply ->
+                    releaseDead(now, entries, from + 1).thenApply(rest -> swept(reply) + rest));
+        });
     }
 
     /** Runs sweep.lua for one consumer; answers the messages moved out of its slots, or 0 if it is alive. */
     int release(String consumer, int slots, String mode, boolean forget) throws InterruptedException {
+        return swept(Payloads.await(lists, lists.eval(SWEEP, sweepKeys(consumer, slots), sweepArgs(consumer, mode, forget)),
+                name, keys.queue));
+    }
+
+    private List<String> sweepKeys(String consumer, int slots) {
         List<String> k = new ArrayList<>(List.of(keys.heartbeat(consumer), keys.registry, keys.queue, keys.attempts,
                 keys.dead, keys.enqueued, keys.settled(consumer)));
         k.addAll(keys.slots(consumer, slots));
-        List<byte[]> a = List.of(ListCommands.bytes(consumer), bytes(options.maxAttempts()),
-                bytes(options.order().side()), bytes(forget ? "1" : "0"), bytes(mode));
-        List<?> reply = Replies.list(Payloads.await(lists, lists.eval(SWEEP, k, a), name, keys.queue), 2,
-                SWEEP, lists.address());
+        return k;
+    }
+
+    private List<byte[]> sweepArgs(String consumer, String mode, boolean forget) {
+        return List.of(ListCommands.bytes(consumer), bytes(options.maxAttempts()), bytes(options.order().side()),
+                bytes(forget ? "1" : "0"), bytes(mode));
+    }
+
+    /** sweep.lua's reply: the messages it moved out of the slots (requeued and dead-lettered). */
+    private int swept(Object raw) {
+        List<?> reply = Replies.list(raw, 2, SWEEP, lists.address());
         long requeued = Replies.number(reply, 0, SWEEP, lists.address());
         return requeued < 0 ? 0 : (int) (requeued + Replies.number(reply, 1, SWEEP, lists.address()));
     }

@@ -1,0 +1,142 @@
+package io.coordis.lock;
+
+import io.coordis.internal.Durations;
+import io.coordis.internal.Keys;
+import io.coordis.internal.Timer;
+import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.Replies;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * One Redlock lock's scripts on each node, and their replies read as votes: acquire (through the restart
+ * guard when it is on), raise the fencing counter, extend, release. On each node the layout is the
+ * canonical one (plain key = the name, a unique random value, PX), so other Redlock clients on the same
+ * nodes exclude Coordis and are excluded by it. Every call sends at once and never blocks; an answer never
+ * fails (a failure is an ERROR or TIMEOUT vote). Thread-safe.
+ */
+final class RedlockScripts {
+    private final List<LockNode> nodes;
+    private final List<RestartGuard> guards;
+    private final Supplier<Duration> guardWindow;
+    private final boolean guarded;
+    private final Timer timer;
+    private final Duration nodeTimeout;
+    private final String fenceKey;
+    private final String channel;
+    private final String ttlMillis;
+    private final String holderId;
+    private final List<String> acquireKeys;
+    private final List<String> guardedAcquireKeys;
+    private final List<String> releaseKeys;
+    private final List<String> extendKeys;
+
+    RedlockScripts(List<LockNode> nodes, List<RestartGuard> guards, Supplier<Duration> guardWindow, String key,
+                   LockOptions options, Timer timer) {
+        this.nodes = nodes;
+        this.guards = guards;
+        this.guardWindow = guardWindow;
+        this.guarded = options.restartGuard();
+        this.timer = timer;
+        this.nodeTimeout = options.nodeTimeout();
+        this.fenceKey = Keys.derived(key, "fence");
+        this.channel = Keys.derived(key, "released");
+        this.ttlMillis = Long.toString(options.ttl().toMillis());
+        this.holderId = options.holderId();
+        String holderKey = Keys.derived(key, "holder");
+        this.acquireKeys = List.of(key, fenceKey, holderKey, channel);
+        this.guardedAcquireKeys = List.of(key, fenceKey, holderKey, channel, guards.get(0).marker());
+        this.releaseKeys = List.of(key, channel);
+        this.extendKeys = List.of(key);
+    }
+
+    /**
+     * Asks node {@code i} for the lock; {@code now} is the wall clock in ms (the holder's "since"). A node
+     * this client verified (or any node with the guard off) gets the acquire script at once, and the round's
+     * deadline bounds it. A node not verified yet is checked first, each step bounded by its own deadline
+     * (once per node, and again only after it lost the marker).
+     */
+    Round.Asked acquire(int i, String token, String now) {
+        LockNode node = nodes.get(i);
+        RestartGuard guard = guards.get(i);
+        String known = guard.verifiedRunId();
+        if (!guarded || known != null) {
+            CompletableFuture<Object> reply = node.eval(Redlock.ACQUIRE, guarded ? guardedAcquireKeys : acquireKeys,
+                    guarded ? List.of(token, ttlMillis, holderId, now, known) : List.of(token, ttlMillis, holderId, now));
+            return new Round.Asked(answer(node, reply, r -> acquired(i, r)), reply);
+        }
+        CompletableFuture<Round.Answer> checked = guard.verify(guardWindow.get(), nodeTimeout).thenCompose(verified -> {
+            if (verified == null) {
+                return CompletableFuture.completedFuture(Round.Answer.of(node, NodeVote.Vote.REFUSED_RECENT_RESTART,
+                        "up less than " + Durations.format(guardWindow.get())));
+            }
+            return node.within(node.eval(Redlock.ACQUIRE, guardedAcquireKeys,
+                    List.of(token, ttlMillis, holderId, now, verified)), timer, nodeTimeout).thenApply(r -> acquired(i, r));
+        }).exceptionally(f -> Round.Answer.failure(node, f));
+        return new Round.Asked(checked, null);
+    }
+
+    /** Node {@code i}'s reply to the acquire script, as an answer. */
+    private Round.Answer acquired(int i, Object reply) {
+        LockNode node = nodes.get(i);
+        List<?> r = Replies.list(reply, 1, Redlock.ACQUIRE, node.address());
+        long code = Replies.number(r, 0, Redlock.ACQUIRE, node.address());
+        if (code == 1) {
+            long fence = Replies.number(r, 1, Redlock.ACQUIRE, node.address());
+            return new Round.Answer(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, ""), fence, 0, null);
+        }
+        if (code == -1) {
+            guards.get(i).markerMissing();
+            return Round.Answer.of(node, NodeVote.Vote.REFUSED_RECENT_RESTART, "not verified since its restart");
+        }
+        long pttl = Replies.number(r, 1, Redlock.ACQUIRE, node.address());
+        return new Round.Answer(new NodeVote(node.address(), NodeVote.Vote.HELD_BY_OTHER,
+                pttl >= 0 ? "ttl " + pttl + "ms" : "no expiry"), 0, pttl, null);
+    }
+
+    /** Raises node {@code i}'s fencing counter to {@code fence} if it is lower; {@code false} if it failed. */
+    CompletableFuture<Boolean> raiseFence(int i, long fence) {
+        LockNode node = nodes.get(i);
+        return node.within(node.eval(Redlock.RAISE_FENCE, List.of(fenceKey), List.of(Long.toString(fence))), timer,
+                nodeTimeout).thenApply(r -> true).exceptionally(f -> false);
+    }
+
+    /** Compare-and-delete on node {@code i}: ACQUIRED when it deleted the key, HELD_BY_OTHER when not ours. */
+    Round.Asked release(int i, String token) {
+        CompletableFuture<Object> reply = nodes.get(i).eval(Redlock.RELEASE, releaseKeys, List.of(token, channel));
+        return new Round.Asked(answer(nodes.get(i), reply, r -> yesOrNo(i, Redlock.RELEASE, r, "released")), reply);
+    }
+
+    /** Sets node {@code i}'s TTL to {@code ttl} if {@code token} holds it there. */
+    Round.Asked extend(int i, String token, Duration ttl) {
+        CompletableFuture<Object> reply = nodes.get(i).eval(Redlock.EXTEND, extendKeys,
+                List.of(token, Long.toString(ttl.toMillis())));
+        return new Round.Asked(answer(nodes.get(i), reply, r -> yesOrNo(i, Redlock.EXTEND, r, "extended")), reply);
+    }
+
+    private Round.Answer yesOrNo(int i, LuaScript script, Object reply, String yes) {
+        LockNode node = nodes.get(i);
+        return Replies.isOne(Replies.list(reply, 1, script, node.address()))
+                ? Round.Answer.of(node, NodeVote.Vote.ACQUIRED, yes) : Round.Answer.of(node, NodeVote.Vote.HELD_BY_OTHER, "not ours");
+    }
+
+    /** {@code reply} read by {@code read}; a failure, or a reply that does not read, is the node's failure. */
+    private static CompletableFuture<Round.Answer> answer(LockNode node, CompletableFuture<Object> reply,
+                                                          Function<Object, Round.Answer> read) {
+        CompletableFuture<Round.Answer> answer = new CompletableFuture<>();
+        reply.whenComplete((r, f) -> {
+            Round.Answer a;
+            try {
+                a = f == null ? read.apply(r) : Round.Answer.failure(node, f);
+            } catch (RuntimeException e) {
+                a = Round.Answer.failure(node, e);
+            }
+            answer.complete(a);
+        });
+        return answer;
+    }
+}

@@ -5,6 +5,7 @@ import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
 import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
+import io.coordis.internal.ClientTimer;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.TlsSettings;
 import io.coordis.lock.Lease;
@@ -36,8 +37,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -392,9 +391,9 @@ class TlsIT {
      * without waiting for its command connection, which would otherwise fail first.
      */
     private static void assertQueueRefusedFast(String url, TlsSettings tls, String cause) throws Exception {
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-        try (RedisNode node = RedisNode.open(url, TIMEOUT, tls, null)) {
-            Queue queue = new Queues(node, Prefixed.prefix(), Ticker.system(), scheduler)
+        try (ClientTimer timer = new ClientTimer(Ticker.system());
+             RedisNode node = RedisNode.open(url, TIMEOUT, tls, null)) {
+            Queue queue = new Queues(node, Prefixed.prefix(), timer)
                     .plain("tls:refused-queue", QueueOptions.defaults());
             List<QueueCall> calls = List.of(() -> queue.push("never"), () -> queue.pop(Duration.ofSeconds(5)),
                     () -> queue.pop(3), () -> queue.moveTo("tls:refused-queue:processing", Duration.ofSeconds(5)));
@@ -408,8 +407,6 @@ class TlsIT {
                 assertThat(((NodeUnavailableException) t).node()).contains(mutual.address());
                 assertThat(took).isLessThan(TIMEOUT.plus(SLACK));
             }
-        } finally {
-            scheduler.shutdownNow();
         }
         try (RespClient raw = RespClient.connect(mutual)) {
             assertThat(raw.command("EXISTS", Prefixed.key("tls:refused-queue"))).isEqualTo(0L);

@@ -4,6 +4,7 @@ import io.coordis.NodeUnavailableException;
 import io.coordis.Ticker;
 import io.coordis.WrongTypeException;
 import io.coordis.internal.Keys;
+import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -19,7 +20,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -73,7 +73,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     private final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
     private final Contention contention;
     private final Ticker ticker;
-    private final ScheduledExecutorService scheduler;
+    private final Timer timer;
     /** Per-lock constants of every step, worked out once. */
     private final Duration nodeTimeout;
     private final long nodeTimeoutNanos;
@@ -85,7 +85,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     private volatile List<NodeVote> lastVotes = List.of();
 
     Redlock(List<RedisNode> nodes, List<RestartGuard> guards, Supplier<Duration> guardWindow, String name,
-            LockOptions options, Contention contention, Ticker ticker, ScheduledExecutorService scheduler) {
+            LockOptions options, Contention contention, Timer timer) {
         this.nodes = List.copyOf(nodes);
         this.guards = List.copyOf(guards);
         this.guardWindow = guardWindow;
@@ -98,8 +98,8 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         this.quorum = Quorum.of(nodes.size());
         this.suspect = new java.util.concurrent.atomic.AtomicIntegerArray(nodes.size());
         this.contention = contention;
-        this.ticker = ticker;
-        this.scheduler = scheduler;
+        this.ticker = timer.ticker();
+        this.timer = timer;
         this.nodeTimeout = options.nodeTimeout();
         this.nodeTimeoutNanos = Math.max(1, nodeTimeout.toNanos());
         this.ttlMillis = Long.toString(options.ttl().toMillis());
@@ -202,8 +202,8 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
             if (raiseFences(granted, answers, fence, token)) {
                 long validUntil = start + options.validityNanos(options.ttl());
                 if (validUntil - ticker.read() > 0) {
-                    HeldLease lease = new HeldLease(name, key, token, fence, votes, options, start, this, ticker,
-                            scheduler, permit::close);
+                    HeldLease lease = new HeldLease(name, key, token, fence, votes, options, start, this, timer,
+                            permit::close);
                     return Contention.Attempt.granted(lease);
                 }
             }

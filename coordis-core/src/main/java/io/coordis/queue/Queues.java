@@ -1,9 +1,7 @@
 package io.coordis.queue;
 
-import io.coordis.Ticker;
+import io.coordis.internal.Timer;
 import io.coordis.internal.redis.RedisNode;
-
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Makes queues on one Redis node; used by {@link io.coordis.Coordis#queue} and
@@ -12,18 +10,16 @@ import java.util.concurrent.ScheduledExecutorService;
 public final class Queues {
     private final RedisNode node;
     private final String prefix;
-    private final Ticker ticker;
-    private final ScheduledExecutorService scheduler;
+    private final Timer timer;
 
     /**
      * For {@link io.coordis.Coordis}: queues on {@code node} whose keys begin with {@code prefix} (may be empty),
-     * heartbeats on {@code scheduler}.
+     * heartbeats on {@code timer}.
      */
-    public Queues(RedisNode node, String prefix, Ticker ticker, ScheduledExecutorService scheduler) {
+    public Queues(RedisNode node, String prefix, Timer timer) {
         this.node = node;
         this.prefix = java.util.Objects.requireNonNull(prefix, "prefix");
-        this.ticker = ticker;
-        this.scheduler = scheduler;
+        this.timer = timer;
     }
 
     /** @throws IllegalArgumentException when the name is empty or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES}) */
@@ -36,6 +32,6 @@ public final class Queues {
     /** @throws IllegalArgumentException when the name is empty or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES}) */
     public ReliableQueue reliable(String name, QueueOptions options) {
         Payloads.name(name);
-        return new SlotQueue(node.lists(), prefix, name, options, ticker, scheduler);
+        return new SlotQueue(node.lists(), prefix, name, options, timer);
     }
 }

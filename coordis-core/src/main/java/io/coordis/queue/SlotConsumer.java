@@ -1,6 +1,7 @@
 package io.coordis.queue;
 
 import io.coordis.CoordisException;
+import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.Replies;
@@ -12,7 +13,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -52,7 +52,9 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     /** Takes hold it shared; close holds it exclusively, so no take moves a message after close released. */
     private final java.util.concurrent.locks.ReadWriteLock closing = new java.util.concurrent.locks.ReentrantReadWriteLock();
     private final ScheduledExecutorService sweeper;
-    private final ScheduledFuture<?> beats;
+    private final long beatEvery;
+    private volatile boolean beating = true;
+    private volatile Timer.Handle beats;
     private volatile long lastBeatNanos;
     private volatile boolean closed;
 
@@ -73,8 +75,8 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             t.setDaemon(true);
             return t;
         });
-        long beatEvery = Math.max(1, ttlNanos / 3);
-        this.beats = queue.scheduler.scheduleAtFixedRate(this::beatAsync, beatEvery, beatEvery, TimeUnit.NANOSECONDS);
+        this.beatEvery = Math.max(1, ttlNanos / 3);
+        beatLater();
         long interval = queue.options.sweepInterval().toNanos();
         sweeper.scheduleWithFixedDelay(this::sweepQuietly, ThreadLocalRandom.current().nextLong(interval), interval,
                 TimeUnit.NANOSECONDS);
@@ -334,6 +336,16 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         lastBeatNanos = sent;
     }
 
+    /** The next heartbeat, a third of the TTL from now, on the client's timer; each one plans the next. */
+    private void beatLater() {
+        beats = queue.timer.after(beatEvery, () -> {
+            if (beating) {
+                beatAsync();
+                beatLater();
+            }
+        });
+    }
+
     private void beatAsync() {
         if (closed) {
             return;
@@ -365,7 +377,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     }
 
     private void sweepQuietly() {
-        if (queue.scheduler.isShutdown()) {
+        if (queue.timer.isClosed()) {
             // the client was closed without closing this consumer: stop like its heartbeat did
             sweeper.shutdown();
             return;
@@ -383,7 +395,8 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     }
 
     private void stopTimers() {
-        beats.cancel(false);
+        beating = false;
+        beats.cancel();
         sweeper.shutdownNow();
     }
 

@@ -1,6 +1,7 @@
 package io.coordis.queue;
 
 import io.coordis.Ticker;
+import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.LuaScript;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * {@link ReliableQueue} with per-consumer processing slots and heartbeats; see the interface for the
@@ -41,18 +41,17 @@ final class SlotQueue implements ReliableQueue {
     final QueueKeys keys;
     final QueueOptions options;
     final Ticker ticker;
-    final ScheduledExecutorService scheduler;
+    final Timer timer;
     private final String name;
 
     /** For {@link io.coordis.Coordis}; not part of the API. */
-    SlotQueue(ListCommands lists, String prefix, String name, QueueOptions options, Ticker ticker,
-                     ScheduledExecutorService scheduler) {
+    SlotQueue(ListCommands lists, String prefix, String name, QueueOptions options, Timer timer) {
         this.name = Payloads.name(name);
         this.lists = lists;
         this.keys = new QueueKeys(prefix + name);
         this.options = java.util.Objects.requireNonNull(options, "options must not be null");
-        this.ticker = ticker;
-        this.scheduler = scheduler;
+        this.ticker = timer.ticker();
+        this.timer = timer;
     }
 
     @Override

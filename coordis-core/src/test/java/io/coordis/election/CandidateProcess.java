@@ -17,7 +17,7 @@ import java.time.Duration;
  * <p>Arguments: {@code <mode> <referee port> <redis uri> <name> <id> <ttl ms> [history file]}, mode one of:
  * <ul>
  *   <li>{@code lease} — the lease election: campaign; once elected, report ELECTED and write to the fenced
- *       resource every 20 ms while {@link Leadership#isValid()}; when it turns false report REVOKED (before
+ *       resource every 20 ms while {@link Leadership#isHeld()}; when it turns false report REVOKED (before
  *       anything else) and campaign again. With a history file it records there, for {@code LeaderChecker},
  *       {@code invoke campaign} before each campaign, {@code ok elected} (term) as soon as it returns, before
  *       reporting, and {@code info revoked} (term).</li>
@@ -79,7 +79,7 @@ public final class CandidateProcess {
                 record(history, "ok", "elected", name, id, l.term());
                 referee.send("ELECTED", l.term());
                 say("ELECTED term=" + l.term());
-                while (l.isValid()) {
+                while (l.isHeld()) {
                     if (!referee.send("WRITE", l.term())) {
                         say("WRITE_REJECTED term=" + l.term());
                     }

@@ -6,6 +6,7 @@ import io.coordis.election.Elections;
 import io.coordis.election.LeaderElection;
 import io.coordis.internal.ClientTimer;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Timer;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.RedisResources;
 import io.coordis.internal.redis.TlsSettings;
@@ -26,10 +27,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A Coordis client: one connection to Redis shared by every primitive made from it. Create one per
@@ -66,8 +63,7 @@ public final class Coordis implements AutoCloseable {
 
     private final RedisResources resources;
     private final List<RedisNode> nodes;
-    private final ScheduledExecutorService scheduler;
-    private final ClientTimer timer;
+    private final Timer timer;
     private final Locks locks;
     private final List<RedisNode> replicas;
     private final Signals signals;
@@ -113,10 +109,9 @@ public final class Coordis implements AutoCloseable {
         }
         this.nodes = List.copyOf(opened);
         this.keyPrefix = b.keyPrefix;
-        this.scheduler = newScheduler();
         this.timer = new ClientTimer(b.ticker);
-        this.locks = new Locks(nodes, b.keyPrefix, timer, scheduler);
-        this.elections = new Elections(nodes, b.ticker, scheduler);
+        this.locks = new Locks(nodes, b.keyPrefix, timer);
+        this.elections = new Elections(nodes, timer);
         List<RedisNode> replicaNodes = new ArrayList<>();
         try {
             for (String url : b.replicaUrls) {
@@ -318,7 +313,6 @@ public final class Coordis implements AutoCloseable {
      */
     @Override
     public void close() {
-        scheduler.shutdownNow();
         timer.close();
         nodes.forEach(RedisNode::close);
         if (replicas != null) {
@@ -340,18 +334,6 @@ public final class Coordis implements AutoCloseable {
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             // some nodes are slow or down: Redlock works with a majority, and their votes say so
         }
-    }
-
-    private static ScheduledExecutorService newScheduler() {
-        AtomicInteger n = new AtomicInteger();
-        ThreadFactory factory = r -> {
-            Thread t = new Thread(r, "coordis-timer-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, factory);
-        executor.setRemoveOnCancelPolicy(true);
-        return executor;
     }
 
     /** Settings for a {@link Coordis} client. Not thread-safe. */

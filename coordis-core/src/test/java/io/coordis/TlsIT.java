@@ -391,8 +391,8 @@ class TlsIT {
      * without waiting for its command connection, which would otherwise fail first.
      */
     private static void assertQueueRefusedFast(String url, TlsSettings tls, String cause) throws Exception {
-        ClientTimer timer = new ClientTimer(Ticker.system());
-        try (RedisNode node = RedisNode.open(url, TIMEOUT, tls, null)) {
+        try (ClientTimer timer = new ClientTimer(Ticker.system());
+             RedisNode node = RedisNode.open(url, TIMEOUT, tls, null)) {
             Queue queue = new Queues(node, Prefixed.prefix(), timer)
                     .plain("tls:refused-queue", QueueOptions.defaults());
             List<QueueCall> calls = List.of(() -> queue.push("never"), () -> queue.pop(Duration.ofSeconds(5)),
@@ -407,8 +407,6 @@ class TlsIT {
                 assertThat(((NodeUnavailableException) t).node()).contains(mutual.address());
                 assertThat(took).isLessThan(TIMEOUT.plus(SLACK));
             }
-        } finally {
-            timer.close();
         }
         try (RespClient raw = RespClient.connect(mutual)) {
             assertThat(raw.command("EXISTS", Prefixed.key("tls:refused-queue"))).isEqualTo(0L);

@@ -67,18 +67,8 @@ interface Claim {
         };
     }
 
-    /**
-     * A leadership as a claim. Only a loss counts as lost: the revocation that {@link #release()}'s own
-     * resignation causes does not, so a command stopped by Ctrl-C is not reported as having lost it.
-     */
+    /** A leadership as a claim: lost only when it is lost, not when {@link #release()} resigns it. */
     static Claim of(Leadership leadership) {
-        CompletableFuture<Void> lost = new CompletableFuture<>();
-        java.util.concurrent.atomic.AtomicBoolean releasing = new java.util.concurrent.atomic.AtomicBoolean();
-        leadership.revoked().thenRun(() -> {
-            if (!releasing.get()) {
-                lost.complete(null);
-            }
-        });
         return new Claim() {
             @Override
             public String what() {
@@ -98,17 +88,16 @@ interface Claim {
 
             @Override
             public CompletableFuture<?> lost() {
-                return lost;
+                return leadership.lost().toCompletableFuture();
             }
 
             @Override
             public boolean isHeld() {
-                return leadership.isValid();
+                return leadership.isHeld();
             }
 
             @Override
             public void release() {
-                releasing.set(true);
                 leadership.resign();
             }
         };

@@ -14,7 +14,7 @@ public interface ElectionListener {
     /**
      * This candidate's leadership ended: resigned, taken over, expired, or its local deadline passed
      * without a successful renewal. {@code reason} says which, for logs. From this call on,
-     * {@link Leadership#isValid()} is {@code false}.
+     * {@link Leadership#isHeld()} is {@code false}.
      */
     default void revoked(Leadership leadership, String reason) {
     }

@@ -1,13 +1,12 @@
 package io.coordis.election;
 
-import io.coordis.Ticker;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Timer;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Creates election candidates over one client's Redis connection. Obtained from {@code Coordis}; the
@@ -18,13 +17,11 @@ public final class Elections {
     public static final Duration CLASSIC_TERM = Duration.ofSeconds(20);
 
     private final List<RedisNode> nodes;
-    private final Ticker ticker;
-    private final ScheduledExecutorService scheduler;
+    private final Timer timer;
 
-    public Elections(List<RedisNode> nodes, Ticker ticker, ScheduledExecutorService scheduler) {
+    public Elections(List<RedisNode> nodes, Timer timer) {
         this.nodes = List.copyOf(nodes);
-        this.ticker = ticker;
-        this.scheduler = scheduler;
+        this.timer = timer;
     }
 
     /**
@@ -35,7 +32,7 @@ public final class Elections {
      */
     public LeaderElection election(String name, ElectionOptions options) {
         Objects.requireNonNull(options, "election options must not be null");
-        return new LeaseElection(node(), checkName(name, "election name"), options, ticker, scheduler);
+        return new LeaseElection(node(), checkName(name, "election name"), options, timer);
     }
 
     /**
@@ -55,7 +52,7 @@ public final class Elections {
             throw new IllegalArgumentException("counter election term must be at most "
                     + Durations.format(ElectionOptions.MAX_TTL) + ", was " + Durations.format(term));
         }
-        return new IncrementingElection(node(), prefix + checkName(key, "election key"), term, 0.01, ticker);
+        return new IncrementingElection(node(), prefix + checkName(key, "election key"), term, 0.01, timer.ticker());
     }
 
     private RedisNode node() {

@@ -13,7 +13,7 @@ import java.util.function.Consumer;
  * <pre>{@code
  * LeaderElection election = coordis.election("reports:scheduler");
  * Leadership leadership = election.campaign();          // blocks until this candidate leads
- * while (leadership.isValid()) {
+ * while (leadership.isHeld()) {
  *     runOneJob(leadership.term());                      // pass the term to what you write
  * }
  * }</pre>

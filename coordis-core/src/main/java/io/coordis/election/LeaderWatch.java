@@ -1,5 +1,7 @@
 package io.coordis.election;
 
+import io.coordis.internal.Timer;
+import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Subscription;
@@ -10,10 +12,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -26,16 +24,16 @@ import java.util.function.Consumer;
  */
 final class LeaderWatch implements PubSubListener, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LeaderWatch.class);
-    private static final long MAX_JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
-    private final LeaseElection election;
+    private final String name;
+    private final LeaderReader reader;
     private final RedisNode node;
     private final String channel;
     private final Consumer<LeaderEvent> events;
     private final long safetyNanos;
-    private final ScheduledExecutorService scheduler;
+    private final Timer timer;
     private Subscription subscription;
-    private ScheduledFuture<?> timer;
+    private Timer.Handle next;
     private boolean reading;
     private boolean again;
     private boolean closed;
@@ -43,14 +41,15 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
     private String lastId;
     private OptionalLong lastTerm = OptionalLong.empty();
 
-    LeaderWatch(LeaseElection election, RedisNode node, String channel, Consumer<LeaderEvent> events, Duration ttl,
-                ScheduledExecutorService scheduler) {
-        this.election = election;
+    LeaderWatch(String name, LeaderReader reader, RedisNode node, String channel, Consumer<LeaderEvent> events,
+                Duration ttl, Timer timer) {
+        this.name = name;
+        this.reader = reader;
         this.node = node;
         this.channel = channel;
         this.events = events;
         this.safetyNanos = ttl.toNanos();
-        this.scheduler = scheduler;
+        this.timer = timer;
     }
 
     void start() {
@@ -60,7 +59,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // observe() does not block otherwise: keep the interrupt for later
             throw new io.coordis.CoordisException(node.address(), "interrupted while opening the pub/sub connection "
-                    + "to observe election '" + election.name() + "'", e);
+                    + "to observe election '" + name + "'", e);
         }
         synchronized (this) {
             subscription = s;
@@ -68,7 +67,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
         s.ready().whenComplete((v, f) -> {
             if (f != null) {
                 log.warn("observing '{}': subscribing failed ({}); reading the leader on a timer until it works",
-                        election.name(), f.getMessage());
+                        name, f.getMessage());
             }
             read();
         });
@@ -95,17 +94,17 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
             }
             reading = true;
         }
-        election.readLeader().whenComplete((reading, failure) -> {
-            try {
-                scheduler.execute(() -> onRead(reading, failure));
-            } catch (RejectedExecutionException e) {
+        reader.read().whenComplete((reading, failure) -> {
+            if (timer.isClosed()) {
                 close();
+            } else {
+                timer.execute(() -> onRead(reading, failure));
             }
         });
     }
 
-    private void onRead(Optional<LeaseElection.Reading> reading, Throwable failure) {
-        long next;
+    private void onRead(Optional<LeaderReader.Reading> reading, Throwable failure) {
+        long delay;
         LeaderEvent event = null;
         synchronized (this) {
             this.reading = false;
@@ -113,36 +112,32 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
                 return;
             }
             if (failure != null) {
-                log.debug("observing '{}': reading the leader failed: {}", election.name(), failure.getMessage());
-                next = Math.min(safetyNanos, TimeUnit.SECONDS.toNanos(1));
+                log.debug("observing '{}': reading the leader failed: {}", name, failure.getMessage());
+                delay = Math.min(safetyNanos, TimeUnit.SECONDS.toNanos(1));
             } else {
-                Optional<Leader> leader = reading.map(LeaseElection.Reading::leader);
+                Optional<Leader> leader = reading.map(LeaderReader.Reading::leader);
                 String id = leader.map(Leader::id).orElse(null);
                 OptionalLong term = leader.map(Leader::term).orElse(OptionalLong.empty());
                 if (first || !java.util.Objects.equals(id, lastId) || !term.equals(lastTerm)) {
                     first = false;
                     lastId = id;
                     lastTerm = term;
-                    event = new LeaderEvent(leader, leader.map(election::observed).orElse(false));
+                    event = new LeaderEvent(leader, leader.map(reader::observed).orElse(false));
                 }
-                long pttl = reading.map(LeaseElection.Reading::pttlMillis).orElse(-1L);
-                long jitter = ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(1), MAX_JITTER_NANOS);
-                next = pttl >= 0 ? Math.min(safetyNanos, TimeUnit.MILLISECONDS.toNanos(pttl) + jitter) : safetyNanos;
+                long pttl = reading.map(LeaderReader.Reading::pttlMillis).orElse(-1L);
+                delay = pttl >= 0 ? Math.min(safetyNanos, ReleaseWaiter.untilExpiry(pttl)) : safetyNanos;
             }
-            if (timer != null) {
-                timer.cancel(false);
+            if (next != null) {
+                next.cancel();
             }
-            try {
-                timer = scheduler.schedule(this::read, next, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException e) {
-                closed = true;
-            }
+            next = timer.after(delay, this::read);
+            closed = timer.isClosed();
         }
         if (event != null) {
             try {
                 events.accept(event);
             } catch (RuntimeException e) {
-                log.warn("an observer of '{}' failed", election.name(), e);
+                log.warn("an observer of '{}' failed", name, e);
             }
         }
         boolean more;
@@ -163,8 +158,8 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
                 return;
             }
             closed = true;
-            if (timer != null) {
-                timer.cancel(false);
+            if (next != null) {
+                next.cancel();
             }
             s = subscription;
         }

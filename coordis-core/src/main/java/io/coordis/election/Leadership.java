@@ -10,7 +10,7 @@ import java.util.concurrent.CompletionStage;
  * <p>Safety: the leader counts itself leader only until start of its last successful renewal + TTL −
  * drift, measured on the monotonic clock, which is before the key can expire in Redis and so before any
  * other candidate can be elected (as long as Redis keeps its data). A process that was paused (GC,
- * SIGSTOP) past that deadline sees {@link #isValid()} {@code false} on its first check after resuming.
+ * SIGSTOP) past that deadline sees {@link #isHeld()} {@code false} on its first check after resuming.
  * Pass {@link #term()} to whatever the leader writes, so that a resource can refuse a stale leader.
  */
 public interface Leadership {
@@ -28,13 +28,17 @@ public interface Leadership {
      * Whether this leadership still holds: not resigned, not lost, and its local deadline not passed.
      * Once {@code false}, never {@code true} again. Does not block.
      */
-    boolean isValid();
+    boolean isHeld();
 
     /** Time left until the local deadline; zero once the leadership is over. */
     Duration remainingValidity();
 
-    /** Completes (on the client's timer thread) when the leadership ends for any reason, resigning included. */
-    CompletionStage<Leadership> revoked();
+    /**
+     * Completes (with this leadership) when it is lost while still held: a renewal found the term gone or taken,
+     * or the local deadline passed without a successful renewal. Never completes after a resignation.
+     * Callbacks run on the client's timer thread and must not block.
+     */
+    CompletionStage<Leadership> lost();
 
     /**
      * Ends this leadership: deletes the election's key if it still holds this id and term, and notifies

@@ -1,5 +1,8 @@
 package io.coordis.lock;
 
+import io.coordis.internal.Failures;
+import io.coordis.internal.lease.LossScope;
+
 import java.time.Duration;
 import java.util.Optional;
 
@@ -108,36 +111,27 @@ public interface DistributedLock {
     Optional<ForcedUnlock> forceUnlock(LockHolder holder, String reason);
 
     /**
-     * Runs {@code work} while holding the lock, waiting up to {@code wait} for it. If the lease is lost
-     * while {@code work} runs (renewal failed), the running thread is interrupted. The lease is released
-     * when {@code work} returns or throws.
+     * Runs {@code work} on this thread while holding the lock, waiting up to {@code wait} for it, and releases
+     * the lease when {@code work} returns or throws. If the lease is lost while {@code work} runs (renewal
+     * failed, or the lock was taken over), this thread is interrupted, and once {@code work} has returned or
+     * thrown, a {@link io.coordis.CoordisException} says so (with what {@code work} threw, if anything,
+     * suppressed) and the interrupt is cleared.
      *
      * @return {@code true} when {@code work} ran, {@code false} when the wait ran out
-     * @throws InterruptedException when interrupted while waiting for the lock
+     * @throws InterruptedException        when interrupted while waiting for the lock
+     * @throws io.coordis.CoordisException when the lease was lost while {@code work} ran, naming the lock
      */
     default boolean runLocked(Duration wait, Runnable work) throws InterruptedException {
         Optional<Lease> acquired = acquire(wait);
         if (acquired.isEmpty()) {
             return false;
         }
-        Thread worker = Thread.currentThread();
-        Object guard = new Object();
-        boolean[] running = {true};
         try (Lease lease = acquired.get()) {
-            lease.lost().thenRun(() -> {
-                synchronized (guard) {
-                    if (running[0]) {
-                        worker.interrupt();
-                    }
-                }
-            });
-            try {
+            LossScope.run(lease.lost(), () -> {
                 work.run();
-            } finally {
-                synchronized (guard) {
-                    running[0] = false;
-                }
-            }
+                return null;
+            }, () -> new io.coordis.CoordisException(null, Failures.object("lock", name()) + " was lost while the "
+                    + "work was running (fencing token " + lease.fencingToken() + "); the work was interrupted", null));
         }
         return true;
     }

@@ -4,6 +4,7 @@ import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.Ticker;
 import io.coordis.internal.Keys;
+import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -81,10 +81,9 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
     private final Duration opTimeout;
     private final Contention contention;
     private final Ticker ticker;
-    private final ScheduledExecutorService scheduler;
+    private final Timer timer;
 
-    LegacyLock(RedisNode node, String name, LockOptions options, Contention contention, Ticker ticker,
-               ScheduledExecutorService scheduler) {
+    LegacyLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
         this.node = node;
         this.name = name;
         this.key = options.keyPrefix() + name;
@@ -94,8 +93,8 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
         Duration half = options.ttl().dividedBy(2);
         this.opTimeout = half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
         this.contention = contention;
-        this.ticker = ticker;
-        this.scheduler = scheduler;
+        this.ticker = timer.ticker();
+        this.timer = timer;
     }
 
     @Override
@@ -186,7 +185,7 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
             String value = Replies.string(result, 2, ACQUIRE, node.address());
             HeldLease lease = new HeldLease(name, key, value, fence,
                     List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "")), options, start, new Written(value),
-                    ticker, scheduler, permit::close);
+                    timer, permit::close);
             return Contention.Attempt.granted(lease);
         }
         return Contention.Attempt.busy(Replies.number(result, 1, ACQUIRE, node.address()));

@@ -1,6 +1,5 @@
 package io.coordis.lock;
 
-import io.coordis.Ticker;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.RedisNode;
 
@@ -8,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Creates locks over one client's Redis connections: one node, or N ≥ 3 independent masters for
@@ -20,8 +18,6 @@ public final class Locks {
     private final List<RestartGuard> guards;
     private final AtomicReference<Duration> largestRedlockTtl = new AtomicReference<>(Duration.ZERO);
     private final Timer timer;
-    private final Ticker ticker;
-    private final ScheduledExecutorService scheduler;
     private final Contention contention;
 
     /**
@@ -30,7 +26,7 @@ public final class Locks {
      *
      * @throws IllegalArgumentException for 2 nodes (Redlock needs at least 3) or none
      */
-    public Locks(List<RedisNode> nodes, String keyPrefix, Timer timer, ScheduledExecutorService scheduler) {
+    public Locks(List<RedisNode> nodes, String keyPrefix, Timer timer) {
         if (nodes.isEmpty() || nodes.size() == 2) {
             throw new IllegalArgumentException("locks need one Redis node, or at least 3 independent masters for "
                     + "Redlock (5 is typical), got " + nodes.size());
@@ -39,9 +35,7 @@ public final class Locks {
         this.node = nodes.get(0);
         this.guards = nodes.stream().map(n -> new RestartGuard(LockNode.of(n), keyPrefix, timer)).toList();
         this.timer = timer;
-        this.ticker = timer.ticker();
-        this.scheduler = scheduler;
-        this.contention = new Contention(new LocalQueue(), ticker);
+        this.contention = new Contention(new LocalQueue(), timer.ticker());
     }
 
     /**
@@ -52,10 +46,10 @@ public final class Locks {
     public DistributedLock lock(String name, LockOptions options) {
         Objects.requireNonNull(options, "lock options must not be null");
         if (nodes.size() == 1) {
-            return new SingleNodeLock(node, checkName(name), options, contention, ticker, scheduler);
+            return new SingleNodeLock(node, checkName(name), options, contention, timer);
         }
         largestRedlockTtl.accumulateAndGet(options.ttl(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
-        return new Redlock(nodes, guards, largestRedlockTtl::get, checkName(name), options, contention, timer, scheduler);
+        return new Redlock(nodes, guards, largestRedlockTtl::get, checkName(name), options, contention, timer);
     }
 
     /**
@@ -69,7 +63,7 @@ public final class Locks {
             throw new IllegalStateException("the legacy lock runs on one Redis node; this client has " + nodes.size());
         }
         return new LegacyLock(node, checkName(name), Objects.requireNonNull(options, "lock options must not be null"),
-                contention, ticker, scheduler);
+                contention, timer);
     }
 
     static String checkName(String name) {

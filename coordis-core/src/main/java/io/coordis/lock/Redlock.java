@@ -20,7 +20,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -54,12 +53,11 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     private final Contention contention;
     private final Timer timer;
     private final Ticker ticker;
-    private final ScheduledExecutorService scheduler;
     private final RedlockSteps steps;
     private volatile List<NodeVote> lastVotes = List.of();
 
     Redlock(List<RedisNode> nodes, List<RestartGuard> guards, Supplier<Duration> guardWindow, String name,
-            LockOptions options, Contention contention, Timer timer, ScheduledExecutorService scheduler) {
+            LockOptions options, Contention contention, Timer timer) {
         this.nodes = List.copyOf(nodes);
         this.lockNodes = this.nodes.stream().map(LockNode::of).toList();
         this.name = name;
@@ -69,7 +67,6 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         this.contention = contention;
         this.timer = timer;
         this.ticker = timer.ticker();
-        this.scheduler = scheduler;
         this.steps = new RedlockSteps(lockNodes, guards, guardWindow, key, options, timer);
     }
 
@@ -151,7 +148,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
             return a.refusal();
         }
         return Contention.Attempt.granted(new HeldLease(name, key, token, a.fence(), a.votes(), options, a.start(), this,
-                ticker, scheduler, permit::close));
+                timer, permit::close));
     }
 
     @Override

@@ -2,61 +2,33 @@ package io.coordis.lock;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
-import io.coordis.Ticker;
 import io.coordis.internal.Keys;
+import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
+import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
 import io.coordis.internal.redis.Subscription;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A lock on one Redis node (or one Sentinel-managed master): {@code SET key token NX PX ttl} plus a
  * fencing counter, released by compare-and-delete and extended by compare-and-pexpire, all in scripts
- * ({@code acquire.lua}, {@code release.lua}, {@code extend.lua}).
+ * ({@code acquire.lua}, {@code release.lua}, {@code extend.lua}); callers of this client that wait in line get
+ * it by a local {@link Handoff}.
  */
 final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Contender {
-    private static final Logger log = LoggerFactory.getLogger(SingleNodeLock.class);
     static final LuaScript ACQUIRE = LuaScript.load(SingleNodeLock.class, "acquire.lua");
     static final LuaScript RELEASE = LuaScript.load(SingleNodeLock.class, "release.lua");
     static final LuaScript EXTEND = LuaScript.load(SingleNodeLock.class, "extend.lua");
     static final LuaScript INSPECT = LuaScript.load(SingleNodeLock.class, "inspect.lua");
     static final LuaScript HANDOFF = LuaScript.load(SingleNodeLock.class, "handoff.lua");
-
-    /**
-     * After this many local hand-offs in a row, a release yields to other clients that marked that they wait
-     * ({@code handoff.lua} releases and notifies them instead of handing over).
-     */
-    static final int YIELD_AFTER = 2;
-    /**
-     * After local hand-offs in a row for this long the lock goes back to Redis whether or not anybody marked
-     * (clients that poll with SET NX leave no mark), and the next local waiter pauses briefly first: a poller
-     * finds the lock free in that pause ({@link LockOptions#yieldToPollers()}, on by default). Bounded by time
-     * rather than by a count, so the pause costs a fixed small share of the lock's time (a pause of 2-10 ms per
-     * 100 ms) however short the holds are; after every 64 hand-offs it cost a quarter of a busy lock's
-     * throughput and put 10 ms into the slowest waits.
-     */
-    static final long MAX_CHAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    /** Bounds of the pause of a local waiter that yields to other clients. */
-    private static final long YIELD_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-    private static final long YIELD_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-
-    /** How long to sleep when the holder's key has no expiry (a foreign lock without TTL). */
-    private static final long NO_EXPIRY_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Upper bound of the random delay added to TTL-based wake-ups, so that competing clients spread out. */
-    private static final long MAX_JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final RedisNode node;
     private final String name;
@@ -72,12 +44,11 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     private final LockOptions options;
     private final Duration opTimeout;
     private final Contention contention;
-    private final Ticker ticker;
-    private final ScheduledExecutorService scheduler;
+    private final Timer timer;
+    private final Handoff handoff;
     private volatile List<NodeVote> lastVotes = List.of();
 
-    SingleNodeLock(RedisNode node, String name, LockOptions options, Contention contention, Ticker ticker,
-                   ScheduledExecutorService scheduler) {
+    SingleNodeLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
         this.node = node;
         this.name = name;
         this.key = options.keyPrefix() + name;
@@ -91,8 +62,8 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         Duration half = options.ttl().dividedBy(2);
         this.opTimeout = half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
         this.contention = contention;
-        this.ticker = ticker;
-        this.scheduler = scheduler;
+        this.timer = timer;
+        this.handoff = new Handoff(node, name, key, acquireKeys, releaseKeys, channel, options, timer, this);
     }
 
     @Override
@@ -138,18 +109,8 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
      */
     @Override
     public Contention.Pacer pacer() throws InterruptedException {
-        Wakeup wakeup = new Wakeup();
-        Subscription subscription = node.subscribe(channel, new io.coordis.internal.redis.PubSubListener() {
-            @Override
-            public void message(String ch, String message) {
-                wakeup.ring();
-            }
-
-            @Override
-            public void closed() {
-                wakeup.ring();
-            }
-        });
+        ReleaseWaiter release = new ReleaseWaiter();
+        Subscription subscription = node.subscribe(channel, release);
         return new Contention.Pacer() {
             private boolean first = true;
 
@@ -159,7 +120,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
                     first = false;
                     return true;
                 }
-                wakeup.await(Math.min(maxNanos, sleepFor(last.holderMillis())));
+                release.await(last.holderMillis(), maxNanos);
                 return true;
             }
 
@@ -170,33 +131,15 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         };
     }
 
-    /** Time until the holder's key expires plus jitter; the pub/sub ring usually comes first. */
-    private static long sleepFor(long pttlMillis) {
-        long jitter = ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(1), MAX_JITTER_NANOS);
-        if (pttlMillis == -2) {
-            return 0;
-        }
-        if (pttlMillis < 0) {
-            return NO_EXPIRY_RECHECK_NANOS + jitter;
-        }
-        return TimeUnit.MILLISECONDS.toNanos(pttlMillis) + jitter;
-    }
-
     @Override
     public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
-        LocalQueue.Gift gift = permit.claimGift();
-        if (gift != null && gift.token() != null) {
-            List<NodeVote> votes = List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "handed over"));
-            lastVotes = votes;
-            return Contention.Attempt.granted(new HeldLease(name, key, gift.token(), gift.fence(), votes, options,
-                    gift.requestStart(), new Held(permit, gift.chain(), gift.chainStart()), ticker, scheduler,
-                    permit::close));
-        }
-        if (gift != null && gift.yield()) {
-            TimeUnit.NANOSECONDS.sleep(ThreadLocalRandom.current().nextLong(YIELD_MIN_NANOS, YIELD_MAX_NANOS));
+        HeldLease handed = handoff.claim(permit);
+        if (handed != null) {
+            lastVotes = handed.votes();
+            return Contention.Attempt.granted(handed);
         }
         String token = Tokens.next();
-        long start = ticker.read();
+        long start = timer.now();
         CompletableFuture<Object> reply = node.eval(ACQUIRE, acquireKeys,
                 List.of(token, ttlArg, options.holderId(), Long.toString(System.currentTimeMillis())));
         List<?> result;
@@ -207,45 +150,23 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
                     e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
                     e.getMessage()));
             if (e instanceof NodeUnavailableException) {
-                releaseInBackground(token);
+                handoff.releaseInBackground(token);
             }
             throw e;
         } catch (InterruptedException e) {
-            releaseInBackground(token);
+            handoff.releaseInBackground(token);
             throw e;
         }
         if (Replies.isOne(result)) {
             long fence = Replies.number(result, 1, ACQUIRE, node.address());
             List<NodeVote> votes = List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, ""));
             lastVotes = votes;
-            HeldLease lease = new HeldLease(name, key, token, fence, votes, options, start, new Held(permit, 0, 0),
-                    ticker, scheduler, permit::close);
-            return Contention.Attempt.granted(lease);
+            return Contention.Attempt.granted(handoff.acquired(permit, token, fence, votes, start));
         }
         long pttl = Replies.number(result, 1, ACQUIRE, node.address());
         lastVotes = List.of(new NodeVote(node.address(), NodeVote.Vote.HELD_BY_OTHER,
                 pttl >= 0 ? "ttl " + pttl + "ms" : "no expiry"));
         return Contention.Attempt.busy(pttl);
-    }
-
-    /**
-     * A compare-and-delete for each of {@code tokens}, sent at once and not waited for: a token that holds
-     * nothing changes nothing. For a hand-off nobody will claim, and after a call whose answer was lost (a
-     * timeout, a broken connection) or not waited for (an interrupt), for each token the call may have left
-     * holding the lock. On a connection kept after the call (an interrupt; a cluster) it runs after the call, so
-     * it undoes what the call did. After a timeout or a broken connection it goes out on the new connection: the
-     * lost call, sent a command timeout before, has run by then, or never runs because its connection is closed,
-     * except on a server that had not read it yet (stalled longer than the command timeout), where it may run
-     * later and what it took expires by its TTL.
-     */
-    private void releaseInBackground(String... tokens) {
-        for (String token : tokens) {
-            node.eval(RELEASE, releaseKeys, List.of(token, channel)).whenComplete((v, f) -> {
-                if (f != null) {
-                    log.debug("could not release a lock of '{}' in the background: {}", key, f.toString());
-                }
-            });
-        }
     }
 
     @Override
@@ -261,106 +182,10 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
             reply = node.awaitUninterruptibly(node.eval(RELEASE, releaseKeys, List.of(token, channel)),
                     node.commandTimeout());
         } catch (NodeUnavailableException e) {
-            releaseInBackground(token); // the release may never have reached Redis: once more, not waited for
+            handoff.releaseInBackground(token); // the release may never have reached Redis: once more, not waited for
             throw e;
         }
         return Replies.isOne(Replies.list(reply, 1, RELEASE, node.address()));
-    }
-
-    /**
-     * The operations of one lease: its release hands the lock straight to the next caller of this client
-     * waiting in line when there is one (one script call: new token, fencing number, holder details, TTL),
-     * within the bounds {@link #YIELD_AFTER} and {@link #MAX_CHAIN_NANOS} that keep other clients from starving.
-     */
-    private final class Held implements LeaseOps {
-        private final LocalQueue.Permit permit;
-        /** Hand-offs in a row that led to this lease (0: acquired at Redis), the first sent at {@code chainStart}. */
-        private final int chain;
-        private final long chainStart;
-
-        Held(LocalQueue.Permit permit, int chain, long chainStart) {
-            this.permit = permit;
-            this.chain = chain;
-            this.chainStart = chainStart;
-        }
-
-        @Override
-        public CompletableFuture<Boolean> extend(String token, Duration ttl) {
-            return SingleNodeLock.this.extend(token, ttl);
-        }
-
-        @Override
-        public boolean release(String token) {
-            if (!permit.othersWaiting()) {
-                return SingleNodeLock.this.release(token);
-            }
-            if (chain > 0 && options.yieldToPollers() && ticker.read() - chainStart >= MAX_CHAIN_NANOS) {
-                boolean released = SingleNodeLock.this.release(token);
-                permit.leave(LocalQueue.Gift.yieldNote());
-                return released;
-            }
-            String next = Tokens.next();
-            long start = ticker.read();
-            CompletableFuture<Object> sent = node.eval(HANDOFF, acquireKeys, List.of(token, next, ttlArg,
-                    options.holderId(), Long.toString(System.currentTimeMillis()), chain >= YIELD_AFTER ? "1" : "0",
-                    channel));
-            // Whoever has the answer first, the connection's thread or this one, passes the place on: the next in
-            // line is woken straight from the reply, not after this thread has been woken and run.
-            AtomicBoolean decided = new AtomicBoolean();
-            sent.thenAccept(answer -> {
-                try {
-                    passOn(answer, next, start, decided);
-                } catch (RuntimeException e) {
-                    // a reply that cannot be read: this thread reads it too and reports it; the place is handed
-                    // on by the lease's close, with no gift
-                }
-            });
-            Object reply;
-            try {
-                reply = node.awaitUninterruptibly(sent, node.commandTimeout());
-            } catch (NodeUnavailableException e) {
-                if (!decided.compareAndSet(false, true)) {
-                    return code(sent.join()) != 0; // the answer came just as the wait ended, and passed the place on
-                }
-                // The script may have run (the lock is held by a hand-off nobody will claim) or not (it is still
-                // this lease's): whichever token holds it lets go.
-                releaseInBackground(next, token);
-                throw e;
-            }
-            return passOn(reply, next, start, decided) != 0;
-        }
-
-        private long code(Object reply) {
-            return Replies.number(Replies.list(reply, 1, HANDOFF, node.address()), 0, HANDOFF, node.address());
-        }
-
-        /**
-         * Once per hand-off, by the first to see the answer: on {@code 1} the lock goes to the next in line as a
-         * gift, on {@code 2} (released for other clients) the next one is asked to yield first; on {@code 0} the
-         * lease's close hands on the place without a gift. Answers the answer's code.
-         */
-        private long passOn(Object reply, String next, long start, AtomicBoolean decided) {
-            long code = code(reply);
-            if (decided.get()) {
-                return code; // passed on already by whoever saw the answer first
-            }
-            LocalQueue.Gift gift;
-            if (code == 1) {
-                long fence = Replies.number(Replies.list(reply, 2, HANDOFF, node.address()), 1, HANDOFF, node.address());
-                // the count stops growing at its largest value: a chain that never yields to pollers can be long
-                int length = chain == Integer.MAX_VALUE ? chain : chain + 1;
-                gift = new LocalQueue.Gift(next, fence, start, length, chain == 0 ? start : chainStart, false,
-                        () -> releaseInBackground(next));
-            } else if (code == 2) {
-                gift = LocalQueue.Gift.yieldNote();
-            } else {
-                return code;
-            }
-            if (decided.compareAndSet(false, true) && !permit.handOn(gift)) {
-                gift.discard().run();
-            }
-            return code;
-        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.coordis.queue;
 
 import io.coordis.CoordisException;
+import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.Replies;

@@ -19,7 +19,7 @@ import java.time.Duration;
  * <p>Arguments: {@code <mode> <resource host:port> <redis uri> <name> <id> <ttl ms> [history file]}, mode one of:
  * <ul>
  *   <li>{@code lease} — the lease election: campaign; once elected, ENTER the resource with its term and write to
- *       it every 20 ms while {@link Leadership#isValid()}; when it turns false EXIT (before anything else) and
+ *       it every 20 ms while {@link Leadership#isHeld()}; when it turns false EXIT (before anything else) and
  *       campaign again. With a history file it records there, for {@code LeaderChecker},
  *       {@code invoke campaign} before each campaign, {@code ok elected} (term) as soon as it returns, before
  *       reporting, and {@code info revoked} (term).</li>
@@ -80,7 +80,7 @@ public final class CandidateProcess {
                 record(history, "ok", "elected", name, id, l.term());
                 referee.enter(l.term());
                 say("ELECTED term=" + l.term());
-                while (l.isValid()) {
+                while (l.isHeld()) {
                     if (!referee.write(l.term())) {
                         say("WRITE_REJECTED term=" + l.term());
                     }

@@ -140,7 +140,7 @@ class ElectionFaultsIT {
         long start = System.nanoTime();
         redis.server().command("CLIENT", "PAUSE", Long.toString(PAUSE.toMillis()));
         assertThatThrownBy(lead::resign).isInstanceOf(NodeUnavailableException.class);
-        assertThat(lead.isValid()).as("a leader that resigned stops leading even when Redis did not answer")
+        assertThat(lead.isHeld()).as("a leader that resigned stops leading even when Redis did not answer")
                 .isFalse();
 
         Leadership theirsNow;
@@ -175,7 +175,7 @@ class ElectionFaultsIT {
         assertThat(resignByClaim(name, "alpha", (String) firstClaim)).as("the first try's claim")
                 .isEqualTo(List.of(0L));
         assertThat(redis.server().command("GET", Prefixed.key(name))).isEqualTo("alpha");
-        assertThat(second.isValid()).isTrue();
+        assertThat(second.isHeld()).isTrue();
         String secondClaim = (String) redis.server().command("HGET", details, "claim");
         assertThat(resignByClaim(name, "beta", secondClaim)).as("another id").isEqualTo(List.of(0L));
         assertThat(resignByClaim(name, "alpha", secondClaim)).as("the second try's claim").isEqualTo(List.of(1L));

@@ -55,7 +55,7 @@ class LeaseElectionIT {
         assertThat(ea.leader()).isEmpty();
 
         Leadership first = ea.campaign(Duration.ofSeconds(1)).orElseThrow();
-        assertThat(first.isValid()).isTrue();
+        assertThat(first.isHeld()).isTrue();
         assertThat(ea.campaign(Duration.ZERO)).as("campaigning again while leading answers the same term")
                 .containsSame(first);
         Leader seen = eb.leader().orElseThrow();
@@ -70,8 +70,9 @@ class LeaseElectionIT {
         assertThat(eb.isLeader()).isFalse();
 
         assertThat(first.resign()).isTrue();
-        assertThat(first.isValid()).isFalse();
+        assertThat(first.isHeld()).isFalse();
         assertThat(first.resign()).as("resigning twice").isFalse();
+        assertThat(first.lost().toCompletableFuture()).as("a resignation is no loss").isNotDone();
         Leadership second = eb.campaign(Duration.ofSeconds(1)).orElseThrow();
         assertThat(second.term()).isGreaterThan(first.term());
         second.resign();
@@ -93,9 +94,9 @@ class LeaseElectionIT {
             Leader l = eb.leader().orElseThrow(() -> new AssertionError("no leader while the incumbent renews"));
             assertThat(l.id()).isEqualTo("alpha");
             assertThat(l.term()).hasValue(mine.term());
-            assertThat(mine.isValid()).isTrue();
+            assertThat(mine.isHeld()).isTrue();
         }
-        assertThat(mine.revoked().toCompletableFuture()).isNotDone();
+        assertThat(mine.lost().toCompletableFuture()).isNotDone();
     }
 
     @Test
@@ -141,13 +142,13 @@ class LeaseElectionIT {
         Leadership current = fresh.campaign(Duration.ofSeconds(1)).orElseThrow();
         assertThat(current.term()).isGreaterThan(stale.term());
 
-        CompletableFuture<Leadership> lost = stale.revoked().toCompletableFuture();
+        CompletableFuture<Leadership> lost = stale.lost().toCompletableFuture();
         assertThat(lost.get(ttl.toMillis() * 2, TimeUnit.MILLISECONDS)).isSameAs(stale);
-        assertThat(stale.isValid()).isFalse();
+        assertThat(stale.isHeld()).isFalse();
         assertThat(revoked).singleElement().asString().startsWith(stale.term() + ": Redis no longer holds this term");
         assertThat(stale.resign()).isFalse();
         Thread.sleep(ttl.toMillis() * 2);
-        assertThat(current.isValid()).as("the new term keeps renewing").isTrue();
+        assertThat(current.isHeld()).as("the new term keeps renewing").isTrue();
         assertThat(fresh.leader().orElseThrow().term()).hasValue(current.term());
     }
 
@@ -222,10 +223,10 @@ class LeaseElectionIT {
             });
             Leadership l = e.campaign(Duration.ofSeconds(1)).orElseThrow();
             ticker.advance(ttl.minus(ttl.dividedBy(50)));
-            assertThat(l.isValid()).as("before TTL - drift").isTrue();
+            assertThat(l.isHeld()).as("before TTL - drift").isTrue();
             ticker.advance(ttl.dividedBy(50));
             // As after a pause: no renewal ran in between, and the first check already says "over".
-            assertThat(l.isValid()).isFalse();
+            assertThat(l.isHeld()).isFalse();
             assertThat(e.isLeader()).isFalse();
             assertThat(revoked.poll(5, TimeUnit.SECONDS)).contains("deadline passed");
             // The ended term is cleared at Redis in the background, so others need not wait for the TTL.

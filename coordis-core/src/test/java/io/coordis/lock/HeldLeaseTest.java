@@ -1,27 +1,17 @@
 package io.coordis.lock;
 
-import io.coordis.ManualTicker;
-import org.junit.jupiter.api.AfterEach;
+import io.coordis.internal.ManualTimer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Validity and loss of a lease, with time stepped by hand (no Redis involved: the lock side is scripted here). */
 class HeldLeaseTest {
-    private final ManualTicker ticker = new ManualTicker();
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-
-    @AfterEach
-    void stop() {
-        scheduler.shutdownNow();
-    }
+    private ManualTimer timer = new ManualTimer();
 
     /** The issuing lock's side of the protocol, answering as told. */
     private static class ScriptedOps implements LeaseOps {
@@ -42,7 +32,7 @@ class HeldLeaseTest {
 
     private HeldLease lease(ScriptedOps ops, Duration ttl, AtomicInteger closed) {
         return new HeldLease("n", "n", "tok", 7, java.util.List.of(), LockOptions.defaults().withTtl(ttl).withAutoRenew(false),
-                ticker.read(), ops, ticker, scheduler, closed::incrementAndGet);
+                timer.now(), ops, timer, closed::incrementAndGet);
     }
 
     @Test
@@ -52,9 +42,9 @@ class HeldLeaseTest {
         HeldLease lease = lease(new ScriptedOps(), Duration.ofSeconds(10), new AtomicInteger());
         assertThat(lease.isHeld()).isTrue();
         assertThat(lease.remainingValidity()).isEqualTo(Duration.ofMillis(9898));
-        ticker.advance(Duration.ofMillis(9897));
+        timer.advance(Duration.ofMillis(9897));
         assertThat(lease.isHeld()).isTrue();
-        ticker.advance(Duration.ofMillis(1));
+        timer.advance(Duration.ofMillis(1));
         assertThat(lease.isHeld()).isFalse();
         assertThat(lease.remainingValidity()).isZero();
     }
@@ -62,7 +52,7 @@ class HeldLeaseTest {
     @Test
     void extendMovesTheDeadlineFromTheExtendStart() {
         HeldLease lease = lease(new ScriptedOps(), Duration.ofSeconds(1), new AtomicInteger());
-        ticker.advance(Duration.ofMillis(900));
+        timer.advance(Duration.ofMillis(900));
         assertThat(lease.extend(Duration.ofSeconds(2))).isTrue();
         assertThat(lease.remainingValidity()).isEqualTo(Duration.ofMillis(2000 - 20 - 2));
     }
@@ -98,16 +88,16 @@ class HeldLeaseTest {
                 return CompletableFuture.completedFuture(true);
             }
         };
-        ticker.advance(Duration.ofDays(365)); // a clock far from its origin, so that the sum overflows
+        timer = new ManualTimer(Duration.ofDays(365).toNanos()); // far from its origin, so that the sum overflows
         HeldLease lease = new HeldLease("n", "n", "tok", 7, java.util.List.of(), LockOptions.defaults()
-                .withTtl(Duration.ofMillis(300)).withMaxHold(Duration.ofSeconds(Long.MAX_VALUE)), ticker.read(),
-                counting, ticker, scheduler, () -> { });
-        try {
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                    assertThat(extensions.get()).as("renewals at a third of the TTL").isGreaterThanOrEqualTo(1));
-        } finally {
-            lease.close();
-        }
+                .withTtl(Duration.ofMillis(300)).withMaxHold(Duration.ofSeconds(Long.MAX_VALUE)), timer.now(),
+                counting, timer, () -> { });
+        timer.advance(Duration.ofMillis(100));
+        assertThat(extensions).as("renewed at a third of the TTL").hasValue(1);
+        timer.advance(Duration.ofMillis(100));
+        assertThat(extensions).hasValue(2);
+        assertThat(lease.isHeld()).isTrue();
+        lease.close();
     }
 
     @Test
@@ -117,7 +107,8 @@ class HeldLeaseTest {
         HeldLease lease = lease(ops, Duration.ofSeconds(1), new AtomicInteger());
         assertThat(lease.extend(Duration.ofSeconds(1))).isFalse();
         assertThat(lease.isHeld()).isFalse();
-        assertThat(lease.lost().toCompletableFuture().get(1, TimeUnit.SECONDS)).isSameAs(lease);
+        timer.runPending();
+        assertThat(lease.lost().toCompletableFuture()).isCompletedWithValue(lease);
     }
 
     @Test
@@ -131,7 +122,9 @@ class HeldLeaseTest {
         assertThat(ops.releases).hasValue(1);
         assertThat(closed).hasValue(1);
         assertThat(lease.isHeld()).isFalse();
-        assertThat(lease.lost().toCompletableFuture()).isNotDone();
+        timer.advance(Duration.ofSeconds(2));
+        assertThat(lease.lost().toCompletableFuture()).as("a release is no loss, even past the deadline").isNotDone();
+        assertThat(timer.pending()).as("nothing left on the timer").isZero();
     }
 
     @Test
@@ -168,15 +161,17 @@ class HeldLeaseTest {
     }
 
     @Test
-    void watchdogThatCannotReachRedisDeclaresLossAtTheDeadline() throws Exception {
+    void watchdogThatCannotReachRedisDeclaresLossAtTheDeadline() {
         ScriptedOps ops = new ScriptedOps();
         ops.nextExtend = new CompletableFuture<>(); // never answers
-        HeldLease real = new HeldLease("n", "n", "tok", 7, java.util.List.of(),
-                LockOptions.defaults().withTtl(Duration.ofMillis(300)), System.nanoTime(), ops,
-                io.coordis.Ticker.system(), scheduler, () -> { });
-        assertThat(real.isHeld()).isTrue();
-        Lease lost = real.lost().toCompletableFuture().get(2, TimeUnit.SECONDS);
-        assertThat(lost).isSameAs(real);
-        assertThat(real.isHeld()).isFalse();
+        HeldLease lease = new HeldLease("n", "n", "tok", 7, java.util.List.of(),
+                LockOptions.defaults().withTtl(Duration.ofMillis(300)), timer.now(), ops, timer, () -> { });
+        Duration validity = Duration.ofNanos(LockOptions.defaults().validityNanos(Duration.ofMillis(300)));
+        timer.advance(validity.minusNanos(1));
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(lease.lost().toCompletableFuture()).isNotDone();
+        timer.advance(Duration.ofNanos(1));
+        assertThat(lease.lost().toCompletableFuture()).as("lost at the deadline, unasked").isCompletedWithValue(lease);
+        assertThat(lease.isHeld()).isFalse();
     }
 }

@@ -240,7 +240,7 @@ class SingleNodeLockIT extends LockContract {
 
     /**
      * By default a chain of hand-offs among eight threads of one client goes back to Redis every
-     * {@link SingleNodeLock#MAX_CHAIN_NANOS} (for clients that poll without marking); without yielding to pollers
+     * {@link Handoff#MAX_CHAIN_NANOS} (for clients that poll without marking); without yielding to pollers
      * it stays local for as long as nobody marks that they wait.
      */
     @ParameterizedTest(name = "yieldToPollers={0}")
@@ -298,7 +298,7 @@ class SingleNodeLockIT extends LockContract {
 
     /**
      * A foreign client that only polls with {@code SET NX PX} leaves no mark that it waits; the local chain of
-     * hand-offs still goes back to Redis every {@link SingleNodeLock#MAX_CHAIN_NANOS} and pauses, so the poller
+     * hand-offs still goes back to Redis every {@link Handoff#MAX_CHAIN_NANOS} and pauses, so the poller
      * gets the lock, repeatedly, while eight threads of one client keep handing it on. Mutual exclusion holds
      * throughout (the poller's hold is checked against the local holders).
      */

@@ -153,7 +153,7 @@ class TenantsIT {
 
         // the other tenant's objects still work for it
         assertThat(theirs.lease().isHeld()).isTrue();
-        assertThat(theirs.leadership().isValid()).isTrue();
+        assertThat(theirs.leadership().isHeld()).isTrue();
         assertThat(theirs.waiter().await(Duration.ofMillis(300))).as("no forged signal arrived").isEmpty();
         assertThat(theirs.inFlight().ack()).isEqualTo(Outcome.ACKED);
         assertThat(beta.reliableQueue("beta:q").stats().depth()).isEqualTo(1);

@@ -18,7 +18,7 @@ import java.util.Random;
  * Child-JVM main for {@link LockSoak}: one lease-election candidate under the nemesis. It records each
  * campaign in its history ({@code invoke campaign}, then {@code ok elected} with the term, {@code fail} when
  * it timed out, {@code info} when Redis failed it), and as leader enters the fenced resource with its term as
- * the token, writes every 20 ms while {@link Leadership#isValid()} for a random 0.2-1.5 s, leaves and
+ * the token, writes every 20 ms while {@link Leadership#isHeld()} for a random 0.2-1.5 s, leaves and
  * resigns. Prints {@code READY} once started; when stdin closes, prints {@code STATS elections=N errors=N}
  * and exits.
  *
@@ -91,7 +91,7 @@ public final class SoakCandidate {
         long until = System.nanoTime() + Duration.ofMillis(200 + random.nextInt(1300)).toNanos();
         fenced.enter(l.term());
         try {
-            while (l.isValid() && System.nanoTime() < until) {
+            while (l.isHeld() && System.nanoTime() < until) {
                 fenced.write(l.term());
                 Thread.sleep(20);
             }

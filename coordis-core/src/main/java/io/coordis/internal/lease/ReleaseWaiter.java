@@ -1,0 +1,77 @@
+package io.coordis.internal.lease;
+
+import io.coordis.internal.redis.PubSubListener;
+
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Waits for a claim held by someone else to end: rung by an announcement on the claim's channel (register it
+ * as the channel's listener), or by closing the client, or else woken when the holder's TTL runs out, plus
+ * jitter so that competing waiters spread out. A ring that comes while nobody waits is kept for the next wait.
+ * Thread-safe.
+ */
+public final class ReleaseWaiter implements PubSubListener {
+    /** Upper bound of the random delay added to TTL-based wake-ups. */
+    static final long MAX_JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** How long to wait when the holder's key has no expiry (written by something else). */
+    static final long NO_EXPIRY_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition rung = lock.newCondition();
+    private boolean pending;
+
+    @Override
+    public void message(String channel, String message) {
+        ring();
+    }
+
+    /** Closing the client ends the wait: the next try fails naming the closed connection. */
+    @Override
+    public void closed() {
+        ring();
+    }
+
+    void ring() {
+        lock.lock();
+        try {
+            pending = true;
+            rung.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits until rung, or the holder's TTL ({@code holderPttlMillis} as Redis reports it: {@code -1} no expiry,
+     * {@code -2} gone) plus jitter runs out, or {@code maxNanos} pass, whichever comes first; consumes the ring.
+     */
+    public void await(long holderPttlMillis, long maxNanos) throws InterruptedException {
+        lock.lockInterruptibly();
+        try {
+            long left = Math.min(maxNanos, untilExpiry(holderPttlMillis));
+            while (!pending && left > 0) {
+                left = rung.awaitNanos(left);
+            }
+            pending = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Time until a key with {@code pttlMillis} left expires, plus jitter; 0 when it is gone. */
+    public static long untilExpiry(long pttlMillis) {
+        if (pttlMillis == -2) {
+            return 0;
+        }
+        long base = pttlMillis < 0 ? NO_EXPIRY_RECHECK_NANOS : TimeUnit.MILLISECONDS.toNanos(pttlMillis);
+        return base + jitter();
+    }
+
+    /** A random delay of 1 ms up to {@link #MAX_JITTER_NANOS}. */
+    public static long jitter() {
+        return ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(1), MAX_JITTER_NANOS);
+    }
+}

@@ -291,11 +291,6 @@ public final class Inspector {
         return signalState(node, name, numsub(List.of(name), false), true, false);
     }
 
-    /** All scripts the inspector runs, for the test that pins their SHAs. */
-    static List<LuaScript> scripts() {
-        return List.of(StringRead.SCRIPT, QUEUE, CONSUMER);
-    }
-
     // ---- reading
 
     /** One node's read of one string key, or why it failed. */

@@ -748,10 +748,6 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         }
     }
 
-    static List<LuaScript> scripts() {
-        return List.of(RAISE_FENCE);
-    }
-
     @Override
     public String toString() {
         return "Redlock[" + key + " on " + nodes.size() + " nodes, quorum " + quorum + ", " + options + "]";

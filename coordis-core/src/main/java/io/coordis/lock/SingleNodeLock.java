@@ -14,7 +14,6 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -408,11 +407,6 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         }
         return Optional.of(new LockHolder(key, token, Optional.ofNullable(holderId), fence,
                 pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), Optional.ofNullable(since)));
-    }
-
-    /** All scripts this lock runs, for the test that pins their SHAs. */
-    static List<LuaScript> scripts() {
-        return new ArrayList<>(List.of(ACQUIRE, RELEASE, EXTEND, INSPECT, HANDOFF, Forcing.FORCE));
     }
 
     @Override

@@ -669,13 +669,4 @@ class SingleNodeLockIT {
         server().command("SCRIPT", "FLUSH");
         assertThat(a.lock("flushed").tryAcquire()).isPresent().get().satisfies(Lease::close);
     }
-
-    @Test
-    void everyScriptShaMatchesWhatRedisComputes() throws Exception {
-        try (var node = io.coordis.internal.redis.RedisNode.connect(redis.uri(), Duration.ofSeconds(2))) {
-            for (var script : SingleNodeLock.scripts()) {
-                assertThat(node.scriptLoad(script).get(2, TimeUnit.SECONDS)).as(script.name()).isEqualTo(script.sha());
-            }
-        }
-    }
 }

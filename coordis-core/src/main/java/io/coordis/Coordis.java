@@ -4,7 +4,9 @@ import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.Elections;
 import io.coordis.election.LeaderElection;
+import io.coordis.internal.ClientTimer;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Timer;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.RedisResources;
 import io.coordis.internal.redis.TlsSettings;
@@ -63,6 +65,7 @@ public final class Coordis implements AutoCloseable {
     /** Default upper bound on one Redis round trip. */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
+    private final Timer timer;
     private final RedisResources resources;
     private final List<RedisNode> nodes;
     private final ScheduledExecutorService scheduler;
@@ -93,20 +96,22 @@ public final class Coordis implements AutoCloseable {
             throw new IllegalArgumentException("replica URLs cannot be combined with a Redis Cluster URL: "
                     + "the cluster's own pub/sub already reaches subscribers on replicas; remove the replica URLs");
         }
+        this.timer = new ClientTimer(b.ticker);
         this.resources = new RedisResources();
         List<RedisNode> opened = new ArrayList<>();
         try {
             if (b.urls.size() == 1) {
-                opened.add(RedisNode.connect(b.urls.get(0), b.commandTimeout, b.tls, resources));
+                opened.add(RedisNode.connect(b.urls.get(0), b.commandTimeout, b.tls, resources, timer));
             } else {
                 for (String url : b.urls) {
-                    opened.add(RedisNode.open(url, b.commandTimeout, b.tls, resources));
+                    opened.add(RedisNode.open(url, b.commandTimeout, b.tls, resources, timer));
                 }
                 awaitSettled(opened, b.commandTimeout);
             }
         } catch (RuntimeException e) {
             opened.forEach(RedisNode::close);
             resources.close();
+            timer.close();
             throw e;
         }
         this.nodes = List.copyOf(opened);
@@ -117,7 +122,7 @@ public final class Coordis implements AutoCloseable {
         List<RedisNode> replicaNodes = new ArrayList<>();
         try {
             for (String url : b.replicaUrls) {
-                replicaNodes.add(RedisNode.open(url, b.commandTimeout, b.tls, resources));
+                replicaNodes.add(RedisNode.open(url, b.commandTimeout, b.tls, resources, timer));
             }
         } catch (RuntimeException e) {
             replicaNodes.forEach(RedisNode::close);
@@ -321,6 +326,7 @@ public final class Coordis implements AutoCloseable {
             replicas.forEach(RedisNode::close);
         }
         resources.close();
+        timer.close();
     }
 
     /**

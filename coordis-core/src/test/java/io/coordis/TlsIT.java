@@ -5,6 +5,8 @@ import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
 import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
+import io.coordis.internal.ClientTimer;
+import io.coordis.internal.Timer;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.TlsSettings;
 import io.coordis.lock.Lease;
@@ -393,7 +395,8 @@ class TlsIT {
      */
     private static void assertQueueRefusedFast(String url, TlsSettings tls, String cause) throws Exception {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-        try (RedisNode node = RedisNode.open(url, TIMEOUT, tls, null)) {
+        try (Timer timer = new ClientTimer(Ticker.system());
+             RedisNode node = RedisNode.open(url, TIMEOUT, tls, null, timer)) {
             Queue queue = new Queues(node, Prefixed.prefix(), Ticker.system(), scheduler)
                     .plain("tls:refused-queue", QueueOptions.defaults());
             List<QueueCall> calls = List.of(() -> queue.push("never"), () -> queue.pop(Duration.ofSeconds(5)),

@@ -3,6 +3,7 @@ package io.coordis.doctor;
 import io.coordis.CoordisException;
 import io.coordis.RequiredCommands;
 import io.coordis.internal.Keys;
+import io.coordis.internal.redis.AdminCommands;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -89,11 +90,12 @@ public final class Doctor {
     private NodeFacts examine(RedisNode node, Optional<String> forUser, List<Finding> findings) throws InterruptedException {
         String at = node.address();
         Duration timeout = node.commandTimeout();
+        AdminCommands admin = node.admin();
         Map<String, String> info = new HashMap<>();
         Optional<String> infoRefused = Optional.empty();
         for (String section : List.of("server", "replication", "memory", "persistence")) {
             try {
-                info.putAll(node.await(node.info(section), timeout));
+                info.putAll(node.await(admin.info(section), timeout));
             } catch (CoordisException e) {
                 infoRefused = Optional.of(e.getMessage());
                 break;
@@ -114,7 +116,7 @@ public final class Doctor {
         Map<String, String> config = new HashMap<>();
         try {
             for (String parameter : List.of("appendfsync", "save", "maxmemory-policy")) { // one each: 6.2 takes one
-                config.putAll(node.await(node.configGet(parameter), timeout));
+                config.putAll(node.await(admin.configGet(parameter), timeout));
             }
         } catch (CoordisException e) {
             findings.add(new Finding(Finding.Severity.UNKNOWN, at, "persistence", "CONFIG GET was refused ("
@@ -136,7 +138,7 @@ public final class Doctor {
         Optional<String> user = forUser;
         if (user.isEmpty()) {
             try {
-                user = Optional.of(node.await(node.aclWhoami(), timeout));
+                user = Optional.of(node.await(admin.aclWhoami(), timeout));
             } catch (CoordisException e) {
                 // checked below
             }
@@ -153,7 +155,7 @@ public final class Doctor {
                     "run the doctor as an administrator with --user NAME to check that user"));
         } else {
             try {
-                List<Object> reply = node.await(node.aclGetuser(user.get()), timeout);
+                List<Object> reply = node.await(admin.aclGetuser(user.get()), timeout);
                 if (reply == null || reply.isEmpty()) {
                     throw new CoordisException(at, "no such user", null);
                 }
@@ -161,7 +163,7 @@ public final class Doctor {
                 Map<String, Set<String>> categories = new HashMap<>();
                 AclRules acl = new AclRules(String.valueOf(rules), name -> categories.computeIfAbsent(name, n -> {
                     try {
-                        return new HashSet<>(node.awaitUninterruptibly(node.aclCat(n), timeout));
+                        return new HashSet<>(node.awaitUninterruptibly(admin.aclCat(n), timeout));
                     } catch (CoordisException e) {
                         return Set.of();
                     }
@@ -194,7 +196,7 @@ public final class Doctor {
         Optional<Long> uncertainty = Optional.empty();
         try {
             long t0 = nowMicros();
-            long server = node.await(node.timeMicros(), timeout);
+            long server = node.await(admin.timeMicros(), timeout);
             long t1 = nowMicros();
             offset = Optional.of(server - (t0 + t1) / 2);
             uncertainty = Optional.of((t1 - t0) / 2);

@@ -4,6 +4,7 @@ import io.coordis.AccessDeniedException;
 import io.coordis.CoordisException;
 import io.coordis.WrongTypeException;
 import io.coordis.internal.Keys;
+import io.coordis.internal.redis.AdminCommands;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 
@@ -250,7 +251,7 @@ public final class Inspector {
         Glob match = Glob.of(glob);
         RedisNode node = nodes.get(0);
         TreeSet<String> names = new TreeSet<>();
-        for (String channel : await(node, node.pubsubChannels(match.pattern()))) {
+        for (String channel : await(node, node.admin().pubsubChannels(match.pattern()))) {
             if (KeyLayout.derived(channel).filter(d -> d.suffix().equals("released") || d.suffix().equals("changed"))
                     .isEmpty()) {
                 names.add(channel);
@@ -301,7 +302,7 @@ public final class Inspector {
         Set<String> keys = new java.util.LinkedHashSet<>();
         String cursor = "0";
         do {
-            RedisNode.KeyPage page = await(node, node.scan(cursor, match, type, SCAN_COUNT));
+            AdminCommands.KeyPage page = await(node, node.admin().scan(cursor, match, type, SCAN_COUNT));
             keys.addAll(page.keys());
             cursor = page.cursor();
         } while (!cursor.equals("0"));
@@ -366,7 +367,7 @@ public final class Inspector {
         Map<String, Long> counts = new HashMap<>();
         for (RedisNode node : allNodes ? nodes : nodes.subList(0, 1)) {
             try {
-                await(node, node.pubsubNumsub(channels)).forEach((k, v) -> counts.merge(k, v, Long::sum));
+                await(node, node.admin().pubsubNumsub(channels)).forEach((k, v) -> counts.merge(k, v, Long::sum));
             } catch (CoordisException e) {
                 if (nodes.size() == 1) {
                     throw e;

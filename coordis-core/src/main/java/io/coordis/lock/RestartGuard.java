@@ -71,7 +71,7 @@ final class RestartGuard {
         if (running != null && !running.isDone()) {
             return running;
         }
-        CompletableFuture<String> check = node.within(node.info("server"), timeout)
+        CompletableFuture<String> check = node.within(node.admin().info("server"), timeout)
                 .thenCompose(info -> decide(info, window, timeout));
         checking = check;
         return check;

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One connection of a node for one codec (strings for scripts and commands, bytes for queues), opened in the
  * background: every command goes out with a deadline, a connection whose command timed out is replaced, and
- * nothing goes out once it is closed. Every command of Coordis passes here. Thread-safe.
+ * nothing goes out once it is closed. Every command but pub/sub passes here. Thread-safe.
  *
  * <p>Deadlines run on the client's {@link Timer}; Lettuce's own command timeouts are off, so that a blocking pop
  * may wait longer than a command. A command without a reply in time fails with a {@link NodeUnavailableException}
@@ -82,7 +82,8 @@ final class Connection<K, V> implements AutoCloseable {
     }
 
     /** Sends {@code command} with the command timeout as its deadline, to {@code node} as below. Does not block. */
-    <T> CompletableFuture<T> send(RedisURI node, Function<RedisClusterAsyncCommands<K, V>, ? extends CompletionStage<T>> command) {
+    <T> CompletableFuture<T> send(RedisURI node,
+                                  Function<RedisClusterAsyncCommands<K, V>, ? extends CompletionStage<T>> command) {
         return send(node, command, timeout);
     }
 
@@ -90,19 +91,21 @@ final class Connection<K, V> implements AutoCloseable {
      * Sends {@code command} with the deadline {@code deadline}: on a cluster to the master {@code node} itself
      * (not routed by key), elsewhere ({@code node} null) as {@link #send(Function)}. Does not block.
      */
-    <T> CompletableFuture<T> send(RedisURI node, Function<RedisClusterAsyncCommands<K, V>, ? extends CompletionStage<T>> command,
+    <T> CompletableFuture<T> send(RedisURI node,
+                                  Function<RedisClusterAsyncCommands<K, V>, ? extends CompletionStage<T>> command,
                                   Duration deadline) {
         if (node == null) {
             return dispatch(c -> command.apply(Connector.commands(c)), deadline);
         }
-        return dispatch(c -> ((StatefulRedisClusterConnection<K, V>) c).getConnectionAsync(node.getHost(), node.getPort())
+        return dispatch(c -> ((StatefulRedisClusterConnection<K, V>) c)
+                .getConnectionAsync(node.getHost(), node.getPort())
                 .thenCompose(nc -> command.apply(nc.async())), deadline);
     }
 
     /** A command's future that remembers the connection it went out on. */
     private static final class Sent<T> extends CompletableFuture<T> {
         final CompletableFuture<?> via;
-        /** Whether the connection was up when the command went out: a timeout while connecting is no reason to replace it. */
+        /** Whether the connection was up when the command went out: a timeout while connecting is no reason to replace. */
         final boolean connectedAtSend;
 
         Sent(CompletableFuture<?> via) {

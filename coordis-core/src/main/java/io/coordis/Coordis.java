@@ -61,9 +61,9 @@ public final class Coordis implements AutoCloseable {
     /** Default upper bound on one Redis round trip. */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
+    private final Timer timer;
     private final RedisResources resources;
     private final List<RedisNode> nodes;
-    private final Timer timer;
     private final Locks locks;
     private final List<RedisNode> replicas;
     private final Signals signals;
@@ -91,31 +91,32 @@ public final class Coordis implements AutoCloseable {
             throw new IllegalArgumentException("replica URLs cannot be combined with a Redis Cluster URL: "
                     + "the cluster's own pub/sub already reaches subscribers on replicas; remove the replica URLs");
         }
+        this.timer = new ClientTimer(b.ticker);
         this.resources = new RedisResources();
         List<RedisNode> opened = new ArrayList<>();
         try {
             if (b.urls.size() == 1) {
-                opened.add(RedisNode.connect(b.urls.get(0), b.commandTimeout, b.tls, resources));
+                opened.add(RedisNode.connect(b.urls.get(0), b.commandTimeout, b.tls, resources, timer));
             } else {
                 for (String url : b.urls) {
-                    opened.add(RedisNode.open(url, b.commandTimeout, b.tls, resources));
+                    opened.add(RedisNode.open(url, b.commandTimeout, b.tls, resources, timer));
                 }
                 awaitSettled(opened, b.commandTimeout);
             }
         } catch (RuntimeException e) {
             opened.forEach(RedisNode::close);
             resources.close();
+            timer.close();
             throw e;
         }
         this.nodes = List.copyOf(opened);
         this.keyPrefix = b.keyPrefix;
-        this.timer = new ClientTimer(b.ticker);
         this.locks = new Locks(nodes, b.keyPrefix, timer);
         this.elections = new Elections(nodes, timer);
         List<RedisNode> replicaNodes = new ArrayList<>();
         try {
             for (String url : b.replicaUrls) {
-                replicaNodes.add(RedisNode.open(url, b.commandTimeout, b.tls, resources));
+                replicaNodes.add(RedisNode.open(url, b.commandTimeout, b.tls, resources, timer));
             }
         } catch (RuntimeException e) {
             replicaNodes.forEach(RedisNode::close);
@@ -313,12 +314,12 @@ public final class Coordis implements AutoCloseable {
      */
     @Override
     public void close() {
-        timer.close();
         nodes.forEach(RedisNode::close);
         if (replicas != null) {
             replicas.forEach(RedisNode::close);
         }
         resources.close();
+        timer.close();
     }
 
     /**

@@ -6,6 +6,7 @@ import io.coordis.election.Leadership;
 import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
 import io.coordis.internal.ClientTimer;
+import io.coordis.internal.Timer;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.TlsSettings;
 import io.coordis.lock.Lease;
@@ -391,8 +392,8 @@ class TlsIT {
      * without waiting for its command connection, which would otherwise fail first.
      */
     private static void assertQueueRefusedFast(String url, TlsSettings tls, String cause) throws Exception {
-        try (ClientTimer timer = new ClientTimer(Ticker.system());
-             RedisNode node = RedisNode.open(url, TIMEOUT, tls, null)) {
+        try (Timer timer = new ClientTimer(Ticker.system());
+             RedisNode node = RedisNode.open(url, TIMEOUT, tls, null, timer)) {
             Queue queue = new Queues(node, Prefixed.prefix(), timer)
                     .plain("tls:refused-queue", QueueOptions.defaults());
             List<QueueCall> calls = List.of(() -> queue.push("never"), () -> queue.pop(Duration.ofSeconds(5)),

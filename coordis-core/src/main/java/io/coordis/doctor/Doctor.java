@@ -2,7 +2,7 @@ package io.coordis.doctor;
 
 import io.coordis.CoordisException;
 import io.coordis.RequiredCommands;
-import io.coordis.internal.Keys;
+import io.coordis.internal.redis.AdminCommands;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -10,14 +10,11 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Checks whether the Redis servers a client talks to are set up the way Coordis needs them, and says what to
@@ -89,11 +86,12 @@ public final class Doctor {
     private NodeFacts examine(RedisNode node, Optional<String> forUser, List<Finding> findings) throws InterruptedException {
         String at = node.address();
         Duration timeout = node.commandTimeout();
+        AdminCommands admin = node.admin();
         Map<String, String> info = new HashMap<>();
         Optional<String> infoRefused = Optional.empty();
         for (String section : List.of("server", "replication", "memory", "persistence")) {
             try {
-                info.putAll(node.await(node.info(section), timeout));
+                info.putAll(node.await(admin.info(section), timeout));
             } catch (CoordisException e) {
                 infoRefused = Optional.of(e.getMessage());
                 break;
@@ -114,7 +112,7 @@ public final class Doctor {
         Map<String, String> config = new HashMap<>();
         try {
             for (String parameter : List.of("appendfsync", "save", "maxmemory-policy")) { // one each: 6.2 takes one
-                config.putAll(node.await(node.configGet(parameter), timeout));
+                config.putAll(node.await(admin.configGet(parameter), timeout));
             }
         } catch (CoordisException e) {
             findings.add(new Finding(Finding.Severity.UNKNOWN, at, "persistence", "CONFIG GET was refused ("
@@ -132,69 +130,14 @@ public final class Doctor {
         policy.ifPresent(p -> findings.add(evictionFinding(at, p, maxmemory.orElse(-1L))));
         aof.ifPresent(a -> findings.add(persistenceFinding(at, a, fsync, save, info.get("rdb_last_bgsave_status"))));
 
-        // ACL
-        Optional<String> user = forUser;
-        if (user.isEmpty()) {
-            try {
-                user = Optional.of(node.await(node.aclWhoami(), timeout));
-            } catch (CoordisException e) {
-                // checked below
-            }
-        }
-        String method;
-        List<String> missingRequired = new ArrayList<>();
-        List<String> missingOptional = new ArrayList<>();
-        List<String> keys = new ArrayList<>();
-        List<String> channels = new ArrayList<>();
-        if (user.isEmpty()) {
-            method = "not checked: ACL WHOAMI was refused";
-            findings.add(new Finding(Finding.Severity.UNKNOWN, at, "acl", "cannot tell which user this connection is"
-                    + " (ACL WHOAMI refused), so its permissions were not checked",
-                    "run the doctor as an administrator, naming the user to check"));
-        } else {
-            try {
-                List<Object> reply = node.await(node.aclGetuser(user.get()), timeout);
-                if (reply == null || reply.isEmpty()) {
-                    throw new CoordisException(at, "no such user", null);
-                }
-                Object rules = AclRules.field(reply, "commands");
-                Map<String, Set<String>> categories = new HashMap<>();
-                AclRules acl = new AclRules(String.valueOf(rules), name -> categories.computeIfAbsent(name, n -> {
-                    try {
-                        return new HashSet<>(node.awaitUninterruptibly(node.aclCat(n), timeout));
-                    } catch (CoordisException e) {
-                        return Set.of();
-                    }
-                }));
-                for (String c : RequiredCommands.required()) {
-                    if (!acl.allows(c)) {
-                        missingRequired.add(c);
-                    }
-                }
-                for (String c : RequiredCommands.names(EnumSet.of(RequiredCommands.Use.OPTIONAL))) {
-                    if (!acl.allows(c)) {
-                        missingOptional.add(c);
-                    }
-                }
-                keys.addAll(patterns(AclRules.field(reply, "keys"), "~", flags(reply).contains("allkeys")));
-                channels.addAll(patterns(AclRules.field(reply, "channels"), "&", flags(reply).contains("allchannels")));
-                method = "ACL GETUSER " + user.get();
-                findings.add(aclFinding(at, user.get(), missingRequired, missingOptional, keys, channels));
-                prefixFinding(at, user.get(), keyPrefix, keys, channels).ifPresent(findings::add);
-            } catch (CoordisException e) {
-                method = "not checked: ACL GETUSER " + user.get() + " failed: " + e.getMessage();
-                findings.add(new Finding(Finding.Severity.UNKNOWN, at, "acl", "cannot read the rules of user '"
-                        + user.get() + "' (" + e.getMessage() + ")", "run the doctor as an administrator, naming"
-                        + " user '" + user.get() + "', to check them; the commands needed are in RequiredCommands"));
-            }
-        }
+        AclCheck.Outcome acl = AclCheck.examine(node, forUser, keyPrefix, findings);
 
         // clock
         Optional<Long> offset = Optional.empty();
         Optional<Long> uncertainty = Optional.empty();
         try {
             long t0 = nowMicros();
-            long server = node.await(node.timeMicros(), timeout);
+            long server = node.await(admin.timeMicros(), timeout);
             long t1 = nowMicros();
             offset = Optional.of(server - (t0 + t1) / 2);
             uncertainty = Optional.of((t1 - t0) / 2);
@@ -202,36 +145,12 @@ public final class Doctor {
             findings.add(new Finding(Finding.Severity.UNKNOWN, at, "clock", "TIME was refused (" + e.getMessage() + ")",
                     ""));
         }
-        return new NodeFacts(at, version, role, replicas, link, maxmemory, policy, aof, fsync, save, user, method,
-                missingRequired, missingOptional, keys, channels, offset, uncertainty);
+        return new NodeFacts(at, version, role, replicas, link, maxmemory, policy, aof, fsync, save, acl.user(),
+                acl.method(), acl.missingRequired(), acl.missingOptional(), acl.keys(), acl.channels(), offset, uncertainty);
     }
 
     private static long nowMicros() {
         return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
-    }
-
-    private static Set<String> flags(List<Object> reply) {
-        Set<String> flags = new HashSet<>();
-        if (AclRules.field(reply, "flags") instanceof List<?> list) {
-            list.forEach(f -> flags.add(String.valueOf(f)));
-        }
-        return flags;
-    }
-
-    /** Key or channel patterns as Redis 7 (one string, {@code "~a:* %R~b:*"}) or 6.2 (a list) reports them. */
-    private static List<String> patterns(Object field, String prefix, boolean all) {
-        List<String> out = new ArrayList<>();
-        if (all) {
-            out.add(prefix + "*");
-        }
-        if (field instanceof List<?> list) {
-            list.forEach(p -> out.add(prefix + p));
-        } else if (field != null && !String.valueOf(field).isBlank()) {
-            for (String p : String.valueOf(field).trim().split("\\s+")) {
-                out.add(p);
-            }
-        }
-        return out;
     }
 
     /**
@@ -338,88 +257,5 @@ public final class Doctor {
         return new Finding(Finding.Severity.WARN, at, "persistence", (snapshots ? "snapshots only (save " + save.get()
                 + ")" : "no persistence") + bad + ": a restart forgets locks, fencing numbers, terms and queued messages "
                 + loss, "CONFIG SET appendonly yes (appendfsync everysec, or always for queues that must lose nothing)");
-    }
-
-    /**
-     * With a client key prefix: whether the user's key and channel patterns cover a name under the prefix and the
-     * keys and channels Coordis derives from it ({@code ~P* ~{P* &P* &{P*}); empty without a prefix.
-     */
-    static Optional<Finding> prefixFinding(String at, String user, String prefix, List<String> keys,
-                                           List<String> channels) {
-        if (prefix.isEmpty()) {
-            return Optional.empty();
-        }
-        String name = prefix + "coordis-doctor";
-        List<String> missing = new ArrayList<>();
-        if (!covered(keys, '~', name)) {
-            missing.add("~" + prefix + "*");
-        }
-        if (!covered(keys, '~', Keys.derived(name, "fence"))) {
-            missing.add("~{" + prefix + "*");
-        }
-        if (!covered(channels, '&', name)) {
-            missing.add("&" + prefix + "*");
-        }
-        if (!covered(channels, '&', Keys.derived(name, "released"))) {
-            missing.add("&{" + prefix + "*");
-        }
-        if (missing.isEmpty()) {
-            return Optional.of(new Finding(Finding.Severity.OK, at, "acl-prefix", "user '" + user + "' may read and "
-                    + "write the keys and channels under this client's key prefix '" + prefix + "'", ""));
-        }
-        return Optional.of(new Finding(Finding.Severity.FAIL, at, "acl-prefix", "user '" + user + "' may not touch "
-                + "all keys and channels under this client's key prefix '" + prefix + "' (" + scope(keys, channels) + "; missing "
-                + String.join(" ", missing) + ")", "ACL SETUSER " + user + " " + String.join(" ", missing)));
-    }
-
-    /** A user's key and channel patterns as findings show them: {@code keys ~a:* ~{a:*, channels &a:*}. */
-    private static String scope(List<String> keys, List<String> channels) {
-        return "keys " + (keys.isEmpty() ? "none" : String.join(" ", keys)) + ", channels "
-                + (channels.isEmpty() ? "none" : String.join(" ", channels));
-    }
-
-    /** Whether a pattern of {@code patterns} ({@code ~p}, {@code %RW~p}, {@code &p}) gives full access to {@code name}. */
-    private static boolean covered(List<String> patterns, char kind, String name) {
-        for (String p : patterns) {
-            String glob;
-            if (p.startsWith(String.valueOf(kind))) {
-                glob = p.substring(1);
-            } else if (kind == '~' && p.startsWith("%") && p.indexOf('~') > 0) {
-                String perms = p.substring(1, p.indexOf('~')).toUpperCase(java.util.Locale.ROOT);
-                if (!(perms.contains("R") && perms.contains("W"))) {
-                    continue; // read-only or write-only keys are not enough
-                }
-                glob = p.substring(p.indexOf('~') + 1);
-            } else {
-                continue;
-            }
-            try {
-                if (io.coordis.inspect.Glob.of(glob).matches(name)) {
-                    return true;
-                }
-            } catch (IllegalArgumentException e) {
-                // a pattern this check cannot read: it does not count
-            }
-        }
-        return false;
-    }
-
-    static Finding aclFinding(String at, String user, List<String> missing, List<String> optional, List<String> keys,
-                              List<String> channels) {
-        String scope = scope(keys, channels);
-        if (!missing.isEmpty()) {
-            return new Finding(Finding.Severity.FAIL, at, "acl", "user '" + user + "' may not run " + missing.size()
-                    + " command(s) Coordis needs: " + String.join(" ", missing) + " (" + scope + ")",
-                    "ACL SETUSER " + user + " " + String.join(" ", missing.stream().map(c -> "+" + c).toList()));
-        }
-        if (keys.isEmpty()) {
-            return new Finding(Finding.Severity.FAIL, at, "acl", "user '" + user + "' may run every command Coordis "
-                    + "needs but may touch no key (" + scope + ")", "ACL SETUSER " + user + " ~PREFIX* ~{PREFIX*");
-        }
-        String opt = optional.isEmpty() ? "" : "; without the optional " + String.join(" ", optional)
-                + " (see RequiredCommands.Use.OPTIONAL)";
-        return new Finding(optional.isEmpty() ? Finding.Severity.OK : Finding.Severity.WARN, at, "acl", "user '" + user
-                + "' may run every command Coordis needs (" + scope + ")" + opt,
-                optional.isEmpty() ? "" : "ACL SETUSER " + user + " " + String.join(" ", optional.stream().map(c -> "+" + c).toList()));
     }
 }

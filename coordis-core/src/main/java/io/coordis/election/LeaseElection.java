@@ -356,11 +356,6 @@ final class LeaseElection implements LeaderElection {
         }
     }
 
-    /** All scripts of this package, for the test that pins their SHAs. */
-    static List<LuaScript> scripts() {
-        return List.of(ELECT, RESIGN, LeaderReader.LEADER, IncrementingElection.ROUND);
-    }
-
     @Override
     public String toString() {
         return "LeaderElection[" + key + " on " + node.address() + ", " + options + "]";

@@ -4,6 +4,7 @@ import io.coordis.AccessDeniedException;
 import io.coordis.CoordisException;
 import io.coordis.WrongTypeException;
 import io.coordis.election.ElectionLayout;
+import io.coordis.internal.redis.AdminCommands;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.LockLayout;
@@ -247,7 +248,7 @@ public final class Inspector {
         Glob match = Glob.of(glob);
         RedisNode node = nodes.get(0);
         TreeSet<String> names = new TreeSet<>();
-        for (String channel : await(node, node.pubsubChannels(match.pattern()))) {
+        for (String channel : await(node, node.admin().pubsubChannels(match.pattern()))) {
             boolean ours = KeyLayout.owner(channel, LockLayout::releasedChannel).isPresent()
                     || KeyLayout.owner(channel, ElectionLayout::changedChannel).isPresent();
             if (!ours) {
@@ -286,18 +287,13 @@ public final class Inspector {
         return signalState(node, name, numsub(List.of(name), false), true, false);
     }
 
-    /** All scripts the inspector runs, for the test that pins their SHAs. */
-    static List<LuaScript> scripts() {
-        return List.of(StringRead.SCRIPT, QueueStates.QUEUE, QueueStates.CONSUMER);
-    }
-
     // ---- reading
 
     private List<String> scan(RedisNode node, String match, String type) throws InterruptedException {
         Set<String> keys = new LinkedHashSet<>();
         String cursor = "0";
         do {
-            RedisNode.KeyPage page = await(node, node.scan(cursor, match, type, SCAN_COUNT));
+            AdminCommands.KeyPage page = await(node, node.admin().scan(cursor, match, type, SCAN_COUNT));
             keys.addAll(page.keys());
             cursor = page.cursor();
         } while (!cursor.equals("0"));
@@ -309,7 +305,7 @@ public final class Inspector {
         Map<String, Long> counts = new HashMap<>();
         for (RedisNode node : allNodes ? nodes : nodes.subList(0, 1)) {
             try {
-                await(node, node.pubsubNumsub(channels)).forEach((k, v) -> counts.merge(k, v, Long::sum));
+                await(node, node.admin().pubsubNumsub(channels)).forEach((k, v) -> counts.merge(k, v, Long::sum));
             } catch (CoordisException e) {
                 if (nodes.size() == 1) {
                     throw e;

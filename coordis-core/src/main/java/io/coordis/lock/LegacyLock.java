@@ -228,11 +228,6 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
                 left >= 0 ? Optional.of(Duration.ofMillis(left)) : Optional.empty(), Optional.empty()));
     }
 
-    /** All scripts this lock runs, for the test that pins their SHAs. */
-    static List<LuaScript> scripts() {
-        return List.of(ACQUIRE, RELEASE, EXTEND, INSPECT);
-    }
-
     @Override
     public String toString() {
         return "LegacyLock[" + key + " on " + node.address() + ", " + options + "]";

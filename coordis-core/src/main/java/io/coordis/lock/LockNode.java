@@ -71,7 +71,7 @@ interface LockNode {
 
             @Override
             public CompletableFuture<Map<String, String>> info(String section) {
-                return node.info(section);
+                return node.admin().info(section);
             }
 
             @Override

@@ -226,10 +226,6 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
                 pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), details.since());
     }
 
-    static List<LuaScript> scripts() {
-        return List.of(RAISE_FENCE);
-    }
-
     @Override
     public String toString() {
         return "Redlock[" + key + " on " + nodes.size() + " nodes, quorum " + steps.quorum() + ", " + options + "]";

@@ -12,7 +12,7 @@ import io.coordis.internal.redis.Replies;
 import io.coordis.internal.redis.Subscription;
 
 import java.time.Duration;
-import java.util.ArrayList;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -217,11 +217,6 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         LockLayout.HolderDetails details = LockLayout.holderDetails(Replies.list(r.get(2), 0, INSPECT, node.address()));
         return Optional.of(new LockHolder(key, token, details.holderId(), details.fence(),
                 pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), details.since()));
-    }
-
-    /** All scripts this lock runs, for the test that pins their SHAs. */
-    static List<LuaScript> scripts() {
-        return new ArrayList<>(List.of(ACQUIRE, RELEASE, EXTEND, INSPECT, HANDOFF, Forcing.FORCE));
     }
 
     @Override

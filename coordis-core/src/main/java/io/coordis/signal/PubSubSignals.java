@@ -255,11 +255,6 @@ public final class PubSubSignals implements Signals {
         return io.coordis.internal.Keys.requireShort(what, name);
     }
 
-    /** All scripts, for the test that pins their SHAs. */
-    static List<LuaScript> scripts() {
-        return List.of(SIGNAL_ONE, EVENT_SET);
-    }
-
     @Override
     public String toString() {
         return "Signals[" + String.join(",", addresses) + "]";

@@ -12,37 +12,37 @@ class PrefixFindingTest {
 
     @Test
     void noPrefixNoFinding() {
-        assertThat(Doctor.prefixFinding(AT, "app", "", List.of(), List.of())).isEmpty();
+        assertThat(AclCheck.prefixFinding(AT, "app", "", List.of(), List.of())).isEmpty();
     }
 
     @Test
     void thePrefixAndItsDerivedKeysAndChannelsAreEnough() {
-        Finding f = Doctor.prefixFinding(AT, "app", "billing:", List.of("~billing:*", "~{billing:*"),
+        Finding f = AclCheck.prefixFinding(AT, "app", "billing:", List.of("~billing:*", "~{billing:*"),
                 List.of("&billing:*", "&{billing:*")).orElseThrow();
         assertThat(f.severity()).isEqualTo(Finding.Severity.OK);
         assertThat(f.topic()).isEqualTo("acl-prefix");
-        assertThat(Doctor.prefixFinding(AT, "admin", "billing:", List.of("~*"), List.of("&*")).orElseThrow()
+        assertThat(AclCheck.prefixFinding(AT, "admin", "billing:", List.of("~*"), List.of("&*")).orElseThrow()
                 .severity()).isEqualTo(Finding.Severity.OK);
-        assertThat(Doctor.prefixFinding(AT, "app", "billing:", List.of("%RW~billing:*", "~{billing:*"),
+        assertThat(AclCheck.prefixFinding(AT, "app", "billing:", List.of("%RW~billing:*", "~{billing:*"),
                 List.of("&billing:*", "&{billing:*")).orElseThrow().severity()).isEqualTo(Finding.Severity.OK);
     }
 
     @Test
     void whatIsMissingIsNamedAndTheFixAddsExactlyThat() {
-        Finding f = Doctor.prefixFinding(AT, "app", "billing:", List.of("~billing:*"), List.of("&billing:*"))
+        Finding f = AclCheck.prefixFinding(AT, "app", "billing:", List.of("~billing:*"), List.of("&billing:*"))
                 .orElseThrow();
         assertThat(f.severity()).isEqualTo(Finding.Severity.FAIL);
         assertThat(f.message()).contains("'app'", "'billing:'", "missing ~{billing:* &{billing:*");
         assertThat(f.fix()).isEqualTo("ACL SETUSER app ~{billing:* &{billing:*");
 
-        Finding other = Doctor.prefixFinding(AT, "app", "billing:", List.of("~app:*", "~{app:*"),
+        Finding other = AclCheck.prefixFinding(AT, "app", "billing:", List.of("~app:*", "~{app:*"),
                 List.of("&app:*", "&{app:*")).orElseThrow();
         assertThat(other.fix()).isEqualTo("ACL SETUSER app ~billing:* ~{billing:* &billing:* &{billing:*");
     }
 
     @Test
     void readOnlyKeysAreNotEnough() {
-        Finding f = Doctor.prefixFinding(AT, "app", "billing:", List.of("%R~billing:*", "~{billing:*"),
+        Finding f = AclCheck.prefixFinding(AT, "app", "billing:", List.of("%R~billing:*", "~{billing:*"),
                 List.of("&billing:*", "&{billing:*")).orElseThrow();
         assertThat(f.severity()).isEqualTo(Finding.Severity.FAIL);
         assertThat(f.fix()).isEqualTo("ACL SETUSER app ~billing:*");

@@ -257,15 +257,6 @@ class LeaseElectionIT {
         }
     }
 
-    @Test
-    void everyScriptShaMatchesWhatRedisComputes() throws Exception {
-        try (var node = io.coordis.internal.redis.RedisNode.connect(redis.uri(), Duration.ofSeconds(2))) {
-            for (var script : LeaseElection.scripts()) {
-                assertThat(node.scriptLoad(script).get(2, TimeUnit.SECONDS)).as(script.name()).isEqualTo(script.sha());
-            }
-        }
-    }
-
     private static LeaderEvent poll(BlockingQueue<LeaderEvent> events) throws InterruptedException {
         LeaderEvent e = events.poll(5, TimeUnit.SECONDS);
         assertThat(e).as("an observer event within 5 s").isNotNull();

@@ -3,7 +3,6 @@ package io.coordis.lock;
 import io.coordis.Coordis;
 import io.coordis.TestClients;
 import io.coordis.WrongTypeException;
-import io.coordis.internal.redis.LuaScript;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
@@ -314,13 +313,6 @@ class LegacyLockIT extends LockContract {
         assertThatThrownBy(() -> lock.acquire(Duration.ofMillis(100))).isInstanceOf(WrongTypeException.class);
         assertThatThrownBy(lock::holder).isInstanceOf(WrongTypeException.class);
         assertThat(server().command("TYPE", Prefixed.key("legacy:list"))).isEqualTo("list");
-    }
-
-    @Test
-    void scriptShasMatchWhatRedisComputes() {
-        for (LuaScript script : LegacyLock.scripts()) {
-            assertThat(server().command("SCRIPT", "LOAD", script.source())).as(script.name()).isEqualTo(script.sha());
-        }
     }
 
     @Test

@@ -174,16 +174,6 @@ class RedlockIT extends LockContract {
     }
 
     @Test
-    void redlockScriptShasMatchWhatRedisComputes() throws Exception {
-        try (var node = io.coordis.internal.redis.RedisNode.connect(redis.uri(), Duration.ofSeconds(2))) {
-            for (var script : Redlock.scripts()) {
-                assertThat(node.scriptLoad(script).get(2, java.util.concurrent.TimeUnit.SECONDS)).as(script.name())
-                        .isEqualTo(script.sha());
-            }
-        }
-    }
-
-    @Test
     void twoUrlsAreRefused() {
         assertThatThrownBy(() -> Coordis.connect(redis.uris().subList(0, 2)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 3");

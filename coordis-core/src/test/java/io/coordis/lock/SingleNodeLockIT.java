@@ -492,12 +492,4 @@ class SingleNodeLockIT extends LockContract {
         assertThat(server().command("EXISTS", Prefixed.key("detailed"))).isEqualTo(0L);
     }
 
-    @Test
-    void everyScriptShaMatchesWhatRedisComputes() throws Exception {
-        try (var node = io.coordis.internal.redis.RedisNode.connect(redis.uri(), Duration.ofSeconds(2))) {
-            for (var script : SingleNodeLock.scripts()) {
-                assertThat(node.scriptLoad(script).get(2, TimeUnit.SECONDS)).as(script.name()).isEqualTo(script.sha());
-            }
-        }
-    }
 }

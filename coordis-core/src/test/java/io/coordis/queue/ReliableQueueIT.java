@@ -266,14 +266,6 @@ class ReliableQueueIT {
     }
 
     @Test
-    void scriptShasMatchWhatRedisComputes() {
-        for (var script : List.of(SlotQueue.PUSH, SlotQueue.TAKE, SlotQueue.ACK, SlotQueue.NACK, SlotQueue.BEAT,
-                SlotQueue.SWEEP, SlotQueue.PROMOTE, SlotQueue.REQUEUE_DEAD)) {
-            assertThat(foreign.command("SCRIPT", "LOAD", script.source())).as(script.name()).isEqualTo(script.sha());
-        }
-    }
-
-    @Test
     void statsReportDepthAgeInFlightDeadAndConsumers() throws Exception {
         ReliableQueue q = coordis.reliableQueue("stats");
         q.push("old");

@@ -2,7 +2,6 @@ package io.coordis.signal;
 
 import io.coordis.Coordis;
 import io.coordis.TestClients;
-import io.coordis.internal.redis.LuaScript;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
@@ -304,13 +303,6 @@ class SignalsIT {
         try (RespClient raw = rawSubscriber(server(), Prefixed.key("seedq:" + "4711"))) {
             assertThat(signals.signalOne("seedq:", "from-java")).isEqualTo(1);
             assertThat(nextMessage(raw)).containsExactly("message", Prefixed.key("seedq:4711"), "from-java");
-        }
-    }
-
-    @Test
-    void scriptShasMatchWhatRedisComputes() {
-        for (LuaScript script : PubSubSignals.scripts()) {
-            assertThat(server().command("SCRIPT", "LOAD", script.source())).as(script.name()).isEqualTo(script.sha());
         }
     }
 

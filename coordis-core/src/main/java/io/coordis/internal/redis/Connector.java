@@ -6,6 +6,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -18,6 +19,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 
@@ -40,18 +42,37 @@ abstract sealed class Connector {
     private Connector() {
     }
 
-    /** A connector for the single server (or Sentinel master) at {@code uri}. */
-    static Connector standalone(RedisClient client, RedisURI uri) {
-        return new Standalone(client, uri);
-    }
-
-    /** A connector for the cluster reached through {@code seeds}. */
-    static Connector cluster(RedisClusterClient client, List<RedisURI> seeds) {
-        return new Cluster(client, seeds);
+    /**
+     * A connector for {@code uri} (one server, a Sentinel-managed master or a Redis Cluster) on {@code resources}:
+     * RESP2, reconnecting by itself, rejecting commands while disconnected, connecting within {@code timeout},
+     * and without Lettuce's command timeouts ({@link Connection} keeps the deadlines). Opens nothing yet.
+     *
+     * @throws IllegalArgumentException when the URL is malformed or the TLS files cannot be used
+     */
+    static Connector open(String uri, Duration timeout, TlsSettings tls, ClientResources resources) {
+        boolean cluster = Uris.isCluster(uri);
+        List<RedisURI> seeds = cluster ? Uris.parseCluster(uri, timeout) : List.of(Uris.parse(uri, timeout));
+        seeds.forEach(tls::apply);
+        ClientOptions options = ClientOptions.builder()
+                .protocolVersion(ProtocolVersion.RESP2)
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
+                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
+                .sslOptions(tls.sslOptions(timeout))
+                .build();
+        if (cluster) {
+            RedisClusterClient client = RedisClusterClient.create(resources, seeds);
+            client.setOptions(clusterOptions(options));
+            return new Cluster(client, seeds);
+        }
+        RedisClient client = RedisClient.create(resources, seeds.get(0));
+        client.setOptions(options);
+        return new Standalone(client, seeds.get(0));
     }
 
     /** Client options for a cluster client with the settings of {@code base}, refreshing the topology on redirects and reconnects. */
-    static ClusterClientOptions clusterOptions(ClientOptions base) {
+    private static ClusterClientOptions clusterOptions(ClientOptions base) {
         return ClusterClientOptions.builder(base)
                 // node connections open lazily, on the first command routed to them: rejecting commands
                 // while disconnected would reject that first command; they are bounded by the command timeout
@@ -66,16 +87,21 @@ abstract sealed class Connector {
 
     abstract boolean isCluster();
 
+    /** {@code host:port} of the server, or the seeds of a cluster, for messages. */
+    abstract String address();
+
+    /** On a cluster, its nodes in the current topology; nothing elsewhere. */
+    List<RedisClusterNode> clusterNodes() {
+        return List.of();
+    }
+
     abstract <K, V> CompletableFuture<StatefulConnection<K, V>> connectAsync(RedisCodec<K, V> codec);
 
-    /** A new pub/sub connection (on a cluster: to one node; PUBLISH reaches subscribers on every node). */
-    abstract StatefulRedisPubSubConnection<String, String> connectPubSub();
-
-    /** Like {@link #connectPubSub()} without blocking: completes when the connection is open. */
+    /**
+     * A new pub/sub connection (on a cluster: to one node; PUBLISH reaches subscribers on every node), without
+     * blocking: completes when the connection is open.
+     */
     abstract CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSubAsync();
-
-    /** A connector of its own (to be shut down by its owner) with the same settings but no Lettuce command timeouts. */
-    abstract Connector withoutCommandTimeouts();
 
     /**
      * A connector of its own (to be shut down by its owner) with the same settings but whose connections do not
@@ -158,6 +184,11 @@ abstract sealed class Connector {
         }
 
         @Override
+        String address() {
+            return Uris.address(uri);
+        }
+
+        @Override
         <K, V> CompletableFuture<StatefulConnection<K, V>> connectAsync(RedisCodec<K, V> codec) {
             CompletableFuture<StatefulConnection<K, V>> f = new CompletableFuture<>();
             try {
@@ -169,11 +200,6 @@ abstract sealed class Connector {
         }
 
         @Override
-        StatefulRedisPubSubConnection<String, String> connectPubSub() {
-            return client.connectPubSub(StringCodec.UTF8);
-        }
-
-        @Override
         CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSubAsync() {
             CompletableFuture<StatefulRedisPubSubConnection<String, String>> f = new CompletableFuture<>();
             try {
@@ -182,14 +208,6 @@ abstract sealed class Connector {
                 f.completeExceptionally(e);
             }
             return f;
-        }
-
-        @Override
-        Connector withoutCommandTimeouts() {
-            RedisClient own = RedisClient.create(client.getResources(), uri);
-            own.setOptions(client.getOptions().mutate()
-                    .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build()).build());
-            return new Standalone(own, uri);
         }
 
         @Override
@@ -217,6 +235,16 @@ abstract sealed class Connector {
         @Override
         boolean isCluster() {
             return true;
+        }
+
+        @Override
+        String address() {
+            return Uris.clusterAddress(seeds);
+        }
+
+        @Override
+        List<RedisClusterNode> clusterNodes() {
+            return List.copyOf(client.getPartitions().getPartitions());
         }
 
         /** The first topology read; connections can only be opened once it succeeded (redone after a failure). */
@@ -265,24 +293,9 @@ abstract sealed class Connector {
         }
 
         @Override
-        StatefulRedisPubSubConnection<String, String> connectPubSub() {
-            topology().join();
-            return client.connectPubSub(StringCodec.UTF8);
-        }
-
-        @Override
         CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSubAsync() {
             return this.<StatefulRedisPubSubConnection<String, String>, io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection<String, String>>afterTopology(
                     () -> client.connectPubSubAsync(StringCodec.UTF8));
-        }
-
-        @Override
-        Connector withoutCommandTimeouts() {
-            RedisClusterClient own = RedisClusterClient.create(client.getResources(), seeds);
-            ClusterClientOptions options = (ClusterClientOptions) client.getOptions();
-            own.setOptions(options.mutate()
-                    .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build()).build());
-            return new Cluster(own, seeds);
         }
 
         @Override

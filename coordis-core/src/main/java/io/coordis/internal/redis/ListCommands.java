@@ -1,15 +1,10 @@
 package io.coordis.internal.redis;
 
 import io.coordis.CoordisException;
-import io.lettuce.core.ClientOptions;
+import io.coordis.internal.Timer;
 import io.lettuce.core.KeyValue;
-import io.lettuce.core.KillArgs;
 import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 
@@ -17,26 +12,24 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Binary-safe list, hash and script commands on one node, for queues: keys are strings, values are
- * {@code byte[]} passed through unchanged (a payload need not be UTF-8). Commands share one multiplexed
- * connection; blocking pops run on {@link Blocking} connections of their own, one per concurrent blocking
+ * {@code byte[]} passed through unchanged (a payload need not be UTF-8). Commands share one {@link Connection}
+ * of their own; blocking pops run on {@link Blocking} connections of their own, one per concurrent blocking
  * call, because {@code BLMOVE}/{@code BRPOP} hold their connection until they return.
  *
- * <p>Timeouts are enforced here, not by Lettuce: a normal command fails after the node's command timeout
- * and its connection is replaced (a late reply could otherwise answer a later command); a blocking command
- * may take its block time plus the command timeout. Thread-safe. Results leave as {@code byte[]},
- * {@code Long}, {@code List<Object>} or {@code null}; failures as {@link CoordisException} naming the node.
+ * <p>A normal command fails after the node's command timeout; a blocking command may take its block time plus
+ * the command timeout. Thread-safe. Results leave as {@code byte[]}, {@code Long}, {@code List<Object>} or
+ * {@code null}; failures as {@link CoordisException} naming the node.
  *
  * <p>On a Redis Cluster commands are routed by their first key, and a blocking connection talks directly to
  * the master that owns its key's slot (looked up on each call, so it follows a failover), so that
@@ -47,15 +40,18 @@ public final class ListCommands implements AutoCloseable {
     private final String address;
     private final Duration commandTimeout;
     private final Connector connector;
-    private final AtomicReference<CompletableFuture<StatefulConnection<byte[], byte[]>>> connection;
+    private final Timer timer;
+    private final AdminCommands admin;
+    private final Connection<byte[], byte[]> connection;
     private volatile boolean closed;
 
-    ListCommands(String address, Duration commandTimeout, Connector template) {
+    ListCommands(String address, Connector connector, Timer timer, Duration commandTimeout, AdminCommands admin) {
         this.address = address;
         this.commandTimeout = commandTimeout;
-        // Our own timeouts (see the class comment): Lettuce's fixed one would end every BLMOVE early.
-        this.connector = template.withoutCommandTimeouts();
-        this.connection = new AtomicReference<>(connect());
+        this.connector = connector;
+        this.timer = timer;
+        this.admin = admin;
+        this.connection = Connection.shared(address, connector, ByteArrayCodec.INSTANCE, timer, commandTimeout);
     }
 
     public String address() {
@@ -66,7 +62,7 @@ public final class ListCommands implements AutoCloseable {
         return commandTimeout;
     }
 
-    /** Runs {@code script} (EVALSHA, falling back to EVAL on NOSCRIPT) with binary arguments. */
+    /** Runs {@code script} (see {@link ScriptRunner}) with binary arguments. */
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<byte[]> args) {
         try {
             connector.requireOneSlot(keys, address);
@@ -75,22 +71,18 @@ public final class ListCommands implements AutoCloseable {
         }
         byte[][] k = keys.stream().map(ListCommands::bytes).toArray(byte[][]::new);
         byte[][] a = args.toArray(byte[][]::new);
-        return send(c -> c.<Object>evalsha(script.sha(), ScriptOutputType.MULTI, k, a)
-                .handle((value, failure) -> failure != null && RedisErrors.isNoScript(failure)
-                        ? c.<Object>eval(script.source(), ScriptOutputType.MULTI, k, a)
-                        : (failure != null ? CompletableFuture.failedFuture(failure) : CompletableFuture.completedFuture(value)))
-                .thenCompose(stage -> stage));
+        return connection.send(c -> ScriptRunner.run(c, script, k, a));
     }
 
     /** {@code LPUSH key values...}, answering the list's new length. */
     public CompletableFuture<Long> lpush(String key, List<byte[]> values) {
         byte[][] v = values.toArray(byte[][]::new);
-        return send(c -> c.lpush(bytes(key), v));
+        return connection.send(c -> c.lpush(bytes(key), v));
     }
 
     /** {@code RPOP key count} (or {@code LPOP} when {@code right} is false); an empty list when none. */
     public CompletableFuture<List<byte[]>> pop(String key, boolean right, long count) {
-        return send(c -> right ? c.rpop(bytes(key), count) : c.lpop(bytes(key), count))
+        return connection.<List<byte[]>>send(c -> right ? c.rpop(bytes(key), count) : c.lpop(bytes(key), count))
                 .thenApply(l -> l == null ? List.of() : l);
     }
 
@@ -102,32 +94,28 @@ public final class ListCommands implements AutoCloseable {
         } catch (CoordisException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return send(c -> c.lmove(bytes(source), bytes(destination), args));
+        return connection.send(c -> c.lmove(bytes(source), bytes(destination), args));
     }
 
     /** {@code LREM key count value}, answering how many were removed. */
     public CompletableFuture<Long> lrem(String key, long count, byte[] value) {
-        return send(c -> c.lrem(bytes(key), count, value));
+        return connection.send(c -> c.lrem(bytes(key), count, value));
     }
 
     public CompletableFuture<Long> llen(String key) {
-        return send(c -> c.llen(bytes(key)));
+        return connection.send(c -> c.llen(bytes(key)));
     }
 
     public CompletableFuture<byte[]> lindex(String key, long index) {
-        return send(c -> c.lindex(bytes(key), index));
-    }
-
-    public CompletableFuture<List<byte[]>> lrange(String key, long start, long stop) {
-        return send(c -> c.lrange(bytes(key), start, stop));
+        return connection.send(c -> c.lindex(bytes(key), index));
     }
 
     public CompletableFuture<Map<byte[], byte[]>> hgetall(String key) {
-        return send(c -> c.hgetall(bytes(key)));
+        return connection.send(c -> c.hgetall(bytes(key)));
     }
 
     public CompletableFuture<byte[]> hget(String key, String field) {
-        return send(c -> c.hget(bytes(key), bytes(field)));
+        return connection.send(c -> c.hget(bytes(key), bytes(field)));
     }
 
     /**
@@ -137,7 +125,7 @@ public final class ListCommands implements AutoCloseable {
     public CompletableFuture<Long> hgetNumber(String key, String field) {
         return hget(key, field).handle((value, failure) -> {
             if (failure != null) {
-                Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
                 throw RedisErrors.translate(cause, address);
             }
@@ -146,15 +134,15 @@ public final class ListCommands implements AutoCloseable {
     }
 
     public CompletableFuture<Long> zcard(String key) {
-        return send(c -> c.zcard(bytes(key)));
+        return connection.send(c -> c.zcard(bytes(key)));
     }
 
     public CompletableFuture<Long> exists(String key) {
-        return send(c -> c.exists(bytes(key)));
+        return connection.send(c -> c.exists(bytes(key)));
     }
 
     public CompletableFuture<String> type(String key) {
-        return send(c -> c.type(bytes(key)));
+        return connection.send(c -> c.type(bytes(key)));
     }
 
     /**
@@ -168,52 +156,8 @@ public final class ListCommands implements AutoCloseable {
         } catch (CoordisException e) {
             return CompletableFuture.failedFuture(e);
         }
-        CompletableFuture<List<byte[]>> time = owner == null ? send(RedisClusterAsyncCommands::time)
-                : onNode(owner, RedisClusterAsyncCommands::time);
-        return time.thenApply(t -> Long.parseLong(text(t.get(0))) * 1000 + Long.parseLong(text(t.get(1))) / 1000);
-    }
-
-    /** On a cluster: one command on the node {@code node} itself (not routed by key), within the command timeout. */
-    private <T> CompletableFuture<T> onNode(RedisURI node,
-                                            Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command) {
-        if (closed) {
-            return CompletableFuture.failedFuture(
-                    new CoordisException(address, "the connection to Redis at " + address + " is closed", null));
-        }
-        CompletableFuture<T> result = new CompletableFuture<>();
-        connection.get()
-                .thenCompose(c -> ((StatefulRedisClusterConnection<byte[], byte[]>) c).getConnectionAsync(node.getHost(), node.getPort()))
-                .thenCompose(nc -> command.apply(nc.async()))
-                .whenComplete((v, f) -> {
-                    if (f == null) {
-                        result.complete(v);
-                    } else {
-                        CoordisException e = RedisErrors.translate(f, address);
-                        if (e instanceof io.coordis.NodeUnavailableException) {
-                            connector.topologyChanged();
-                        }
-                        result.completeExceptionally(e);
-                    }
-                });
-        return io.coordis.internal.Wheel.failAfter(result, commandTimeout.toNanos()).exceptionallyCompose(f -> {
-            Throwable cause = RedisErrors.unwrap(f);
-            if (cause instanceof TimeoutException) {
-                connector.topologyChanged();
-                cause = RedisErrors.translate(new TimeoutException("no reply within " + commandTimeout.toMillis() + " ms"), address);
-            }
-            return CompletableFuture.failedFuture(cause);
-        });
-    }
-
-    /**
-     * {@code CLIENT KILL ID id}: ends another connection of ours on the server at once; on a cluster on the
-     * node {@code node} (the one the connection was opened to; ignored elsewhere).
-     */
-    public CompletableFuture<Long> killClient(long id, RedisURI node) {
-        if (node == null) {
-            return send(c -> c.clientKill(KillArgs.Builder.id(id)));
-        }
-        return onNode(node, c -> c.clientKill(KillArgs.Builder.id(id)));
+        return connection.send(owner, RedisClusterAsyncCommands::time)
+                .thenApply(t -> Long.parseLong(text(t.get(0))) * 1000 + Long.parseLong(text(t.get(1))) / 1000);
     }
 
     /** A new dedicated connection for blocking commands; opened on first use, closed by its owner. */
@@ -221,7 +165,7 @@ public final class ListCommands implements AutoCloseable {
         return new Blocking();
     }
 
-    /** Waits for {@code future} (whose timeout this class enforces), translating failures. */
+    /** Waits for {@code future} (whose timeout the connection enforces), translating failures. */
     public <T> T await(CompletionStage<T> future) throws InterruptedException {
         try {
             return future.toCompletableFuture().get();
@@ -244,10 +188,8 @@ public final class ListCommands implements AutoCloseable {
      * so that it cannot move a message after the caller stopped listening; the next call opens a new one.
      */
     public final class Blocking implements AutoCloseable {
-        /** The connection this call opened: to the node, or to the cluster (whose node connection is {@link #target}). */
-        private CompletableFuture<StatefulConnection<byte[], byte[]>> conn;
-        private CompletableFuture<StatefulRedisConnection<byte[], byte[]>> target;
-        /** On a cluster, the master that {@link #target} talks to; {@code null} elsewhere. */
+        private Connection<byte[], byte[]> conn;
+        /** On a cluster, the master that {@link #conn} talks to; {@code null} elsewhere. */
         private RedisURI node;
         private volatile long clientId = -1;
         private volatile boolean retired;
@@ -269,19 +211,15 @@ public final class ListCommands implements AutoCloseable {
         }
 
         /**
-         * Runs {@code script} on this connection (EVALSHA, EVAL on NOSCRIPT) and waits for the reply, at most
-         * the command timeout: for a caller that owns this connection between blocking calls and wants its
+         * Runs {@code script} on this connection (see {@link ScriptRunner}) and waits for the reply, at most the
+         * command timeout: for a caller that owns this connection between blocking calls and wants its
          * commands off the shared connection. Failures as {@link #move}.
          */
         public Object eval(LuaScript script, List<String> keys, List<byte[]> args) throws InterruptedException {
             connector.requireOneSlot(keys, address);
             byte[][] k = keys.stream().map(ListCommands::bytes).toArray(byte[][]::new);
             byte[][] a = args.toArray(byte[][]::new);
-            return call(keys.get(0), c -> c.<Object>evalsha(script.sha(), ScriptOutputType.MULTI, k, a)
-                    .handle((value, failure) -> failure != null && RedisErrors.isNoScript(failure)
-                            ? c.<Object>eval(script.source(), ScriptOutputType.MULTI, k, a)
-                            : (failure != null ? CompletableFuture.failedFuture(failure) : CompletableFuture.completedFuture(value)))
-                    .thenCompose(stage -> stage), Duration.ZERO);
+            return call(keys.get(0), c -> ScriptRunner.run(c, script, k, a), Duration.ZERO);
         }
 
         /** {@code BRPOP key block} (or {@code BLPOP}): the value, or {@code null} after {@code block}. */
@@ -292,67 +230,49 @@ public final class ListCommands implements AutoCloseable {
             return kv == null || !kv.hasValue() ? null : kv.getValue();
         }
 
+        /** Sends {@code command} on this connection, learning its server-side id first, and waits at most {@code block} plus the command timeout. */
         private <T> T call(String key, Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command,
                            Duration block) throws InterruptedException {
             if (closed || retired) {
                 throw new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
             }
             RedisURI owner = connector.masterFor(key, address);
-            if (conn != null && !java.util.Objects.equals(owner, node)) {
+            if (conn != null && !Objects.equals(owner, node)) {
                 abandon(); // the slot moved (failover): talk to its new master
             }
-            if (conn == null || target.isCompletedExceptionally()) {
-                if (conn != null) {
-                    conn.thenAccept(StatefulConnection::closeAsync);
-                }
-                conn = connect();
+            if (conn == null) {
+                conn = Connection.dedicated(address, connector, ByteArrayCodec.INSTANCE, timer, commandTimeout);
                 node = owner;
-                target = owner == null
-                        ? conn.thenApply(c -> (StatefulRedisConnection<byte[], byte[]>) c)
-                        : conn.thenCompose(c -> ((StatefulRedisClusterConnection<byte[], byte[]>) c)
-                                .getConnectionAsync(owner.getHost(), owner.getPort()));
                 clientId = -1;
             }
-            CompletableFuture<StatefulRedisConnection<byte[], byte[]>> via = target;
-            Duration limit = block.plus(commandTimeout);
-            CompletableFuture<T> result = via.thenCompose(c -> {
-                CompletionStage<Long> id = clientId < 0 ? c.async().clientId() : CompletableFuture.completedFuture(clientId);
+            CompletableFuture<T> result = conn.send(node, c -> {
+                CompletionStage<Long> id = clientId < 0 ? c.clientId() : CompletableFuture.completedFuture(clientId);
                 return id.thenCompose(n -> {
                     clientId = n;
-                    return command.apply(c.async());
+                    return command.apply(c);
                 });
-            }).toCompletableFuture();
+            }, block.plus(commandTimeout));
             try {
-                return result.get(limit.toNanos() + TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.NANOSECONDS);
+                return result.get();
             } catch (InterruptedException e) {
                 abandon();
                 throw e;
             } catch (ExecutionException e) {
                 abandon();
-                CoordisException failure = RedisErrors.translate(e.getCause(), address);
-                if (failure instanceof io.coordis.NodeUnavailableException || RedisErrors.isRedirect(e.getCause())) {
-                    connector.topologyChanged();
-                }
-                throw failure;
-            } catch (TimeoutException e) {
-                connector.topologyChanged();
-                abandon();
-                throw RedisErrors.translate(new TimeoutException("no reply to a blocking pop within "
-                        + limit.toMillis() + " ms"), address);
+                throw RedisErrors.translate(e.getCause(), address);
             }
         }
 
         /**
          * Drops this connection: closes it and, when its server-side id is known, kills it on the server
-         * through the shared connection, waiting at most the command timeout. Answers whether the server
+         * through the node's command connection, waiting at most the command timeout. Answers whether the server
          * confirmed, i.e. whether a blocked command of this connection can no longer move anything.
          */
         public boolean abandon() {
-            CompletableFuture<StatefulConnection<byte[], byte[]>> old = conn;
+            Connection<byte[], byte[]> old = conn;
             long id = clientId;
             RedisURI on = node;
             conn = null;
-            target = null;
             node = null;
             clientId = -1;
             if (old == null) {
@@ -361,15 +281,15 @@ public final class ListCommands implements AutoCloseable {
             boolean confirmed = false;
             if (id >= 0 && !closed) {
                 try {
-                    killClient(id, on).get(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+                    admin.killClient(id, on).get();
                     confirmed = true;
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                } catch (ExecutionException | TimeoutException e) {
+                } catch (ExecutionException e) {
                     log.debug("could not end a blocking connection to {} on the server: {}", address, e.toString());
                 }
             }
-            old.thenAccept(StatefulConnection::closeAsync);
+            old.drop();
             return confirmed;
         }
 
@@ -388,103 +308,10 @@ public final class ListCommands implements AutoCloseable {
         }
     }
 
-    private CompletableFuture<StatefulConnection<byte[], byte[]>> connect() {
-        CompletableFuture<StatefulConnection<byte[], byte[]>> f = new CompletableFuture<>();
-        try {
-            connector.connectAsync(ByteArrayCodec.INSTANCE).whenComplete((c, e) -> {
-                if (e == null) {
-                    f.complete(c);
-                    if (closed) {
-                        c.closeAsync();
-                    }
-                } else {
-                    f.completeExceptionally(e);
-                }
-            });
-        } catch (RuntimeException e) {
-            f.completeExceptionally(e);
-        }
-        return f;
-    }
-
-    private <T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command) {
-        CompletableFuture<StatefulConnection<byte[], byte[]>> via = connection.get();
-        if (via.isCompletedExceptionally()) {
-            via = replace(via);
-        }
-        boolean connectedAtSend = via.isDone() && !via.isCompletedExceptionally();
-        CompletableFuture<StatefulConnection<byte[], byte[]>> sentOn = via;
-        CompletableFuture<T> result = new CompletableFuture<>();
-        via.thenCompose(c -> command.apply(Connector.commands(c))).whenComplete((v, f) -> {
-            if (f == null) {
-                result.complete(v);
-            } else {
-                CoordisException e = RedisErrors.translate(f, address);
-                if (e instanceof io.coordis.NodeUnavailableException || RedisErrors.isRedirect(f)) {
-                    connector.topologyChanged();
-                }
-                if (connectedAtSend && RedisErrors.unwrap(f) instanceof io.lettuce.core.RedisCommandTimeoutException) {
-                    // Lettuce's own deadline came first: its late reply would answer the next command, as below
-                    replaceAfterTimeout(sentOn);
-                }
-                result.completeExceptionally(e);
-            }
-        });
-        return io.coordis.internal.Wheel.failAfter(result, commandTimeout.toNanos()).handle((v, f) -> {
-            if (f == null) {
-                return CompletableFuture.completedFuture(v);
-            }
-            Throwable cause = RedisErrors.unwrap(f);
-            if (cause instanceof TimeoutException) {
-                connector.topologyChanged();
-                if (connectedAtSend) {
-                    replaceAfterTimeout(sentOn);
-                }
-                cause = RedisErrors.translate(new TimeoutException("no reply within " + commandTimeout.toMillis()
-                        + " ms"), address);
-            }
-            return CompletableFuture.<T>failedFuture(cause);
-        }).thenCompose(x -> x);
-    }
-
-    /**
-     * After a timeout: {@link #replace} the connection, except on a cluster, where one connection multiplexes
-     * every node and closing it would fail commands in flight to healthy masters because one was slow; Lettuce
-     * matches replies per node connection, and a late reply completes only its own, already failed, command.
-     */
-    private void replaceAfterTimeout(CompletableFuture<StatefulConnection<byte[], byte[]>> stale) {
-        if (!connector.isCluster()) {
-            replace(stale);
-        }
-    }
-
-    private CompletableFuture<StatefulConnection<byte[], byte[]>> replace(
-            CompletableFuture<StatefulConnection<byte[], byte[]>> stale) {
-        CompletableFuture<StatefulConnection<byte[], byte[]>> fresh = new CompletableFuture<>();
-        if (closed || !connection.compareAndSet(stale, fresh)) {
-            return connection.get();
-        }
-        stale.thenAccept(StatefulConnection::closeAsync);
-        connect().whenComplete((c, f) -> {
-            if (f == null) {
-                fresh.complete(c);
-            } else {
-                fresh.completeExceptionally(f);
-            }
-        });
-        return fresh;
-    }
-
+    /** Closes the shared connection, waiting at most 2 s; blocking connections close with their owners. */
     @Override
     public void close() {
         closed = true;
-        try {
-            connection.get().thenCompose(StatefulConnection::closeAsync).get(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            log.debug("closing the list connection to {} did not finish cleanly: {}", address, e.toString());
-        }
-        connector.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        connection.close();
     }
 }

@@ -1,6 +1,7 @@
 package io.coordis.internal.redis;
 
 import io.coordis.CoordisException;
+import io.coordis.internal.Timer;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -9,14 +10,11 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -52,28 +50,23 @@ final class Subscriptions {
     private final Connector template;
     /** Connections that do not reconnect by themselves; opened on first use, shut down by {@link #close()}. */
     private Connector connector;
+    private final Timer timer;
     private final Duration timeout;
     /** Read without locking by the I/O thread that delivers messages; changed under this object's monitor. */
-    private final Map<String, Entry> channels = new ConcurrentHashMap<>();
-    private final Map<String, Entry> patterns = new ConcurrentHashMap<>();
+    private final Listeners listeners;
     /** The current connection: the only one whose messages and confirmations count. Changed under the monitor. */
     private volatile StatefulRedisPubSubConnection<String, String> connection;
     /** The lost connection being replaced, so that one loss starts one replacement. */
     private StatefulRedisPubSubConnection<String, String> replacing;
     private boolean closed;
 
-    private static final class Entry {
-        final List<PubSubListener> listeners = new CopyOnWriteArrayList<>();
-        /** Completes when Redis confirms the subscription; replaced under the monitor when sending failed. */
-        volatile CompletableFuture<Void> confirmed;
-        /** Set when the connection dropped; cleared, and reported as a gap, by the next confirmation. */
-        final AtomicBoolean interrupted = new AtomicBoolean();
-    }
-
-    Subscriptions(String address, Connector connector, Duration timeout) {
+    /** SUBSCRIBE replies and retries run on {@code timer}; a SUBSCRIBE not confirmed within {@code timeout} fails. */
+    Subscriptions(String address, Connector connector, Timer timer, Duration timeout) {
         this.address = address;
         this.template = connector;
+        this.timer = timer;
         this.timeout = timeout;
+        this.listeners = new Listeners(address);
     }
 
     /** Registers {@code listener} on one channel and blocks until Redis confirmed it (at most the timeout). */
@@ -104,33 +97,19 @@ final class Subscriptions {
     Subscription subscribe(Collection<String> names, boolean pattern, PubSubListener listener)
             throws InterruptedException {
         List<String> unique = List.copyOf(new LinkedHashSet<>(names));
-        List<CompletableFuture<Void>> confirmations = new ArrayList<>();
+        Listeners.Added added;
         synchronized (this) {
             if (closed) {
                 throw new IllegalStateException("connection to " + address + " is closed");
             }
             StatefulRedisPubSubConnection<String, String> conn = connection();
-            Map<String, Entry> map = pattern ? patterns : channels;
-            List<String> toSend = new ArrayList<>();
-            List<CompletableFuture<Void>> sent = new ArrayList<>();
-            for (String name : unique) {
-                Entry entry = map.computeIfAbsent(name, n -> new Entry());
-                entry.listeners.add(listener);
-                CompletableFuture<Void> confirmed = entry.confirmed;
-                if (confirmed == null || confirmed.isCompletedExceptionally()) {
-                    confirmed = new CompletableFuture<>();
-                    entry.confirmed = confirmed;
-                    toSend.add(name);
-                    sent.add(confirmed);
-                }
-                confirmations.add(confirmed);
-            }
-            if (!toSend.isEmpty() && conn.isOpen()) {
-                send(conn, toSend, pattern, sent);
+            added = listeners.add(unique, pattern, listener);
+            if (!added.toSend().isEmpty() && conn.isOpen()) {
+                send(conn, added.toSend(), pattern, added.pending());
             }
             // else the connection was lost: its replacement subscribes every registered name
         }
-        CompletableFuture<Void> ready = CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new));
+        CompletableFuture<Void> ready = added.ready();
         AtomicBoolean open = new AtomicBoolean(true);
         return new Subscription() {
             @Override
@@ -158,7 +137,7 @@ final class Subscriptions {
                       List<CompletableFuture<Void>> pending) {
         String[] args = names.toArray(String[]::new);
         RedisFuture<Void> reply = pattern ? conn.async().psubscribe(args) : conn.async().subscribe(args);
-        reply.whenComplete((v, failure) -> {
+        timer.failAfter(reply.toCompletableFuture(), timeout.toNanos()).whenComplete((v, failure) -> {
             if (failure == null || connection != conn) {
                 return;
             }
@@ -190,39 +169,20 @@ final class Subscriptions {
      * confirmation can never be taken for that of a later SUBSCRIBE of the same name.
      */
     private synchronized void unsubscribe(List<String> names, boolean pattern, PubSubListener listener) {
-        Map<String, Entry> map = pattern ? patterns : channels;
-        List<String> toSend = new ArrayList<>();
-        for (String name : names) {
-            Entry entry = map.get(name);
-            if (entry == null || !entry.listeners.remove(listener)) {
-                continue;
-            }
-            if (entry.listeners.isEmpty() && entry.confirmed.isDone()) {
-                map.remove(name);
-                toSend.add(name);
-            }
-        }
-        if (!toSend.isEmpty() && !closed && connection != null && connection.isOpen()) {
-            String[] args = toSend.toArray(String[]::new);
+        sendUnsubscribe(listeners.remove(names, pattern, listener), pattern);
+    }
+
+    private synchronized void dropIfUnused(String name, boolean pattern) {
+        sendUnsubscribe(listeners.remove(List.of(name), pattern, null), pattern);
+    }
+
+    private void sendUnsubscribe(List<String> names, boolean pattern) {
+        if (!names.isEmpty() && !closed && connection != null && connection.isOpen()) {
+            String[] args = names.toArray(String[]::new);
             if (pattern) {
                 connection.async().punsubscribe(args);
             } else {
                 connection.async().unsubscribe(args);
-            }
-        }
-    }
-
-    private synchronized void dropIfUnused(String name, boolean pattern) {
-        Map<String, Entry> map = pattern ? patterns : channels;
-        Entry entry = map.get(name);
-        if (entry != null && entry.listeners.isEmpty() && entry.confirmed.isDone()) {
-            map.remove(name);
-            if (!closed && connection != null && connection.isOpen()) {
-                if (pattern) {
-                    connection.async().punsubscribe(name);
-                } else {
-                    connection.async().unsubscribe(name);
-                }
             }
         }
     }
@@ -263,14 +223,14 @@ final class Subscriptions {
             @Override
             public void message(String channel, String message) {
                 if (connection == conn) {
-                    deliver(channels.get(channel), channel, message);
+                    listeners.deliver(channel, false, channel, message);
                 }
             }
 
             @Override
             public void message(String pattern, String channel, String message) {
                 if (connection == conn) {
-                    deliver(patterns.get(pattern), channel, message);
+                    listeners.deliver(pattern, true, channel, message);
                 }
             }
 
@@ -316,7 +276,8 @@ final class Subscriptions {
             }
             replacing = conn;
         }
-        interrupted();
+        log.debug("pub/sub connection to {} lost; channels are subscribed again on reconnect", address);
+        listeners.interrupted();
         replace(conn, 0);
     }
 
@@ -355,7 +316,8 @@ final class Subscriptions {
     private void retry(StatefulRedisPubSubConnection<String, String> lost, int attempt, Throwable cause) {
         long pause = retryPause(attempt + 1).toNanos();
         log.debug("pub/sub connection to {} still lost (attempt {}): {}", address, attempt + 1, cause.toString());
-        CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS).execute(() -> replace(lost, attempt + 1));
+        // off the timer's thread: replacing takes this object's monitor
+        timer.after(pause, () -> CompletableFuture.runAsync(() -> replace(lost, attempt + 1)));
     }
 
     /** The pause before retry {@code attempt} (from 1): 10 ms doubling up to {@link #MAX_RETRY_PAUSE}, half of it random. */
@@ -372,74 +334,25 @@ final class Subscriptions {
                 return;
             }
             connection = attach(fresh);
-            resubscribe(fresh, channels, false);
-            resubscribe(fresh, patterns, true);
+            resubscribe(fresh, false);
+            resubscribe(fresh, true);
             replaceIfLost(fresh);
         }
         lost.closeAsync();
         log.debug("pub/sub connection to {} replaced after it was lost", address);
     }
 
-    private void resubscribe(StatefulRedisPubSubConnection<String, String> conn, Map<String, Entry> map, boolean pattern) {
-        if (map.isEmpty()) {
-            return;
+    private void resubscribe(StatefulRedisPubSubConnection<String, String> conn, boolean pattern) {
+        Listeners.Added again = listeners.again(pattern);
+        if (!again.toSend().isEmpty()) {
+            send(conn, again.toSend(), pattern, again.pending());
         }
-        List<String> names = new ArrayList<>(map.keySet());
-        List<CompletableFuture<Void>> pending = new ArrayList<>();
-        for (String name : names) {
-            CompletableFuture<Void> confirmed = map.get(name).confirmed;
-            if (confirmed == null || confirmed.isCompletedExceptionally()) {
-                confirmed = new CompletableFuture<>();
-                map.get(name).confirmed = confirmed;
-            }
-            if (!confirmed.isDone()) {
-                pending.add(confirmed);
-            }
-        }
-        send(conn, names, pattern, pending);
-    }
-
-    /** The connection dropped: every registration will report a gap when Redis confirms it again. */
-    private void interrupted() {
-        log.debug("pub/sub connection to {} lost; channels are subscribed again on reconnect", address);
-        channels.values().forEach(e -> e.interrupted.set(true));
-        patterns.values().forEach(e -> e.interrupted.set(true));
     }
 
     private void confirm(String name, boolean pattern) {
-        Entry entry = (pattern ? patterns : channels).get(name);
-        if (entry == null) {
-            return;
-        }
-        CompletableFuture<Void> confirmed = entry.confirmed;
-        if (confirmed != null) {
-            confirmed.complete(null);
-        }
-        if (entry.interrupted.compareAndSet(true, false)) {
-            for (PubSubListener l : entry.listeners) {
-                try {
-                    l.gap();
-                } catch (RuntimeException e) {
-                    log.warn("a pub/sub listener on {} failed on a gap", address, e);
-                }
-            }
-        }
-        if (entry.listeners.isEmpty()) {
+        if (listeners.confirm(name, pattern)) {
             // Closed before Redis confirmed: unsubscribe now, off the I/O thread (the monitor is not for it).
             CompletableFuture.runAsync(() -> dropIfUnused(name, pattern));
-        }
-    }
-
-    private void deliver(Entry entry, String channel, String message) {
-        if (entry == null) {
-            return;
-        }
-        for (PubSubListener l : entry.listeners) {
-            try {
-                l.message(channel, message);
-            } catch (RuntimeException e) {
-                log.warn("a pub/sub listener on {} failed on a message from '{}'", address, channel, e);
-            }
         }
     }
 
@@ -450,23 +363,14 @@ final class Subscriptions {
     void close() {
         StatefulRedisPubSubConnection<String, String> toClose;
         Connector own;
-        java.util.Set<PubSubListener> listeners = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Set<PubSubListener> registered;
         synchronized (this) {
             closed = true;
-            channels.values().forEach(e -> listeners.addAll(e.listeners));
-            patterns.values().forEach(e -> listeners.addAll(e.listeners));
-            channels.clear();
-            patterns.clear();
+            registered = listeners.clear();
             toClose = connection;
             own = connector;
         }
-        for (PubSubListener listener : listeners) {
-            try {
-                listener.closed();
-            } catch (RuntimeException e) {
-                log.warn("a pub/sub listener on {} failed when told the client closed", address, e);
-            }
-        }
+        listeners.closed(registered);
         if (toClose != null) {
             try {
                 toClose.closeAsync().get(2, TimeUnit.SECONDS);

@@ -1,5 +1,6 @@
 package io.coordis.inspect;
 
+import io.coordis.lock.AuditEntry;
 import io.coordis.lock.LockLayout;
 
 import java.time.Duration;
@@ -53,7 +54,7 @@ final class LockStates {
         long fencing = -1;
         long counter = -1;
         List<LockState.NodeState> perNode = new ArrayList<>();
-        List<String> audit = null;
+        List<AuditEntry> audit = null;
         for (NodeRead o : reads) {
             StringRead r = o.read();
             if (r == null) {
@@ -94,7 +95,7 @@ final class LockStates {
                 holder.since(), heldFor, Optional.ofNullable(ttl), holder.leaseTtl(),
                 fencing >= 0 ? OptionalLong.of(fencing) : OptionalLong.empty(),
                 counter >= 0 ? OptionalLong.of(counter) : OptionalLong.empty(), waiters, flags, perNode,
-                audit == null ? List.of() : audit.stream().map(LockLayout::auditEntry).toList());
+                audit == null ? List.of() : audit);
     }
 
     private static Set<LockState.Flag> flags(LockLayout.HolderDetails holder, boolean legacy, boolean noExpiry,

@@ -5,6 +5,7 @@ import io.coordis.CoordisException;
 import io.coordis.election.ElectionLayout;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
+import io.coordis.lock.AuditEntry;
 import io.coordis.lock.LockLayout;
 
 import java.time.Duration;
@@ -34,7 +35,7 @@ import static io.coordis.internal.StoredValues.pairs;
  * belongs on a Redis of its own. Keys without a TTL and not matching an earlier rule are not shown.
  */
 record StringRead(String type, String value, long strlen, long pttl, OptionalLong fence, Map<String, String> holder,
-                  Map<String, String> leadership, OptionalLong term, List<String> audit, long nowMillis) {
+                  Map<String, String> leadership, OptionalLong term, List<AuditEntry> audit, long nowMillis) {
     static final LuaScript SCRIPT = LuaScript.load(StringRead.class, "string-state.lua");
     private static final Logger LOG = LoggerFactory.getLogger(Inspector.class);
     static final int FOREIGN_MAX_BYTES = 128;
@@ -62,7 +63,7 @@ record StringRead(String type, String value, long strlen, long pttl, OptionalLon
         }
         return new StringRead(type, r.get(1) instanceof String s ? s : null, (Long) r.get(2), (Long) r.get(3),
                 number(r.get(4)), pairs(r.get(5)), pairs(r.get(6)), number(r.get(7)),
-                ((List<?>) r.get(8)).stream().map(String::valueOf).toList(), (Long) r.get(9));
+                ((List<?>) r.get(8)).stream().map(e -> LockLayout.auditEntry((List<?>) e)).toList(), (Long) r.get(9));
     }
 
     /**

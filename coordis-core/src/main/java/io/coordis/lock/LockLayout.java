@@ -2,7 +2,6 @@ package io.coordis.lock;
 
 import io.coordis.internal.Keys;
 import io.coordis.internal.StoredValues;
-import tools.jackson.jr.ob.JSON;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -82,27 +81,18 @@ public final class LockLayout {
     }
 
     /**
-     * Reads one audit entry as {@code force-unlock.lua} writes it. Other programs may write the list too: an
-     * entry that is not such an object reads as all fields empty, with {@link AuditEntry#raw()} as stored.
+     * Reads one audit entry from the flat field/value list that the inspector's {@code string-state.lua} makes
+     * of it with Redis's {@code cjson}: {@code raw}, the entry as stored, then those of the fields that
+     * {@code force-unlock.lua} writes which the entry holds with their type. Other programs may write the list
+     * too: a field that is missing reads as empty.
      */
-    public static AuditEntry auditEntry(String raw) {
-        Map<String, Object> f;
-        try {
-            f = JSON.std.mapFrom(raw);
-        } catch (RuntimeException e) {
-            f = Map.of();
-        }
-        OptionalLong at = integer(f.get("at"));
-        return new AuditEntry(instant(at), text(f.get("by")), text(f.get("action")), text(f.get("reason")),
-                text(f.get("holder")), integer(f.get("fence")), raw);
+    public static AuditEntry auditEntry(List<?> flat) {
+        Map<String, String> f = StoredValues.pairs(flat);
+        return new AuditEntry(instant(number(f.get("at"))), text(f, "by"), text(f, "action"), text(f, "reason"),
+                text(f, "holder"), number(f.get("fence")), f.getOrDefault("raw", ""));
     }
 
-    private static OptionalLong integer(Object value) {
-        return value instanceof Integer || value instanceof Long ? OptionalLong.of(((Number) value).longValue())
-                : OptionalLong.empty();
-    }
-
-    private static Optional<String> text(Object value) {
-        return value instanceof String s ? Optional.of(s) : Optional.empty();
+    private static Optional<String> text(Map<String, String> fields, String name) {
+        return Optional.ofNullable(fields.get(name));
     }
 }

@@ -6,7 +6,7 @@
 -- KEYS[1]  the key (a lock's or an election's name)
 -- KEYS[2]  fencing counter {name}:fence      KEYS[3]  lock holder details {name}:holder (hash)
 -- KEYS[4]  leadership details {name}:leader  KEYS[5]  term counter {name}:term
--- KEYS[6]  forced-unlock audit {name}:audit (list of JSON objects, newest first)
+-- KEYS[6]  forced-unlock audit {name}:audit (list of JSON objects as force-unlock.lua writes them, newest first)
 -- ARGV[1]  how many audit entries to return, newest first (0: none)
 -- ARGV[2]  at most this many bytes of the value are returned (> 0)
 --
@@ -17,13 +17,39 @@
 --         holder    flat field/value list of KEYS[3], only while its token field equals the value
 --         leadership flat field/value list of KEYS[4], only while its id field equals the value
 --         fence, term  the counters' values (false when absent or not strings)
---         audit     up to ARGV[1] entries of KEYS[6] (empty when absent or not a list)
+--         audit     up to ARGV[1] entries of KEYS[6] (empty when absent or not a list), each decoded here
+--                   (cjson) into a flat field/value list: raw, the entry as stored; then those of at and
+--                   fence that are integers and those of by, action, reason and holder that are strings.
+--                   An entry that is not a JSON object gives raw alone
 --         now       the server's clock, Unix ms
 local key, fence_key, holder_key, leader_key, term_key, audit_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local audit_count, max_bytes = tonumber(ARGV[1]), tonumber(ARGV[2])
 
 local function typed(k, t)
   return redis.call('TYPE', k)['ok'] == t
+end
+
+-- Other programs may write the audit list too: what does not decode, or has another type, is left out.
+local function audit_fields(raw)
+  local fields = {'raw', raw}
+  local ok, entry = pcall(cjson.decode, raw)
+  if not ok or type(entry) ~= 'table' then
+    return fields
+  end
+  for _, name in ipairs({'at', 'fence'}) do
+    local v = entry[name]
+    if type(v) == 'number' and v == math.floor(v) and math.abs(v) < 2^53 then
+      table.insert(fields, name)
+      table.insert(fields, v)
+    end
+  end
+  for _, name in ipairs({'by', 'action', 'reason', 'holder'}) do
+    if type(entry[name]) == 'string' then
+      table.insert(fields, name)
+      table.insert(fields, entry[name])
+    end
+  end
+  return fields
 end
 
 local kind = redis.call('TYPE', key)['ok']
@@ -53,7 +79,9 @@ if value and typed(leader_key, 'hash') and redis.call('HGET', leader_key, 'id') 
 end
 local audit = {}
 if audit_count > 0 and typed(audit_key, 'list') then
-  audit = redis.call('LRANGE', audit_key, 0, audit_count - 1)
+  for i, raw in ipairs(redis.call('LRANGE', audit_key, 0, audit_count - 1)) do
+    audit[i] = audit_fields(raw)
+  end
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

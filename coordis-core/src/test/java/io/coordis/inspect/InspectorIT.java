@@ -2,6 +2,9 @@ package io.coordis.inspect;
 
 import io.coordis.Coordis;
 import io.coordis.TestClients;
+import io.coordis.internal.Hosts;
+import io.coordis.lock.AuditEntry;
+import io.coordis.lock.ForcedUnlock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
@@ -16,9 +19,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -105,6 +111,51 @@ class InspectorIT {
                     age -> assertThat(age).isGreaterThanOrEqualTo(Duration.ofSeconds(2)));
             assertThat(raw.command("DBSIZE")).isEqualTo(before);
             d.ack();
+        }
+    }
+
+    @Test
+    void auditEntriesAreDecodedByRedisAndOnesItCannotReadKeptRaw() throws Exception {
+        long before = System.currentTimeMillis();
+        String reason = "said \"stop\"\nthen left \u00e9\\";
+        Lease lease = coordis.lock("in:audited", LockOptions.defaults().withHolderId("dave@db2:17")).tryAcquire()
+                .orElseThrow();
+        ForcedUnlock forced = coordis.lock("in:audited").forceUnlock(reason).orElseThrow();
+        assertThat(lease.release()).isFalse();
+        List<String> foreign = List.of("{\"at\":1700000000000,\"by\":\"x\\\"y\\u0041\"}",
+                "{\"at\":\"yesterday\",\"fence\":1.5,\"by\":7,\"holder\":null,\"action\":\"force-unlock\"}",
+                "{\"fence\":12345678901234567890}", "garbage", "{\"at\":1", "[1,2]", "42", "null", "",
+                "[".repeat(2000) + "]".repeat(2000));
+        for (String entry : foreign) {
+            raw.command("LPUSH", Prefixed.derived("in:audited", "audit"), entry);
+        }
+
+        List<AuditEntry> audit = inspector.lock(Prefixed.key("in:audited")).orElseThrow().audit();
+        assertThat(audit).hasSize(foreign.size() + 1);
+        AuditEntry written = audit.get(foreign.size());
+        assertThat(written.at()).hasValueSatisfying(at -> assertThat(at.toEpochMilli())
+                .isBetween(before - 1, System.currentTimeMillis() + 1));
+        assertThat(written.by()).contains(Hosts.processId());
+        assertThat(written.action()).contains("force-unlock");
+        assertThat(written.reason()).contains(reason);
+        assertThat(written.holder()).contains("dave@db2:17");
+        assertThat(written.fence()).hasValue(forced.fencingToken());
+        assertThat(written.raw()).isEqualTo(raw.command("LINDEX", Prefixed.derived("in:audited", "audit"), "-1"));
+
+        List<AuditEntry> others = new ArrayList<>(audit.subList(0, foreign.size()));
+        Collections.reverse(others); // oldest first, as pushed
+        assertThat(others).extracting(AuditEntry::raw).isEqualTo(foreign);
+        assertThat(others.get(0).at()).contains(Instant.ofEpochMilli(1700000000000L));
+        assertThat(others.get(0).by()).contains("x\"yA");
+        assertThat(others.get(0).action()).isEmpty();
+        AuditEntry mistyped = others.get(1);
+        assertThat(mistyped.action()).contains("force-unlock");
+        assertThat(List.of(mistyped.at(), mistyped.by(), mistyped.holder())).allMatch(Optional::isEmpty);
+        assertThat(mistyped.fence()).isEmpty();
+        for (AuditEntry unreadable : others.subList(2, others.size())) {
+            assertThat(List.of(unreadable.at(), unreadable.by(), unreadable.action(), unreadable.reason(),
+                    unreadable.holder())).as(unreadable.raw()).allMatch(Optional::isEmpty);
+            assertThat(unreadable.fence()).as(unreadable.raw()).isEmpty();
         }
     }
 

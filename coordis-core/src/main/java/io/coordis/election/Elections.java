@@ -2,6 +2,7 @@ package io.coordis.election;
 
 import io.coordis.Ticker;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -10,10 +11,14 @@ import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * Creates election candidates over one client's Redis connection. Obtained from {@code Coordis}; the
- * constructor is not part of the API. Thread-safe.
+ * Creates election candidates over one client's Redis connection. Built by {@code Coordis} (through
+ * {@link Wiring}); not constructible outside it. Thread-safe.
  */
 public final class Elections {
+    static {
+        Wiring.provide(Elections.class, w -> new Elections(w.nodes(), w.ticker(), w.scheduler()));
+    }
+
     /** The term the classic counter election uses: {@code EXPIRE master_selector 20}. */
     public static final Duration CLASSIC_TERM = Duration.ofSeconds(20);
 
@@ -21,7 +26,7 @@ public final class Elections {
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
 
-    public Elections(List<RedisNode> nodes, Ticker ticker, ScheduledExecutorService scheduler) {
+    Elections(List<RedisNode> nodes, Ticker ticker, ScheduledExecutorService scheduler) {
         this.nodes = List.copyOf(nodes);
         this.ticker = ticker;
         this.scheduler = scheduler;

@@ -1,15 +1,21 @@
 package io.coordis.queue;
 
 import io.coordis.Ticker;
+import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Makes queues on one Redis node; used by {@link io.coordis.Coordis#queue} and
- * {@link io.coordis.Coordis#reliableQueue}. Thread-safe.
+ * {@link io.coordis.Coordis#reliableQueue}, which build it through {@link Wiring}; not constructible outside
+ * them. Thread-safe.
  */
 public final class Queues {
+    static {
+        Wiring.provide(Queues.class, w -> new Queues(w.nodes().get(0), w.keyPrefix(), w.ticker(), w.scheduler()));
+    }
+
     private final RedisNode node;
     private final String prefix;
     private final Ticker ticker;
@@ -19,7 +25,7 @@ public final class Queues {
      * For {@link io.coordis.Coordis}: queues on {@code node} whose keys begin with {@code prefix} (may be empty),
      * heartbeats on {@code scheduler}.
      */
-    public Queues(RedisNode node, String prefix, Ticker ticker, ScheduledExecutorService scheduler) {
+    Queues(RedisNode node, String prefix, Ticker ticker, ScheduledExecutorService scheduler) {
         this.node = node;
         this.prefix = java.util.Objects.requireNonNull(prefix, "prefix");
         this.ticker = ticker;

@@ -1,17 +1,16 @@
 package io.coordis;
 
+import io.coordis.doctor.Doctor;
 import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.Elections;
 import io.coordis.election.LeaderElection;
-import io.coordis.internal.ClientTimer;
-import io.coordis.internal.Durations;
-import io.coordis.internal.Timer;
-import io.coordis.internal.redis.RedisNode;
-import io.coordis.internal.redis.RedisResources;
-import io.coordis.internal.redis.TlsSettings;
 import io.coordis.inspect.Inspector;
-import io.coordis.internal.redis.Uris;
+import io.coordis.internal.ClientTimer;
+import io.coordis.internal.Timer;
+import io.coordis.internal.Wiring;
+import io.coordis.internal.redis.Connections;
+import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Locks;
@@ -23,10 +22,8 @@ import io.coordis.signal.PubSubSignals;
 import io.coordis.signal.Signals;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A Coordis client: one connection to Redis shared by every primitive made from it. Create one per
@@ -61,72 +58,30 @@ public final class Coordis implements AutoCloseable {
     /** Default upper bound on one Redis round trip. */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
+    private final Connections connections;
     private final Timer timer;
-    private final RedisResources resources;
-    private final List<RedisNode> nodes;
+    private final Wiring wiring;
     private final Locks locks;
-    private final List<RedisNode> replicas;
     private final Signals signals;
     private final Elections elections;
     private final Queues queues;
     private final Inspector inspector;
-    private final String keyPrefix;
 
     private Coordis(Builder b) {
-        if (b.urls.isEmpty()) {
-            throw new IllegalArgumentException("a Redis URL is required, e.g. redis://127.0.0.1:6379");
-        }
-        if (b.urls.size() == 2) {
-            throw new IllegalArgumentException("2 Redis URLs given: give one, or at least 3 independent masters "
-                    + "for Redlock (5 is typical)");
-        }
-        for (String url : b.urls) {
-            if (Uris.isCluster(url) && b.urls.size() > 1) {
-                throw new IllegalArgumentException(b.urls.size() + " Redis URLs given, one of them a Redis Cluster ("
-                        + Uris.redact(url) + "): Redlock needs independent masters, and a cluster is one deployment; "
-                        + "give the cluster URL alone (redis-cluster://host:port,host:port...)");
-            }
-        }
-        if (b.urls.size() == 1 && Uris.isCluster(b.urls.get(0)) && !b.replicaUrls.isEmpty()) {
-            throw new IllegalArgumentException("replica URLs cannot be combined with a Redis Cluster URL: "
-                    + "the cluster's own pub/sub already reaches subscribers on replicas; remove the replica URLs");
-        }
         this.timer = new ClientTimer(b.ticker);
-        this.resources = new RedisResources();
-        List<RedisNode> opened = new ArrayList<>();
         try {
-            if (b.urls.size() == 1) {
-                opened.add(RedisNode.connect(b.urls.get(0), b.commandTimeout, b.tls, resources, timer));
-            } else {
-                for (String url : b.urls) {
-                    opened.add(RedisNode.open(url, b.commandTimeout, b.tls, resources, timer));
-                }
-                awaitSettled(opened, b.commandTimeout);
-            }
+            this.connections = Connections.open(b.urls, b.replicaUrls, b.commandTimeout, b.tls, timer);
         } catch (RuntimeException e) {
-            opened.forEach(RedisNode::close);
-            resources.close();
             timer.close();
             throw e;
         }
-        this.nodes = List.copyOf(opened);
-        this.keyPrefix = b.keyPrefix;
-        this.locks = new Locks(nodes, b.keyPrefix, timer);
-        this.elections = new Elections(nodes, timer);
-        List<RedisNode> replicaNodes = new ArrayList<>();
-        try {
-            for (String url : b.replicaUrls) {
-                replicaNodes.add(RedisNode.open(url, b.commandTimeout, b.tls, resources, timer));
-            }
-        } catch (RuntimeException e) {
-            replicaNodes.forEach(RedisNode::close);
-            close();
-            throw e;
-        }
-        this.replicas = List.copyOf(replicaNodes);
-        this.signals = PubSubSignals.over(nodes.get(0), replicas, b.keyPrefix, b.ticker, b.maxSignalBytes);
-        this.queues = new Queues(nodes.get(0), b.keyPrefix, timer);
-        this.inspector = new Inspector(nodes);
+        this.wiring = new Wiring(connections.nodes(), connections.replicas(), b.keyPrefix, timer,
+                b.maxSignalBytes);
+        this.locks = wiring.make(Locks.class);
+        this.elections = wiring.make(Elections.class);
+        this.signals = wiring.make(PubSubSignals.class);
+        this.queues = wiring.make(Queues.class);
+        this.inspector = wiring.make(Inspector.class);
     }
 
     /**
@@ -225,7 +180,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public CounterElection counterElection(String key, Duration term) {
-        return elections.counterElection(key, keyPrefix, term);
+        return elections.counterElection(key, wiring.keyPrefix(), term);
     }
 
     /**
@@ -263,23 +218,24 @@ public final class Coordis implements AutoCloseable {
     /** {@code options} with this client's key prefix before their own. */
     private LockOptions prefixed(LockOptions options) {
         Objects.requireNonNull(options, "lock options must not be null");
-        return keyPrefix.isEmpty() ? options : options.withKeyPrefix(keyPrefix + options.keyPrefix());
+        return keyPrefix().isEmpty() ? options : options.withKeyPrefix(keyPrefix() + options.keyPrefix());
     }
 
     /** {@code options} with this client's key prefix before their own. */
     private ElectionOptions prefixed(ElectionOptions options) {
         Objects.requireNonNull(options, "election options must not be null");
-        return keyPrefix.isEmpty() ? options : options.withKeyPrefix(keyPrefix + options.keyPrefix());
+        return keyPrefix().isEmpty() ? options : options.withKeyPrefix(keyPrefix() + options.keyPrefix());
     }
 
     /** The prefix put before every key and channel name of this client ({@link Builder#keyPrefix}); empty for none. */
     public String keyPrefix() {
-        return keyPrefix;
+        return wiring.keyPrefix();
     }
 
     private Queues queues() {
-        if (nodes.size() > 1) {
-            throw new IllegalStateException("queues live on one Redis, but this client talks to " + nodes.size()
+        int nodes = connections.nodes().size();
+        if (nodes > 1) {
+            throw new IllegalStateException("queues live on one Redis, but this client talks to " + nodes
                     + " independent masters (Redlock): connect a separate client to one Redis for queues");
         }
         return queues;
@@ -296,15 +252,15 @@ public final class Coordis implements AutoCloseable {
     /**
      * Checks the servers this client talks to (every node for Redlock) for what Coordis needs: version, role,
      * eviction policy, persistence, the ACL user's permissions (with a {@link Builder#keyPrefix key prefix}: also on
-     * the keys and channels under it), clock skew. See {@link io.coordis.doctor.Doctor}.
+     * the keys and channels under it), clock skew. See {@link Doctor}.
      */
-    public io.coordis.doctor.Doctor doctor() {
-        return new io.coordis.doctor.Doctor(nodes, keyPrefix);
+    public Doctor doctor() {
+        return wiring.make(Doctor.class);
     }
 
     /** The Redis node this client talks to, as {@code host:port}; several are separated by commas. */
     public String address() {
-        return String.join(",", nodes.stream().map(RedisNode::address).toList());
+        return String.join(",", connections.nodes().stream().map(RedisNode::address).toList());
     }
 
     /**
@@ -314,206 +270,20 @@ public final class Coordis implements AutoCloseable {
      */
     @Override
     public void close() {
-        nodes.forEach(RedisNode::close);
-        if (replicas != null) {
-            replicas.forEach(RedisNode::close);
-        }
-        resources.close();
+        connections.close();
         timer.close();
     }
 
+
     /**
-     * Gives background connections up to {@code timeout} to open, so the first Redlock vote does not
-     * spend its short per-node timeout on a handshake; nodes that are down stay down without an error.
+     * Settings for a {@link Coordis} client, from {@link #builder()}. Each setter refuses a bad value at once,
+     * naming it; {@link #connect()} checks how the URLs combine. Not thread-safe.
      */
-    private static void awaitSettled(List<RedisNode> nodes, Duration timeout) {
-        try {
-            CompletableFuture.allOf(nodes.stream().map(RedisNode::settled).toArray(CompletableFuture[]::new))
-                    .get(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            // some nodes are slow or down: Redlock works with a majority, and their votes say so
-        }
-    }
-
-    /** Settings for a {@link Coordis} client. Not thread-safe. */
-    public static final class Builder {
-        private List<String> urls = List.of();
-        private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
-        private Ticker ticker = Ticker.system();
-        private TlsSettings tls = TlsSettings.defaults();
-        private List<String> replicaUrls = List.of();
-        private int maxSignalBytes = QueueOptions.defaults().maxMessageBytes();
-        private String keyPrefix = "";
-
+    public static final class Builder extends ClientSettings {
         private Builder() {
         }
 
-        /** The Redis URL; required (or {@link #urls}). */
-        public Builder url(String url) {
-            this.urls = java.util.Collections.singletonList(url);
-            return this;
-        }
-
-        /**
-         * One URL, or the URLs of N ≥ 3 independent masters for Redlock (odd N recommended).
-         *
-         * @throws IllegalArgumentException for an empty list
-         */
-        public Builder urls(List<String> urls) {
-            Objects.requireNonNull(urls, "urls must not be null");
-            if (urls.isEmpty()) {
-                throw new IllegalArgumentException("at least one Redis URL is required");
-            }
-            this.urls = List.copyOf(urls);
-            return this;
-        }
-
-        /**
-         * URLs of replicas of the master given to {@link #url}, on which {@link Coordis#signals()} waiters
-         * listen as well, so they still wake when the master or the link to it fails (PUBLISH is
-         * replicated). Used by signals only; connected in the background. Default: none.
-         *
-         * @throws IllegalArgumentException for a blank URL (a malformed one fails in {@link #connect()})
-         */
-        public Builder replicaUrls(List<String> replicaUrls) {
-            Objects.requireNonNull(replicaUrls, "replica URLs must not be null");
-            for (String url : replicaUrls) {
-                if (url == null || url.isBlank()) {
-                    throw new IllegalArgumentException("a replica URL must not be empty");
-                }
-            }
-            this.replicaUrls = List.copyOf(replicaUrls);
-            return this;
-        }
-
-        /**
-         * The largest signal data, in bytes of UTF-8, that {@link Signals#signal}, {@link Signals#signalOne} and
-         * {@link io.coordis.signal.Event#signal} send; larger data is refused with an
-         * {@link IllegalArgumentException} before anything is sent. Pub/sub delivers every message to every
-         * subscriber at once, and Redis disconnects a subscriber whose output buffer outgrows its
-         * {@code client-output-buffer-limit pubsub} (32 MB by default), so big signals are best avoided: send the
-         * data through a queue or a key and signal its name. Default: 1 MiB, as a queue's
-         * {@link QueueOptions#maxMessageBytes()}.
-         *
-         * @throws IllegalArgumentException unless 1 ≤ bytes ≤ 512 MiB (Redis's own limit)
-         */
-        public Builder maxSignalBytes(int bytes) {
-            if (bytes < 1 || bytes > 512 << 20) {
-                throw new IllegalArgumentException("max signal size must be between 1 byte and 512 MiB, was " + bytes);
-            }
-            this.maxSignalBytes = bytes;
-            return this;
-        }
-
-        /**
-         * An explicit prefix put before every Redis key and pub/sub channel this client uses: the keys of locks,
-         * elections, queues and events with the keys Coordis keeps beside them, the channels of signals (broadcast,
-         * unicast, patterns). With the prefix {@code billing:},
-         * {@code lock("orders")} is the key {@code billing:orders}, its fence {@code {billing:orders}:fence}, and
-         * {@code signals().signal("done", ...)} publishes on {@code billing:done}. Names in the API stay as given
-         * ({@code name()}, {@link io.coordis.signal.Signal#channel()}); {@code key()} shows the Redis key. Programs
-         * in other languages sharing the objects use the prefixed names, and so does {@link Coordis#inspector()}:
-         * an operator's view of Redis as it is, it lists and reads objects by their Redis names (list one
-         * tenant's objects with the glob {@code billing:*}).
-         *
-         * <p>Meant for sharing one Redis between applications or tenants, each client with an ACL user limited to
-         * its prefix: {@code ~billing:* ~{billing:* &billing:*} (a name with its own {@code {hash tag}} keeps its
-         * derived keys under the prefix). On Redis Cluster a prefix holding a {@code {hash tag}} would put every
-         * object in one slot; such a prefix is refused. Default: none. Lock and election options may add a
-         * prefix of their own after this one.
-         *
-         * @throws IllegalArgumentException when the prefix holds braces or glob characters ({@code * ? [ ] \}),
-         *                                  which ACL key patterns and {@code SCAN MATCH} would read as patterns,
-         *                                  or is longer than 256 bytes of UTF-8
-         */
-        public Builder keyPrefix(String prefix) {
-            this.keyPrefix = checkPrefix(prefix);
-            return this;
-        }
-
-        private static String checkPrefix(String prefix) {
-            Objects.requireNonNull(prefix, "key prefix must not be null (use \"\" for none)");
-            for (char c : new char[] {'{', '}', '*', '?', '[', ']', '\\'}) {
-                if (prefix.indexOf(c) >= 0) {
-                    throw new IllegalArgumentException("key prefix '" + prefix + "' contains '" + c + "': a prefix "
-                            + "may not hold braces (they would put every object in one cluster slot) or glob "
-                            + "characters (ACL rules and SCAN would read them as patterns); use e.g. \"billing:\"");
-                }
-            }
-            if (prefix.chars().anyMatch(Character::isWhitespace)) {
-                throw new IllegalArgumentException("key prefix '" + prefix + "' contains a blank or line break; "
-                        + "use e.g. \"billing:\"");
-            }
-            if (io.coordis.internal.Utf8.length(prefix) > 256) {
-                throw new IllegalArgumentException("key prefix is " + io.coordis.internal.Utf8.length(prefix)
-                        + " bytes long in UTF-8, over the limit of 256 bytes");
-            }
-            return prefix;
-        }
-
-        /** Upper bound on one round trip, also the connect timeout; default 2 s, at least 10 ms. */
-        public Builder commandTimeout(Duration timeout) {
-            this.commandTimeout = Durations.atLeast(timeout, Duration.ofMillis(10), "command timeout");
-            return this;
-        }
-
-        /** The monotonic clock for deadlines; default {@link Ticker#system()}. */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
-            return this;
-        }
-
-        /**
-         * For {@code rediss://} URLs: trust the CA certificates in this PEM file instead of the JVM's
-         * default trust store. Default: the JVM's trust store.
-         *
-         * @throws IllegalArgumentException naming the file when it does not exist, cannot be read or holds no
-         *                                  PEM certificate
-         */
-        public Builder trustedCertificates(java.nio.file.Path pemFile) {
-            this.tls = tls.trusting(pemFile);
-            return this;
-        }
-
-        /**
-         * For {@code rediss://} URLs to servers that require client certificates ({@code tls-auth-clients yes}):
-         * present the certificate chain in {@code certificateChainPem} (the client's certificate first) with the
-         * unencrypted PKCS#8 private key in {@code privateKeyPem} ({@code -----BEGIN PRIVATE KEY-----}). Used by
-         * every connection of the client (commands, queues, pub/sub, Sentinel, cluster nodes). Default: none.
-         *
-         * @throws IllegalArgumentException naming the file and what to do when a file does not exist, cannot be
-         *                                  read, or is not PEM of the right kind (a PKCS#1/SEC1 key is refused with
-         *                                  the command that converts it)
-         */
-        public Builder clientCertificate(java.nio.file.Path certificateChainPem, java.nio.file.Path privateKeyPem) {
-            this.tls = tls.presenting(certificateChainPem, privateKeyPem, null);
-            return this;
-        }
-
-        /**
-         * Like {@link #clientCertificate(java.nio.file.Path, java.nio.file.Path)} for an encrypted PKCS#8 key
-         * ({@code -----BEGIN ENCRYPTED PRIVATE KEY-----}) and its password (copied; never shown in messages).
-         */
-        public Builder clientCertificate(java.nio.file.Path certificateChainPem, java.nio.file.Path privateKeyPem,
-                                         char[] keyPassword) {
-            this.tls = tls.presenting(certificateChainPem, privateKeyPem,
-                    Objects.requireNonNull(keyPassword, "key password must not be null"));
-            return this;
-        }
-
-        /**
-         * Whether a {@code rediss://} server's certificate must name the host in the URL (DNS name or IP address in
-         * its subject alternative names); default {@code true}. {@code false} is <b>unsafe</b>: any certificate
-         * from a trusted CA is then accepted for any host, so whoever holds one can pose as the server; use it only
-         * for test set-ups whose certificates lack the right names. (A URL's {@code ?verifyPeer=} wins.)
-         */
-        public Builder verifyHostname(boolean verify) {
-            this.tls = tls.verifyingHostname(verify);
-            return this;
-        }
-
+        /** Connects with these settings; see {@link Coordis#connect(String)}. */
         public Coordis connect() {
             return new Coordis(this);
         }

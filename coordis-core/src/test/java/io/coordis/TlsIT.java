@@ -7,6 +7,7 @@ import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
 import io.coordis.internal.ClientTimer;
 import io.coordis.internal.Timer;
+import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.TlsSettings;
 import io.coordis.lock.Lease;
@@ -394,7 +395,8 @@ class TlsIT {
     private static void assertQueueRefusedFast(String url, TlsSettings tls, String cause) throws Exception {
         try (Timer timer = new ClientTimer(Ticker.system());
              RedisNode node = RedisNode.open(url, TIMEOUT, tls, null, timer)) {
-            Queue queue = new Queues(node, Prefixed.prefix(), timer)
+            Queue queue = new Wiring(List.of(node), List.of(), Prefixed.prefix(), timer,
+                    QueueOptions.defaults().maxMessageBytes()).make(Queues.class)
                     .plain("tls:refused-queue", QueueOptions.defaults());
             List<QueueCall> calls = List.of(() -> queue.push("never"), () -> queue.pop(Duration.ofSeconds(5)),
                     () -> queue.pop(3), () -> queue.moveTo("tls:refused-queue:processing", Duration.ofSeconds(5)));

@@ -1,7 +1,5 @@
 package io.coordis.bench;
 
-import io.coordis.internal.Keys;
-import io.coordis.internal.redis.LuaScript;
 import io.coordis.lock.DistributedLock;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -9,7 +7,11 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,11 +36,14 @@ final class LettuceScriptLocking implements Locking {
     private final String holder = "bench@" + ManagementFactory.getRuntimeMXBean().getName();
     private final Map<String, Names> names = new ConcurrentHashMap<>();
 
-    /** The keys of one lock, derived once per name, as Coordis derives them once per lock object. */
+    /**
+     * The keys of one lock, derived once per name, as Coordis derives them once per lock object: {@code {K}:suffix}
+     * (the benchmarks' names carry no hash tag of their own).
+     */
     private record Names(String[] acquire, String[] release, String channel) {
         static Names of(String key) {
-            String released = Keys.derived(key, "released");
-            return new Names(new String[] {key, Keys.derived(key, "fence"), Keys.derived(key, "holder"), released},
+            String released = "{" + key + "}:released";
+            return new Names(new String[] {key, "{" + key + "}:fence", "{" + key + "}:holder", released},
                     new String[] {key, released}, released);
         }
     }
@@ -50,8 +55,20 @@ final class LettuceScriptLocking implements Locking {
         this.connection = client.connect(RedisURI.create(uris.get(0)));
         this.sync = connection.sync();
         // the scripts as Coordis ships them, beside its lock classes
-        this.acquire = sync.scriptLoad(LuaScript.load(DistributedLock.class, "acquire.lua").source());
-        this.release = sync.scriptLoad(LuaScript.load(DistributedLock.class, "release.lua").source());
+        this.acquire = sync.scriptLoad(script("acquire.lua"));
+        this.release = sync.scriptLoad(script("release.lua"));
+    }
+
+    /** The script's source as Coordis ships it (read on the class path, where the lock package's resources are open). */
+    private static String script(String file) {
+        try (InputStream in = DistributedLock.class.getResourceAsStream(file)) {
+            if (in == null) {
+                throw new IllegalStateException(file + " is not beside " + DistributedLock.class.getName());
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.coordis.cli;
 
-import io.coordis.internal.redis.Uris;
+import io.coordis.Urls;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -225,7 +225,7 @@ final class CoordisCommand implements Callable<Integer> {
         Set<String> seen = new HashSet<>();
         for (String url : urls) {
             if (!seen.add(url)) {
-                throw new ParameterException(caller.commandLine(), "Redis URL " + Uris.redact(url)
+                throw new ParameterException(caller.commandLine(), "Redis URL " + Urls.redact(url)
                         + " given twice: Redlock needs each of its independent masters once");
             }
         }
@@ -233,6 +233,6 @@ final class CoordisCommand implements Callable<Integer> {
     }
 
     private static List<String> shown(List<String> urls) {
-        return urls.stream().map(Uris::redact).toList();
+        return urls.stream().map(Urls::redact).toList();
     }
 }

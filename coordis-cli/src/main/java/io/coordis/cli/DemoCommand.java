@@ -1,6 +1,6 @@
 package io.coordis.cli;
 
-import io.coordis.internal.redis.Uris;
+import io.coordis.Urls;
 import io.coordis.testkit.RedisServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -89,7 +89,7 @@ final class DemoCommand implements Callable<Integer> {
             if (keep) {
                 throw usage("--keep keeps the redis-server the demo starts; with --url there is none to keep");
             }
-            terminal.err().println("using Redis at " + Uris.redact(url.get()) + " (only keys named demo:*)");
+            terminal.err().println("using Redis at " + Urls.redact(url.get()) + " (only keys named demo:*)");
             Connections.open(url.get(), spec).close();
             try {
                 tour(url.get(), json);
@@ -145,7 +145,7 @@ final class DemoCommand implements Callable<Integer> {
 
     /** Commands for two terminals against the same server, with this program's own way of starting. */
     static String pasteCommands(String url) {
-        String c = launcher() + " -u " + Uris.redact(url);
+        String c = launcher() + " -u " + Urls.redact(url);
         return String.join("\n",
                 "Try it yourself in two terminals, against the same Redis:",
                 "  terminal 1:  " + c + " lock demo:printer -- sh -c 'echo \"token $COORDIS_LOCK_TOKEN\"; sleep 15'",

@@ -1,6 +1,6 @@
 package io.coordis.cli;
 
-import io.coordis.internal.redis.Uris;
+import io.coordis.Urls;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
@@ -37,9 +37,9 @@ final class DemoKeys {
                     cursor = page;
                 } while (!cursor.isFinished());
             }
-            say.println("removed the demo's " + removed + " keys (demo:* and {demo:*) from " + Uris.redact(url));
+            say.println("removed the demo's " + removed + " keys (demo:* and {demo:*) from " + Urls.redact(url));
         } catch (RuntimeException e) {
-            say.println("could not remove the demo's keys (demo:* and {demo:*) from " + Uris.redact(url) + ": "
+            say.println("could not remove the demo's keys (demo:* and {demo:*) from " + Urls.redact(url) + ": "
                     + e.getMessage());
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));

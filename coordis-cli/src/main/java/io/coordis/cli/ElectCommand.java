@@ -5,7 +5,7 @@ import io.coordis.election.ElectionOptions;
 import io.coordis.election.Leader;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
-import io.coordis.internal.Durations;
+import io.coordis.DurationText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -122,10 +122,10 @@ final class ElectCommand implements Callable<Integer> {
             progress("campaigning for '" + name + "' as " + election.candidateId() + led);
             return Optional.of(election.campaign());
         }
-        progress("campaigning up to " + Durations.format(wait) + " for '" + name + "' as " + election.candidateId() + led);
+        progress("campaigning up to " + DurationText.format(wait) + " for '" + name + "' as " + election.candidateId() + led);
         won = election.campaign(wait);
         if (won.isEmpty()) {
-            progress("not elected leader of '" + name + "' within " + Durations.format(wait));
+            progress("not elected leader of '" + name + "' within " + DurationText.format(wait));
         }
         return won;
     }

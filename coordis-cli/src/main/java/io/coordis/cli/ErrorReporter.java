@@ -1,7 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.CoordisException;
-import io.coordis.internal.redis.Uris;
+import io.coordis.Urls;
 import io.coordis.lock.NodeVote;
 import io.coordis.lock.QuorumUnavailableException;
 import picocli.CommandLine;
@@ -78,7 +78,7 @@ final class ErrorReporter implements IParameterExceptionHandler, IExecutionExcep
      * lines), so the nodes that failed are always named.
      */
     private static String flattened(String message) {
-        return message == null ? "" : Uris.redact(message.strip()).replaceAll("\\s*\\R\\s*", " ");
+        return message == null ? "" : Urls.redact(message.strip()).replaceAll("\\s*\\R\\s*", " ");
     }
 
     private static String restartGuardHint(QuorumUnavailableException q) {
@@ -92,7 +92,7 @@ final class ErrorReporter implements IParameterExceptionHandler, IExecutionExcep
         if (message == null) {
             return "";
         }
-        String redacted = Uris.redact(message.strip());
+        String redacted = Urls.redact(message.strip());
         int nl = redacted.indexOf('\n');
         return nl < 0 ? redacted : redacted.substring(0, nl);
     }

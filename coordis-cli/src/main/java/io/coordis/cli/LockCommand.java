@@ -1,7 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
-import io.coordis.internal.Durations;
+import io.coordis.DurationText;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockHolder;
@@ -187,10 +187,10 @@ final class LockCommand implements Callable<Integer> {
             progress("waiting for lock '" + name + "'" + heldBy);
             return Optional.of(lock.acquire());
         }
-        progress("waiting up to " + Durations.format(wait) + " for lock '" + name + "'" + heldBy);
+        progress("waiting up to " + DurationText.format(wait) + " for lock '" + name + "'" + heldBy);
         lease = lock.acquire(wait);
         if (lease.isEmpty()) {
-            progress("gave up waiting for lock '" + name + "' after " + Durations.format(wait));
+            progress("gave up waiting for lock '" + name + "' after " + DurationText.format(wait));
         }
         return lease;
     }

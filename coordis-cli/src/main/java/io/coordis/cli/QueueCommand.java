@@ -1,7 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
-import io.coordis.internal.Durations;
+import io.coordis.DurationText;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.Order;
@@ -260,7 +260,7 @@ final class QueueCommand implements Callable<Integer> {
                 print(d.get().payload(), d.get().id(), d.get().attempts());
                 if (output.equals("raw")) {
                     terminal.say("delivery " + d.get().id() + " (attempt " + d.get().attempts() + "); ack within "
-                            + Durations.format(visibility) + ": coordis queue ack " + name + " " + d.get().id());
+                            + DurationText.format(visibility) + ": coordis queue ack " + name + " " + d.get().id());
                 }
                 return ExitCodes.OK;
             }
@@ -517,7 +517,7 @@ final class QueueCommand implements Callable<Integer> {
             StringBuilder b = new StringBuilder();
             b.append("queue ").append(s.queue()).append('\n');
             b.append("depth ").append(s.depth()).append('\n');
-            b.append("oldest ").append(s.oldestAge().map(Durations::format).orElse("unknown")).append('\n');
+            b.append("oldest ").append(s.oldestAge().map(DurationText::format).orElse("unknown")).append('\n');
             b.append("in-flight ").append(s.inFlight()).append('\n');
             b.append("delayed ").append(s.delayed()).append('\n');
             b.append("dead ").append(s.deadLetters()).append('\n');

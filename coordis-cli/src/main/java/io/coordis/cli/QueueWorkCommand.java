@@ -2,7 +2,7 @@ package io.coordis.cli;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
-import io.coordis.internal.Durations;
+import io.coordis.DurationText;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.Outcome;
@@ -239,7 +239,7 @@ final class QueueWorkCommand implements Callable<Integer> {
             throw usage("--concurrency must be between 1 and 1024, was " + concurrency);
         }
         if (wait.isNegative() || wait.isZero()) {
-            throw usage("--wait must be positive, was " + Durations.format(wait));
+            throw usage("--wait must be positive, was " + DurationText.format(wait));
         }
         QueueOptions options = QueueOptions.defaults().withSlots(concurrency);
         try {

@@ -1,7 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
-import io.coordis.internal.Durations;
+import io.coordis.DurationText;
 import io.coordis.signal.Signals;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -97,11 +97,11 @@ final class SignalCommand implements Callable<Integer> {
             throw usage("--one and --latch exclude each other: a latched signal is for every waiter");
         }
         if (latch != null && latch.compareTo(Duration.ofMillis(1)) < 0) {
-            throw usage("--latch must be at least 1ms, was " + Durations.format(latch));
+            throw usage("--latch must be at least 1ms, was " + DurationText.format(latch));
         }
         if (latch != null && latch.compareTo(io.coordis.signal.Event.MAX_TTL) > 0) {
-            throw usage("--latch must be at most " + Durations.format(io.coordis.signal.Event.MAX_TTL) + ", was "
-                    + Durations.format(latch));
+            throw usage("--latch must be at most " + DurationText.format(io.coordis.signal.Event.MAX_TTL) + ", was "
+                    + DurationText.format(latch));
         }
     }
 

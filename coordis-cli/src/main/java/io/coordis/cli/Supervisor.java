@@ -1,6 +1,6 @@
 package io.coordis.cli;
 
-import io.coordis.internal.Durations;
+import io.coordis.DurationText;
 
 import java.io.IOException;
 import java.util.List;
@@ -41,7 +41,7 @@ final class Supervisor {
         CompletableFuture.anyOf(child.onExit(), lost).join();
         if (child.isAlive()) {
             terminal.say("lost " + claim.describe() + " while the command was running; stopping it (SIGTERM, SIGKILL after "
-                    + Durations.format(teardown.grace()) + ")");
+                    + DurationText.format(teardown.grace()) + ")");
             teardown.close();
             return ExitCodes.LOCK_LOST;
         }

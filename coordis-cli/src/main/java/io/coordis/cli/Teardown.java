@@ -1,7 +1,6 @@
 package io.coordis.cli;
 
 import io.coordis.CoordisException;
-import io.coordis.internal.Durations;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -71,7 +70,7 @@ final class Teardown implements AutoCloseable {
         }
         process.destroy();
         try {
-            if (!process.waitFor(Durations.saturatedNanos(grace), TimeUnit.NANOSECONDS)) {
+            if (!process.waitFor(grace.toNanos(), TimeUnit.NANOSECONDS)) {
                 process.destroyForcibly();
                 process.waitFor();
             }

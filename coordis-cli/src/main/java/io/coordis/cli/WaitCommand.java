@@ -1,7 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
-import io.coordis.internal.Durations;
+import io.coordis.DurationText;
 import io.coordis.signal.Gathering;
 import io.coordis.signal.Signal;
 import io.coordis.signal.Signals;
@@ -107,10 +107,10 @@ final class WaitCommand implements Callable<Integer> {
         try (Waiter waiter = subscribe(signals, names)) {
             String what = describe(waiter, names);
             progress(timeout == null ? "waiting for a signal on " + what
-                    : "waiting up to " + Durations.format(timeout) + " for a signal on " + what);
+                    : "waiting up to " + DurationText.format(timeout) + " for a signal on " + what);
             Optional<Signal> signal = waiter.await(timeout == null ? FOREVER : timeout);
             if (signal.isEmpty()) {
-                progress("no signal on " + what + " within " + Durations.format(timeout));
+                progress("no signal on " + what + " within " + DurationText.format(timeout));
                 return ExitCodes.NO_SIGNAL;
             }
             terminal.output(line(signal.get(), pattern || names.size() > 1));
@@ -146,13 +146,13 @@ final class WaitCommand implements Callable<Integer> {
 
     private int gather(Signals signals, List<String> names) throws InterruptedException {
         try (Gathering gathering = signals.gathering(names)) {
-            progress((timeout == null ? "waiting" : "waiting up to " + Durations.format(timeout))
+            progress((timeout == null ? "waiting" : "waiting up to " + DurationText.format(timeout))
                     + " for a signal on each of " + quoted(names));
             Optional<Map<String, Signal>> received = gathering.await(timeout == null ? FOREVER : timeout);
             if (received.isEmpty()) {
                 Map<String, Signal> got = gathering.received();
                 List<String> missing = names.stream().filter(c -> !got.containsKey(c)).toList();
-                progress("no signal on " + quoted(missing) + " within " + Durations.format(timeout)
+                progress("no signal on " + quoted(missing) + " within " + DurationText.format(timeout)
                         + (got.isEmpty() ? "" : " (got " + quoted(List.copyOf(got.keySet())) + ")"));
                 return ExitCodes.NO_SIGNAL;
             }

@@ -1,7 +1,6 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
-import io.coordis.internal.Hosts;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockHolder;
 import io.coordis.lock.LockOptions;
@@ -91,7 +90,7 @@ class ForceUnlockIT {
         assertThat(audit).hasSize(1);
         Map<String, Object> entry = TestJson.map(audit.get(0));
         // who: the force-unlock process itself, user@host:pid
-        String me = Hosts.processId();
+        String me = LockOptions.defaults().holderId();
         assertThat(entry.get("by")).isEqualTo(me.substring(0, me.lastIndexOf(':') + 1) + forcer);
         assertThat((Long) entry.get("at")).as("when").isBetween(before, after);
         assertThat(entry).containsEntry("action", "force-unlock").containsEntry("reason", "db2 hung \"hard\"")

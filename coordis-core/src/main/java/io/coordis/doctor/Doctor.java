@@ -3,6 +3,8 @@ package io.coordis.doctor;
 import io.coordis.CoordisException;
 import io.coordis.RequiredCommands;
 import io.coordis.internal.redis.AdminCommands;
+import io.coordis.internal.Keys;
+import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -37,11 +39,15 @@ public final class Doctor {
     private final List<RedisNode> nodes;
     private final String keyPrefix;
 
+    static {
+        Wiring.provide(Doctor.class, w -> new Doctor(w.nodes(), w.keyPrefix()));
+    }
+
     /**
-     * For {@link io.coordis.Coordis}; call {@link io.coordis.Coordis#doctor()}. With a key prefix (empty for none),
+     * Built by {@link io.coordis.Coordis#doctor()} through {@link Wiring}. With a key prefix (empty for none),
      * the ACL check also asks whether the user may touch the keys and channels under it.
      */
-    public Doctor(List<RedisNode> nodes, String keyPrefix) {
+    Doctor(List<RedisNode> nodes, String keyPrefix) {
         this.nodes = List.copyOf(nodes);
         this.keyPrefix = java.util.Objects.requireNonNull(keyPrefix, "key prefix");
     }

@@ -2,6 +2,7 @@ package io.coordis.election;
 
 import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
+import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -9,17 +10,21 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Creates election candidates over one client's Redis connection. Obtained from {@code Coordis}; the
- * constructor is not part of the API. Thread-safe.
+ * Creates election candidates over one client's Redis connection. Built by {@code Coordis} (through
+ * {@link Wiring}); not constructible outside it. Thread-safe.
  */
 public final class Elections {
+    static {
+        Wiring.provide(Elections.class, w -> new Elections(w.nodes(), w.timer()));
+    }
+
     /** The term the classic counter election uses: {@code EXPIRE master_selector 20}. */
     public static final Duration CLASSIC_TERM = Duration.ofSeconds(20);
 
     private final List<RedisNode> nodes;
     private final Timer timer;
 
-    public Elections(List<RedisNode> nodes, Timer timer) {
+    Elections(List<RedisNode> nodes, Timer timer) {
         this.nodes = List.copyOf(nodes);
         this.timer = timer;
     }

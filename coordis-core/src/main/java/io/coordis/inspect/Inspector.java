@@ -5,6 +5,8 @@ import io.coordis.CoordisException;
 import io.coordis.WrongTypeException;
 import io.coordis.election.ElectionLayout;
 import io.coordis.internal.redis.AdminCommands;
+import io.coordis.internal.Keys;
+import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.LockLayout;
@@ -72,8 +74,12 @@ public final class Inspector {
 
     private final List<RedisNode> nodes;
 
-    /** For {@code Coordis}; not part of the API. */
-    public Inspector(List<RedisNode> nodes) {
+    static {
+        Wiring.provide(Inspector.class, w -> new Inspector(w.nodes()));
+    }
+
+    /** Built by {@code Coordis} through {@link Wiring}. */
+    Inspector(List<RedisNode> nodes) {
         if (nodes.isEmpty()) {
             throw new IllegalArgumentException("at least one Redis node is needed");
         }

@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import io.coordis.internal.Timer;
+import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -10,9 +11,13 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Creates locks over one client's Redis connections: one node, or N ≥ 3 independent masters for
- * Redlock. Obtained from {@code Coordis}; the constructor is not part of the API. Thread-safe.
+ * Redlock. Built by {@code Coordis} (through {@link Wiring}); not constructible outside it. Thread-safe.
  */
 public final class Locks {
+    static {
+        Wiring.provide(Locks.class, w -> new Locks(w.nodes(), w.keyPrefix(), w.timer()));
+    }
+
     private final List<RedisNode> nodes;
     private final RedisNode node;
     private final List<RestartGuard> guards;
@@ -26,7 +31,7 @@ public final class Locks {
      *
      * @throws IllegalArgumentException for 2 nodes (Redlock needs at least 3) or none
      */
-    public Locks(List<RedisNode> nodes, String keyPrefix, Timer timer) {
+    Locks(List<RedisNode> nodes, String keyPrefix, Timer timer) {
         if (nodes.isEmpty() || nodes.size() == 2) {
             throw new IllegalArgumentException("locks need one Redis node, or at least 3 independent masters for "
                     + "Redlock (5 is typical), got " + nodes.size());

@@ -1,13 +1,19 @@
 package io.coordis.queue;
 
 import io.coordis.internal.Timer;
+import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 
 /**
  * Makes queues on one Redis node; used by {@link io.coordis.Coordis#queue} and
- * {@link io.coordis.Coordis#reliableQueue}. Thread-safe.
+ * {@link io.coordis.Coordis#reliableQueue}, which build it through {@link Wiring}; not constructible outside
+ * them. Thread-safe.
  */
 public final class Queues {
+    static {
+        Wiring.provide(Queues.class, w -> new Queues(w.nodes().get(0), w.keyPrefix(), w.timer()));
+    }
+
     private final RedisNode node;
     private final String prefix;
     private final Timer timer;
@@ -16,7 +22,7 @@ public final class Queues {
      * For {@link io.coordis.Coordis}: queues on {@code node} whose keys begin with {@code prefix} (may be empty),
      * heartbeats and sweeps on {@code timer}.
      */
-    public Queues(RedisNode node, String prefix, Timer timer) {
+    Queues(RedisNode node, String prefix, Timer timer) {
         this.node = node;
         this.prefix = java.util.Objects.requireNonNull(prefix, "prefix");
         this.timer = timer;

@@ -5,6 +5,7 @@ import io.coordis.Ticker;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Failures;
 import io.coordis.internal.Utf8;
+import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -24,7 +25,7 @@ import java.util.function.Consumer;
 /**
  * {@link Signals} over plain Redis pub/sub: publishes on the master, subscribes on the master and its
  * replicas; unicast with {@code signal-one.lua}, latched events with {@code event-set.lua}. Obtained
- * through {@code Coordis.signals()}; {@link #over} is not part of the API.
+ * through {@code Coordis.signals()}, which builds it through {@link Wiring}.
  */
 public final class PubSubSignals implements Signals {
     static final LuaScript SIGNAL_ONE = LuaScript.load(PubSubSignals.class, "signal-one.lua");
@@ -49,14 +50,19 @@ public final class PubSubSignals implements Signals {
         this.maxDataBytes = maxDataBytes;
     }
 
+    static {
+        Wiring.provide(PubSubSignals.class,
+                w -> over(w.nodes().get(0), w.replicas(), w.keyPrefix(), w.ticker(), w.maxSignalBytes()));
+    }
+
     /**
      * Signals published on {@code master} and heard on it and on {@code replicas} (may be empty), refusing
      * data over {@code maxDataBytes}, on channels (and event keys) that begin with {@code prefix} (may be empty),
      * which the caller's names and the channels handed back leave out. For {@link io.coordis.Coordis}; the nodes
      * stay owned by the caller.
      */
-    public static Signals over(RedisNode master, List<RedisNode> replicas, String prefix, Ticker ticker,
-                               int maxDataBytes) {
+    static PubSubSignals over(RedisNode master, List<RedisNode> replicas, String prefix, Ticker ticker,
+                              int maxDataBytes) {
         return new PubSubSignals(Objects.requireNonNull(master, "master"), List.copyOf(replicas),
                 Objects.requireNonNull(prefix, "prefix"),
                 Objects.requireNonNull(ticker, "ticker"), maxDataBytes);

@@ -1,0 +1,20 @@
+/**
+ * Coordis: locks, Redlock, leader election, signals and queues on Redis. Exports the API packages only; the Redis
+ * access, scripts and timers under {@code io.coordis.internal} stay inside the module, and no Lettuce, Netty or
+ * SLF4J type appears in the API.
+ */
+module io.coordis.core {
+    requires lettuce.core;
+    requires io.netty.common;
+    requires io.netty.handler;
+    requires io.netty.transport;
+    requires org.slf4j;
+
+    exports io.coordis;
+    exports io.coordis.doctor;
+    exports io.coordis.election;
+    exports io.coordis.inspect;
+    exports io.coordis.lock;
+    exports io.coordis.queue;
+    exports io.coordis.signal;
+}

@@ -1,0 +1,91 @@
+package io.coordis;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+
+import java.util.HashSet;
+import java.util.Set;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.members;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/**
+ * The layering of the library: primitives above {@code io.coordis.internal}, Lettuce inside
+ * {@code internal.redis}, no primitive package using another, and an API that names no internal type (what
+ * {@code module-info.java} exports must be usable without what it does not).
+ */
+@AnalyzeClasses(packages = "io.coordis", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+    private static final String[] PRIMITIVES = {"io.coordis.lock..", "io.coordis.election..", "io.coordis.signal..",
+            "io.coordis.queue.."};
+
+    @ArchTest
+    static final ArchRule lettuceOnlyInTheRedisLayer = noClasses()
+            .that().resideOutsideOfPackage("io.coordis.internal.redis..")
+            .should().dependOnClassesThat().resideInAPackage("io.lettuce..")
+            .because("the primitives never see Lettuce types");
+
+    @ArchTest
+    static final ArchRule nettyOnlyInternal = noClasses().that().resideOutsideOfPackage("io.coordis.internal..")
+            .should().dependOnClassesThat().resideInAPackage("io.netty..");
+
+    @ArchTest
+    static final ArchRule internalBelowThePrimitives = noClasses().that().resideInAPackage("io.coordis.internal..")
+            .should().dependOnClassesThat().resideInAnyPackage(
+                    "io.coordis.lock..", "io.coordis.election..", "io.coordis.signal..", "io.coordis.queue..",
+                    "io.coordis.inspect..", "io.coordis.doctor..");
+
+    @ArchTest
+    static final ArchRule lockAlone = alone("io.coordis.lock..");
+
+    @ArchTest
+    static final ArchRule electionAlone = alone("io.coordis.election..");
+
+    @ArchTest
+    static final ArchRule signalAlone = alone("io.coordis.signal..");
+
+    @ArchTest
+    static final ArchRule queueAlone = alone("io.coordis.queue..");
+
+    @ArchTest
+    static final ArchRule apiNamesNoInternalType = members()
+            .that().areDeclaredInClassesThat().resideOutsideOfPackage("io.coordis.internal..")
+            .and().areDeclaredInClassesThat().arePublic()
+            .and().haveModifier(JavaModifier.PUBLIC)
+            .should(nameNoType("io.coordis.internal", "io.lettuce", "io.netty", "reactor."))
+            .because("module-info.java exports these packages and not the ones holding those types");
+
+    /** No class of {@code primitive} depends on another primitive package, nor on inspect or doctor. */
+    private static ArchRule alone(String primitive) {
+        Set<String> others = new HashSet<>(Set.of(PRIMITIVES));
+        others.remove(primitive);
+        others.add("io.coordis.inspect..");
+        others.add("io.coordis.doctor..");
+        return noClasses().that().resideInAPackage(primitive)
+                .should().dependOnClassesThat().resideInAnyPackage(others.toArray(String[]::new));
+    }
+
+    private static ArchCondition<JavaMember> nameNoType(String... packagePrefixes) {
+        return new ArchCondition<>("name no type of " + String.join(", ", packagePrefixes)) {
+            @Override
+            public void check(JavaMember member, ConditionEvents events) {
+                for (JavaClass type : member.getAllInvolvedRawTypes()) {
+                    for (String prefix : packagePrefixes) {
+                        if (type.getName().startsWith(prefix)) {
+                            events.add(SimpleConditionEvent.violated(member,
+                                    member.getFullName() + " names " + type.getName()));
+                        }
+                    }
+                }
+            }
+        };
+    }
+}

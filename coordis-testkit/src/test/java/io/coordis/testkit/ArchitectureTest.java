@@ -1,0 +1,19 @@
+package io.coordis.testkit;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/** The test kit stands alone: users' tests take it without the library, and the library's tests take it. */
+@AnalyzeClasses(packages = "io.coordis.testkit", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+    @ArchTest
+    static final ArchRule independentOfTheLibrary = noClasses().should().dependOnClassesThat(
+                    resideInAPackage("io.coordis..").and(resideOutsideOfPackage("io.coordis.testkit..")))
+            .because("coordis-core depends on the test kit for its tests, never the other way");
+}

@@ -365,15 +365,12 @@ class ResourcesIT {
     /**
      * JVM-wide singletons that the JDK, Netty and Coordis start on first use and keep (or stop after being idle
      * on their own schedule): one each per JVM, whatever the number of cycles, so they are not counted. The
-     * process reaper threads belong to the JDK's process handling, which the test kit uses for redis-server;
-     * coordis-wheel is the JVM-wide coarse timer that command timeouts wait on (a client's own, on which its
-     * lease renewals wait, is coordis-wheel-# and counted: it ends with the client). coordis-timeout is the
-     * JVM-wide pool on which command timeouts are completed: its threads exist only while timeouts fire and end
-     * after a minute idle, so one started by a timeout while warming up may end during the cycles.
+     * process reaper threads belong to the JDK's process handling, which the test kit uses for redis-server.
+     * Coordis keeps none: a client's timer threads (coordis-timer-#, coordis-wheel-#, coordis-timeout-#) are its
+     * own and end with it, so they are counted.
      */
     private static final java.util.Set<String> SINGLETONS = java.util.Set.of("CompletableFutureDelayScheduler",
-            "globalEventExecutor-#-#", "ForkJoinPool.commonPool-worker-#", "process reaper",
-            "coordis-wheel", "coordis-timeout");
+            "globalEventExecutor-#-#", "ForkJoinPool.commonPool-worker-#", "process reaper");
 
     /** Live threads grouped by name with digits removed (pool threads differ only by number). */
     private static Map<String, Integer> threads() {

@@ -266,15 +266,15 @@ abstract class LockContract {
         DistributedLock lock = lock(a, "scoped-lost", shortTtl());
         AtomicReference<Throwable> ended = new AtomicReference<>();
         long start = System.nanoTime();
-        boolean ran = lock.runLocked(Duration.ofSeconds(1), () -> {
+        assertThatThrownBy(() -> lock.runLocked(Duration.ofSeconds(1), () -> {
             everywhere("DEL", lock.key());
             try {
                 Thread.sleep(10_000);
             } catch (InterruptedException e) {
                 ended.set(e);
             }
-        });
-        assertThat(ran).isTrue();
+        })).as("the caller learns that the lock was lost").isInstanceOf(io.coordis.CoordisException.class)
+                .hasMessageContaining("'scoped-lost' was lost while the work was running");
         assertThat(ended.get()).as("the work was interrupted").isInstanceOf(InterruptedException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
         assertThat(Thread.interrupted()).as("no interrupt leaks past runLocked").isFalse();

@@ -59,9 +59,10 @@ public final class HistoryWorker {
 
     private static void locks(String address, String mode, String name, History history, int threads, int seconds,
                               Duration ttl) throws Exception {
-        long until = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
         AtomicLong localTokens = new AtomicLong();
         try (Coordis coordis = TestClients.connect("redis://" + address)) {
+            // the run lasts its seconds from when the client is connected, however slowly this JVM started
+            long until = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
             DistributedLock lock = coordis.lock(name, LockOptions.defaults().withTtl(ttl).withAutoRenew(false));
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {

@@ -3,7 +3,9 @@ package io.coordis.internal;
 import io.coordis.Ticker;
 import io.netty.util.HashedWheelTimer;
 
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -34,6 +36,7 @@ public final class ClientTimer implements Timer {
     private final HashedWheelTimer wheel;
     private final ExecutorService expiry;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final Set<Runnable> onClose = ConcurrentHashMap.newKeySet();
 
     public ClientTimer(Ticker ticker) {
         this.ticker = ticker;
@@ -120,11 +123,31 @@ public final class ClientTimer implements Timer {
     }
 
     @Override
+    public Handle onClose(Runnable task) {
+        Runnable once = task::run; // its own identity, so that the same task may be handed in twice
+        onClose.add(once);
+        if (closed.get()) {
+            runOnClose();
+        }
+        return () -> onClose.remove(once);
+    }
+
+    /** Runs each close task that is still registered, once: whoever removes it runs it. */
+    private void runOnClose() {
+        for (Runnable task : onClose) {
+            if (onClose.remove(task)) {
+                task.run();
+            }
+        }
+    }
+
+    @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
             scheduler.shutdownNow();
             wheel.stop();
             expiry.shutdown();
+            runOnClose();
         }
     }
 }

@@ -49,6 +49,12 @@ public interface Timer extends AutoCloseable {
     /** Whether {@link #close()} was called: tasks handed in afterwards do not run. */
     boolean isClosed();
 
+    /**
+     * Runs {@code task} once when this timer closes, on the closing thread, or at once on the caller's if it
+     * is closed already; cancelling the handle forgets it. For waits that end with the client. Must not block.
+     */
+    Handle onClose(Runnable task);
+
     /** Stops the timer; pending tasks never run. Idempotent. */
     @Override
     void close();

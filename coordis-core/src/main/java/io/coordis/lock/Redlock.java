@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.Ticker;
 import io.coordis.internal.Failures;
@@ -21,7 +22,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -105,9 +105,14 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         return contention.acquire(key, this);
     }
 
-    /** Retries after a random delay in [retryDelay/2, retryDelay], at most retryCount times. */
+    /**
+     * Retries after a random delay in [retryDelay/2, retryDelay], at most retryCount times. Closing the client
+     * ends the pause, and the next try fails naming the closed connections.
+     */
     @Override
     public Contention.Pacer pacer() {
+        Wakeup wakeup = new Wakeup();
+        Timer.Handle closing = timer.onClose(wakeup::ring);
         return new Contention.Pacer() {
             private int retries;
 
@@ -118,18 +123,24 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
                 }
                 long delay = options.retryDelay().toNanos();
                 long pause = ThreadLocalRandom.current().nextLong(delay / 2, delay + 1);
-                TimeUnit.NANOSECONDS.sleep(Math.max(0, Math.min(maxNanos, pause)));
+                wakeup.await(Math.max(0, Math.min(maxNanos, pause)));
                 return true;
             }
 
             @Override
             public void close() {
+                closing.cancel();
             }
         };
     }
 
+    /** One acquire round; none goes out once the client closed (its timer closes first). */
     @Override
     public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
+        if (timer.isClosed()) {
+            throw new CoordisException(null, "the connections to Redis at " + String.join(", ",
+                    lockNodes.stream().map(LockNode::address).toList()) + " are closed", null);
+        }
         String token = Tokens.next();
         CompletableFuture<RedlockSteps.Acquired> acquiring = steps.acquire(token);
         RedlockSteps.Acquired a;

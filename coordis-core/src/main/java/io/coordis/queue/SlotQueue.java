@@ -169,34 +169,36 @@ final class SlotQueue implements ReliableQueue {
     }
 
     /**
-     * {@link #sweep}, as a chain of commands that never blocks a thread: the consumers whose heartbeat expired,
-     * one after the other, then the delayed messages that are due.
+     * {@link #sweep}, as commands that never block a thread: the registry, then for every registered consumer at
+     * once whether its heartbeat expired and, for those whose did, sweep.lua, then the delayed messages that are
+     * due. A few round trips however many consumers are registered (dead ones stay a minute).
      */
     CompletableFuture<Integer> sweepAsync() {
         return lists.timeMillis(keys.queue).thenCompose(now -> lists.hgetall(keys.registry).thenCompose(registry ->
-                        releaseDead(now, new ArrayList<>(registry.entrySet()), 0)))
+                        releaseDead(now, registry)))
                 .thenCompose(moved -> lists.eval(PROMOTE, List.of(keys.delayed, keys.delayedData, keys.queue),
                         List.of(bytes(options.order().side()), bytes(PROMOTE_LIMIT))).thenApply(promoted -> moved));
     }
 
-    /** Releases the slots of every consumer from {@code entries[from]} on whose heartbeat expired; answers how many messages moved. */
-    private CompletableFuture<Integer> releaseDead(long now, List<Map.Entry<byte[], byte[]>> entries, int from) {
-        if (from == entries.size()) {
-            return CompletableFuture.completedFuture(0);
-        }
-        String id = ListCommands.text(entries.get(from).getKey());
-        QueueLayout.Registration reg = QueueLayout.registration(ListCommands.text(entries.get(from).getValue())).orElse(null);
-        if (reg == null) {
-            return releaseDead(now, entries, from + 1);
-        }
-        return lists.exists(keys.heartbeat(id)).thenCompose(alive -> {
-            if (alive > 0) {
-                return releaseDead(now, entries, from + 1);
+    /**
+     * Releases the slots of every consumer in {@code registry} whose heartbeat expired, all at once (sweep.lua
+     * checks the heartbeat again, atomically); answers how many messages moved.
+     */
+    private CompletableFuture<Integer> releaseDead(long now, Map<byte[], byte[]> registry) {
+        List<CompletableFuture<Integer>> moves = new ArrayList<>();
+        for (Map.Entry<byte[], byte[]> e : registry.entrySet()) {
+            String id = ListCommands.text(e.getKey());
+            QueueLayout.Registration reg = QueueLayout.registration(ListCommands.text(e.getValue())).orElse(null);
+            if (reg == null) {
+                continue;
             }
             boolean forget = now - reg.lastBeatMillis() > reg.retentionMillis();
-            return lists.eval(SWEEP, sweepKeys(id, reg.slots()), sweepArgs(id, "dead", forget)).thenCompose(reply ->
-                    releaseDead(now, entries, from + 1).thenApply(rest -> swept(reply) + rest));
-        });
+            moves.add(lists.exists(keys.heartbeat(id)).thenCompose(alive -> alive > 0
+                    ? CompletableFuture.completedFuture(0)
+                    : lists.eval(SWEEP, sweepKeys(id, reg.slots()), sweepArgs(id, "dead", forget)).thenApply(this::swept)));
+        }
+        return CompletableFuture.allOf(moves.toArray(CompletableFuture[]::new))
+                .thenApply(all -> moves.stream().mapToInt(CompletableFuture::join).sum());
     }
 
     /** Runs sweep.lua for one consumer; answers the messages moved out of its slots, or 0 if it is alive. */

@@ -21,6 +21,7 @@ public final class ManualTimer implements Timer {
 
     private final PriorityQueue<Task> tasks =
             new PriorityQueue<>(Comparator.comparingLong(Task::due).thenComparingLong(Task::seq));
+    private final List<Runnable> onClose = new ArrayList<>();
     private long now;
     private long seq;
     private boolean closed;
@@ -113,9 +114,35 @@ public final class ManualTimer implements Timer {
     }
 
     @Override
-    public synchronized void close() {
-        closed = true;
-        tasks.clear();
+    public Handle onClose(Runnable task) {
+        Runnable once = task::run;
+        synchronized (this) {
+            if (!closed) {
+                onClose.add(once);
+                return () -> {
+                    synchronized (ManualTimer.this) {
+                        onClose.remove(once);
+                    }
+                };
+            }
+        }
+        task.run();
+        return () -> { };
+    }
+
+    @Override
+    public void close() {
+        List<Runnable> run;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            tasks.clear();
+            run = new ArrayList<>(onClose);
+            onClose.clear();
+        }
+        run.forEach(Runnable::run);
     }
 
     /** The tasks' deadlines from now, earliest first (for assertions). */

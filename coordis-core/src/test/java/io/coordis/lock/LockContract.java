@@ -26,7 +26,6 @@ import java.util.concurrent.locks.Lock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What every {@link DistributedLock} promises, whatever it is built on: exclusion, rising fencing numbers,
@@ -61,14 +60,6 @@ abstract class LockContract {
     /** Returns once a caller of {@code name} is waiting for the lock (not merely about to). */
     protected void awaitWaiting(String name) throws InterruptedException {
         Thread.sleep(300);
-    }
-
-    /**
-     * Whether closing the client ends its callers' waits at once. Redlock does not yet: its waiters go on
-     * retrying until their own deadline.
-     */
-    protected boolean closeEndsWaits() {
-        return true;
     }
 
     /** Returns once an ended wait for {@code name} has left nothing of its own behind. */
@@ -208,7 +199,6 @@ abstract class LockContract {
      */
     @Test
     void closingTheClientEndsItsWaitsForABusyLockAtOnce() throws Exception {
-        assumeTrue(closeEndsWaits(), "closing the client does not end this lock's waits yet");
         Lease held = lock(b, "closing").tryAcquire().orElseThrow(); // 30 s TTL
         Coordis closing = TestClients.connect(urls());
         DistributedLock lock = lock(closing, "closing");

@@ -41,11 +41,6 @@ class RedlockIT extends LockContract {
         return LockOptions.defaults().withRestartGuard(false);
     }
 
-    @Override
-    protected boolean closeEndsWaits() {
-        return false;
-    }
-
     /** Several TTLs pass in a test; node timeouts roomy enough for a loaded 2-core machine. */
     @Override
     protected LockOptions shortTtl() {

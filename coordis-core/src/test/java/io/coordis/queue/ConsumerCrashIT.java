@@ -32,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * pushes; a checker counts every message reported processed. With {@code appendfsync always}: 0 lost, 0
  * stuck in processing slots, duplicates counted and printed, every recovery within heartbeat TTL + 2 sweep
  * intervals — a replacement consumer JVM starts only once the recovery is measured, so its start-up does not
- * starve the survivors' sweep timers on a 2-core machine. The producer and every consumer JVM also write
+ * starve the survivors' sweep timers on a 2-core machine, and a kill waits until every consumer is up, so
+ * survivors are there to sweep. The producer and every consumer JVM also write
  * their histories, and {@link QueueChecker} judges them as a set: every message pushed, none lost, none
  * stuck, none delivered that nobody pushed, agreeing with the count. The negative control runs the same
  * checks against a Redis without persistence that is killed mid-run, and both must see the loss.
@@ -161,7 +162,10 @@ class ConsumerCrashIT {
                     watch = RespClient.connect(server);
                 }
                 int victim = random.nextInt(children.size());
-                boolean due = killConsumers && kills < MAX_KILLS && seen < messages * 0.9 && System.nanoTime() > nextKill;
+                // a replacement takes seconds to start on a loaded 2-core machine: killing while one starts could
+                // leave no consumer up to sweep, and the recovery would measure that start, not the sweep
+                boolean due = killConsumers && kills < MAX_KILLS && seen < messages * 0.9 && System.nanoTime() > nextKill
+                        && children.stream().allMatch(c -> consumerId(c) != null);
                 if (due) {
                     // prefer a consumer that holds messages right now, so most kills exercise recovery (consumers
                     // that outpace the producer are often idle at a random instant)

@@ -196,6 +196,36 @@ class QueueFaultsIT {
         assertThat(duplicates).as("a push whose reply was lost ran, so its retry is a duplicate").isEqualTo(4);
     }
 
+    /**
+     * A sweep asks about every registered consumer at once, so its time does not grow with the registry, where
+     * dead consumers stay registered for a minute: one after the other, 40 of them cost 80 round trips, over 3 s
+     * at this latency, longer than the recovery bound of heartbeat TTL + two sweep intervals on its own.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aSweepOfManyDeadConsumersTakesAFewRoundTripsNotTwoPerConsumer() throws Exception {
+        int dead = 40;
+        QueueOptions options = QUIET.withSlots(1).withHeartbeatTtl(QueueOptions.MIN_HEARTBEAT_TTL);
+        ReliableQueue q = warm(coordis.reliableQueue("many-dead", options));
+        try (Coordis dying = TestClients.connect(redis.uri())) {
+            ReliableQueue theirs = dying.reliableQueue("many-dead", options);
+            for (int i = 0; i < dead; i++) {
+                theirs.push("m" + i);
+                assertThat(theirs.consumer().take(Duration.ZERO)).isPresent();
+            }
+        } // heartbeats stop; nothing is released (as after kill -9)
+        await().atMost(Duration.ofSeconds(10)).until(() -> ((List<?>) direct.command("KEYS",
+                Prefixed.derived("many-dead", "hb:*"))).isEmpty());
+        proxy.latency(Duration.ofMillis(20));
+        long start = System.nanoTime();
+        int moved = q.sweep();
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        proxy.pass();
+        assertThat(moved).isEqualTo(dead);
+        assertThat(tookMs).as("sweep of %d dead consumers at 40 ms a round trip (ms)", dead).isLessThan(1500);
+        assertThat(drain(q)).hasSize(dead).allSatisfy((m, n) -> assertThat(n).isOne());
+    }
+
     @Test
     void redisUnreachableFailsClearlyAndLosesNothing() throws Exception {
         ReliableQueue q = coordis.reliableQueue("down", QUIET);

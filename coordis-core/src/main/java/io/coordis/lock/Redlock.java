@@ -6,6 +6,7 @@ import io.coordis.Ticker;
 import io.coordis.internal.Failures;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
+import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -111,8 +112,8 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
      */
     @Override
     public Contention.Pacer pacer() {
-        Wakeup wakeup = new Wakeup();
-        Timer.Handle closing = timer.onClose(wakeup::ring);
+        ReleaseWaiter wakeup = new ReleaseWaiter();
+        Timer.Handle closing = timer.onClose(wakeup::closed);
         return new Contention.Pacer() {
             private int retries;
 
@@ -123,7 +124,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
                 }
                 long delay = options.retryDelay().toNanos();
                 long pause = ThreadLocalRandom.current().nextLong(delay / 2, delay + 1);
-                wakeup.await(Math.max(0, Math.min(maxNanos, pause)));
+                wakeup.awaitNanos(Math.max(0, Math.min(maxNanos, pause)));
                 return true;
             }
 

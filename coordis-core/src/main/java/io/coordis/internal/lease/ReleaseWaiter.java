@@ -49,9 +49,14 @@ public final class ReleaseWaiter implements PubSubListener {
      * {@code -2} gone) plus jitter runs out, or {@code maxNanos} pass, whichever comes first; consumes the ring.
      */
     public void await(long holderPttlMillis, long maxNanos) throws InterruptedException {
+        awaitNanos(Math.min(maxNanos, untilExpiry(holderPttlMillis)));
+    }
+
+    /** Waits until rung or {@code nanos} pass, whichever comes first; consumes the ring. */
+    public void awaitNanos(long nanos) throws InterruptedException {
         lock.lockInterruptibly();
         try {
-            long left = Math.min(maxNanos, untilExpiry(holderPttlMillis));
+            long left = nanos;
             while (!pending && left > 0) {
                 left = rung.awaitNanos(left);
             }

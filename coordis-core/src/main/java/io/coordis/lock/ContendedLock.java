@@ -18,6 +18,7 @@ import java.util.Optional;
  * says how one try, the holder read and the forced unlock go at Redis.
  */
 abstract class ContendedLock extends Named implements DistributedLock, Contention.Contender {
+    final LockKeys keys;
     final LockOptions options;
     final Contention contention;
     final Timer timer;
@@ -26,6 +27,7 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
 
     ContendedLock(String kind, String name, LockOptions options, Contention contention, Timer timer) {
         super(kind, name, options.keyPrefix() + name);
+        this.keys = LockKeys.of(key());
         this.options = options;
         this.contention = contention;
         this.timer = timer;

@@ -3,7 +3,6 @@ package io.coordis.lock;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.Ticker;
-import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -73,7 +72,6 @@ final class LegacyLock extends ContendedLock {
 
     private final RedisNode node;
     private final String key;
-    private final String fenceKey;
     private final String ttlMillis;
     private final String marginMillis = Long.toString(KEY_EXPIRY_MARGIN.toMillis());
     private final Duration opTimeout;
@@ -83,7 +81,6 @@ final class LegacyLock extends ContendedLock {
         super("legacy lock", name, options, contention, timer);
         this.node = node;
         this.key = key();
-        this.fenceKey = Keys.derived(key, "fence");
         this.ttlMillis = Long.toString(options.ttl().toMillis());
         this.opTimeout = tryTimeout(node);
         this.ticker = timer.ticker();
@@ -128,7 +125,7 @@ final class LegacyLock extends ContendedLock {
     @Override
     public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
         long start = ticker.read();
-        CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, fenceKey), List.of(ttlMillis, marginMillis));
+        CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, keys.fence()), List.of(ttlMillis, marginMillis));
         List<?> result;
         try {
             result = Replies.list(node.await(reply, opTimeout), 2, ACQUIRE, node.address());

@@ -1,7 +1,6 @@
 package io.coordis.lock;
 
 import io.coordis.NodeUnavailableException;
-import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.LuaScript;
@@ -45,7 +44,6 @@ final class Redlock extends ContendedLock implements LeaseOps {
     private final List<RedisNode> nodes;
     private final List<LockNode> lockNodes;
     private final String key;
-    private final String holderKey;
     private final RedlockSteps steps;
 
     Redlock(List<RedisNode> nodes, List<RestartGuard> guards, Supplier<Duration> guardWindow, String name,
@@ -54,7 +52,6 @@ final class Redlock extends ContendedLock implements LeaseOps {
         this.nodes = List.copyOf(nodes);
         this.lockNodes = this.nodes.stream().map(LockNode::of).toList();
         this.key = key();
-        this.holderKey = Keys.derived(key, "holder");
         this.steps = new RedlockSteps(lockNodes, guards, guardWindow, key, options, timer);
     }
 
@@ -148,7 +145,7 @@ final class Redlock extends ContendedLock implements LeaseOps {
     public Optional<LockHolder> holder() {
         List<CompletableFuture<List<?>>> pending = new ArrayList<>();
         for (LockNode node : lockNodes) {
-            pending.add(node.within(node.eval(INSPECT, List.of(key, holderKey), List.of()), timer, options.nodeTimeout())
+            pending.add(node.within(node.eval(INSPECT, keys.inspect(), List.of()), timer, options.nodeTimeout())
                     .<List<?>>thenApply(r -> Replies.list(r, 1, INSPECT, node.address()))
                     .exceptionally(f -> null));
         }

@@ -2,7 +2,6 @@ package io.coordis.lock;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
-import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.lease.ReleaseWaiter;
@@ -31,13 +30,6 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     static final LuaScript HANDOFF = LuaScript.load(SingleNodeLock.class, "handoff.lua");
 
     private final RedisNode node;
-    private final String fenceKey;
-    private final String holderKey;
-    private final String channel;
-    /** The acquire script's keys: lock, fence, holder details, waiter marker (named like the channel). */
-    private final List<String> acquireKeys;
-    /** The release script's keys: lock and waiter marker. */
-    private final List<String> releaseKeys;
     private final String ttlArg;
     private final Duration opTimeout;
     private final Handoff handoff;
@@ -45,15 +37,9 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     SingleNodeLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
         super("lock", name, options, contention, timer);
         this.node = node;
-        String key = key();
-        this.fenceKey = Keys.derived(key, "fence");
-        this.holderKey = Keys.derived(key, "holder");
-        this.channel = Keys.derived(key, "released");
-        this.acquireKeys = List.of(key, fenceKey, holderKey, channel);
-        this.releaseKeys = List.of(key, channel);
         this.ttlArg = Long.toString(options.ttl().toMillis());
         this.opTimeout = tryTimeout(node);
-        this.handoff = new Handoff(node, name, key, acquireKeys, releaseKeys, channel, options, timer, this);
+        this.handoff = new Handoff(node, name, keys, options, timer, this);
     }
 
     /**
@@ -65,7 +51,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     @Override
     public Contention.Pacer pacer() throws InterruptedException {
         ReleaseWaiter release = new ReleaseWaiter();
-        Subscription subscription = node.subscribe(channel, release);
+        Subscription subscription = node.subscribe(keys.released(), release);
         return new Contention.Pacer() {
             private boolean first = true;
 
@@ -95,7 +81,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         }
         String token = Tokens.next();
         long start = timer.now();
-        CompletableFuture<Object> reply = node.eval(ACQUIRE, acquireKeys,
+        CompletableFuture<Object> reply = node.eval(ACQUIRE, keys.acquire(),
                 List.of(token, ttlArg, options.holderId(), Long.toString(System.currentTimeMillis())));
         List<?> result;
         try {
@@ -134,7 +120,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     public boolean release(String token) {
         Object reply;
         try {
-            reply = node.awaitUninterruptibly(node.eval(RELEASE, releaseKeys, List.of(token, channel)),
+            reply = node.awaitUninterruptibly(node.eval(RELEASE, keys.release(), List.of(token, keys.released())),
                     node.commandTimeout());
         } catch (NodeUnavailableException e) {
             handoff.releaseInBackground(token); // the release may never have reached Redis: once more, not waited for
@@ -150,7 +136,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
 
     @Override
     public Optional<LockHolder> holder() {
-        List<?> r = readHolder(node, INSPECT, List.of(key(), holderKey));
+        List<?> r = readHolder(node, INSPECT, keys.inspect());
         if (r.get(0) == null) {
             return Optional.empty();
         }

@@ -1,5 +1,6 @@
 package io.coordis.bench.quick;
 
+import io.coordis.bench.LettuceLocking;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
@@ -12,8 +13,7 @@ import java.util.function.Supplier;
  * the compare-and-delete script by {@code EVALSHA}.
  */
 final class RawLock {
-    static final String DELETE_IF_OURS =
-            "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+    static final String DELETE_IF_OURS = LettuceLocking.DELETE_IF_OURS;
 
     private RawLock() {
     }
@@ -32,7 +32,7 @@ final class RawLock {
             C raw, String sha, Supplier<String> key) {
         return () -> {
             String k = key.get();
-            String token = RawTokens.next();
+            String token = LettuceLocking.token();
             if (!"OK".equals(raw.set(k, token, SetArgs.Builder.nx().px(30_000)))) {
                 throw new IllegalStateException("raw lock busy");
             }

@@ -23,11 +23,11 @@ import java.util.List;
  * waits for every answer; it holds with a majority and releases on every master. {@link #lock} retries
  * immediately while busy (a spin, which is what a client without pub/sub wake-up does).
  */
-final class LettuceLocking implements Locking {
+public final class LettuceLocking implements Locking {
     /** How several masters are asked. */
-    enum Fanout { SEQUENTIAL, PARALLEL }
+    public enum Fanout { SEQUENTIAL, PARALLEL }
 
-    static final String DELETE_IF_OURS =
+    public static final String DELETE_IF_OURS =
             "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
     private static final long TTL_MILLIS = 30_000;
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -44,7 +44,7 @@ final class LettuceLocking implements Locking {
     record Held(String key, String token) {
     }
 
-    LettuceLocking(List<String> uris, Fanout fanout) {
+    public LettuceLocking(List<String> uris, Fanout fanout) {
         this.fanout = fanout;
         String loaded = null;
         for (String uri : uris) {
@@ -58,7 +58,8 @@ final class LettuceLocking implements Locking {
         this.quorum = uris.size() / 2 + 1;
     }
 
-    static String token() {
+    /** A lock value: 20 random bytes in hex, as long as a Coordis token. */
+    public static String token() {
         byte[] b = new byte[20];
         RANDOM.nextBytes(b);
         return HexFormat.of().formatHex(b);

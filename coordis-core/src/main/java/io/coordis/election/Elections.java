@@ -1,6 +1,7 @@
 package io.coordis.election;
 
 import io.coordis.internal.Durations;
+import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
@@ -69,12 +70,6 @@ public final class Elections {
     }
 
     private static String checkName(String name, String what) {
-        Objects.requireNonNull(name, what + " must not be null");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException(what + " must not be blank: name the election, e.g. \"reports:scheduler\"");
-        }
-        io.coordis.internal.Keys.requireShort(what, name);
-        io.coordis.internal.Keys.requireNotDerived(what, name);
-        return name;
+        return Keys.requireName(what, name, "name the election, e.g. \"reports:scheduler\"");
     }
 }

@@ -1,10 +1,8 @@
 package io.coordis.election;
 
 import io.coordis.internal.Timer;
+import io.coordis.internal.lease.Held;
 import io.coordis.internal.lease.LeaseSession;
-
-import java.time.Duration;
-import java.util.concurrent.CompletionStage;
 
 /**
  * A leadership on its {@link LeaseSession}: renewed every TTL/3, valid until start of the last successful
@@ -12,24 +10,17 @@ import java.util.concurrent.CompletionStage;
  * by its deadline is cleared at Redis in the background (a late renewal may have kept it alive), so that
  * another candidate need not wait for its TTL.
  */
-final class HeldLeadership implements Leadership {
+final class HeldLeadership extends Held<Leadership> implements Leadership {
     private final LeaseElection election;
     private final long term;
-    private final LeaseSession session;
-    private final CompletionStage<Leadership> lost;
 
     HeldLeadership(LeaseElection election, long term, long start, ElectionOptions options, Timer timer) {
+        super("leadership", election.name(), election.key());
         this.election = election;
         this.term = term;
-        this.session = new LeaseSession(timer, "leadership of '" + election.name() + "' (term " + term + ")", start,
+        hold(this, timer, "leadership of '" + election.name() + "' (term " + term + ")", start,
                 LeaseSession.Terms.renewed(options.validityNanos(), options.renewInterval().toNanos()),
-                () -> election.renew(term), this::onLoss);
-        this.lost = session.lost().thenApply(v -> this);
-    }
-
-    @Override
-    public String name() {
-        return election.name();
+                () -> election.renew(term));
     }
 
     @Override
@@ -43,30 +34,16 @@ final class HeldLeadership implements Leadership {
     }
 
     @Override
-    public boolean isHeld() {
-        return session.isHeld();
-    }
-
-    @Override
-    public Duration remainingValidity() {
-        return session.remaining();
-    }
-
-    @Override
-    public CompletionStage<Leadership> lost() {
-        return lost;
-    }
-
-    @Override
     public boolean resign() {
-        if (session.end() != LeaseSession.State.HELD) {
+        if (session().end() != LeaseSession.State.HELD) {
             return false;
         }
         election.ended(this, "resigned");
         return election.resignAtRedis(term);
     }
 
-    private void onLoss(LeaseSession.Loss why) {
+    @Override
+    protected void onLoss(LeaseSession.Loss why) {
         if (why == LeaseSession.Loss.DEADLINE) {
             election.resignInBackground(term);
             election.ended(this, "its term's deadline passed without a successful renewal");
@@ -77,6 +54,6 @@ final class HeldLeadership implements Leadership {
 
     @Override
     public String toString() {
-        return "Leadership[" + election.name() + ", term " + term + ", " + session + "]";
+        return "Leadership[" + election.name() + ", term " + term + ", " + session() + "]";
     }
 }

@@ -4,6 +4,7 @@ import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
+import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.lease.LossScope;
@@ -31,7 +32,7 @@ import java.util.function.Consumer;
  * {@code {name}:leader} (id, term, since and the claim of the campaign try that won the current leadership);
  * channel {@code {name}:changed}.
  */
-final class LeaseElection implements LeaderElection {
+final class LeaseElection extends Named implements LeaderElection {
     static final LuaScript ELECT = LuaScript.load(LeaseElection.class, "elect.lua");
     static final LuaScript RESIGN = LuaScript.load(LeaseElection.class, "resign.lua");
     private static final Logger log = LoggerFactory.getLogger(LeaseElection.class);
@@ -54,9 +55,10 @@ final class LeaseElection implements LeaderElection {
     private volatile boolean closed;
 
     LeaseElection(RedisNode node, String name, ElectionOptions options, Timer timer) {
+        super("election", name, options.keyPrefix() + name);
         this.node = node;
         this.name = name;
-        this.key = options.keyPrefix() + name;
+        this.key = key();
         this.termKey = Keys.derived(key, "term");
         this.detailsKey = Keys.derived(key, "leader");
         this.channel = Keys.derived(key, "changed");
@@ -67,16 +69,6 @@ final class LeaseElection implements LeaderElection {
         this.reader = new LeaderReader(node, name, key, detailsKey, events);
         Duration third = options.renewInterval();
         this.opTimeout = third.compareTo(node.commandTimeout()) < 0 ? third : node.commandTimeout();
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String key() {
-        return key;
     }
 
     @Override
@@ -105,11 +97,6 @@ final class LeaseElection implements LeaderElection {
             }
         } while (l == null);
         return l;
-    }
-
-    /** {@code e} naming this election, e.g. {@code election 'reports': Redis at ... is out of memory}. */
-    CoordisException named(CoordisException e) {
-        return io.coordis.internal.Failures.about(io.coordis.internal.Failures.object("election", name), e);
     }
 
     /**

@@ -30,6 +30,27 @@ public final class Keys {
     }
 
     /**
+     * A name the caller gives an object, checked: not null, not empty, short enough ({@link #requireShort}) and
+     * not another object's key ({@link #requireNotDerived}). A {@code blankHint} refuses a blank name too, with
+     * the hint in the message ({@code name the resource to lock, e.g. "orders:42"}); {@code null} allows it.
+     *
+     * @param what what the name names, for the messages ("lock name")
+     * @throws IllegalArgumentException saying which check failed
+     */
+    public static String requireName(String what, String name, String blankHint) {
+        java.util.Objects.requireNonNull(name, what + " must not be null");
+        if (blankHint != null && name.isBlank()) {
+            throw new IllegalArgumentException(what + " must not be blank: " + blankHint);
+        }
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException(what + " must not be empty");
+        }
+        requireShort(what, name);
+        requireNotDerived(what, name);
+        return name;
+    }
+
+    /**
      * Refuses a name longer than {@link #MAX_NAME_BYTES} in UTF-8, before anything is sent.
      *
      * @param what what the name names, for the message ("lock name", "channel")

@@ -47,23 +47,18 @@ final class Handoff {
     private final RedisNode node;
     private final String name;
     private final String key;
-    private final List<String> acquireKeys;
-    private final List<String> releaseKeys;
-    private final String channel;
+    private final LockKeys keys;
     private final String ttlArg;
     private final LockOptions options;
     private final Timer timer;
     /** The lock's own operations at Redis: extend, and a plain compare-and-delete. */
     private final LeaseOps atRedis;
 
-    Handoff(RedisNode node, String name, String key, List<String> acquireKeys, List<String> releaseKeys,
-            String channel, LockOptions options, Timer timer, LeaseOps atRedis) {
+    Handoff(RedisNode node, String name, LockKeys keys, LockOptions options, Timer timer, LeaseOps atRedis) {
         this.node = node;
         this.name = name;
-        this.key = key;
-        this.acquireKeys = acquireKeys;
-        this.releaseKeys = releaseKeys;
-        this.channel = channel;
+        this.key = keys.lock();
+        this.keys = keys;
         this.ttlArg = Long.toString(options.ttl().toMillis());
         this.options = options;
         this.timer = timer;
@@ -109,7 +104,7 @@ final class Handoff {
      */
     void releaseInBackground(String... tokens) {
         for (String token : tokens) {
-            node.eval(SingleNodeLock.RELEASE, releaseKeys, List.of(token, channel)).whenComplete((v, f) -> {
+            node.eval(SingleNodeLock.RELEASE, keys.release(), List.of(token, keys.released())).whenComplete((v, f) -> {
                 if (f != null) {
                     log.debug("could not release a lock of '{}' in the background: {}", key, f.toString());
                 }
@@ -150,9 +145,9 @@ final class Handoff {
             }
             String next = Tokens.next();
             long start = timer.now();
-            CompletableFuture<Object> sent = node.eval(SingleNodeLock.HANDOFF, acquireKeys, List.of(token, next, ttlArg,
+            CompletableFuture<Object> sent = node.eval(SingleNodeLock.HANDOFF, keys.acquire(), List.of(token, next, ttlArg,
                     options.holderId(), Long.toString(System.currentTimeMillis()), chain >= YIELD_AFTER ? "1" : "0",
-                    channel));
+                    keys.released()));
             // Whoever has the answer first, the connection's thread or this one, passes the place on: the next in
             // line is woken straight from the reply, not after this thread has been woken and run.
             AtomicBoolean decided = new AtomicBoolean();

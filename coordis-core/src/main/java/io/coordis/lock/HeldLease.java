@@ -2,8 +2,8 @@ package io.coordis.lock;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.Durations;
-import io.coordis.internal.Failures;
 import io.coordis.internal.Timer;
+import io.coordis.internal.lease.Held;
 import io.coordis.internal.lease.LeaseSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,18 +11,15 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 
 /**
  * A lease on its {@link LeaseSession}: renewed at a third of its TTL (unless auto-renewal is off), valid until
  * start of the last successful acquire/extend request + TTL − drift (drift = TTL × 1 % + 2 ms), lost when a
  * renewal says "not ours" or that deadline passes without one.
  */
-final class HeldLease implements Lease {
+final class HeldLease extends Held<Lease> implements Lease {
     private static final Logger log = LoggerFactory.getLogger(HeldLease.class);
 
-    private final String name;
-    private final String key;
     private final String token;
     private final long fencingToken;
     private final LockOptions options;
@@ -30,13 +27,10 @@ final class HeldLease implements Lease {
     private final LeaseOps ops;
     private final Timer timer;
     private final Runnable onClose;
-    private final LeaseSession session;
-    private final CompletionStage<Lease> lost;
 
     HeldLease(String name, String key, String token, long fencingToken, List<NodeVote> votes, LockOptions options,
               long requestStart, LeaseOps ops, Timer timer, Runnable onClose) {
-        this.name = name;
-        this.key = key;
+        super("lock", name, key);
         this.token = token;
         this.fencingToken = fencingToken;
         this.votes = List.copyOf(votes);
@@ -49,19 +43,7 @@ final class HeldLease implements Lease {
                 .map(d -> Durations.saturatedAdd(requestStart, Durations.saturatedNanos(d))).orElse(Long.MAX_VALUE);
         LeaseSession.Terms terms = new LeaseSession.Terms(options.validityNanos(ttl), ttl.toNanos() / 3,
                 options.autoRenew(), renewUntil);
-        this.session = new LeaseSession(timer, Failures.object("lock", name), requestStart, terms,
-                () -> ops.extend(token, ttl), this::onLoss);
-        this.lost = session.lost().thenApply(v -> this);
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String key() {
-        return key;
+        hold(this, timer, object(), requestStart, terms, () -> ops.extend(token, ttl));
     }
 
     @Override
@@ -80,24 +62,9 @@ final class HeldLease implements Lease {
     }
 
     @Override
-    public boolean isHeld() {
-        return session.isHeld();
-    }
-
-    @Override
-    public Duration remainingValidity() {
-        return session.remaining();
-    }
-
-    @Override
-    public CompletionStage<Lease> lost() {
-        return lost;
-    }
-
-    @Override
     public boolean extend(Duration newTtl) {
         LockOptions.checkTtl(newTtl);
-        if (!session.isHeld()) {
+        if (!session().isHeld()) {
             return false;
         }
         long start = timer.now();
@@ -111,16 +78,16 @@ final class HeldLease implements Lease {
             throw named(e);
         }
         if (extended) {
-            session.extended(start, options.validityNanos(newTtl), newTtl.toNanos() / 3);
+            session().extended(start, options.validityNanos(newTtl), newTtl.toNanos() / 3);
         } else {
-            session.notOurs();
+            session().notOurs();
         }
         return extended;
     }
 
     @Override
     public boolean release() {
-        LeaseSession.State before = session.end();
+        LeaseSession.State before = session().end();
         if (before == LeaseSession.State.ENDED) {
             return false;
         }
@@ -131,7 +98,7 @@ final class HeldLease implements Lease {
                 throw named(e);
             }
             // The holder was told already; the key, if still ours, expires by its TTL.
-            log.debug("releasing lost lock '{}' failed: {}", name, e.getMessage());
+            log.debug("releasing lost lock '{}' failed: {}", name(), e.getMessage());
             return false;
         } finally {
             onClose.run();
@@ -143,18 +110,15 @@ final class HeldLease implements Lease {
         release();
     }
 
-    private CoordisException named(CoordisException e) {
-        return Failures.about(Failures.object("lock", name), e);
-    }
-
-    private void onLoss(LeaseSession.Loss why) {
-        log.warn("lock '{}' {}; fencing token {} is stale", name, why == LeaseSession.Loss.NOT_OURS
+    @Override
+    protected void onLoss(LeaseSession.Loss why) {
+        log.warn("lock '{}' {}; fencing token {} is stale", name(), why == LeaseSession.Loss.NOT_OURS
                 ? "is no longer held by this lease (expired or taken over)"
                 : "could not be renewed before its validity ended", fencingToken);
     }
 
     @Override
     public String toString() {
-        return "Lease[" + key + ", fence " + fencingToken + ", " + session + "]";
+        return "Lease[" + key() + ", fence " + fencingToken + ", " + session() + "]";
     }
 }

@@ -3,7 +3,6 @@ package io.coordis.lock;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.Ticker;
-import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -59,7 +58,7 @@ import java.util.function.Supplier;
  * <p>Thread-safe. Blocking and interrupt behaviour as in {@link DistributedLock}. A key of another type
  * than string throws {@link io.coordis.WrongTypeException}.
  */
-final class LegacyLock implements DistributedLock, Contention.Contender {
+final class LegacyLock extends ContendedLock {
     static final LuaScript ACQUIRE = LuaScript.load(LegacyLock.class, "legacy-acquire.lua");
     static final LuaScript RELEASE = LuaScript.load(LegacyLock.class, "legacy-release.lua");
     static final LuaScript EXTEND = LuaScript.load(LegacyLock.class, "legacy-extend.lua");
@@ -72,59 +71,19 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
     static final long MIN_JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final RedisNode node;
-    private final String name;
     private final String key;
-    private final String fenceKey;
-    private final LockOptions options;
     private final String ttlMillis;
     private final String marginMillis = Long.toString(KEY_EXPIRY_MARGIN.toMillis());
     private final Duration opTimeout;
-    private final Contention contention;
     private final Ticker ticker;
-    private final Timer timer;
 
     LegacyLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
+        super("legacy lock", name, options, contention, timer);
         this.node = node;
-        this.name = name;
-        this.key = options.keyPrefix() + name;
-        this.fenceKey = Keys.derived(key, "fence");
-        this.options = options;
+        this.key = key();
         this.ttlMillis = Long.toString(options.ttl().toMillis());
-        Duration half = options.ttl().dividedBy(2);
-        this.opTimeout = half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
-        this.contention = contention;
+        this.opTimeout = tryTimeout(node);
         this.ticker = timer.ticker();
-        this.timer = timer;
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String key() {
-        return key;
-    }
-
-    @Override
-    public String object() {
-        return io.coordis.internal.Failures.object("legacy lock", name);
-    }
-
-    @Override
-    public Optional<Lease> tryAcquire() {
-        return contention.tryAcquire(key, this);
-    }
-
-    @Override
-    public Optional<Lease> acquire(Duration wait) throws InterruptedException {
-        return contention.acquire(key, wait, this);
-    }
-
-    @Override
-    public Lease acquire() throws InterruptedException {
-        return contention.acquire(key, this);
     }
 
     /** Polls with a doubling backoff, cut short where the holder's stored expiry passes, plus jitter. */
@@ -166,7 +125,7 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
     @Override
     public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
         long start = ticker.read();
-        CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, fenceKey), List.of(ttlMillis, marginMillis));
+        CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, keys.fence()), List.of(ttlMillis, marginMillis));
         List<?> result;
         try {
             result = Replies.list(node.await(reply, opTimeout), 2, ACQUIRE, node.address());
@@ -183,7 +142,7 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
             Replies.list(result, 3, ACQUIRE, node.address());
             long fence = Replies.number(result, 1, ACQUIRE, node.address());
             String value = Replies.string(result, 2, ACQUIRE, node.address());
-            HeldLease lease = new HeldLease(name, key, value, fence,
+            HeldLease lease = new HeldLease(name(), key, value, fence,
                     List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "")), options, start, new Written(value),
                     timer, permit::close);
             return Contention.Attempt.granted(lease);
@@ -201,26 +160,14 @@ final class LegacyLock implements DistributedLock, Contention.Contender {
      * expiry passes. A key whose stored expiry has passed is reported as not held.
      */
     @Override
-    public Optional<ForcedUnlock> forceUnlock(String reason) {
-        return Forcing.forceOne(node, key, "", reason);
-    }
-
-    @Override
-    public Optional<ForcedUnlock> forceUnlock(LockHolder holder, String reason) {
-        return Forcing.forceOne(node, key, java.util.Objects.requireNonNull(holder, "holder").token(), reason);
+    Optional<ForcedUnlock> force(String expected, String reason) {
+        return Forcing.forceOne(node, key, expected, reason);
     }
 
     @Override
     public Optional<LockHolder> holder() {
-        List<?> r;
-        try {
-            r = Replies.list(node.await(node.eval(INSPECT, List.of(key), List.of()), node.commandTimeout()),
-                    1, INSPECT, node.address());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CoordisException(node.address(), "interrupted while reading the holder of '" + key + "'", e);
-        }
-        if (r.isEmpty() || r.get(0) == null) {
+        List<?> r = readHolder(node, INSPECT, List.of(key));
+        if (r.get(0) == null) {
             return Optional.empty();
         }
         long left = Replies.number(Replies.list(r, 2, INSPECT, node.address()), 1, INSPECT, node.address());

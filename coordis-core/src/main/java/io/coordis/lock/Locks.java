@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
@@ -72,12 +73,6 @@ public final class Locks {
     }
 
     static String checkName(String name) {
-        Objects.requireNonNull(name, "lock name must not be null");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("lock name must not be blank: name the resource to lock, e.g. \"orders:42\"");
-        }
-        io.coordis.internal.Keys.requireShort("lock name", name);
-        io.coordis.internal.Keys.requireNotDerived("lock name", name);
-        return name;
+        return Keys.requireName("lock name", name, "name the resource to lock, e.g. \"orders:42\"");
     }
 }

@@ -2,9 +2,6 @@ package io.coordis.lock;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
-import io.coordis.Ticker;
-import io.coordis.internal.Failures;
-import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.Tokens;
@@ -36,7 +33,7 @@ import java.util.function.Supplier;
  * With the restart guard on (default), a node's vote counts only after the node has been up longer than
  * the largest TTL of this client's Redlock locks; see {@link RestartGuard}.
  */
-final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
+final class Redlock extends ContendedLock implements LeaseOps {
     static final LuaScript ACQUIRE = SingleNodeLock.ACQUIRE;
     static final LuaScript RELEASE = SingleNodeLock.RELEASE;
     static final LuaScript EXTEND = SingleNodeLock.EXTEND;
@@ -47,63 +44,16 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
 
     private final List<RedisNode> nodes;
     private final List<LockNode> lockNodes;
-    private final String name;
     private final String key;
-    private final String holderKey;
-    private final LockOptions options;
-    private final Contention contention;
-    private final Timer timer;
-    private final Ticker ticker;
     private final RedlockSteps steps;
-    private volatile List<NodeVote> lastVotes = List.of();
 
     Redlock(List<RedisNode> nodes, List<RestartGuard> guards, Supplier<Duration> guardWindow, String name,
             LockOptions options, Contention contention, Timer timer) {
+        super("lock", name, options, contention, timer);
         this.nodes = List.copyOf(nodes);
         this.lockNodes = this.nodes.stream().map(LockNode::of).toList();
-        this.name = name;
-        this.key = options.keyPrefix() + name;
-        this.holderKey = Keys.derived(key, "holder");
-        this.options = options;
-        this.contention = contention;
-        this.timer = timer;
-        this.ticker = timer.ticker();
+        this.key = key();
         this.steps = new RedlockSteps(lockNodes, guards, guardWindow, key, options, timer);
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String key() {
-        return key;
-    }
-
-    @Override
-    public List<NodeVote> lastVotes() {
-        return lastVotes;
-    }
-
-    @Override
-    public String object() {
-        return Failures.object("lock", name);
-    }
-
-    @Override
-    public Optional<Lease> tryAcquire() {
-        return contention.tryAcquire(key, this);
-    }
-
-    @Override
-    public Optional<Lease> acquire(Duration wait) throws InterruptedException {
-        return contention.acquire(key, wait, this);
-    }
-
-    @Override
-    public Lease acquire() throws InterruptedException {
-        return contention.acquire(key, this);
     }
 
     /**
@@ -159,7 +109,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         if (!a.granted()) {
             return a.refusal();
         }
-        return Contention.Attempt.granted(new HeldLease(name, key, token, a.fence(), a.votes(), options, a.start(), this,
+        return Contention.Attempt.granted(new HeldLease(name(), key, token, a.fence(), a.votes(), options, a.start(), this,
                 timer, permit::close));
     }
 
@@ -173,21 +123,12 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
         return steps.release(token);
     }
 
-    @Override
-    public Optional<ForcedUnlock> forceUnlock(String reason) {
-        return forceEverywhere("", reason);
-    }
-
-    @Override
-    public Optional<ForcedUnlock> forceUnlock(LockHolder holder, String reason) {
-        return forceEverywhere(Objects.requireNonNull(holder, "holder").token(), reason);
-    }
-
     /**
      * Forces the lock on every node at once, each answer limited by the command timeout; the result
      * reports on how many nodes it was removed and the largest counter after the bump.
      */
-    private Optional<ForcedUnlock> forceEverywhere(String expected, String reason) {
+    @Override
+    Optional<ForcedUnlock> force(String expected, String reason) {
         Forcing.checkReason(reason);
         List<CompletableFuture<Forcing.Answer>> pending = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
@@ -216,7 +157,7 @@ final class Redlock implements DistributedLock, LeaseOps, Contention.Contender {
     public Optional<LockHolder> holder() {
         List<CompletableFuture<List<?>>> pending = new ArrayList<>();
         for (LockNode node : lockNodes) {
-            pending.add(node.within(node.eval(INSPECT, List.of(key, holderKey), List.of()), timer, options.nodeTimeout())
+            pending.add(node.within(node.eval(INSPECT, keys.inspect(), List.of()), timer, options.nodeTimeout())
                     .<List<?>>thenApply(r -> Replies.list(r, 1, INSPECT, node.address()))
                     .exceptionally(f -> null));
         }

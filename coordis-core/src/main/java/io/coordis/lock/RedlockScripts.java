@@ -1,7 +1,6 @@
 package io.coordis.lock;
 
 import io.coordis.internal.Durations;
-import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.Replies;
@@ -43,14 +42,14 @@ final class RedlockScripts {
         this.guarded = options.restartGuard();
         this.timer = timer;
         this.nodeTimeout = options.nodeTimeout();
-        this.fenceKey = Keys.derived(key, "fence");
-        this.channel = Keys.derived(key, "released");
+        LockKeys keys = LockKeys.of(key);
+        this.fenceKey = keys.fence();
+        this.channel = keys.released();
         this.ttlMillis = Long.toString(options.ttl().toMillis());
         this.holderId = options.holderId();
-        String holderKey = Keys.derived(key, "holder");
-        this.acquireKeys = List.of(key, fenceKey, holderKey, channel);
-        this.guardedAcquireKeys = List.of(key, fenceKey, holderKey, channel, guards.get(0).marker());
-        this.releaseKeys = List.of(key, channel);
+        this.acquireKeys = keys.acquire();
+        this.guardedAcquireKeys = List.of(key, fenceKey, keys.holder(), channel, guards.get(0).marker());
+        this.releaseKeys = keys.release();
         this.extendKeys = List.of(key);
     }
 

@@ -2,7 +2,6 @@ package io.coordis.lock;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
-import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.lease.ReleaseWaiter;
@@ -23,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
  * ({@code acquire.lua}, {@code release.lua}, {@code extend.lua}); callers of this client that wait in line get
  * it by a local {@link Handoff}.
  */
-final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Contender {
+final class SingleNodeLock extends ContendedLock implements LeaseOps {
     static final LuaScript ACQUIRE = LuaScript.load(SingleNodeLock.class, "acquire.lua");
     static final LuaScript RELEASE = LuaScript.load(SingleNodeLock.class, "release.lua");
     static final LuaScript EXTEND = LuaScript.load(SingleNodeLock.class, "extend.lua");
@@ -31,74 +30,16 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     static final LuaScript HANDOFF = LuaScript.load(SingleNodeLock.class, "handoff.lua");
 
     private final RedisNode node;
-    private final String name;
-    private final String key;
-    private final String fenceKey;
-    private final String holderKey;
-    private final String channel;
-    /** The acquire script's keys: lock, fence, holder details, waiter marker (named like the channel). */
-    private final List<String> acquireKeys;
-    /** The release script's keys: lock and waiter marker. */
-    private final List<String> releaseKeys;
     private final String ttlArg;
-    private final LockOptions options;
     private final Duration opTimeout;
-    private final Contention contention;
-    private final Timer timer;
     private final Handoff handoff;
-    private volatile List<NodeVote> lastVotes = List.of();
 
     SingleNodeLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
+        super("lock", name, options, contention, timer);
         this.node = node;
-        this.name = name;
-        this.key = options.keyPrefix() + name;
-        this.fenceKey = Keys.derived(key, "fence");
-        this.holderKey = Keys.derived(key, "holder");
-        this.channel = Keys.derived(key, "released");
-        this.acquireKeys = List.of(key, fenceKey, holderKey, channel);
-        this.releaseKeys = List.of(key, channel);
         this.ttlArg = Long.toString(options.ttl().toMillis());
-        this.options = options;
-        Duration half = options.ttl().dividedBy(2);
-        this.opTimeout = half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
-        this.contention = contention;
-        this.timer = timer;
-        this.handoff = new Handoff(node, name, key, acquireKeys, releaseKeys, channel, options, timer, this);
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String key() {
-        return key;
-    }
-
-    @Override
-    public List<NodeVote> lastVotes() {
-        return lastVotes;
-    }
-
-    @Override
-    public String object() {
-        return io.coordis.internal.Failures.object("lock", name);
-    }
-
-    @Override
-    public Optional<Lease> tryAcquire() {
-        return contention.tryAcquire(key, this);
-    }
-
-    @Override
-    public Optional<Lease> acquire(Duration wait) throws InterruptedException {
-        return contention.acquire(key, wait, this);
-    }
-
-    @Override
-    public Lease acquire() throws InterruptedException {
-        return contention.acquire(key, this);
+        this.opTimeout = tryTimeout(node);
+        this.handoff = new Handoff(node, name, keys, options, timer, this);
     }
 
     /**
@@ -110,7 +51,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     @Override
     public Contention.Pacer pacer() throws InterruptedException {
         ReleaseWaiter release = new ReleaseWaiter();
-        Subscription subscription = node.subscribe(channel, release);
+        Subscription subscription = node.subscribe(keys.released(), release);
         return new Contention.Pacer() {
             private boolean first = true;
 
@@ -140,12 +81,12 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
         }
         String token = Tokens.next();
         long start = timer.now();
-        CompletableFuture<Object> reply = node.eval(ACQUIRE, acquireKeys,
+        CompletableFuture<Object> reply = node.eval(ACQUIRE, keys.acquire(),
                 List.of(token, ttlArg, options.holderId(), Long.toString(System.currentTimeMillis())));
         List<?> result;
         try {
             result = Replies.list(node.await(reply, opTimeout), 2, ACQUIRE, node.address());
-        } catch (io.coordis.CoordisException e) {
+        } catch (CoordisException e) {
             lastVotes = List.of(new NodeVote(node.address(),
                     e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
                     e.getMessage()));
@@ -171,7 +112,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
 
     @Override
     public CompletableFuture<Boolean> extend(String token, Duration ttl) {
-        return node.eval(EXTEND, List.of(key), List.of(token, Long.toString(ttl.toMillis())))
+        return node.eval(EXTEND, List.of(key()), List.of(token, Long.toString(ttl.toMillis())))
                 .thenApply(reply -> Replies.isOne(Replies.list(reply, 1, EXTEND, node.address())));
     }
 
@@ -179,7 +120,7 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     public boolean release(String token) {
         Object reply;
         try {
-            reply = node.awaitUninterruptibly(node.eval(RELEASE, releaseKeys, List.of(token, channel)),
+            reply = node.awaitUninterruptibly(node.eval(RELEASE, keys.release(), List.of(token, keys.released())),
                     node.commandTimeout());
         } catch (NodeUnavailableException e) {
             handoff.releaseInBackground(token); // the release may never have reached Redis: once more, not waited for
@@ -189,38 +130,26 @@ final class SingleNodeLock implements DistributedLock, LeaseOps, Contention.Cont
     }
 
     @Override
-    public Optional<ForcedUnlock> forceUnlock(String reason) {
-        return Forcing.forceOne(node, key, "", reason);
-    }
-
-    @Override
-    public Optional<ForcedUnlock> forceUnlock(LockHolder holder, String reason) {
-        return Forcing.forceOne(node, key, java.util.Objects.requireNonNull(holder, "holder").token(), reason);
+    Optional<ForcedUnlock> force(String expected, String reason) {
+        return Forcing.forceOne(node, key(), expected, reason);
     }
 
     @Override
     public Optional<LockHolder> holder() {
-        List<?> r;
-        try {
-            r = Replies.list(node.await(node.eval(INSPECT, List.of(key, holderKey), List.of()), node.commandTimeout()),
-                    1, INSPECT, node.address());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CoordisException(node.address(), "interrupted while reading the holder of '" + key + "'", e);
-        }
-        if (r.isEmpty() || r.get(0) == null) {
+        List<?> r = readHolder(node, INSPECT, keys.inspect());
+        if (r.get(0) == null) {
             return Optional.empty();
         }
         Replies.list(r, 3, INSPECT, node.address());
         String token = Replies.string(r, 0, INSPECT, node.address());
         long pttl = Replies.number(r, 1, INSPECT, node.address());
         LockLayout.HolderDetails details = LockLayout.holderDetails(Replies.list(r.get(2), 0, INSPECT, node.address()));
-        return Optional.of(new LockHolder(key, token, details.holderId(), details.fence(),
+        return Optional.of(new LockHolder(key(), token, details.holderId(), details.fence(),
                 pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), details.since()));
     }
 
     @Override
     public String toString() {
-        return "SingleNodeLock[" + key + " on " + node.address() + ", " + options + "]";
+        return "SingleNodeLock[" + key() + " on " + node.address() + ", " + options + "]";
     }
 }

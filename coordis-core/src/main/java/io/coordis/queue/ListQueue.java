@@ -11,41 +11,20 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * {@link Queue} over plain list commands. Blocking pops borrow a dedicated connection from a small pool
  * (one per concurrent blocking call), so they never hold up other commands.
  */
-final class ListQueue implements Queue {
-    private final ListCommands lists;
-    private final String name;
+final class ListQueue extends NamedQueue implements Queue {
     private final String prefix;
     private final String key;
-    private final QueueOptions options;
     private final ConcurrentLinkedQueue<ListCommands.Blocking> idle = new ConcurrentLinkedQueue<>();
 
     /** The queue {@code name} on the list {@code prefix + name}; processing lists get the same prefix. */
     ListQueue(ListCommands lists, String prefix, String name, QueueOptions options) {
-        this.lists = lists;
-        this.name = Payloads.name(name);
+        super(lists, name, options);
         this.prefix = prefix;
         this.key = prefix + name;
-        this.options = options;
     }
 
     @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public long push(byte[] payload) throws InterruptedException {
-        return pushAll(List.of(payload));
-    }
-
-    @Override
-    public long push(String payload) throws InterruptedException {
-        return push(Payloads.utf8(payload));
-    }
-
-    @Override
-    public long pushAll(List<byte[]> payloads) throws InterruptedException {
-        List<byte[]> checked = Payloads.checked(payloads, options.maxMessageBytes(), name);
+    long pushChecked(List<byte[]> checked) throws InterruptedException {
         if (checked.isEmpty()) {
             return depth();
         }

@@ -3,6 +3,7 @@ package io.coordis.queue;
 import io.coordis.CoordisException;
 import io.coordis.WrongTypeException;
 import io.coordis.internal.Failures;
+import io.coordis.internal.Keys;
 import io.coordis.internal.redis.ListCommands;
 
 import java.nio.charset.StandardCharsets;
@@ -17,13 +18,7 @@ final class Payloads {
     }
 
     static String name(String name) {
-        Objects.requireNonNull(name, "queue name must not be null");
-        if (name.isEmpty()) {
-            throw new IllegalArgumentException("queue name must not be empty");
-        }
-        io.coordis.internal.Keys.requireShort("queue name", name);
-        io.coordis.internal.Keys.requireNotDerived("queue name", name);
-        return name;
+        return Keys.requireName("queue name", name, null);
     }
 
     static byte[] utf8(String payload) {

@@ -23,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
  * design. This class holds the queue-wide operations (push, settle by id, sweep, stats); {@link
  * SlotConsumer} the per-consumer ones.
  */
-final class SlotQueue implements ReliableQueue {
+final class SlotQueue extends NamedQueue implements ReliableQueue {
     static final LuaScript PUSH = LuaScript.load(SlotQueue.class, "push.lua");
     static final LuaScript TAKE = LuaScript.load(SlotQueue.class, "take.lua");
     static final LuaScript ACK = LuaScript.load(SlotQueue.class, "ack.lua");
@@ -36,25 +36,15 @@ final class SlotQueue implements ReliableQueue {
     static final int PUSH_CHUNK = 1000;
     private static final int PROMOTE_LIMIT = 1000;
 
-    final ListCommands lists;
     final QueueKeys keys;
-    final QueueOptions options;
     /** The client's timer: the deadlines of takes, the consumers' heartbeats and sweeps. */
     final Timer timer;
-    private final String name;
 
     /** For {@link io.coordis.Coordis}; not part of the API. */
     SlotQueue(ListCommands lists, String prefix, String name, QueueOptions options, Timer timer) {
-        this.name = Payloads.name(name);
-        this.lists = lists;
+        super(lists, name, java.util.Objects.requireNonNull(options, "options must not be null"));
         this.keys = new QueueKeys(prefix + name);
-        this.options = java.util.Objects.requireNonNull(options, "options must not be null");
         this.timer = timer;
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     @Override
@@ -63,18 +53,7 @@ final class SlotQueue implements ReliableQueue {
     }
 
     @Override
-    public long push(byte[] payload) throws InterruptedException {
-        return pushAll(List.of(payload));
-    }
-
-    @Override
-    public long push(String payload) throws InterruptedException {
-        return push(Payloads.utf8(payload));
-    }
-
-    @Override
-    public long pushAll(List<byte[]> payloads) throws InterruptedException {
-        List<byte[]> checked = Payloads.checked(payloads, options.maxMessageBytes(), name);
+    long pushChecked(List<byte[]> checked) throws InterruptedException {
         long length = 0;
         for (int from = 0; from < checked.size() || from == 0; from += PUSH_CHUNK) {
             List<byte[]> chunk = checked.subList(from, Math.min(checked.size(), from + PUSH_CHUNK));

@@ -1,7 +1,7 @@
 package io.coordis.signal;
 
 import io.coordis.CoordisException;
-import io.coordis.internal.Failures;
+import io.coordis.internal.Named;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
 
@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * An {@link Event}: {@code event-set.lua} records and publishes; waiters subscribe first, then read the
  * key, and read it again after every gap.
  */
-final class LatchedEvent implements Event {
+final class LatchedEvent extends Named implements Event {
     private static final Logger log = LoggerFactory.getLogger(LatchedEvent.class);
     private static final int RECHECK_ATTEMPTS = 20;
     private static final Duration RECHECK_PAUSE = Duration.ofMillis(100);
@@ -29,20 +29,11 @@ final class LatchedEvent implements Event {
     private final Duration ttl;
 
     LatchedEvent(PubSubSignals signals, String name, Duration ttl) {
+        super("event", name, SignalLayout.eventKey(signals.prefix() + name));
         this.signals = signals;
         this.name = name;
-        this.key = SignalLayout.eventKey(signals.prefix() + name);
+        this.key = key();
         this.ttl = ttl;
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String key() {
-        return key;
     }
 
     @Override
@@ -87,7 +78,7 @@ final class LatchedEvent implements Event {
 
     @Override
     public Waiter waiter() throws InterruptedException {
-        OneShot w = signals.oneShot(List.of(name), false, this::recheck, Failures.object("event", name));
+        OneShot w = signals.oneShot(List.of(name), false, this::recheck, object());
         try {
             RedisNode master = signals.master();
             String recorded = master.await(signals.read(key), master.commandTimeout().multipliedBy(2));
@@ -102,11 +93,6 @@ final class LatchedEvent implements Event {
             w.close();
             throw e;
         }
-    }
-
-    /** {@code e} naming this event, in place of the channel its waiter subscribes to. */
-    private CoordisException named(CoordisException e) {
-        return Failures.about(Failures.object("event", name), e);
     }
 
     /**

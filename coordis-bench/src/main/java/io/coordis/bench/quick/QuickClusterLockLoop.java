@@ -4,8 +4,6 @@ import io.coordis.Coordis;
 import io.coordis.lock.DistributedLock;
 import io.coordis.testkit.RedisCluster;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
@@ -19,8 +17,6 @@ import java.util.List;
  * {@code coordis-bench/run quick QuickClusterLockLoop [ops] [rounds]}.
  */
 public final class QuickClusterLockLoop {
-    private static final String DELETE_IF_OURS =
-            "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
     /** The same, plus the release notification Coordis publishes (a cluster broadcasts it to every node). */
     private static final String DELETE_AND_PUBLISH =
             "if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('publish', KEYS[1], 'released'); "
@@ -40,7 +36,7 @@ public final class QuickClusterLockLoop {
                 String publishingSha = null;
                 for (String k : keys) {
                     var node = raw.getConnection(cluster.masterForKey(k).host(), cluster.masterForKey(k).port());
-                    sha = node.scriptLoad(DELETE_IF_OURS);
+                    sha = node.scriptLoad(RawLock.DELETE_IF_OURS);
                     publishingSha = node.scriptLoad(DELETE_AND_PUBLISH);
                 }
                 String deleteSha = sha;
@@ -48,57 +44,27 @@ public final class QuickClusterLockLoop {
                 List<DistributedLock> locks = keys.stream().map(coordis::lock).toList();
                 int[] turn = new int[1];
                 Runnable coordisCycle = () -> locks.get(turn[0]++ % locks.size()).tryAcquire().orElseThrow().close();
-                Runnable rawCycle = () -> {
-                    String key = keys.get(turn[0]++ % keys.size()) + ":raw";
-                    String token = RawTokens.next();
-                    if (!"OK".equals(raw.set(key, token, SetArgs.Builder.nx().px(30_000)))) {
-                        throw new IllegalStateException("raw lock busy");
-                    }
-                    raw.evalsha(deleteSha, ScriptOutputType.INTEGER, new String[]{key}, token);
-                };
-                Runnable publishingCycle = () -> {
-                    String key = keys.get(turn[0]++ % keys.size()) + ":pub";
-                    String token = RawTokens.next();
-                    if (!"OK".equals(raw.set(key, token, SetArgs.Builder.nx().px(30_000)))) {
-                        throw new IllegalStateException("raw lock busy");
-                    }
-                    raw.evalsha(deleteAndPublishSha, ScriptOutputType.INTEGER, new String[]{key}, token);
-                };
-                run(coordisCycle, ops / 4);
-                run(publishingCycle, ops / 4);
-                run(rawCycle, ops / 4);
+                Runnable rawCycle = RawLock.cycle(raw, deleteSha, () -> keys.get(turn[0]++ % keys.size()) + ":raw");
+                Runnable publishingCycle = RawLock.cycle(raw, deleteAndPublishSha,
+                        () -> keys.get(turn[0]++ % keys.size()) + ":pub");
+                Interleaved.rate(coordisCycle, ops / 4);
+                Interleaved.rate(publishingCycle, ops / 4);
+                Interleaved.rate(rawCycle, ops / 4);
                 System.out.printf("redis cluster of %d masters (%s), %d ops per round, %d rounds, interleaved%n",
                         cluster.masters().size(), cluster.masters().get(0).version(), ops, rounds);
                 double[] ratios = new double[rounds];
                 for (int r = 0; r < rounds; r++) {
-                    double c;
-                    double w;
-                    if (r % 2 == 0) {
-                        c = run(coordisCycle, ops);
-                        w = run(rawCycle, ops);
-                    } else {
-                        w = run(rawCycle, ops);
-                        c = run(coordisCycle, ops);
-                    }
-                    ratios[r] = c / w;
-                    double p = run(publishingCycle, ops);
+                    double[] rates = Interleaved.round(r, ops, coordisCycle, rawCycle);
+                    double c = rates[0];
+                    ratios[r] = c / rates[1];
+                    double p = Interleaved.rate(publishingCycle, ops);
                     System.out.printf("round %d: coordis %.0f ops/s, raw lettuce %.0f ops/s, ratio %.2f; raw lettuce with the "
-                            + "release PUBLISH %.0f ops/s, coordis / that %.2f%n", r + 1, c, w, ratios[r], p, c / p);
+                            + "release PUBLISH %.0f ops/s, coordis / that %.2f%n", r + 1, c, rates[1], ratios[r], p, c / p);
                 }
-                java.util.Arrays.sort(ratios);
-                System.out.printf("median ratio coordis / raw lettuce: %.2f (min %.2f, max %.2f)%n",
-                        ratios[rounds / 2], ratios[0], ratios[rounds - 1]);
+                System.out.printf("median ratio coordis / raw lettuce: %s%n", Interleaved.spread(ratios));
             } finally {
                 client.shutdown();
             }
         }
-    }
-
-    private static double run(Runnable cycle, int ops) {
-        long start = System.nanoTime();
-        for (int i = 0; i < ops; i++) {
-            cycle.run();
-        }
-        return ops / ((System.nanoTime() - start) / 1e9);
     }
 }

@@ -3,13 +3,10 @@ package io.coordis.bench.quick;
 import io.coordis.Coordis;
 import io.coordis.inspect.Inspector;
 import io.coordis.lock.LockOptions;
-import io.coordis.testkit.RedisServer;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 
 import java.time.Duration;
@@ -26,50 +23,43 @@ import java.util.concurrent.TimeUnit;
  */
 public final class QuickInspect {
     public static void main(String[] args) throws Exception {
-        int locks = args.length > 0 ? Integer.parseInt(args[0]) : 2_000;
-        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 7;
-        try (RedisServer server = RedisServer.start();
-             Coordis coordis = Coordis.connect(server.uri())) {
+        int locks = QuickRun.arg(args, 0, 2_000);
+        int rounds = QuickRun.arg(args, 1, 7);
+        try (QuickRun quick = QuickRun.start()) {
             LockOptions options = LockOptions.defaults().withTtl(Duration.ofMinutes(10)).withAutoRenew(false);
             for (int i = 0; i < locks / 2; i++) {
-                coordis.lock("quick:coordis:" + i, options).tryAcquire().orElseThrow();
+                quick.coordis.lock("quick:coordis:" + i, options).tryAcquire().orElseThrow();
             }
-            RedisClient client = RedisClient.create(server.uri());
-            try (StatefulRedisConnection<String, String> conn = client.connect()) {
-                RedisAsyncCommands<String, String> raw = conn.async();
-                for (int i = 0; i < locks - locks / 2; i++) {
-                    raw.set("quick:foreign:" + i, "tok-" + i,
-                            io.lettuce.core.SetArgs.Builder.nx().px(600_000));
-                }
-                raw.dbsize().get(5, TimeUnit.SECONDS);
-                Inspector inspector = coordis.inspector();
-                for (int w = 0; w < 3; w++) {
-                    inspector.locks("*");
-                    rawTable(raw);
-                }
-                System.out.printf("redis %s, %d locks (half Coordis, half foreign), %d rounds, interleaved%n",
-                        server.version(), locks, rounds);
-                double[] ratios = new double[rounds];
-                for (int r = 0; r < rounds; r++) {
-                    long c;
-                    long l;
-                    if (r % 2 == 0) {
-                        c = time(() -> check(inspector.locks("*").size(), locks));
-                        l = time(() -> check(rawTable(raw), locks));
-                    } else {
-                        l = time(() -> check(rawTable(raw), locks));
-                        c = time(() -> check(inspector.locks("*").size(), locks));
-                    }
-                    ratios[r] = (double) c / l;
-                    System.out.printf("round %d: inspector %.1f ms, raw lettuce %.1f ms, ratio %.2f%n", r + 1,
-                            c / 1e6, l / 1e6, ratios[r]);
-                }
-                java.util.Arrays.sort(ratios);
-                System.out.printf("median ratio inspector / raw lettuce (time, lower is better): %.2f (min %.2f, max %.2f)%n",
-                        ratios[rounds / 2], ratios[0], ratios[rounds - 1]);
-            } finally {
-                client.shutdown();
+            RedisAsyncCommands<String, String> raw = quick.connection.async();
+            for (int i = 0; i < locks - locks / 2; i++) {
+                raw.set("quick:foreign:" + i, "tok-" + i,
+                        io.lettuce.core.SetArgs.Builder.nx().px(600_000));
             }
+            raw.dbsize().get(5, TimeUnit.SECONDS);
+            Inspector inspector = quick.coordis.inspector();
+            for (int w = 0; w < 3; w++) {
+                inspector.locks("*");
+                rawTable(raw);
+            }
+            System.out.printf("redis %s, %d locks (half Coordis, half foreign), %d rounds, interleaved%n",
+                    quick.server.version(), locks, rounds);
+            double[] ratios = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                long c;
+                long l;
+                if (r % 2 == 0) {
+                    c = time(() -> check(inspector.locks("*").size(), locks));
+                    l = time(() -> check(rawTable(raw), locks));
+                } else {
+                    l = time(() -> check(rawTable(raw), locks));
+                    c = time(() -> check(inspector.locks("*").size(), locks));
+                }
+                ratios[r] = (double) c / l;
+                System.out.printf("round %d: inspector %.1f ms, raw lettuce %.1f ms, ratio %.2f%n", r + 1,
+                        c / 1e6, l / 1e6, ratios[r]);
+            }
+            System.out.printf("median ratio inspector / raw lettuce (time, lower is better): %s%n",
+                    Interleaved.spread(ratios));
         }
     }
 

@@ -16,9 +16,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -35,9 +33,9 @@ public final class QuickQueueThroughput {
     }
 
     public static void main(String[] args) throws Exception {
-        int messages = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
-        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-        int batch = args.length > 2 ? Integer.parseInt(args[2]) : 32;
+        int messages = QuickRun.arg(args, 0, 20_000);
+        int rounds = QuickRun.arg(args, 1, 3);
+        int batch = QuickRun.arg(args, 2, 32);
         try (RedisServer server = RedisServer.start();
              Coordis coordis = Coordis.connect(server.uri())) {
             RedisClient client = RedisClient.create(server.uri());
@@ -74,11 +72,9 @@ public final class QuickQueueThroughput {
         for (int i = 0; i < CONSUMERS; i++) {
             consumers.add(q.consumer());
         }
-        ExecutorService pool = Executors.newFixedThreadPool(CONSUMERS + 1);
-        long start = System.nanoTime();
         try {
-            List<Future<?>> running = new ArrayList<>();
-            running.add(pool.submit(() -> {
+            List<Callable<Void>> workers = new ArrayList<>();
+            workers.add(() -> {
                 List<byte[]> chunk = new ArrayList<>();
                 for (int m = 0; m < messages; m++) {
                     byte[] payload = ("message-" + m).getBytes();
@@ -93,9 +89,9 @@ public final class QuickQueueThroughput {
                     }
                 }
                 return null;
-            }));
+            });
             for (Consumer c : consumers) {
-                running.add(pool.submit(() -> {
+                workers.add(() -> {
                     while (acked.get() < messages) {
                         List<Delivery> got = c.take(batch, Duration.ofMillis(100));
                         if (got.isEmpty()) {
@@ -109,14 +105,10 @@ public final class QuickQueueThroughput {
                         acked.addAndGet(got.size());
                     }
                     return null;
-                }));
+                });
             }
-            for (Future<?> f : running) {
-                f.get();
-            }
-            return messages / ((System.nanoTime() - start) / 1e9);
+            return Workers.rate(messages, workers);
         } finally {
-            pool.shutdownNow();
             consumers.forEach(Consumer::close);
         }
     }
@@ -128,12 +120,10 @@ public final class QuickQueueThroughput {
         for (int i = 0; i <= CONSUMERS; i++) {
             conns.add(client.connect());
         }
-        ExecutorService pool = Executors.newFixedThreadPool(CONSUMERS + 1);
-        long start = System.nanoTime();
         try {
-            List<Future<?>> running = new ArrayList<>();
+            List<Callable<Void>> workers = new ArrayList<>();
             RedisCommands<String, String> producer = conns.get(0).sync();
-            running.add(pool.submit(() -> {
+            workers.add(() -> {
                 List<String> chunk = new ArrayList<>();
                 for (int m = 0; m < messages; m++) {
                     String payload = "message-" + m;
@@ -148,11 +138,11 @@ public final class QuickQueueThroughput {
                     }
                 }
                 return null;
-            }));
+            });
             for (int i = 1; i <= CONSUMERS; i++) {
                 StatefulRedisConnection<String, String> conn = conns.get(i);
                 String processing = "quick:raw:processing:" + i;
-                running.add(pool.submit(() -> {
+                workers.add(() -> {
                     RedisCommands<String, String> sync = conn.sync();
                     RedisAsyncCommands<String, String> async = conn.async();
                     while (acked.get() < messages) {
@@ -183,14 +173,10 @@ public final class QuickQueueThroughput {
                         acked.addAndGet(got.size());
                     }
                     return null;
-                }));
+                });
             }
-            for (Future<?> f : running) {
-                f.get();
-            }
-            return messages / ((System.nanoTime() - start) / 1e9);
+            return Workers.rate(messages, workers);
         } finally {
-            pool.shutdownNow();
             conns.forEach(StatefulRedisConnection::close);
         }
     }

@@ -1,25 +1,17 @@
 package io.coordis.bench.quick;
 
 import io.coordis.Coordis;
+import io.coordis.bench.LettuceLocking;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.testkit.RedisGroup;
 import io.coordis.testkit.RedisServer;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.api.sync.RedisCommands;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -37,8 +29,6 @@ import java.util.concurrent.TimeUnit;
  * {@code coordis-bench/run quick QuickRedlockLoop [ops] [rounds]}.
  */
 public final class QuickRedlockLoop {
-    private static final String DELETE_IF_OURS =
-            "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
     private static final long TTL_MILLIS = 30_000; // the Coordis default, used by the raw versions too
     private static final int[] LATENCY_NODES = {3, 5, 7};
 
@@ -59,16 +49,17 @@ public final class QuickRedlockLoop {
                 locks[i] = clients[i].lock("quick:coordis:" + LATENCY_NODES[i]);
             }
             DistributedLock five = locks[1];
-            RawRedlock raw = new RawRedlock(uris.subList(0, 5));
+            LettuceLocking sequential = new LettuceLocking(uris.subList(0, 5), LettuceLocking.Fanout.SEQUENTIAL);
+            LettuceLocking parallel = new LettuceLocking(uris.subList(0, 5), LettuceLocking.Fanout.PARALLEL);
             try {
                 Runnable coordisCycle = () -> five.tryAcquire().orElseThrow().close();
-                Runnable sequentialCycle = raw::sequentialCycle;
-                Runnable parallelCycle = raw::parallelCycle;
+                Runnable sequentialCycle = () -> cycle(sequential, "quick:raw:sequential");
+                Runnable parallelCycle = () -> cycle(parallel, "quick:raw:parallel");
                 for (DistributedLock lock : locks) {
-                    run(() -> lock.tryAcquire().orElseThrow().close(), ops / 2);
+                    Interleaved.rate(() -> lock.tryAcquire().orElseThrow().close(), ops / 2);
                 }
-                run(sequentialCycle, ops / 2);
-                run(parallelCycle, ops / 2);
+                Interleaved.rate(sequentialCycle, ops / 2);
+                Interleaved.rate(parallelCycle, ops / 2);
 
                 System.out.printf("%d ops per measurement, %d rounds, interleaved, uncontended, 5 nodes%n", ops, rounds);
                 double[] vsSequential = new double[rounds];
@@ -80,11 +71,7 @@ public final class QuickRedlockLoop {
                 String[] names = {"coordis", "sequential", "parallel"};
                 Runnable[] cycles = {coordisCycle, sequentialCycle, parallelCycle};
                 for (int r = 0; r < rounds; r++) {
-                    double[] rate = new double[3];
-                    for (int k = 0; k < 3; k++) {
-                        int which = r % 2 == 0 ? k : 2 - k;
-                        rate[which] = run(cycles[which], ops);
-                    }
+                    double[] rate = Interleaved.round(r, ops, cycles);
                     vsSequential[r] = rate[0] / rate[1];
                     vsParallel[r] = rate[0] / rate[2];
                     System.out.printf("round %d (%s): coordis %.0f ops/s, raw sequential %.0f ops/s, raw parallel %.0f ops/s;"
@@ -106,12 +93,22 @@ public final class QuickRedlockLoop {
                 commandsPerCycle(group.server(0), "coordis", coordisCycle, ops);
                 commandsPerCycle(group.server(0), "raw parallel", parallelCycle, ops);
             } finally {
-                raw.close();
+                sequential.close();
+                parallel.close();
                 for (Coordis c : clients) {
                     c.close();
                 }
             }
         }
+    }
+
+    /** One uncontended acquire and release of the raw Redlock {@code raw}; fails when it is not granted. */
+    private static void cycle(LettuceLocking raw, String key) {
+        Object held = raw.tryLock(key);
+        if (held == null) {
+            throw new IllegalStateException("raw lock on '" + key + "' not granted");
+        }
+        raw.unlock(held);
     }
 
     /** Blocks until every server has been up at least {@code uptime} (INFO server, whole seconds). */
@@ -121,14 +118,6 @@ public final class QuickRedlockLoop {
                 TimeUnit.MILLISECONDS.sleep(200);
             }
         }
-    }
-
-    private static double run(Runnable cycle, int ops) {
-        long start = System.nanoTime();
-        for (int i = 0; i < ops; i++) {
-            cycle.run();
-        }
-        return ops / ((System.nanoTime() - start) / 1e9);
     }
 
     /** Times {@code tryAcquire} alone; the release after each is not timed. */
@@ -144,10 +133,7 @@ public final class QuickRedlockLoop {
     }
 
     private static void summary(String what, double[] ratios) {
-        double[] sorted = ratios.clone();
-        Arrays.sort(sorted);
-        System.out.printf("median ratio %s: %.2f (min %.2f, max %.2f)%n", what, sorted[sorted.length / 2], sorted[0],
-                sorted[sorted.length - 1]);
+        System.out.printf("median ratio %s: %s%n", what, Interleaved.spread(ratios));
     }
 
     /**
@@ -156,7 +142,7 @@ public final class QuickRedlockLoop {
      */
     private static void commandsPerCycle(RedisServer node, String name, Runnable cycle, int ops) {
         node.command("CONFIG", "RESETSTAT");
-        run(cycle, ops);
+        Interleaved.rate(cycle, ops);
         Map<String, Long> calls = new TreeMap<>();
         for (Map.Entry<String, String> e : node.info("commandstats").entrySet()) {
             String cmd = e.getKey().replace("cmdstat_", "");
@@ -171,76 +157,5 @@ public final class QuickRedlockLoop {
         calls.forEach((cmd, n) -> sb.append(sb.length() == 0 ? "" : ", ").append(cmd).append(' ')
                 .append(String.format("%.2f", n / (double) ops)));
         System.out.printf("%s, per cycle on node 1: %s%n", name, sb);
-    }
-
-    /** Redlock in raw Lettuce commands: SET NX PX to acquire, compare-and-delete to release. */
-    private static final class RawRedlock implements AutoCloseable {
-        private final RedisClient client = RedisClient.create();
-        private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
-        private final List<RedisCommands<String, String>> sync = new ArrayList<>();
-        private final List<RedisAsyncCommands<String, String>> async = new ArrayList<>();
-        private final int quorum;
-        private final String sha;
-
-        RawRedlock(List<String> uris) {
-            String loaded = null;
-            for (String uri : uris) {
-                StatefulRedisConnection<String, String> c = client.connect(io.lettuce.core.RedisURI.create(uri));
-                connections.add(c);
-                sync.add(c.sync());
-                async.add(c.async());
-                loaded = c.sync().scriptLoad(DELETE_IF_OURS);
-            }
-            this.sha = loaded;
-            this.quorum = uris.size() / 2 + 1;
-        }
-
-        /** SET NX PX on node 1, then node 2, ...; then compare-and-delete on each in turn. */
-        void sequentialCycle() {
-            String key = "quick:raw:sequential";
-            String token = RawTokens.next();
-            int granted = 0;
-            for (RedisCommands<String, String> node : sync) {
-                if ("OK".equals(node.set(key, token, SetArgs.Builder.nx().px(TTL_MILLIS)))) {
-                    granted++;
-                }
-            }
-            if (granted < quorum) {
-                throw new IllegalStateException("raw sequential lock not granted: " + granted);
-            }
-            for (RedisCommands<String, String> node : sync) {
-                node.evalsha(sha, ScriptOutputType.INTEGER, new String[]{key}, token);
-            }
-        }
-
-        /** SET NX PX sent to all nodes at once, wait for all; compare-and-delete likewise. */
-        void parallelCycle() {
-            String key = "quick:raw:parallel";
-            String token = RawTokens.next();
-            List<RedisFuture<String>> set = new ArrayList<>(async.size());
-            for (RedisAsyncCommands<String, String> node : async) {
-                set.add(node.set(key, token, SetArgs.Builder.nx().px(TTL_MILLIS)));
-            }
-            int granted = 0;
-            for (RedisFuture<String> f : set) {
-                if ("OK".equals(f.toCompletableFuture().join())) {
-                    granted++;
-                }
-            }
-            if (granted < quorum) {
-                throw new IllegalStateException("raw parallel lock not granted: " + granted);
-            }
-            List<CompletableFuture<Long>> deleted = new ArrayList<>(async.size());
-            for (RedisAsyncCommands<String, String> node : async) {
-                deleted.add(node.<Long>evalsha(sha, ScriptOutputType.INTEGER, new String[]{key}, token).toCompletableFuture());
-            }
-            CompletableFuture.allOf(deleted.toArray(CompletableFuture[]::new)).join();
-        }
-
-        @Override
-        public void close() {
-            connections.forEach(StatefulRedisConnection::close);
-            client.shutdown();
-        }
     }
 }

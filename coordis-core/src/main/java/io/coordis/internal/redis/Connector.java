@@ -26,6 +26,8 @@ import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * Opens the connections of one {@link RedisNode}: to one Redis server (or a Sentinel-managed master) through
@@ -39,7 +41,12 @@ abstract sealed class Connector {
     /** At most one topology read per this interval because commands failed (a node down fails many at once). */
     static final Duration REFRESH_SPACING = Duration.ofMillis(500);
 
-    private Connector() {
+    private final boolean cluster;
+    private final String address;
+
+    private Connector(boolean cluster, String address) {
+        this.cluster = cluster;
+        this.address = address;
     }
 
     /**
@@ -85,10 +92,14 @@ abstract sealed class Connector {
                 .build();
     }
 
-    abstract boolean isCluster();
+    final boolean isCluster() {
+        return cluster;
+    }
 
     /** {@code host:port} of the server, or the seeds of a cluster, for messages. */
-    abstract String address();
+    final String address() {
+        return address;
+    }
 
     /** On a cluster, its nodes in the current topology; nothing elsewhere. */
     List<RedisClusterNode> clusterNodes() {
@@ -174,39 +185,22 @@ abstract sealed class Connector {
         private final RedisURI uri;
 
         Standalone(RedisClient client, RedisURI uri) {
+            super(false, Uris.address(uri));
             this.client = client;
             this.uri = uri;
         }
 
         @Override
-        boolean isCluster() {
-            return false;
-        }
-
-        @Override
-        String address() {
-            return Uris.address(uri);
-        }
-
-        @Override
         <K, V> CompletableFuture<StatefulConnection<K, V>> connectAsync(RedisCodec<K, V> codec) {
             CompletableFuture<StatefulConnection<K, V>> f = new CompletableFuture<>();
-            try {
-                client.connectAsync(codec, uri).whenComplete((c, e) -> complete(f, c, e));
-            } catch (RuntimeException e) {
-                f.completeExceptionally(e);
-            }
+            pipe(f, () -> client.connectAsync(codec, uri));
             return f;
         }
 
         @Override
         CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSubAsync() {
             CompletableFuture<StatefulRedisPubSubConnection<String, String>> f = new CompletableFuture<>();
-            try {
-                client.connectPubSubAsync(StringCodec.UTF8, uri).whenComplete((c, e) -> complete(f, c, e));
-            } catch (RuntimeException e) {
-                f.completeExceptionally(e);
-            }
+            pipe(f, () -> client.connectPubSubAsync(StringCodec.UTF8, uri));
             return f;
         }
 
@@ -228,18 +222,9 @@ abstract sealed class Connector {
         private final List<RedisURI> seeds;
 
         Cluster(RedisClusterClient client, List<RedisURI> seeds) {
+            super(true, Uris.clusterAddress(seeds));
             this.client = client;
             this.seeds = List.copyOf(seeds);
-        }
-
-        @Override
-        boolean isCluster() {
-            return true;
-        }
-
-        @Override
-        String address() {
-            return Uris.clusterAddress(seeds);
         }
 
         @Override
@@ -259,11 +244,7 @@ abstract sealed class Connector {
                 }
                 CompletableFuture<Void> fresh = new CompletableFuture<>();
                 if (topology.compareAndSet(known, fresh)) {
-                    try {
-                        client.refreshPartitionsAsync().whenComplete((v, e) -> complete(fresh, v, e));
-                    } catch (RuntimeException e) {
-                        fresh.completeExceptionally(e);
-                    }
+                    pipe(fresh, client::refreshPartitionsAsync);
                     return fresh;
                 }
             }
@@ -276,18 +257,14 @@ abstract sealed class Connector {
 
         /** Opens a connection once the topology is known (Lettuce requires it); failures of either complete it. */
         private <T, C extends T> CompletableFuture<T> afterTopology(
-                java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<C>> open) {
+                Supplier<? extends CompletionStage<C>> open) {
             CompletableFuture<T> f = new CompletableFuture<>();
             topology().whenComplete((ready, failed) -> {
                 if (failed != null) {
                     f.completeExceptionally(failed);
                     return;
                 }
-                try {
-                    open.get().whenComplete((c, e) -> complete(f, c, e));
-                } catch (RuntimeException e) {
-                    f.completeExceptionally(e);
-                }
+                pipe(f, open);
             });
             return f;
         }
@@ -340,11 +317,18 @@ abstract sealed class Connector {
         }
     }
 
-    private static <T, C extends T> void complete(CompletableFuture<T> f, C value, Throwable failure) {
-        if (failure == null) {
-            f.complete(value);
-        } else {
-            f.completeExceptionally(failure);
+    /** Completes {@code f} as the stage that {@code open} starts completes; a failure to start fails it too. */
+    private static <T, C extends T> void pipe(CompletableFuture<T> f, Supplier<? extends CompletionStage<C>> open) {
+        try {
+            open.get().whenComplete((value, failure) -> {
+                if (failure == null) {
+                    f.complete(value);
+                } else {
+                    f.completeExceptionally(failure);
+                }
+            });
+        } catch (RuntimeException e) {
+            f.completeExceptionally(e);
         }
     }
 }

@@ -1,0 +1,53 @@
+package io.coordis.internal.lease;
+
+import io.coordis.internal.Named;
+import io.coordis.internal.Timer;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A handle on a claim that lives on a {@link LeaseSession} (a lock's lease, a leadership): whether it is held,
+ * the validity left, and the loss signal completing with the handle itself. The handle starts its session
+ * last in its constructor ({@link #hold}) and hears of a loss through {@link #onLoss}. Thread-safe.
+ *
+ * @param <H> the handle's public type, as {@link #lost()} completes with it
+ */
+public abstract class Held<H> extends Named {
+    private volatile LeaseSession session;
+    private volatile CompletionStage<H> lost;
+
+    protected Held(String kind, String name, String key) {
+        super(kind, name, key);
+    }
+
+    /**
+     * Starts the session of this handle ({@code self}); called once, last in the constructor, since the session
+     * may report a loss from then on.
+     */
+    protected final void hold(H self, Timer timer, String what, long start, LeaseSession.Terms terms,
+                              LeaseSession.Renewal renewal) {
+        LeaseSession started = new LeaseSession(timer, what, start, terms, renewal, this::onLoss);
+        lost = started.lost().thenApply(v -> self);
+        session = started;
+    }
+
+    /** Told once, on the thread that noticed, before {@link #lost()} completes; must not block. */
+    protected abstract void onLoss(LeaseSession.Loss why);
+
+    protected final LeaseSession session() {
+        return session;
+    }
+
+    public final boolean isHeld() {
+        return session.isHeld();
+    }
+
+    public final Duration remainingValidity() {
+        return session.remaining();
+    }
+
+    public final CompletionStage<H> lost() {
+        return lost;
+    }
+}

@@ -1,0 +1,85 @@
+package io.coordis.lock;
+
+import io.coordis.CoordisException;
+import io.coordis.internal.Named;
+import io.coordis.internal.Timer;
+import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Replies;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What every lock shares: its name, key and options, and acquiring through the client's {@link Contention}
+ * (first in the local queue, then tries at Redis paced by the lock's own {@link Contention.Pacer}). Each lock
+ * says how one try, the holder read and the forced unlock go at Redis.
+ */
+abstract class ContendedLock extends Named implements DistributedLock, Contention.Contender {
+    final LockKeys keys;
+    final LockOptions options;
+    final Contention contention;
+    final Timer timer;
+    /** The nodes' answers to the last try; stays empty for a lock that does not report them. */
+    volatile List<NodeVote> lastVotes = List.of();
+
+    ContendedLock(String kind, String name, LockOptions options, Contention contention, Timer timer) {
+        super(kind, name, options.keyPrefix() + name);
+        this.keys = LockKeys.of(key());
+        this.options = options;
+        this.contention = contention;
+        this.timer = timer;
+    }
+
+    @Override
+    public List<NodeVote> lastVotes() {
+        return lastVotes;
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire() {
+        return contention.tryAcquire(key(), this);
+    }
+
+    @Override
+    public Optional<Lease> acquire(Duration wait) throws InterruptedException {
+        return contention.acquire(key(), wait, this);
+    }
+
+    @Override
+    public Lease acquire() throws InterruptedException {
+        return contention.acquire(key(), this);
+    }
+
+    @Override
+    public Optional<ForcedUnlock> forceUnlock(String reason) {
+        return force("", reason);
+    }
+
+    @Override
+    public Optional<ForcedUnlock> forceUnlock(LockHolder holder, String reason) {
+        return force(Objects.requireNonNull(holder, "holder").token(), reason);
+    }
+
+    /** Opens the lock if its token is {@code expected} (empty: whoever holds it). */
+    abstract Optional<ForcedUnlock> force(String expected, String reason);
+
+    /** The wait for one try's reply on {@code node}: its command timeout, at most half the TTL. */
+    Duration tryTimeout(RedisNode node) {
+        Duration half = options.ttl().dividedBy(2);
+        return half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
+    }
+
+    /** Runs the holder-reading {@code script} on {@code node}: its reply, at least one element long. */
+    List<?> readHolder(RedisNode node, LuaScript script, List<String> keys) {
+        try {
+            return Replies.list(node.await(node.eval(script, keys, List.of()), node.commandTimeout()),
+                    1, script, node.address());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordisException(node.address(), "interrupted while reading the holder of '" + key() + "'", e);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.coordis.lock;
+
+import java.util.List;
+
+/**
+ * One lock's keys as its scripts take them (the layout is {@link LockLayout}'s): the lock key, its fencing
+ * counter, its holder details, and its release channel, which is also the name of the waiter marker key.
+ */
+record LockKeys(String lock, String fence, String holder, String released) {
+    static LockKeys of(String key) {
+        return new LockKeys(key, LockLayout.fenceKey(key), LockLayout.holderKey(key), LockLayout.releasedChannel(key));
+    }
+
+    /** The keys of {@code acquire.lua} and {@code handoff.lua}: lock, fence, holder details, waiter marker. */
+    List<String> acquire() {
+        return List.of(lock, fence, holder, released);
+    }
+
+    /** The keys of {@code release.lua}: lock and waiter marker. */
+    List<String> release() {
+        return List.of(lock, released);
+    }
+
+    /** The keys of {@code inspect.lua}: lock and holder details. */
+    List<String> inspect() {
+        return List.of(lock, holder);
+    }
+}

@@ -1,0 +1,41 @@
+package io.coordis.queue;
+
+import io.coordis.internal.redis.ListCommands;
+
+import java.util.List;
+
+/**
+ * What both kinds of queue share: the name, the options, the list commands, and pushing, where every payload
+ * is checked before any is sent, so that a refused batch pushes nothing.
+ */
+abstract class NamedQueue {
+    final ListCommands lists;
+    final String name;
+    final QueueOptions options;
+
+    /** @throws IllegalArgumentException when the name is empty or too long */
+    NamedQueue(ListCommands lists, String name, QueueOptions options) {
+        this.name = Payloads.name(name);
+        this.lists = lists;
+        this.options = options;
+    }
+
+    public final String name() {
+        return name;
+    }
+
+    public final long push(byte[] payload) throws InterruptedException {
+        return pushAll(List.of(payload));
+    }
+
+    public final long push(String payload) throws InterruptedException {
+        return push(Payloads.utf8(payload));
+    }
+
+    public final long pushAll(List<byte[]> payloads) throws InterruptedException {
+        return pushChecked(Payloads.checked(payloads, options.maxMessageBytes(), name));
+    }
+
+    /** Sends {@code payloads}, every one checked already; answers the queue's length after the push. */
+    abstract long pushChecked(List<byte[]> payloads) throws InterruptedException;
+}

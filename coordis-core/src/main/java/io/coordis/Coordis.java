@@ -274,7 +274,6 @@ public final class Coordis implements AutoCloseable {
         timer.close();
     }
 
-
     /**
      * Settings for a {@link Coordis} client, from {@link #builder()}. Each setter refuses a bad value at once,
      * naming it; {@link #connect()} checks how the URLs combine. Not thread-safe.

@@ -3,7 +3,6 @@ package io.coordis.doctor;
 import io.coordis.CoordisException;
 import io.coordis.RequiredCommands;
 import io.coordis.internal.redis.AdminCommands;
-import io.coordis.internal.Keys;
 import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 

@@ -11,7 +11,6 @@ import io.coordis.internal.redis.Replies;
 import io.coordis.internal.redis.Subscription;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -38,8 +38,6 @@ final class LeaseElection extends Named implements LeaderElection {
     private static final Logger log = LoggerFactory.getLogger(LeaseElection.class);
 
     private final RedisNode node;
-    private final String name;
-    private final String key;
     private final String termKey;
     private final String detailsKey;
     private final String channel;
@@ -57,8 +55,6 @@ final class LeaseElection extends Named implements LeaderElection {
     LeaseElection(RedisNode node, String name, ElectionOptions options, Timer timer) {
         super("election", name, options.keyPrefix() + name);
         this.node = node;
-        this.name = name;
-        this.key = key();
         this.termKey = Keys.derived(key, "term");
         this.detailsKey = Keys.derived(key, "leader");
         this.channel = Keys.derived(key, "changed");

@@ -8,9 +8,11 @@ import io.coordis.CoordisException;
  * primitives' implementations extend it; it adds nothing to their API.
  */
 public abstract class Named {
+    /** The name the caller gave. */
+    protected final String name;
+    /** The Redis key it is stored under. */
+    protected final String key;
     private final String kind;
-    private final String name;
-    private final String key;
 
     /** {@code kind} as messages say it, e.g. {@code lock}; {@code key} the Redis key it is stored under. */
     protected Named(String kind, String name, String key) {

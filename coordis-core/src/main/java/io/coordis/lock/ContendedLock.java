@@ -27,7 +27,7 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
 
     ContendedLock(String kind, String name, LockOptions options, Contention contention, Timer timer) {
         super(kind, name, options.keyPrefix() + name);
-        this.keys = LockKeys.of(key());
+        this.keys = LockKeys.of(key);
         this.options = options;
         this.contention = contention;
         this.timer = timer;
@@ -40,17 +40,17 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
 
     @Override
     public Optional<Lease> tryAcquire() {
-        return contention.tryAcquire(key(), this);
+        return contention.tryAcquire(key, this);
     }
 
     @Override
     public Optional<Lease> acquire(Duration wait) throws InterruptedException {
-        return contention.acquire(key(), wait, this);
+        return contention.acquire(key, wait, this);
     }
 
     @Override
     public Lease acquire() throws InterruptedException {
-        return contention.acquire(key(), this);
+        return contention.acquire(key, this);
     }
 
     @Override
@@ -79,7 +79,7 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
                     1, script, node.address());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new CoordisException(node.address(), "interrupted while reading the holder of '" + key() + "'", e);
+            throw new CoordisException(node.address(), "interrupted while reading the holder of '" + key + "'", e);
         }
     }
 }

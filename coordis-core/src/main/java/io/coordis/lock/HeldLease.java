@@ -98,7 +98,7 @@ final class HeldLease extends Held<Lease> implements Lease {
                 throw named(e);
             }
             // The holder was told already; the key, if still ours, expires by its TTL.
-            log.debug("releasing lost lock '{}' failed: {}", name(), e.getMessage());
+            log.debug("releasing lost lock '{}' failed: {}", name, e.getMessage());
             return false;
         } finally {
             onClose.run();
@@ -112,13 +112,13 @@ final class HeldLease extends Held<Lease> implements Lease {
 
     @Override
     protected void onLoss(LeaseSession.Loss why) {
-        log.warn("lock '{}' {}; fencing token {} is stale", name(), why == LeaseSession.Loss.NOT_OURS
+        log.warn("lock '{}' {}; fencing token {} is stale", name, why == LeaseSession.Loss.NOT_OURS
                 ? "is no longer held by this lease (expired or taken over)"
                 : "could not be renewed before its validity ended", fencingToken);
     }
 
     @Override
     public String toString() {
-        return "Lease[" + key() + ", fence " + fencingToken + ", " + session() + "]";
+        return "Lease[" + key + ", fence " + fencingToken + ", " + session() + "]";
     }
 }

@@ -71,7 +71,6 @@ final class LegacyLock extends ContendedLock {
     static final long MIN_JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final RedisNode node;
-    private final String key;
     private final String ttlMillis;
     private final String marginMillis = Long.toString(KEY_EXPIRY_MARGIN.toMillis());
     private final Duration opTimeout;
@@ -80,7 +79,6 @@ final class LegacyLock extends ContendedLock {
     LegacyLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
         super("legacy lock", name, options, contention, timer);
         this.node = node;
-        this.key = key();
         this.ttlMillis = Long.toString(options.ttl().toMillis());
         this.opTimeout = tryTimeout(node);
         this.ticker = timer.ticker();
@@ -142,7 +140,7 @@ final class LegacyLock extends ContendedLock {
             Replies.list(result, 3, ACQUIRE, node.address());
             long fence = Replies.number(result, 1, ACQUIRE, node.address());
             String value = Replies.string(result, 2, ACQUIRE, node.address());
-            HeldLease lease = new HeldLease(name(), key, value, fence,
+            HeldLease lease = new HeldLease(name, key, value, fence,
                     List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "")), options, start, new Written(value),
                     timer, permit::close);
             return Contention.Attempt.granted(lease);

@@ -44,7 +44,6 @@ final class Redlock extends ContendedLock implements LeaseOps {
 
     private final List<RedisNode> nodes;
     private final List<LockNode> lockNodes;
-    private final String key;
     private final RedlockSteps steps;
 
     Redlock(List<RedisNode> nodes, List<RestartGuard> guards, Supplier<Duration> guardWindow, String name,
@@ -52,7 +51,6 @@ final class Redlock extends ContendedLock implements LeaseOps {
         super("lock", name, options, contention, timer);
         this.nodes = List.copyOf(nodes);
         this.lockNodes = this.nodes.stream().map(LockNode::of).toList();
-        this.key = key();
         this.steps = new RedlockSteps(lockNodes, guards, guardWindow, key, options, timer);
     }
 
@@ -109,7 +107,7 @@ final class Redlock extends ContendedLock implements LeaseOps {
         if (!a.granted()) {
             return a.refusal();
         }
-        return Contention.Attempt.granted(new HeldLease(name(), key, token, a.fence(), a.votes(), options, a.start(), this,
+        return Contention.Attempt.granted(new HeldLease(name, key, token, a.fence(), a.votes(), options, a.start(), this,
                 timer, permit::close));
     }
 

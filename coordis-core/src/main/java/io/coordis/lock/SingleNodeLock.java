@@ -111,7 +111,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
 
     @Override
     public CompletableFuture<Boolean> extend(String token, Duration ttl) {
-        return node.eval(EXTEND, List.of(key()), List.of(token, Long.toString(ttl.toMillis())))
+        return node.eval(EXTEND, List.of(key), List.of(token, Long.toString(ttl.toMillis())))
                 .thenApply(reply -> Replies.isOne(Replies.list(reply, 1, EXTEND, node.address())));
     }
 
@@ -130,7 +130,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
 
     @Override
     Optional<ForcedUnlock> force(String expected, String reason) {
-        return Forcing.forceOne(node, key(), expected, reason);
+        return Forcing.forceOne(node, key, expected, reason);
     }
 
     @Override
@@ -143,12 +143,12 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         String token = Replies.string(r, 0, INSPECT, node.address());
         long pttl = Replies.number(r, 1, INSPECT, node.address());
         LockLayout.HolderDetails details = LockLayout.holderDetails(Replies.list(r.get(2), 0, INSPECT, node.address()));
-        return Optional.of(new LockHolder(key(), token, details.holderId(), details.fence(),
+        return Optional.of(new LockHolder(key, token, details.holderId(), details.fence(),
                 pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), details.since()));
     }
 
     @Override
     public String toString() {
-        return "SingleNodeLock[" + key() + " on " + node.address() + ", " + options + "]";
+        return "SingleNodeLock[" + key + " on " + node.address() + ", " + options + "]";
     }
 }

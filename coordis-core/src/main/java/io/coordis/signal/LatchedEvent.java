@@ -24,15 +24,11 @@ final class LatchedEvent extends Named implements Event {
     private static final Duration RECHECK_PAUSE = Duration.ofMillis(100);
 
     private final PubSubSignals signals;
-    private final String name;
-    private final String key;
     private final Duration ttl;
 
     LatchedEvent(PubSubSignals signals, String name, Duration ttl) {
         super("event", name, SignalLayout.eventKey(signals.prefix() + name));
         this.signals = signals;
-        this.name = name;
-        this.key = key();
         this.ttl = ttl;
     }
 

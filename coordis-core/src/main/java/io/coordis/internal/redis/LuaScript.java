@@ -9,43 +9,25 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * A Lua script loaded from a {@code .lua} resource beside the class that runs it, with the SHA-1 that
- * {@code EVALSHA} uses. Immutable and thread-safe.
+ * A Lua script loaded from a {@code .lua} resource beside the class that runs it ({@link #load}), with the
+ * SHA-1 that {@code EVALSHA} uses. Immutable and thread-safe.
+ *
+ * @param name   the resource's name, e.g. {@code acquire.lua}
+ * @param source the script as sent with {@code EVAL}
+ * @param sha    lower-case hex SHA-1 of the source, as {@code SCRIPT LOAD} returns it
  */
-public final class LuaScript {
-    private final String name;
-    private final String source;
-    private final String sha;
-
-    private LuaScript(String name, String source) {
-        this.name = name;
-        this.source = source;
-        this.sha = sha1(source);
-    }
-
+public record LuaScript(String name, String source, String sha) {
     /** Loads {@code resource} relative to {@code anchor}'s package; fails fast when it is missing. */
     public static LuaScript load(Class<?> anchor, String resource) {
         try (InputStream in = anchor.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("script resource " + resource + " not found beside " + anchor.getName());
             }
-            return new LuaScript(resource, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return new LuaScript(resource, source, sha1(source));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read script " + resource, e);
         }
-    }
-
-    public String name() {
-        return name;
-    }
-
-    public String source() {
-        return source;
-    }
-
-    /** Lower-case hex SHA-1 of the source, as {@code SCRIPT LOAD} returns it. */
-    public String sha() {
-        return sha;
     }
 
     private static String sha1(String text) {

@@ -24,6 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * becomes the body of one method of a generated class, with the few names the examples take as given
  * ({@code coordis}, {@code storage}, {@code order}, {@code log}, {@code startJob}, …) declared around them, and
  * the class is compiled with the test class path. An example that no longer matches the API fails the build.
+ *
+ * <p>Examples that need more than the core library (a Spring application, say) are fenced
+ * {@code ```java excerpt=PATH}: their lines must stand, in order and whole, in that source file of the repository,
+ * which the build compiles in its own module; so they cannot rot either.
  */
 class ReadmeExamplesTest {
     /** The README has ten examples; fewer found means the extraction broke, not that they all compile. */
@@ -86,6 +90,39 @@ class ReadmeExamplesTest {
     }
 
     @Test
+    void everyExcerptStandsInItsCompiledSource() throws IOException {
+        Path readme = readme();
+        List<String[]> excerpts = excerptBlocks(Files.readString(readme, StandardCharsets.UTF_8));
+        List<String> missing = new ArrayList<>();
+        for (String[] excerpt : excerpts) {
+            Path source = readme.getParent().resolve(excerpt[0]);
+            if (!excerpt[0].endsWith(".java") || !Files.isRegularFile(source)) {
+                missing.add(excerpt[0] + ": no such Java source in the repository");
+            } else if (!normalized(Files.readString(source, StandardCharsets.UTF_8))
+                    .contains(normalized(excerpt[1]))) {
+                missing.add(excerpt[0] + ": does not contain the README's block starting "
+                        + excerpt[1].strip().lines().findFirst().orElse(""));
+            }
+        }
+        assertThat(missing).as("README excerpts out of step with their sources").isEmpty();
+    }
+
+    @Test
+    void excerptsAreComparedLineByLineWithoutIndentation() {
+        String md = """
+                ```java excerpt=a/B.java
+                    @Bean
+                    Coordis c() {}
+                ```
+                """;
+        List<String[]> blocks = excerptBlocks(md);
+        assertThat(blocks).hasSize(1);
+        assertThat(blocks.get(0)[0]).isEqualTo("a/B.java");
+        assertThat(normalized("class B {\n  @Bean\n  Coordis c() {}\n}\n")).contains(normalized(blocks.get(0)[1]));
+        assertThat(normalized("class B {\n  @Bean\n  Coordis d() {}\n}\n")).doesNotContain(normalized(blocks.get(0)[1]));
+    }
+
+    @Test
     void theExtractionFindsEachBlockWhole() {
         String md = """
                 text
@@ -120,6 +157,35 @@ class ReadmeExamplesTest {
             }
         }
         return blocks;
+    }
+
+    /** The {@code ```java excerpt=PATH} blocks: each as its path and its body. */
+    static List<String[]> excerptBlocks(String markdown) {
+        List<String[]> blocks = new ArrayList<>();
+        String path = null;
+        StringBuilder current = null;
+        for (String line : markdown.split("\n", -1)) {
+            String stripped = line.strip();
+            if (current == null) {
+                if (stripped.startsWith("```java excerpt=")) {
+                    path = stripped.substring("```java excerpt=".length()).strip();
+                    current = new StringBuilder();
+                }
+            } else if (stripped.equals("```")) {
+                blocks.add(new String[] {path, current.toString()});
+                current = null;
+            } else {
+                current.append(line).append('\n');
+            }
+        }
+        return blocks;
+    }
+
+    /** Each line stripped of its indentation and trailing blanks, blank lines dropped, joined with newlines. */
+    private static String normalized(String text) {
+        StringBuilder out = new StringBuilder("\n");
+        text.lines().map(String::strip).filter(l -> !l.isEmpty()).forEach(l -> out.append(l).append('\n'));
+        return out.toString();
     }
 
     /** The README at the repository root (tests run in the module's directory). */

@@ -139,9 +139,11 @@ public interface DistributedLock {
     /**
      * A {@link java.util.concurrent.locks.Lock} view that adds thread ownership on top of this lock:
      * only the thread that locked may unlock, locking is reentrant for that thread, and
-     * {@code newCondition()} is not supported. Keep one view per lock and share it between threads.
+     * {@code newCondition()} is not supported; it also shows the holding thread's lease and tells at the last
+     * unlock whether the lock was lost while held ({@link OwnedLock}). Keep one view per lock and share it
+     * between threads.
      */
-    default java.util.concurrent.locks.Lock asLock() {
+    default OwnedLock asLock() {
         return new ThreadOwnedLock(this);
     }
 }

@@ -7,10 +7,10 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /**
- * {@link Lock} over a {@link DistributedLock}: owned by the thread that locked it, reentrant for that
+ * {@link OwnedLock} over a {@link DistributedLock}: owned by the thread that locked it, reentrant for that
  * thread, unlocked when the hold count returns to zero. The underlying lease renews itself while held.
  */
-final class ThreadOwnedLock implements Lock {
+final class ThreadOwnedLock implements OwnedLock {
     private final DistributedLock lock;
     private volatile Thread owner;
     private int holds;
@@ -22,6 +22,12 @@ final class ThreadOwnedLock implements Lock {
 
     @Override
     public void lock() {
+        lock(lock);
+    }
+
+    @Override
+    public void lock(DistributedLock via) {
+        checkSameKey(via);
         if (reenter()) {
             return;
         }
@@ -29,7 +35,7 @@ final class ThreadOwnedLock implements Lock {
         try {
             while (true) {
                 try {
-                    own(lock.acquire());
+                    own(via.acquire());
                     return;
                 } catch (InterruptedException e) {
                     interrupted = true;
@@ -64,30 +70,46 @@ final class ThreadOwnedLock implements Lock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return tryLock(lock, Duration.ofNanos(Math.max(0, unit.toNanos(time))));
+    }
+
+    @Override
+    public boolean tryLock(DistributedLock via, Duration wait) throws InterruptedException {
+        checkSameKey(via);
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
         if (reenter()) {
             return true;
         }
-        Optional<Lease> l = lock.acquire(Duration.ofNanos(Math.max(0, unit.toNanos(time))));
+        Optional<Lease> l = via.acquire(wait);
         l.ifPresent(this::own);
         return l.isPresent();
     }
 
     @Override
     public void unlock() {
+        checkedUnlock();
+    }
+
+    @Override
+    public boolean checkedUnlock() {
         if (owner != Thread.currentThread()) {
             throw new IllegalMonitorStateException("lock '" + lock.name() + "' is not held by thread "
                     + Thread.currentThread().getName());
         }
         if (--holds > 0) {
-            return;
+            return true;
         }
         Lease l = lease;
         lease = null;
         owner = null;
-        l.close();
+        return l.release();
+    }
+
+    @Override
+    public Optional<Lease> lease() {
+        return owner == Thread.currentThread() ? Optional.of(lease) : Optional.empty();
     }
 
     @Override
@@ -96,9 +118,11 @@ final class ThreadOwnedLock implements Lock {
                 + "'; use the signal primitives to wait for state changes");
     }
 
-    /** Whether the calling thread holds the lock now (and whether its lease is still valid is not checked). */
-    boolean isHeldByCurrentThread() {
-        return owner == Thread.currentThread();
+    private void checkSameKey(DistributedLock via) {
+        if (!via.key().equals(lock.key())) {
+            throw new IllegalArgumentException("lock '" + lock.key() + "' cannot be acquired through another key's "
+                    + "lock ('" + via.key() + "'); make it with the same name and key prefix");
+        }
     }
 
     private boolean reenter() {

@@ -297,6 +297,41 @@ abstract class LockContract {
     }
 
     @Test
+    void asLockShowsTheHoldersLeaseAcquiresThroughOtherOptionsAndTellsALossAtTheLastUnlock() throws Exception {
+        DistributedLock distributed = lock(a, "owned", shortTtl());
+        OwnedLock lock = distributed.asLock();
+        assertThat(lock.lease()).isEmpty();
+        LockOptions longer = shortTtl().withTtl(Duration.ofSeconds(20));
+        assertThat(lock.tryLock(lock(a, "owned", longer), Duration.ofSeconds(1))).isTrue();
+        Lease lease = lock.lease().orElseThrow();
+        assertThat(lease.remainingValidity()).as("acquired with the TTL of the lock it went through")
+                .isGreaterThan(Duration.ofSeconds(10));
+        AtomicReference<Optional<Lease>> seenByOther = new AtomicReference<>();
+        Thread other = new Thread(() -> seenByOther.set(lock.lease()));
+        other.start();
+        other.join();
+        assertThat(seenByOther.get()).as("another thread sees no lease of its own").isEmpty();
+        lock.lock(distributed);
+        assertThat(lock.lease()).as("reentry keeps the lease").containsSame(lease);
+        assertThat(lock.checkedUnlock()).as("lowering the count").isTrue();
+        assertThat(lock.checkedUnlock()).as("released while still ours").isTrue();
+        assertThat(lock.lease()).isEmpty();
+
+        lock.lock();
+        Lease second = lock.lease().orElseThrow();
+        everywhere("DEL", distributed.key());
+        second.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertThat(lock.checkedUnlock()).as("the last unlock tells that the lock was lost while held").isFalse();
+        assertThat(lock.tryLock()).as("and the thread holds it no longer").isTrue();
+        lock.lock();
+        everywhere("DEL", distributed.key());
+        assertThat(lock.checkedUnlock()).isTrue();
+        assertThat(lock.checkedUnlock()).as("a key deleted before the watchdog noticed is told too").isFalse();
+        assertThatThrownBy(() -> lock.lock(lock(a, "other", shortTtl()))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("another key");
+    }
+
+    @Test
     void watchdogKeepsTheLockPastItsTtlAndStopsAfterRelease() throws Exception {
         LockOptions options = shortTtl();
         Lease lease = lock(a, "renewed", options).tryAcquire().orElseThrow();

@@ -1,6 +1,6 @@
 package io.coordis.election;
 
-import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.ChildJvm;
 import io.coordis.testkit.fault.FencedResource;
 
 import java.nio.file.Path;

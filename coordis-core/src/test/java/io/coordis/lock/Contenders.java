@@ -1,6 +1,6 @@
 package io.coordis.lock;
 
-import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.ChildJvm;
 import io.coordis.testkit.fault.FencedResource;
 
 import java.time.Duration;

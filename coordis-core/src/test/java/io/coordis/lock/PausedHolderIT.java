@@ -2,7 +2,7 @@ package io.coordis.lock;
 
 import io.coordis.Coordis;
 import io.coordis.TestClients;
-import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.ChildJvm;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;

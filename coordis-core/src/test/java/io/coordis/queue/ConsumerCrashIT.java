@@ -3,7 +3,7 @@ package io.coordis.queue;
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.TestClients;
-import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.ChildJvm;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;

@@ -1,6 +1,6 @@
 package io.coordis.safety;
 
-import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.ChildJvm;
 import io.coordis.testkit.FaultProxy;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.fault.FencedResource;

@@ -5,7 +5,7 @@ import io.coordis.TestClients;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
-import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.ChildJvm;
 import io.coordis.testkit.FaultProxy;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;

@@ -1,7 +1,7 @@
 package io.coordis.soak;
 
 import io.coordis.safety.FenceWorker;
-import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.ChildJvm;
 import io.coordis.testkit.FaultProxy;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RedisServerBuilder;

@@ -5,7 +5,7 @@ import io.coordis.CoordisException;
 import io.coordis.TestClients;
 import io.coordis.queue.CrashConsumer;
 import io.coordis.queue.ReliableQueue;
-import io.coordis.testing.ChildJvm;
+import io.coordis.testkit.ChildJvm;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.coordis.testing;
+package io.coordis.testkit;
 
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LockAdviceIT {
     private static final int THREADS_PER_APP = 3;
-    private static final int ORDERS_PER_THREAD = 25;
+    private static final int ORDERS_PER_THREAD = 15;
 
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();

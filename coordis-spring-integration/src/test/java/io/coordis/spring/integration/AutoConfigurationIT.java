@@ -1,0 +1,82 @@
+package io.coordis.spring.integration;
+
+import io.coordis.Coordis;
+import io.coordis.testkit.Prefixed;
+import io.coordis.testkit.RedisExtension;
+import io.coordis.testkit.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.integration.leader.DefaultCandidate;
+import org.springframework.integration.support.locks.DefaultLockRegistry;
+import org.springframework.integration.support.locks.LockRegistry;
+
+import java.util.concurrent.locks.Lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The auto-configuration in real application contexts: what it adds beside a Coordis bean, and when it backs off. */
+class AutoConfigurationIT {
+    @RegisterExtension
+    static final RedisExtension redis = RedisExtension.standalone();
+
+    private static Coordis coordis;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(CoordisIntegrationAutoConfiguration.class));
+
+    @BeforeAll
+    static void connect(RedisServer server) {
+        coordis = Clients.connect(server.uri());
+    }
+
+    @AfterAll
+    static void close() {
+        coordis.close();
+    }
+
+    @Test
+    void isListedForSpringBoot() {
+        assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
+                .contains(CoordisIntegrationAutoConfiguration.class.getName());
+    }
+
+    @Test
+    void aCoordisBeanBringsTheRegistryUnderTheConfiguredKey(RedisServer server) {
+        runner.withBean(Coordis.class, () -> coordis, bd -> bd.setDestroyMethodName(""))
+                .withPropertyValues("coordis.integration.registry-key=billing")
+                .run(ctx -> {
+                    assertThat(ctx).hasSingleBean(CoordisLockRegistry.class).doesNotHaveBean(CoordisLeaderInitiator.class);
+                    Lock lock = ctx.getBean(CoordisLockRegistry.class).obtain("run");
+                    lock.lock();
+                    try {
+                        assertThat(server.command("EXISTS", Prefixed.key("billing:run"))).isEqualTo(1L);
+                    } finally {
+                        lock.unlock();
+                    }
+                });
+    }
+
+    @Test
+    void aCandidateBeanBringsTheInitiator() {
+        runner.withBean(Coordis.class, () -> coordis, bd -> bd.setDestroyMethodName(""))
+                .withBean(DefaultCandidate.class, () -> new DefaultCandidate("auto", "auto-role"))
+                .run(ctx -> {
+                    assertThat(ctx).hasSingleBean(CoordisLeaderInitiator.class);
+                    assertThat(ctx.getBean(CoordisLeaderInitiator.class).isRunning()).isTrue();
+                });
+    }
+
+    @Test
+    void backsOffWithoutCoordisOrBesideARegistryOfTheApplication() {
+        runner.run(ctx -> assertThat(ctx).doesNotHaveBean(CoordisLockRegistry.class));
+        runner.withBean(Coordis.class, () -> coordis, bd -> bd.setDestroyMethodName(""))
+                .withBean(LockRegistry.class, DefaultLockRegistry::new)
+                .run(ctx -> assertThat(ctx).doesNotHaveBean(CoordisLockRegistry.class).hasSingleBean(LockRegistry.class));
+    }
+}

@@ -57,17 +57,21 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
 
     /** A candidate with Coordis's default election options (TTL 15 s, renewed every 5 s). */
     public CoordisLeaderInitiator(Coordis coordis, Candidate candidate) {
-        this(coordis, candidate, ElectionOptions.defaults().withCandidateId(candidate.getId()));
+        this(coordis, candidate, ElectionOptions.defaults());
     }
 
     /**
      * A candidate with {@code options}: their TTL is how long the role can stay without a leader after a leader
-     * died; their candidate id is what operators see as the leader.
+     * died. The election is named after the candidate's role, and the candidate's id is what Redis holds (and
+     * operators see) while it leads, whatever id the options carry.
+     *
+     * @throws IllegalArgumentException when the candidate's id is blank or contains blanks
      */
     public CoordisLeaderInitiator(Coordis coordis, Candidate candidate, ElectionOptions options) {
         this.coordis = Objects.requireNonNull(coordis, "coordis must not be null");
         this.candidate = Objects.requireNonNull(candidate, "candidate must not be null");
-        this.options = Objects.requireNonNull(options, "election options must not be null");
+        this.options = Objects.requireNonNull(options, "election options must not be null")
+                .withCandidateId(candidate.getId());
         this.idle = new Term(null);
     }
 

@@ -13,12 +13,18 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.integration.leader.DefaultCandidate;
+import org.springframework.integration.support.MessageBuilder;
 import org.springframework.integration.support.locks.DefaultLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
+import org.springframework.messaging.MessageChannel;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.Lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** The auto-configuration in real application contexts: what it adds beside a Coordis bean, and when it backs off. */
 class AutoConfigurationIT {
@@ -69,6 +75,25 @@ class AutoConfigurationIT {
                 .run(ctx -> {
                     assertThat(ctx).hasSingleBean(CoordisLeaderInitiator.class);
                     assertThat(ctx.getBean(CoordisLeaderInitiator.class).isRunning()).isTrue();
+                });
+    }
+
+    @Test
+    void theReadmeExampleBillsUnderTheLockAndLeads() {
+        List<Long> fences = new CopyOnWriteArrayList<>();
+        runner.withBean(Coordis.class, () -> coordis, bd -> bd.setDestroyMethodName(""))
+                .withBean(ExampleConfiguration.InvoiceStore.class,
+                        () -> (ExampleConfiguration.InvoiceStore) (invoice, fence) -> fences.add(fence))
+                .withUserConfiguration(ExampleConfiguration.class)
+                .run(ctx -> {
+                    MessageChannel invoices = ctx.getBean("invoices", MessageChannel.class);
+                    invoices.send(MessageBuilder.withPayload(new ExampleConfiguration.Invoice("acme", 100)).build());
+                    invoices.send(MessageBuilder.withPayload(new ExampleConfiguration.Invoice("acme", 200)).build());
+                    assertThat(fences).hasSize(2);
+                    assertThat(fences.get(1)).isGreaterThan(fences.get(0));
+                    assertThat(ctx).hasSingleBean(CoordisLockRegistry.class);
+                    CoordisLeaderInitiator initiator = ctx.getBean(CoordisLeaderInitiator.class);
+                    await().atMost(Duration.ofSeconds(5)).until(() -> initiator.getContext().isLeader());
                 });
     }
 

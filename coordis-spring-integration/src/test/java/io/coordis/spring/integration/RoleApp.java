@@ -39,7 +39,7 @@ public class RoleApp {
     @Bean
     CoordisLeaderInitiator leaderInitiator(Coordis coordis, Candidate candidate, @Value("${ttl}") long ttl) {
         return new CoordisLeaderInitiator(coordis, candidate, ElectionOptions.defaults()
-                .withCandidateId(candidate.getId()).withTtl(Duration.ofMillis(ttl)));
+                .withTtl(Duration.ofMillis(ttl)));
     }
 
     @Bean

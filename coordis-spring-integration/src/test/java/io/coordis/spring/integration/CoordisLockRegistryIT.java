@@ -165,6 +165,45 @@ class CoordisLockRegistryIT {
         lock.unlock();
     }
 
+    /** What RedisLockRegistry (Spring Integration 7.0) sends to lock: take the key if absent, or renew our own. */
+    private static final String REDIS_LOCK_REGISTRY_OBTAIN = """
+            local lockClientId = redis.call('GET', KEYS[1])
+            if lockClientId == ARGV[1] then
+                redis.call('PEXPIRE', KEYS[1], ARGV[2])
+                return true
+            elseif not lockClientId then
+                redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+                return true
+            end
+            return false
+            """;
+    /** What RedisLockRegistry's spin lock sends to unlock: compare and unlink. */
+    private static final String REDIS_LOCK_REGISTRY_UNLOCK = """
+            local lockClientId = redis.call('GET', KEYS[1])
+            if lockClientId == ARGV[1] then
+                redis.call('UNLINK', KEYS[1])
+                return true
+            end
+            return false
+            """;
+
+    @Test
+    void aRedisLockRegistryOnTheSameKeysAndTheCoordisRegistryExcludeEachOther(RedisServer server) throws Exception {
+        CoordisLockRegistry registry = new CoordisLockRegistry(a, "migrating");
+        DistributedLock lock = registry.obtain("7");
+        String key = Prefixed.key("migrating:7");
+        String oldClient = "6f1c7e0a-old-instance";
+        assertThat(server.command("EVAL", REDIS_LOCK_REGISTRY_OBTAIN, "1", key, oldClient, "60000"))
+                .as("the old registry locks").isEqualTo(1L);
+        assertThat(lock.tryLock()).as("Coordis stays out while the old registry holds").isFalse();
+        assertThat(server.command("EVAL", REDIS_LOCK_REGISTRY_UNLOCK, "1", key, oldClient)).isEqualTo(1L);
+        assertThat(lock.tryLock(Duration.ofSeconds(2), Duration.ofSeconds(30))).isTrue();
+        assertThat(server.command("EVAL", REDIS_LOCK_REGISTRY_OBTAIN, "1", key, oldClient, "60000"))
+                .as("the old registry stays out while Coordis holds").isNull();
+        lock.unlock();
+        assertThat(server.command("EVAL", REDIS_LOCK_REGISTRY_OBTAIN, "1", key, oldClient, "60000")).isEqualTo(1L);
+    }
+
     private static long pttl(RedisServer server, String name) {
         return (Long) server.command("PTTL", Prefixed.key(name));
     }

@@ -234,13 +234,24 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
     /** After a yield: waits until another candidate leads, at most a third of the TTL, so the yield is not undone. */
     private void awaitAnotherLeader() {
         CountDownLatch other = new CountDownLatch(1);
-        try (AutoCloseable watch = election.observe(e -> e.leader()
-                .filter(l -> !l.id().equals(election.candidateId())).ifPresent(l -> other.countDown()))) {
+        AutoCloseable watch;
+        try {
+            watch = election.observe(e -> e.leader().filter(l -> !l.id().equals(election.candidateId()))
+                    .ifPresent(l -> other.countDown()));
+        } catch (CoordisException e) {
+            log.debug("cannot watch role '{}' after a yield: {}", candidate.getRole(), e.getMessage());
+            return;
+        }
+        try {
             other.await(options.renewInterval().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            log.debug("watching role '{}' after a yield failed: {}", candidate.getRole(), e.getMessage());
+        } finally {
+            try {
+                watch.close();
+            } catch (Exception e) {
+                log.debug("closing the watch of role '{}' failed: {}", candidate.getRole(), e.getMessage());
+            }
         }
     }
 

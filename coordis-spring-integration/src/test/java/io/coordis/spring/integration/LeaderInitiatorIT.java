@@ -31,10 +31,10 @@ class LeaderInitiatorIT {
 
     @Test
     void endpointsMoveToTheOtherApplicationWhenTheLeadersContextCloses(RedisServer server) {
-        try (FencedResource referee = FencedResource.start();
-             ConfigurableApplicationContext a = app(server, referee, "a", LONG_TTL)) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> endpointsRunning(a));
+        try (FencedResource referee = FencedResource.start()) {
+            ConfigurableApplicationContext a = app(server, referee, "a", LONG_TTL);
             try (ConfigurableApplicationContext b = app(server, referee, "b", LONG_TTL)) {
+                await().atMost(Duration.ofSeconds(5)).until(() -> endpointsRunning(a));
                 assertThat(endpointsStopped(b)).isTrue();
                 long closed = System.nanoTime();
                 a.close();
@@ -42,6 +42,8 @@ class LeaderInitiatorIT {
                 assertThat(Duration.ofNanos(System.nanoTime() - closed)).as("a resignation, not the TTL")
                         .isLessThan(Duration.ofMillis(LONG_TTL / 2));
                 assertThat(initiator(b).getContext().term()).isGreaterThan(0);
+            } finally {
+                a.close();
             }
             FencedResource.Report report = referee.report();
             assertThat(report.overlaps()).as("two leaders at once: %s", report.notes()).isZero();
@@ -77,23 +79,27 @@ class LeaderInitiatorIT {
     @Test
     void endpointsMoveWhenTheLeadersProcessIsKilled(RedisServer server) throws Exception {
         long ttl = 1_000;
-        try (FencedResource referee = FencedResource.recording();
-             ChildJvm child = ChildJvm.start("role-child", RoleChild.class,
-                     List.of(server.uri(), referee.address(), "child", Long.toString(ttl)))) {
-            String granted = child.awaitLine("GRANTED child", Duration.ofSeconds(30));
-            long childTerm = Long.parseLong(granted.substring(granted.lastIndexOf(' ') + 1));
-            try (ConfigurableApplicationContext b = app(server, referee, "b", ttl)) {
-                Thread.sleep(200);
-                assertThat(endpointsStopped(b)).as("the child leads").isTrue();
-                assertThat(referee.await(0, "WRITE", "child", Duration.ofSeconds(5))).as("its endpoint runs")
-                        .isPresent();
-                long killed = System.nanoTime();
+        try (FencedResource referee = FencedResource.recording()) {
+            ChildJvm child = ChildJvm.start("role-child", RoleChild.class,
+                    List.of(server.uri(), referee.address(), "child", Long.toString(ttl)));
+            try {
+                String granted = child.awaitLine("GRANTED child", Duration.ofSeconds(30));
+                long childTerm = Long.parseLong(granted.substring(granted.lastIndexOf(' ') + 1));
+                try (ConfigurableApplicationContext b = app(server, referee, "b", ttl)) {
+                    Thread.sleep(200);
+                    assertThat(endpointsStopped(b)).as("the child leads").isTrue();
+                    assertThat(referee.await(0, "WRITE", "child", Duration.ofSeconds(5))).as("its endpoint runs")
+                            .isPresent();
+                    long killed = System.nanoTime();
+                    child.close(); // SIGKILL: the child resigns nothing, its lease runs out
+                    await().atMost(Duration.ofSeconds(5)).until(() -> endpointsRunning(b));
+                    assertThat(Duration.ofNanos(System.nanoTime() - killed)).as("once the child's lease ran out")
+                            .isLessThan(Duration.ofMillis(ttl * 4));
+                    assertThat(initiator(b).getContext().term()).isGreaterThan(childTerm);
+                    assertThat(referee.await(0, "WRITE", "b", Duration.ofSeconds(5))).isPresent();
+                }
+            } finally {
                 child.close();
-                await().atMost(Duration.ofSeconds(5)).until(() -> endpointsRunning(b));
-                assertThat(Duration.ofNanos(System.nanoTime() - killed)).as("once the child's lease ran out")
-                        .isLessThan(Duration.ofMillis(ttl * 4));
-                assertThat(initiator(b).getContext().term()).isGreaterThan(childTerm);
-                assertThat(referee.await(0, "WRITE", "b", Duration.ofSeconds(5))).isPresent();
             }
             FencedResource.Report report = referee.report();
             assertThat(report.fenceRegressions()).isZero();

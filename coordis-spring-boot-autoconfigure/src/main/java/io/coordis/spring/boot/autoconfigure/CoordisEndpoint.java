@@ -4,6 +4,7 @@ import io.coordis.Coordis;
 import io.coordis.inspect.Glob;
 import io.coordis.inspect.Inspector;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -16,7 +17,7 @@ import java.time.Instant;
  * (after the client's key prefix); default {@code *}. Objects are found with SCAN, which walks the whole
  * keyspace: cheap on a Redis kept for coordination, slow on a big data Redis.
  */
-@Endpoint(id = "coordis")
+@Endpoint(id = "coordis", defaultAccess = Access.READ_ONLY)
 public final class CoordisEndpoint {
     private final Coordis coordis;
 

@@ -12,7 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -21,6 +25,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -294,6 +299,24 @@ class CoordisAutoConfigurationIT {
     void embeddedWithoutTheTestKit() {
         refused(runner.withPropertyValues("coordis.embedded=true").withClassLoader(new FilteredClassLoader(RedisServer.class)),
                 "coordis.embedded=true needs io.coordis:coordis-testkit", "Add the dependency io.coordis:coordis-testkit");
+    }
+
+    /** Only the auto-configurations under test, for a real {@link SpringApplication}. */
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({CoordisAutoConfiguration.class, CoordisActuatorAutoConfiguration.class})
+    static class App {
+    }
+
+    @Test
+    void aRealApplicationPrintsTheShortReportAndNoStackTrace(CapturedOutput output) {
+        SpringApplication app = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
+                .properties("coordis.urls=redis://a:6379,redis://b:6379", "spring.main.banner-mode=off").build();
+        assertThatThrownBy(app::run).isInstanceOf(Exception.class);
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Coordis: coordis.urls has 2 URLs")
+                .contains("Give one URL for a single Redis (coordis.urls=redis://host:6379), or three or more")
+                .doesNotContain("\tat io.coordis.")
+                .doesNotContain("\tat org.springframework.");
     }
 
     /** The context fails, and Boot's report (the registered analyzer's) names the problem and the fix, with no password. */

@@ -1,6 +1,8 @@
 package io.coordis.spring.integration;
 
 import io.coordis.Coordis;
+import io.coordis.lock.LockOptions;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -16,7 +18,8 @@ import org.springframework.integration.support.leader.LockRegistryLeaderInitiato
  * {@link CoordisLockRegistry} unless the application has a {@link LockRegistry} of its own, and, when the
  * application defines a {@link Candidate}, a {@link CoordisLeaderInitiator} for it unless it has an initiator of its
  * own. The registry's key is the property {@code coordis.integration.registry-key} (default
- * {@value #DEFAULT_REGISTRY_KEY}).
+ * {@value #DEFAULT_REGISTRY_KEY}); its locks take the application's {@link LockOptions} bean (the starter makes one
+ * from {@code coordis.lock.*}), else the defaults.
  */
 @AutoConfiguration(afterName = "io.coordis.spring.boot.autoconfigure.CoordisAutoConfiguration")
 @ConditionalOnClass(LockRegistry.class)
@@ -27,9 +30,11 @@ public final class CoordisIntegrationAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(LockRegistry.class)
-    CoordisLockRegistry coordisLockRegistry(Coordis coordis, Environment environment) {
+    CoordisLockRegistry coordisLockRegistry(Coordis coordis, Environment environment,
+                                            ObjectProvider<LockOptions> options) {
         return new CoordisLockRegistry(coordis,
-                environment.getProperty("coordis.integration.registry-key", DEFAULT_REGISTRY_KEY));
+                environment.getProperty("coordis.integration.registry-key", DEFAULT_REGISTRY_KEY),
+                options.getIfAvailable(LockOptions::defaults));
     }
 
     @Bean

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.coordis.spring.boot.autoconfigure.CoordisAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
@@ -94,6 +95,25 @@ class AutoConfigurationIT {
                     assertThat(ctx).hasSingleBean(CoordisLockRegistry.class);
                     CoordisLeaderInitiator initiator = ctx.getBean(CoordisLeaderInitiator.class);
                     await().atMost(Duration.ofSeconds(5)).until(() -> initiator.getContext().isLeader());
+                });
+    }
+
+    @Test
+    void followsTheStartersClientAndLockOptions(RedisServer server) {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(CoordisIntegrationAutoConfiguration.class,
+                        CoordisAutoConfiguration.class))
+                .withPropertyValues("coordis.urls=" + server.uri(), "coordis.key-prefix=" + Prefixed.prefix(),
+                        "coordis.lock.ttl=7s", "coordis.integration.registry-key=starter")
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed().hasSingleBean(Coordis.class).hasSingleBean(CoordisLockRegistry.class);
+                    Lock lock = ctx.getBean(CoordisLockRegistry.class).obtain("job");
+                    lock.lock();
+                    try {
+                        assertThat((Long) server.command("PTTL", Prefixed.key("starter:job"))).isBetween(1L, 7_000L);
+                    } finally {
+                        lock.unlock();
+                    }
                 });
     }
 

@@ -58,8 +58,11 @@ final class LeaderOnlyAdvisor extends StaticMethodMatcherPointcutAdvisor impleme
             log.trace("not leading election '{}': skipped {}", name.get(), method.getName());
             return Attributes.skipped(method);
         }
-        try (CoordisContext.Scope ignored = CoordisContext.enter(leadership.get())) {
+        CoordisContext.Scope scope = CoordisContext.enter(leadership.get());
+        try {
             return invocation.proceed();
+        } finally {
+            scope.close();
         }
     }
 

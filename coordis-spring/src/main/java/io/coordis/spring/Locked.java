@@ -35,7 +35,9 @@ import java.lang.annotation.Target;
  * <p>Attributes accept {@code ${...}} placeholders; the name may also hold SpEL templates over the method's
  * arguments, {@code #{#orderId}} or {@code #{#p0}} (parameter names need {@code -parameters}, which Spring
  * Boot's build sets; {@code #p0}, {@code #p1} always work). The client's key prefix goes before the name.
- * The bean must be called through its Spring proxy (a call from inside the same object is not locked).
+ * The bean must be called through its Spring proxy (a call from inside the same object is not locked). The lock
+ * encloses other advice on the method, such as {@code @Transactional}: a transaction commits before the lock is
+ * released.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

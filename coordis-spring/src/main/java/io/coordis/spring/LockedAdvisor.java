@@ -84,12 +84,15 @@ final class LockedAdvisor extends StaticMethodMatcherPointcutAdvisor implements 
 
     /** Runs the method with its lease current; the result boxed so that {@code null} still means "it ran". */
     private static Object[] call(MethodInvocation invocation, Lease lease) throws InterruptedException {
-        try (CoordisContext.Scope ignored = CoordisContext.enter(lease)) {
+        CoordisContext.Scope scope = CoordisContext.enter(lease);
+        try {
             return new Object[] {invocation.proceed()};
         } catch (RuntimeException | Error | InterruptedException e) {
             throw e;
         } catch (Throwable t) {
             throw new Checked(t);
+        } finally {
+            scope.close();
         }
     }
 

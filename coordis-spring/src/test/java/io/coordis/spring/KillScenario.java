@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The application that {@link ProcessKillIT} runs twice, once in a child JVM that it kills with SIGKILL: a leader-only
- * job that enters the referee (over TCP) with its term, and a listener that reports every message it processed.
+ * job that enters the referee (over TCP) with its term, and a listener that reports every message it took and processed.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableScheduling
@@ -52,8 +52,12 @@ class KillScenario {
 
         @CoordisListener(queue = QUEUE, concurrency = 2, heartbeatTtl = "1s")
         public void work(String id) throws InterruptedException {
-            Thread.sleep(30);
-            if (instance.equals("child")) {
+            boolean child = instance.equals("child");
+            if (child) {
+                System.out.println("TAKEN " + id);
+            }
+            Thread.sleep(100);
+            if (child) {
                 System.out.println("DONE " + id);
             } else {
                 processed.add(id);

@@ -48,6 +48,14 @@ class ProcessKillIT {
                 int mark = referee.events().size();
                 long killed = System.nanoTime();
                 child.kill();
+                Set<String> inHand = new HashSet<>();
+                for (String line : child.lines()) {
+                    if (line.startsWith("TAKEN ")) {
+                        inHand.add(line.substring(6));
+                    } else if (line.startsWith("DONE ")) {
+                        inHand.remove(line.substring(5));
+                    }
+                }
 
                 FencedResource.Event taken = referee.await(mark, "ENTER", "survivor", Duration.ofSeconds(10)).orElseThrow();
                 assertThat(taken.token()).as("a new term").isGreaterThan(childLeads.token());
@@ -60,6 +68,8 @@ class ProcessKillIT {
                     assertThat(done).as("every message was processed, in one process or the other")
                             .containsExactlyInAnyOrderElementsOf(ids);
                 });
+                assertThat(KillScenario.processed).as("the messages the child held when it died (%s) came back", inHand)
+                        .containsAll(inHand);
                 await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
                     QueueStats stats = queue.stats();
                     assertThat(stats.depth()).isZero();

@@ -122,18 +122,38 @@ public interface DistributedLock {
      * @throws io.coordis.CoordisException when the lease was lost while {@code work} ran, naming the lock
      */
     default boolean runLocked(Duration wait, Runnable work) throws InterruptedException {
+        return whileLocked(wait, lease -> {
+            work.run();
+            return Boolean.TRUE;
+        }).isPresent();
+    }
+
+    /**
+     * Like {@link #runLocked}, but hands {@code task} the lease (for its fencing number) and answers the task's
+     * result. Loss while the task runs interrupts this thread and throws a {@link io.coordis.CoordisException}
+     * once the task has returned or thrown, as {@code runLocked} does.
+     *
+     * @return the task's result, or empty when the wait ran out (or the task answered {@code null})
+     * @throws InterruptedException        when interrupted while waiting for the lock, or by the task
+     * @throws io.coordis.CoordisException when the lease was lost while the task ran, naming the lock
+     */
+    default <T> Optional<T> whileLocked(Duration wait, LockedTask<T> task) throws InterruptedException {
         Optional<Lease> acquired = acquire(wait);
         if (acquired.isEmpty()) {
-            return false;
+            return Optional.empty();
         }
         try (Lease lease = acquired.get()) {
-            LossScope.run(lease.lost(), () -> {
-                work.run();
-                return null;
-            }, () -> new io.coordis.CoordisException(null, Failures.object("lock", name()) + " was lost while the "
-                    + "work was running (fencing token " + lease.fencingToken() + "); the work was interrupted", null));
+            return Optional.ofNullable(LossScope.run(lease.lost(), () -> task.run(lease),
+                    () -> new io.coordis.CoordisException(null, Failures.object("lock", name()) + " was lost while the "
+                            + "work was running (fencing token " + lease.fencingToken() + "); the work was interrupted",
+                            null)));
         }
-        return true;
+    }
+
+    /** Work that runs while holding a lock; it should stop promptly when interrupted. */
+    @FunctionalInterface
+    interface LockedTask<T> {
+        T run(Lease lease) throws InterruptedException;
     }
 
     /**

@@ -252,6 +252,19 @@ abstract class LockContract {
     }
 
     @Test
+    void whileLockedHandsTheLeaseToTheTaskAndAnswersItsResult() throws Exception {
+        DistributedLock lock = lock(a, "scoped-result");
+        Optional<Long> token = lock.whileLocked(Duration.ofSeconds(1), lease -> {
+            assertThat(lease.isHeld()).isTrue();
+            return lease.fencingToken();
+        });
+        assertThat(token).isPresent();
+        assertThat(lock.whileLocked(Duration.ofSeconds(1), Lease::fencingToken).orElseThrow())
+                .as("the next acquisition's fencing number").isGreaterThan(token.get());
+        assertThat(everywhere("EXISTS", lock.key())).containsOnly(0L);
+    }
+
+    @Test
     void runLockedInterruptsTheWorkWhenTheLeaseIsLost() throws Exception {
         DistributedLock lock = lock(a, "scoped-lost", shortTtl());
         AtomicReference<Throwable> ended = new AtomicReference<>();

@@ -1,0 +1,180 @@
+package io.coordis.spring;
+
+import io.coordis.lock.DistributedLock;
+import io.coordis.lock.Lease;
+import io.coordis.lock.LockOptions;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.StaticMethodMatcherPointcutAdvisor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.common.TemplateParserContext;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** Runs {@link Locked} methods under their lock, through {@link DistributedLock#whileLocked}. */
+final class LockedAdvisor extends StaticMethodMatcherPointcutAdvisor implements MethodInterceptor, BeanFactoryAware {
+    private static final long serialVersionUID = 1L;
+    private static final Logger log = LoggerFactory.getLogger(LockedAdvisor.class);
+    private static final String ANNOTATION = "@Locked";
+    /** "As long as it takes": far beyond any wait, far below the overflow of a nanosecond deadline. */
+    private static final Duration UNBOUNDED = Duration.ofDays(3650);
+    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+    private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
+
+    private final transient Map<Method, Optional<Settings>> settings = new ConcurrentHashMap<>();
+    private transient Attributes attributes;
+
+    LockedAdvisor() {
+        setAdvice(this);
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.attributes = new Attributes(beanFactory);
+    }
+
+    @Override
+    public boolean matches(Method method, Class<?> targetClass) {
+        return settings(AopUtils.getMostSpecificMethod(method, targetClass)).isPresent();
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Method method = invocation.getMethod();
+        if (invocation.getThis() != null) {
+            method = AopUtils.getMostSpecificMethod(method, AopUtils.getTargetClass(invocation.getThis()));
+        }
+        Optional<Settings> found = settings(method);
+        if (found.isEmpty()) {
+            return invocation.proceed();
+        }
+        Settings s = found.get();
+        String name = s.name(method, invocation.getArguments(), attributes);
+        DistributedLock lock = attributes.coordis().lock(name, s.options);
+        Optional<Object[]> ran;
+        try {
+            ran = lock.whileLocked(s.wait, lease -> call(invocation, lease));
+        } catch (Checked c) {
+            throw c.getCause();
+        }
+        if (ran.isPresent()) {
+            return ran.get()[0];
+        }
+        if (s.busy == WhenBusy.WAIT) {
+            throw new LockBusyException(name, s.wait, Attributes.describe(method));
+        }
+        log.debug("lock '{}' is busy: skipped {}", name, Attributes.describe(method));
+        return Attributes.skipped(method);
+    }
+
+    /** Runs the method with its lease current; the result boxed so that {@code null} still means "it ran". */
+    private static Object[] call(MethodInvocation invocation, Lease lease) throws InterruptedException {
+        CoordisContext.Scope scope = CoordisContext.enter(lease);
+        try {
+            return new Object[] {invocation.proceed()};
+        } catch (RuntimeException | Error | InterruptedException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new Checked(t);
+        } finally {
+            scope.close();
+        }
+    }
+
+    private Optional<Settings> settings(Method method) {
+        return settings.computeIfAbsent(method, m -> {
+            Locked locked = AnnotatedElementUtils.findMergedAnnotation(m, Locked.class);
+            return locked == null ? Optional.empty() : Optional.of(new Settings(locked, m, attributes));
+        });
+    }
+
+    /** A method's annotation, read once: an invalid one fails when the bean is proxied, at start-up. */
+    private static final class Settings {
+        final String literalName;
+        final Expression nameTemplate;
+        final LockOptions options;
+        final Duration wait;
+        final WhenBusy busy;
+
+        Settings(Locked locked, Method method, Attributes attributes) {
+            String name = attributes.text(locked.name(), ANNOTATION, "name", method);
+            if (name.contains("#{")) {
+                try {
+                    this.nameTemplate = PARSER.parseExpression(name, new TemplateParserContext());
+                } catch (RuntimeException e) {
+                    throw new IllegalStateException(ANNOTATION + " on " + Attributes.describe(method) + " has name = \""
+                            + locked.name() + "\", whose #{...} is not a valid SpEL expression (" + e.getMessage()
+                            + "); write it like \"order:#{#orderId}\" or \"order:#{#p0}\"", e);
+                }
+                this.literalName = null;
+            } else {
+                this.nameTemplate = null;
+                this.literalName = name;
+            }
+            Duration ttl = attributes.duration(locked.ttl(), ANNOTATION, "ttl", method);
+            this.options = Attributes.option(ANNOTATION, method, () -> ttl == null ? LockOptions.defaults() : LockOptions.defaults().withTtl(ttl));
+            WhenBusy stated = locked.whenBusy();
+            if (stated == WhenBusy.UNSTATED) {
+                if (method.getReturnType() != void.class) {
+                    throw new IllegalStateException(ANNOTATION + " on " + Attributes.describe(method) + " must say what "
+                            + "happens when the lock is busy, since the method returns a value: add whenBusy = "
+                            + "WhenBusy.SKIP (the call answers null, or Optional.empty()) or whenBusy = WhenBusy.WAIT "
+                            + "(with maxWait = \"10s\" to bound the wait)");
+                }
+                stated = WhenBusy.SKIP;
+            }
+            this.busy = stated;
+            Duration w = attributes.duration(locked.maxWait(), ANNOTATION, "maxWait", method);
+            this.wait = w != null ? w : busy == WhenBusy.WAIT ? UNBOUNDED : Duration.ZERO;
+            if (busy == WhenBusy.SKIP) {
+                Attributes.checkSkippable(ANNOTATION, method);
+            }
+        }
+
+        String name(Method method, Object[] args, Attributes attributes) {
+            if (nameTemplate == null) {
+                return literalName;
+            }
+            MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(null, method, args, NAMES);
+            context.setBeanResolver(new BeanFactoryResolver(attributes.beanFactory()));
+            Object value;
+            try {
+                value = nameTemplate.getValue(context);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException(ANNOTATION + " on " + Attributes.describe(method) + ": cannot evaluate "
+                        + "the lock name \"" + nameTemplate.getExpressionString() + "\": " + e.getMessage()
+                        + " (arguments are #p0, #p1, ..., or #name when compiled with -parameters)", e);
+            }
+            String name = value == null ? "" : value.toString();
+            if (name.isBlank()) {
+                throw new IllegalArgumentException(ANNOTATION + " on " + Attributes.describe(method) + ": the lock name \""
+                        + nameTemplate.getExpressionString() + "\" evaluated to an empty name for these arguments");
+            }
+            return name;
+        }
+    }
+
+    /** Carries a checked exception of the method through the lock's task. */
+    private static final class Checked extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Checked(Throwable cause) {
+            super("the method threw " + cause, cause);
+        }
+    }
+}

@@ -32,7 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * must exit with the status the README promises (0 unless listed), so a new or changed example that does not
  * work fails here.
  *
- * <p>Every code block of the README must be tagged ({@code sh}, {@code java} or {@code text}), and every line
+ * <p>Every code block of the README must be tagged ({@code sh}, {@code java}, {@code text}, or a configuration
+ * language: {@code properties}, {@code yaml}, {@code xml}, {@code json}; {@code java excerpt=PATH} blocks are
+ * checked against their source by core's ReadmeExamplesTest), and every line
  * of an {@code sh} block must be a {@code coordis} example or one of the few known other commands (the Maven
  * build, the benchmark runner, setting {@code COORDIS_URL}), so that no example can slip past unrun.
  */
@@ -59,7 +61,13 @@ class ReadmeExamplesIT {
     private static final Map<String, String> NOT_EXAMPLES = Map.of(
             "mvn ", "builds the project (the demo it then starts is run by DemoIT)",
             "coordis-bench/run", "the benchmarks, run by hand on a quiet machine",
-            "export COORDIS_URL=", "the test sets COORDIS_URL to its own server for every example");
+            "export COORDIS_URL=", "the test sets COORDIS_URL to its own server for every example",
+            "redis-server ", "a Redis for the Spring Boot example, which ExampleApplicationIT starts on a server of its own",
+            "java -jar examples/spring-boot/", "the Spring Boot example application, run by ExampleApplicationIT");
+
+    /** The tags a code block may have, besides {@code java excerpt=PATH}. */
+    private static final List<String> TAGS = List.of("```sh", "```java", "```text", "```properties", "```yaml",
+            "```xml", "```json");
 
     /** Examples whose documented status is not 0. */
     private static final Map<String, Integer> STATUS = Map.of(
@@ -92,8 +100,9 @@ class ReadmeExamplesIT {
         for (int n = 0; n < readme.size(); n++) {
             String line = readme.get(n);
             if (line.startsWith("```")) {
-                if (!inBlock && !List.of("```sh", "```java", "```text").contains(line)) {
-                    throw new AssertionError("README.md line " + (n + 1) + ": tag the code block (sh, java or text), "
+                if (!inBlock && !TAGS.contains(line) && !line.startsWith("```java excerpt=")) {
+                    throw new AssertionError("README.md line " + (n + 1) + ": tag the code block (" + TAGS
+                            + " or java excerpt=PATH), "
                             + "so this test knows whether it holds examples: " + line);
                 }
                 inBlock = !inBlock;

@@ -134,6 +134,11 @@ final class Handoff {
         }
 
         @Override
+        public boolean releaseAfter(String token, Duration keepFor) {
+            return atRedis.releaseAfter(token, keepFor);
+        }
+
+        @Override
         public boolean release(String token) {
             if (!permit.othersWaiting()) {
                 return atRedis.release(token);

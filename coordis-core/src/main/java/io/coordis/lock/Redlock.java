@@ -38,6 +38,7 @@ final class Redlock extends ContendedLock implements LeaseOps {
     static final LuaScript RELEASE = SingleNodeLock.RELEASE;
     static final LuaScript EXTEND = SingleNodeLock.EXTEND;
     static final LuaScript INSPECT = SingleNodeLock.INSPECT;
+    static final LuaScript RELEASE_AFTER = SingleNodeLock.RELEASE_AFTER;
     static final LuaScript RAISE_FENCE = LuaScript.load(Redlock.class, "fence-raise.lua");
     /** The detail of a vote not awaited because the node failed or answered late before. */
     static final String NOT_WAITED_FOR = Round.NOT_WAITED_FOR;
@@ -119,6 +120,11 @@ final class Redlock extends ContendedLock implements LeaseOps {
     @Override
     public boolean release(String token) {
         return steps.release(token);
+    }
+
+    @Override
+    public boolean releaseAfter(String token, Duration keepFor) {
+        return steps.releaseAfter(token, keepFor);
     }
 
     /**

@@ -27,6 +27,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     static final LuaScript EXTEND = LuaScript.load(SingleNodeLock.class, "extend.lua");
     static final LuaScript INSPECT = LuaScript.load(SingleNodeLock.class, "inspect.lua");
     static final LuaScript HANDOFF = LuaScript.load(SingleNodeLock.class, "handoff.lua");
+    static final LuaScript RELEASE_AFTER = LuaScript.load(SingleNodeLock.class, "release-after.lua");
 
     private final RedisNode node;
     private final String ttlArg;
@@ -126,6 +127,13 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
             throw e;
         }
         return Replies.isOne(Replies.list(reply, 1, RELEASE, node.address()));
+    }
+
+    @Override
+    public boolean releaseAfter(String token, Duration keepFor) {
+        Object reply = node.awaitUninterruptibly(node.eval(RELEASE_AFTER, keys.release(),
+                List.of(token, Long.toString(keepFor.toMillis()), keys.released())), node.commandTimeout());
+        return Replies.isOne(Replies.list(reply, 1, RELEASE_AFTER, node.address()));
     }
 
     @Override

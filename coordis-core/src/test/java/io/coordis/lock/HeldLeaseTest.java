@@ -28,6 +28,12 @@ class HeldLeaseTest {
             releases.incrementAndGet();
             return true;
         }
+
+        @Override
+        public boolean releaseAfter(String token, Duration keepFor) {
+            releases.incrementAndGet();
+            return true;
+        }
     }
 
     private HeldLease lease(ScriptedOps ops, Duration ttl, AtomicInteger closed) {

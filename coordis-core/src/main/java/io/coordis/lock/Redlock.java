@@ -4,7 +4,6 @@ import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
-import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -91,7 +90,7 @@ final class Redlock extends ContendedLock implements LeaseOps {
             throw new CoordisException(null, "the connections to Redis at " + String.join(", ",
                     lockNodes.stream().map(LockNode::address).toList()) + " are closed", null);
         }
-        String token = Tokens.next();
+        String token = options.newToken();
         CompletableFuture<RedlockSteps.Acquired> acquiring = steps.acquire(token);
         RedlockSteps.Acquired a;
         try {

@@ -3,7 +3,6 @@ package io.coordis.lock;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.internal.Timer;
-import io.coordis.internal.Tokens;
 import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -79,7 +78,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
             lastVotes = handed.votes();
             return Contention.Attempt.granted(handed);
         }
-        String token = Tokens.next();
+        String token = options.newToken();
         long start = timer.now();
         CompletableFuture<Object> reply = node.eval(ACQUIRE, keys.acquire(),
                 List.of(token, ttlArg, options.holderId(), Long.toString(System.currentTimeMillis())));

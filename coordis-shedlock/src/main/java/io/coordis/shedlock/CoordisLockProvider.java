@@ -3,9 +3,11 @@ package io.coordis.shedlock;
 import io.coordis.Coordis;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
+import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.support.Utils;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -29,8 +31,9 @@ import java.util.Optional;
  *   <li>A client with three or more URLs locks by Redlock; the provider does not care which.</li>
  * </ul>
  * Keys: Coordis's layout by default (the key is the lock's name, after the client's key prefix); with
- * {@link Builder#shedLockLayout} the layout of ShedLock's own Redis providers ({@code job-lock:<env>:<name>}), so that
- * instances still on those providers and instances on Coordis exclude each other during a migration.
+ * {@link Builder#shedLockLayout} the layout of ShedLock's own Redis providers (key {@code job-lock:<env>:<name>},
+ * value {@code ADDED:<ISO time>@<host>:<token>}), so that instances still on those providers and instances on
+ * Coordis exclude each other during a migration.
  *
  * <p>Thread-safe. A busy or unreachable Redis: {@link #lock} throws the client's
  * {@link io.coordis.CoordisException}, naming the lock and the node.
@@ -45,8 +48,17 @@ public final class CoordisLockProvider implements ExtensibleLockProvider {
 
     private CoordisLockProvider(Builder b) {
         this.coordis = b.coordis;
-        this.options = b.options.withAutoRenew(false);
+        LockOptions fixedTtl = b.options.withAutoRenew(false);
+        this.options = b.keyPrefix.isEmpty() ? fixedTtl : fixedTtl.withTokenLabel(CoordisLockProvider::shedLockLabel);
         this.keyPrefix = b.keyPrefix;
+    }
+
+    /**
+     * What ShedLock's Redis providers write before their unique id, {@code ADDED:<ISO time>@<host>:}, with ShedLock's
+     * own clock, time format and host name; Coordis's random token takes the id's place.
+     */
+    private static String shedLockLabel() {
+        return "ADDED:" + Utils.toIsoString(ClockProvider.now()) + "@" + Utils.getHostname() + ":";
     }
 
     /** A provider with Coordis's key layout and default lock options. */
@@ -132,8 +144,9 @@ public final class CoordisLockProvider implements ExtensibleLockProvider {
 
         /**
          * Keys in the layout of ShedLock's Redis providers, {@code job-lock:<environment>:<name>} (after the
-         * client's key prefix, if it has one), for a fleet where some instances still run those providers; default:
-         * Coordis's layout, the name itself. Their default environment is {@code default}.
+         * client's key prefix, if it has one), holding {@code ADDED:<ISO time>@<host>:<token>} as theirs do, for a
+         * fleet where some instances still run those providers; default: Coordis's layout, the name itself holding
+         * a random token. Their default environment is {@code default}.
          */
         public Builder shedLockLayout(String environment) {
             return shedLockLayout("job-lock", environment);

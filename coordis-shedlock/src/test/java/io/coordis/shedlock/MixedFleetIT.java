@@ -57,8 +57,11 @@ class MixedFleetIT {
     void keysFollowTheLayoutChosen() {
         SimpleLock plain = CoordisLockProvider.of(client).lock(job("layout")).orElseThrow();
         assertThat(exists(Prefixed.key("layout"))).as("Coordis's layout: the name").isTrue();
+        assertThat((String) redis.server().command("GET", Prefixed.key("layout"))).matches("[0-9a-f]{40}");
         SimpleLock shed = coordis.lock(job("layout")).orElseThrow();
-        assertThat(exists(Prefixed.key("job-lock:default:layout"))).isTrue();
+        assertThat((String) redis.server().command("GET", Prefixed.key("job-lock:default:layout")))
+                .as("ShedLock's value: ADDED:<ISO time>@<host>:<id>")
+                .matches("ADDED:\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z@[^:]+:[0-9a-f]{40}");
         SimpleLock custom = CoordisLockProvider.builder(client).shedLockLayout("jobs", "prod").build()
                 .lock(job("layout")).orElseThrow();
         assertThat(exists(Prefixed.key("jobs:prod:layout"))).isTrue();

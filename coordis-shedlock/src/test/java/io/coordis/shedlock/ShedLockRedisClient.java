@@ -2,9 +2,8 @@ package io.coordis.shedlock;
 
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
+import net.javacrumbs.shedlock.support.Utils;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -40,17 +39,9 @@ final class ShedLockRedisClient {
     /** {@code SET key value NX PX lockAtMostFor}: the lock, or empty when it is held. */
     Optional<Held> lock(String name, Duration lockAtMostFor) {
         String key = key(environment, name);
-        String value = "ADDED:" + Instant.now() + "@" + host() + ":" + UUID.randomUUID();
+        String value = "ADDED:" + Utils.toIsoString(Instant.now()) + "@" + Utils.getHostname() + ":" + UUID.randomUUID();
         Object reply = server.command("SET", key, value, "NX", "PX", Long.toString(lockAtMostFor.toMillis()));
         return "OK".equals(reply) ? Optional.of(new Held(key, value)) : Optional.empty();
-    }
-
-    private static String host() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            return "unknown";
-        }
     }
 
     /** One held lock of this client. */

@@ -73,7 +73,8 @@ public final class CoordisLockProvider implements ExtensibleLockProvider {
     /**
      * The fencing number of the execution running on this thread: the lock taken by the innermost job that this
      * provider locked on this thread and has not unlocked yet. Hand it to the resource the job writes to, so that
-     * a job that outlived its {@code lockAtMostFor} is refused there.
+     * a job that outlived its {@code lockAtMostFor} is refused there. ShedLock's executor unlocks on the thread that
+     * locked, which ends the entry; a lock taken by hand and never unlocked stays listed on its thread.
      *
      * @throws IllegalStateException when no lock of this provider is held on this thread
      */

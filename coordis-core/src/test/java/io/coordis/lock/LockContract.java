@@ -394,7 +394,11 @@ abstract class LockContract {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (other == null && System.nanoTime() < deadline) {
             Thread.sleep(20);
-            other = lock(b, "kept-lost", options().withTtl(Duration.ofSeconds(20))).tryAcquire().orElse(null);
+            try {
+                other = lock(b, "kept-lost", options().withTtl(Duration.ofSeconds(20))).tryAcquire().orElse(null);
+            } catch (CoordisException e) {
+                // a Redlock round left undecided by slow nodes (a loaded machine): try again
+            }
         }
         assertThat(other).isNotNull();
         assertThat(lease.releaseAfter(Duration.ofMillis(100))).isFalse();

@@ -26,7 +26,9 @@ final class Execution extends AbstractSimpleLock {
     @Override
     protected void doUnlock() {
         try {
-            lease.releaseAfter(Duration.between(ClockProvider.now(), lockConfiguration.getLockAtLeastUntil()));
+            // whole milliseconds, as ShedLock's providers count: less than one left is a plain release
+            long keepMillis = Duration.between(ClockProvider.now(), lockConfiguration.getLockAtLeastUntil()).toMillis();
+            lease.releaseAfter(Duration.ofMillis(Math.max(0, keepMillis)));
         } finally {
             CoordisLockProvider.ended(lease);
         }

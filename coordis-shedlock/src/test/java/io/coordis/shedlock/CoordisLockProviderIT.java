@@ -3,6 +3,7 @@ package io.coordis.shedlock;
 import io.coordis.Coordis;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
+import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockExtender;
@@ -53,7 +54,7 @@ class CoordisLockProviderIT {
     }
 
     static LockConfiguration job(String name, Duration atMost, Duration atLeast) {
-        return new LockConfiguration(Instant.now(), name, atMost, atLeast);
+        return new LockConfiguration(ClockProvider.now(), name, atMost, atLeast);
     }
 
     static LockConfiguration job(String name) {
@@ -130,6 +131,10 @@ class CoordisLockProviderIT {
         Thread.sleep(150);
         lock.unlock();
         assertThat(redis.server().command("EXISTS", Prefixed.key("atleast-passed"))).isEqualTo(0L);
+        // less than a millisecond left counts as none, as ShedLock's providers count: the key goes at once
+        a.lock(new LockConfiguration(Instant.now().plusNanos(900_000), "atleast-passed", Duration.ofSeconds(30),
+                Duration.ZERO)).orElseThrow().unlock();
+        assertThat(b.lock(job("atleast-passed"))).isPresent();
     }
 
     @Test

@@ -3,12 +3,12 @@ package io.coordis.shedlock;
 import io.coordis.Coordis;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.fault.FencedClient;
+import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -68,7 +68,7 @@ final class Hammer {
                     referee.write(token);
                     referee.exit(token);
                     ran[0]++;
-                }, new LockConfiguration(Instant.now(), NAME, LOCK_AT_MOST_FOR, Duration.ZERO));
+                }, new LockConfiguration(ClockProvider.now(), NAME, LOCK_AT_MOST_FOR, Duration.ZERO));
                 Thread.sleep(0, 200_000);
             }
         }

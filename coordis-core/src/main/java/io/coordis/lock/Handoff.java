@@ -2,7 +2,6 @@ package io.coordis.lock;
 
 import io.coordis.NodeUnavailableException;
 import io.coordis.internal.Timer;
-import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
 import org.slf4j.Logger;
@@ -134,6 +133,11 @@ final class Handoff {
         }
 
         @Override
+        public boolean releaseAfter(String token, Duration keepFor) {
+            return atRedis.releaseAfter(token, keepFor);
+        }
+
+        @Override
         public boolean release(String token) {
             if (!permit.othersWaiting()) {
                 return atRedis.release(token);
@@ -143,7 +147,7 @@ final class Handoff {
                 permit.leave(LocalQueue.Gift.yieldNote());
                 return released;
             }
-            String next = Tokens.next();
+            String next = options.newToken();
             long start = timer.now();
             CompletableFuture<Object> sent = node.eval(SingleNodeLock.HANDOFF, keys.acquire(), List.of(token, next, ttlArg,
                     options.holderId(), Long.toString(System.currentTimeMillis()), chain >= YIELD_AFTER ? "1" : "0",

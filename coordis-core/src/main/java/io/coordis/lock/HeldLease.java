@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletionException;
 
 /**
@@ -99,6 +100,33 @@ final class HeldLease extends Held<Lease> implements Lease {
             }
             // The holder was told already; the key, if still ours, expires by its TTL.
             log.debug("releasing lost lock '{}' failed: {}", name, e.getMessage());
+            return false;
+        } finally {
+            onClose.run();
+        }
+    }
+
+    @Override
+    public boolean releaseAfter(Duration keepFor) {
+        Objects.requireNonNull(keepFor, "keepFor");
+        if (keepFor.isZero() || keepFor.isNegative()) {
+            return release();
+        }
+        if (keepFor.compareTo(LockOptions.MAX_TTL) > 0) {
+            throw new IllegalArgumentException("time to keep the lock must be at most " + Durations.format(LockOptions.MAX_TTL)
+                    + ", was " + Durations.format(keepFor));
+        }
+        LeaseSession.State before = session().end();
+        if (before == LeaseSession.State.ENDED) {
+            return false;
+        }
+        try {
+            return ops.releaseAfter(token, keepFor.toMillis() == 0 ? Duration.ofMillis(1) : keepFor); // Redis counts in ms
+        } catch (CoordisException e) {
+            if (before == LeaseSession.State.HELD) {
+                throw named(e);
+            }
+            log.debug("releasing lost lock '{}' after a time failed: {}", name, e.getMessage());
             return false;
         } finally {
             onClose.run();

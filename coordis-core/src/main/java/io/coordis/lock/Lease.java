@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -40,7 +41,7 @@ public interface Lease extends AutoCloseable {
      * How each node voted for this acquisition (one vote for a single-node lock), in the order the nodes
      * were configured.
      */
-    java.util.List<NodeVote> votes();
+    List<NodeVote> votes();
 
     /**
      * Whether this process still holds the lock as far as it can know locally: not released, not lost, and
@@ -80,6 +81,21 @@ public interface Lease extends AutoCloseable {
      *                                     Never thrown for a lease already lost: that holder was told.
      */
     boolean release();
+
+    /**
+     * Ends this lease now but leaves the lock taken at Redis for {@code keepFor} more, after which its key expires:
+     * if the key still holds this lease's token, its TTL becomes {@code keepFor} (compare-and-pexpire, longer or
+     * shorter than what was left) and waiting clients are told to read the new expiry. Renewal stops, the lease is
+     * no longer held, and the next caller of this client may try at once (it finds the lock busy until then). For
+     * work that must not run again before a time, such as a scheduled job's "lock at least for". A
+     * {@code keepFor} of zero or less is {@link #release()}. Idempotent, like {@link #release()}.
+     *
+     * @return {@code true} when the key was still ours and now expires after {@code keepFor} (or, for zero or less,
+     *         was deleted); {@code false} when it was no longer ours or the lease had ended already
+     * @throws IllegalArgumentException when {@code keepFor} is above {@link LockOptions#MAX_TTL}
+     * @throws io.coordis.CoordisException as {@link #release()}; the key then expires by its TTL at the latest
+     */
+    boolean releaseAfter(Duration keepFor);
 
     /** Same as {@link #release()}, ignoring its answer. */
     @Override

@@ -11,4 +11,10 @@ interface LeaseOps {
 
     /** Releases the lock if {@code token} still holds it; blocking; {@code true} if this call deleted it. */
     boolean release(String token);
+
+    /**
+     * Leaves the lock to expire {@code keepFor} from now if {@code token} still holds it; blocking; {@code true} if
+     * it did. Hands nothing to a local waiter: the lock stays taken at Redis.
+     */
+    boolean releaseAfter(String token, Duration keepFor);
 }

@@ -211,6 +211,12 @@ final class LegacyLock extends ContendedLock {
             return node.awaitUninterruptibly(released, node.commandTimeout().multipliedBy(2));
         }
 
+        /** Writes an expiry {@code keepFor} from now, as an extension does, and stops there. */
+        @Override
+        public boolean releaseAfter(String token, Duration keepFor) {
+            return node.awaitUninterruptibly(extend(token, keepFor), node.commandTimeout().multipliedBy(2));
+        }
+
         private synchronized <T> CompletableFuture<T> afterLast(Supplier<CompletableFuture<T>> op) {
             CompletableFuture<T> next = last.handle((v, f) -> null).thenCompose(ignored -> op.get());
             last = next;

@@ -2,10 +2,12 @@ package io.coordis.lock;
 
 import io.coordis.internal.Durations;
 import io.coordis.internal.Hosts;
+import io.coordis.internal.Tokens;
 
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * How a lock behaves. Immutable; each {@code with...} method returns a changed copy.
@@ -24,6 +26,7 @@ import java.util.Optional;
  *   <li>{@code yieldToPollers} — single-node locks: after 100 ms of local hand-offs in a row, give the lock back
  *       to Redis and pause briefly, for clients that poll with {@code SET NX} and leave no mark; default on.
  *       Off only when every client of the lock marks its wait (Coordis clients do).</li>
+ *   <li>{@code tokenLabel} — text put before each acquisition's random token in the lock's value; default none.</li>
  * </ul>
  * Redlock only (locks over several independent masters):
  * <ul>
@@ -48,7 +51,7 @@ public final class LockOptions {
     public static final Duration MAX_TTL = Duration.ofDays(30);
     private static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
     private static final LockOptions DEFAULTS = new LockOptions(Duration.ofSeconds(30), true, null, "", null, 0.01,
-            null, Duration.ofMillis(200), Integer.MAX_VALUE, true, true);
+            null, Duration.ofMillis(200), Integer.MAX_VALUE, true, true, null);
 
     private final Duration ttl;
     private final boolean autoRenew;
@@ -61,10 +64,11 @@ public final class LockOptions {
     private final int retryCount;
     private final boolean restartGuard;
     private final boolean yieldToPollers;
+    private final Supplier<String> tokenLabel;
 
     private LockOptions(Duration ttl, boolean autoRenew, Duration maxHold, String keyPrefix, String holderId,
                         double clockDriftFactor, Duration nodeTimeout, Duration retryDelay, int retryCount,
-                        boolean restartGuard, boolean yieldToPollers) {
+                        boolean restartGuard, boolean yieldToPollers, Supplier<String> tokenLabel) {
         this.ttl = ttl;
         this.autoRenew = autoRenew;
         this.maxHold = maxHold;
@@ -76,6 +80,7 @@ public final class LockOptions {
         this.retryCount = retryCount;
         this.restartGuard = restartGuard;
         this.yieldToPollers = yieldToPollers;
+        this.tokenLabel = tokenLabel;
     }
 
     public static LockOptions defaults() {
@@ -87,7 +92,7 @@ public final class LockOptions {
      */
     public LockOptions withTtl(Duration ttl) {
         return new LockOptions(checkTtl(ttl), autoRenew, maxHold, keyPrefix, holderId,
-                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers);
+                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel);
     }
 
     /** {@code ttl} when it is within {@link #MIN_TTL} and {@link #MAX_TTL}; for options and {@code Lease.extend}. */
@@ -97,7 +102,7 @@ public final class LockOptions {
 
     public LockOptions withAutoRenew(boolean autoRenew) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers);
+                retryCount, restartGuard, yieldToPollers, tokenLabel);
     }
 
     /**
@@ -105,12 +110,12 @@ public final class LockOptions {
      */
     public LockOptions withMaxHold(Duration maxHold) {
         return new LockOptions(ttl, autoRenew, Durations.atLeast(maxHold, MIN_TTL, "max hold"), keyPrefix, holderId,
-                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers);
+                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel);
     }
 
     public LockOptions withKeyPrefix(String keyPrefix) {
         return new LockOptions(ttl, autoRenew, maxHold, Objects.requireNonNull(keyPrefix, "key prefix must not be null"),
-                holderId, clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers);
+                holderId, clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel);
     }
 
     /**
@@ -122,7 +127,7 @@ public final class LockOptions {
             throw new IllegalArgumentException("holder id must not be blank");
         }
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers);
+                retryCount, restartGuard, yieldToPollers, tokenLabel);
     }
 
     /**
@@ -133,7 +138,7 @@ public final class LockOptions {
             throw new IllegalArgumentException("clock drift factor must be at least 0 and below 0.5, was " + factor);
         }
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, factor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers);
+                retryCount, restartGuard, yieldToPollers, tokenLabel);
     }
 
     /**
@@ -142,7 +147,7 @@ public final class LockOptions {
     public LockOptions withNodeTimeout(Duration timeout) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor,
                 Durations.atLeast(timeout, Duration.ofMillis(1), "node timeout"), retryDelay, retryCount, restartGuard,
-                yieldToPollers);
+                yieldToPollers, tokenLabel);
     }
 
     /**
@@ -151,7 +156,7 @@ public final class LockOptions {
     public LockOptions withRetryDelay(Duration delay) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
                 Durations.atLeast(delay, Duration.ofMillis(1), "retry delay"), retryCount, restartGuard,
-                yieldToPollers);
+                yieldToPollers, tokenLabel);
     }
 
     /**
@@ -162,12 +167,12 @@ public final class LockOptions {
             throw new IllegalArgumentException("retry count must not be negative, was " + count);
         }
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                count, restartGuard, yieldToPollers);
+                count, restartGuard, yieldToPollers, tokenLabel);
     }
 
     public LockOptions withRestartGuard(boolean on) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, on, yieldToPollers);
+                retryCount, on, yieldToPollers, tokenLabel);
     }
 
     /**
@@ -181,7 +186,31 @@ public final class LockOptions {
      */
     public LockOptions withYieldToPollers(boolean on) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, on);
+                retryCount, restartGuard, on, tokenLabel);
+    }
+
+    /**
+     * Text written before each acquisition's random token in the lock's value, asked for at every acquisition: for a
+     * layout that other programs expect to read, such as ShedLock's {@code ADDED:<time>@<host>:}. The token stays
+     * unique, so compare-and-delete is as safe as without it. Default none; the legacy lock, whose value is a time,
+     * ignores it.
+     */
+    public LockOptions withTokenLabel(Supplier<String> label) {
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
+                retryCount, restartGuard, yieldToPollers, Objects.requireNonNull(label, "token label must not be null"));
+    }
+
+    /** A fresh value for an acquisition: a random token, after the token label if there is one. */
+    String newToken() {
+        if (tokenLabel == null) {
+            return Tokens.next();
+        }
+        String label = tokenLabel.get();
+        if (label == null) {
+            throw new IllegalStateException("the token label of these lock options gave null; give a label that "
+                    + "returns text (an empty string for none)");
+        }
+        return label + Tokens.next();
     }
 
     public Duration ttl() {

@@ -4,7 +4,6 @@ import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
-import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -38,6 +37,7 @@ final class Redlock extends ContendedLock implements LeaseOps {
     static final LuaScript RELEASE = SingleNodeLock.RELEASE;
     static final LuaScript EXTEND = SingleNodeLock.EXTEND;
     static final LuaScript INSPECT = SingleNodeLock.INSPECT;
+    static final LuaScript RELEASE_AFTER = SingleNodeLock.RELEASE_AFTER;
     static final LuaScript RAISE_FENCE = LuaScript.load(Redlock.class, "fence-raise.lua");
     /** The detail of a vote not awaited because the node failed or answered late before. */
     static final String NOT_WAITED_FOR = Round.NOT_WAITED_FOR;
@@ -90,7 +90,7 @@ final class Redlock extends ContendedLock implements LeaseOps {
             throw new CoordisException(null, "the connections to Redis at " + String.join(", ",
                     lockNodes.stream().map(LockNode::address).toList()) + " are closed", null);
         }
-        String token = Tokens.next();
+        String token = options.newToken();
         CompletableFuture<RedlockSteps.Acquired> acquiring = steps.acquire(token);
         RedlockSteps.Acquired a;
         try {
@@ -119,6 +119,11 @@ final class Redlock extends ContendedLock implements LeaseOps {
     @Override
     public boolean release(String token) {
         return steps.release(token);
+    }
+
+    @Override
+    public boolean releaseAfter(String token, Duration keepFor) {
+        return steps.releaseAfter(token, keepFor);
     }
 
     /**

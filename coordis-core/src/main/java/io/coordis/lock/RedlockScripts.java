@@ -110,6 +110,13 @@ final class RedlockScripts {
         return new Round.Asked(answer(nodes.get(i), reply, r -> yesOrNo(i, Redlock.RELEASE, r, "released")), reply);
     }
 
+    /** Leaves the key on node {@code i} to expire in {@code keepFor} if {@code token} holds it there. */
+    Round.Asked releaseAfter(int i, String token, Duration keepFor) {
+        CompletableFuture<Object> reply = nodes.get(i).eval(Redlock.RELEASE_AFTER, releaseKeys,
+                List.of(token, Long.toString(keepFor.toMillis()), channel));
+        return new Round.Asked(answer(nodes.get(i), reply, r -> yesOrNo(i, Redlock.RELEASE_AFTER, r, "expiring")), reply);
+    }
+
     /** Sets node {@code i}'s TTL to {@code ttl} if {@code token} holds it there. */
     Round.Asked extend(int i, String token, Duration ttl) {
         CompletableFuture<Object> reply = nodes.get(i).eval(Redlock.EXTEND, extendKeys,

@@ -186,6 +186,24 @@ final class RedlockSteps {
     }
 
     /**
+     * Leaves the key to expire {@code keepFor} from now on every node where {@code token} holds it, waiting as
+     * {@link #release} does; a node not reached keeps the key until its earlier expiry.
+     *
+     * @return {@code true} when a majority took the new expiry
+     * @throws NodeUnavailableException when no node answered
+     */
+    boolean releaseAfter(String token, Duration keepFor) {
+        Round round = Round.start(nodes, quorum, timer, options.nodeTimeout(), i -> scripts.releaseAfter(i, token, keepFor));
+        List<Round.Answer> answers = joinBounded(List.of(round.answers())).get(0);
+        long answered = answers.stream().filter(a -> !a.failed() && a.kind() != NodeVote.Vote.NOT_AWAITED).count();
+        if (answered == 0) {
+            throw new NodeUnavailableException(null, "could not release '" + key + "' after a time on any of "
+                    + nodes.size() + " Redis nodes; it expires by its TTL", null);
+        }
+        return Quorum.count(answers.stream().map(Round.Answer::vote).toList(), NodeVote.Vote.ACQUIRED) >= quorum;
+    }
+
+    /**
      * Results of futures that cannot fail and each end within a deadline; waits through interrupts (restoring
      * the flag), as releasing must finish.
      */

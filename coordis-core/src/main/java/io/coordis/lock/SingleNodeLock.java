@@ -3,7 +3,6 @@ package io.coordis.lock;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.internal.Timer;
-import io.coordis.internal.Tokens;
 import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -27,6 +26,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     static final LuaScript EXTEND = LuaScript.load(SingleNodeLock.class, "extend.lua");
     static final LuaScript INSPECT = LuaScript.load(SingleNodeLock.class, "inspect.lua");
     static final LuaScript HANDOFF = LuaScript.load(SingleNodeLock.class, "handoff.lua");
+    static final LuaScript RELEASE_AFTER = LuaScript.load(SingleNodeLock.class, "release-after.lua");
 
     private final RedisNode node;
     private final String ttlArg;
@@ -78,7 +78,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
             lastVotes = handed.votes();
             return Contention.Attempt.granted(handed);
         }
-        String token = Tokens.next();
+        String token = options.newToken();
         long start = timer.now();
         CompletableFuture<Object> reply = node.eval(ACQUIRE, keys.acquire(),
                 List.of(token, ttlArg, options.holderId(), Long.toString(System.currentTimeMillis())));
@@ -126,6 +126,13 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
             throw e;
         }
         return Replies.isOne(Replies.list(reply, 1, RELEASE, node.address()));
+    }
+
+    @Override
+    public boolean releaseAfter(String token, Duration keepFor) {
+        Object reply = node.awaitUninterruptibly(node.eval(RELEASE_AFTER, keys.release(),
+                List.of(token, Long.toString(keepFor.toMillis()), keys.released())), node.commandTimeout());
+        return Replies.isOne(Replies.list(reply, 1, RELEASE_AFTER, node.address()));
     }
 
     @Override

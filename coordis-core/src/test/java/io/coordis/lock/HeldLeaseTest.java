@@ -28,6 +28,16 @@ class HeldLeaseTest {
             releases.incrementAndGet();
             return true;
         }
+
+        final AtomicInteger releasesAfter = new AtomicInteger();
+        volatile Duration keptFor;
+
+        @Override
+        public boolean releaseAfter(String token, Duration keepFor) {
+            releasesAfter.incrementAndGet();
+            keptFor = keepFor;
+            return true;
+        }
     }
 
     private HeldLease lease(ScriptedOps ops, Duration ttl, AtomicInteger closed) {
@@ -173,5 +183,28 @@ class HeldLeaseTest {
         timer.advance(Duration.ofNanos(1));
         assertThat(lease.lost().toCompletableFuture()).as("lost at the deadline, unasked").isCompletedWithValue(lease);
         assertThat(lease.isHeld()).isFalse();
+    }
+
+    @Test
+    void releaseAfterEndsTheLeaseOnceAndZeroIsARelease() {
+        ScriptedOps ops = new ScriptedOps();
+        AtomicInteger closed = new AtomicInteger();
+        HeldLease lease = lease(ops, Duration.ofSeconds(10), closed);
+        assertThat(lease.releaseAfter(Duration.ofNanos(300_000))).isTrue();
+        assertThat(ops.keptFor).as("below a millisecond: one, what Redis can count").isEqualTo(Duration.ofMillis(1));
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(closed.get()).as("the next local caller may try").isEqualTo(1);
+        assertThat(lease.releaseAfter(Duration.ofSeconds(1))).isFalse();
+        assertThat(lease.release()).isFalse();
+        assertThat(ops.releasesAfter.get() + ops.releases.get()).isEqualTo(1);
+        assertThat(lease.lost().toCompletableFuture()).isNotDone();
+
+        HeldLease other = lease(ops, Duration.ofSeconds(10), closed);
+        assertThat(other.releaseAfter(Duration.ZERO)).isTrue();
+        assertThat(ops.releases.get()).as("zero or less is a plain release").isEqualTo(1);
+        HeldLease tooLong = lease(ops, Duration.ofSeconds(10), closed);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> tooLong.releaseAfter(Duration.ofDays(31)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("time to keep the lock must be at most");
+        assertThat(tooLong.isHeld()).as("a refused call changes nothing").isTrue();
     }
 }

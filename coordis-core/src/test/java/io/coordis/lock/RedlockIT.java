@@ -178,4 +178,14 @@ class RedlockIT extends LockContract {
     void legacyLockIsRefusedOnSeveralNodes() {
         assertThatThrownBy(() -> a.legacyLock("x", OPTIONS)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void aTokenLabelGoesBeforeTheTokenOnEveryNode() {
+        Lease lease = a.lock("labelled", OPTIONS.withTokenLabel(() -> "ADDED:now@host:")).tryAcquire().orElseThrow();
+        assertThat(lease.token()).startsWith("ADDED:now@host:");
+        for (RedisServer s : redis.servers()) {
+            assertThat(s.command("GET", Prefixed.key("labelled"))).isEqualTo(lease.token());
+        }
+        lease.release();
+    }
 }

@@ -63,6 +63,35 @@ class SingleNodeLockIT extends LockContract {
     }
 
     @Test
+    void aTokenLabelGoesBeforeEveryTokenIncludingAHandOffsAndTheComparesStillHold() throws Exception {
+        AtomicInteger asked = new AtomicInteger();
+        LockOptions labelled = LockOptions.defaults().withTokenLabel(() -> "ADDED:" + asked.incrementAndGet() + "@host:");
+        DistributedLock lock = a.lock("labelled", labelled);
+        Lease first = lock.tryAcquire().orElseThrow();
+        assertThat(first.token()).startsWith("ADDED:1@host:").hasSize("ADDED:1@host:".length() + 40);
+        assertThat(server().command("GET", Prefixed.key("labelled"))).isEqualTo(first.token());
+        assertThat(b.lock("labelled", labelled).tryAcquire()).isEmpty();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Lease> next = pool.submit(() -> lock.acquire(Duration.ofSeconds(5)).orElseThrow());
+            Thread.sleep(200); // the other thread queues behind the holder in this client, so the release hands over
+            assertThat(first.release()).isTrue();
+            Lease handed = next.get(5, TimeUnit.SECONDS);
+            assertThat(handed.token()).matches("ADDED:\\d+@host:[0-9a-fA-F]{40}").isNotEqualTo(first.token());
+            assertThat(server().command("GET", Prefixed.key("labelled"))).isEqualTo(handed.token());
+            assertThat(handed.extend(Duration.ofSeconds(10))).isTrue();
+            assertThat(handed.release()).isTrue();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(server().command("EXISTS", Prefixed.key("labelled"))).isEqualTo(0L);
+        assertThatThrownBy(() -> LockOptions.defaults().withTokenLabel(null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("token label");
+        assertThatThrownBy(() -> a.lock("labelled-null", LockOptions.defaults().withTokenLabel(() -> null)).tryAcquire())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("gave null");
+    }
+
+    @Test
     void aBusyAnswerShowsTheNodesVote() {
         Lease held = a.lock("r").tryAcquire().orElseThrow();
         DistributedLock other = b.lock("r");

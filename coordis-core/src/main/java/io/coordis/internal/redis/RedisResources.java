@@ -4,6 +4,7 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 
@@ -23,6 +24,10 @@ import java.util.concurrent.TimeUnit;
  * lock run) and Redis sixteen reads. Netty's {@link FlushConsolidationHandler} flushes once per batch of
  * writes the event loop takes from its queue (or at the end of a read), so commands that arrive together go out
  * in one write; a command alone still goes out in the same loop iteration.
+ *
+ * <p>Resources the application gave ({@code Coordis.Builder.clientResources}) are used through a
+ * {@link ClientResources#mutate() mutated} copy with the same additions: the copy shares their event loops, timer,
+ * event bus and command metrics, and shutting it down leaves them running for their owner to shut down.
  */
 public final class RedisResources implements AutoCloseable {
     /** The longest pause between two reconnection attempts. */
@@ -44,6 +49,26 @@ public final class RedisResources implements AutoCloseable {
         this.lettuce = DefaultClientResources.builder().ioThreadPoolSize(threads).computationThreadPoolSize(threads)
                 .reconnectDelay(Delay.equalJitter(Duration.ofMillis(5), MAX_RECONNECT_DELAY, 5, TimeUnit.MILLISECONDS))
                 .nettyCustomizer(CONSOLIDATE_FLUSHES)
+                .build();
+    }
+
+    /** A copy of {@code given} with this client's reconnection delay and flush consolidation after its own customizer. */
+    public RedisResources(ClientResources given) {
+        NettyCustomizer theirs = given.nettyCustomizer();
+        this.lettuce = given.mutate()
+                .reconnectDelay(Delay.equalJitter(Duration.ofMillis(5), MAX_RECONNECT_DELAY, 5, TimeUnit.MILLISECONDS))
+                .nettyCustomizer(theirs == null ? CONSOLIDATE_FLUSHES : new NettyCustomizer() {
+                    @Override
+                    public void afterBootstrapInitialized(Bootstrap bootstrap) {
+                        theirs.afterBootstrapInitialized(bootstrap);
+                    }
+
+                    @Override
+                    public void afterChannelInitialized(Channel channel) {
+                        theirs.afterChannelInitialized(channel);
+                        CONSOLIDATE_FLUSHES.afterChannelInitialized(channel);
+                    }
+                })
                 .build();
     }
 

@@ -205,9 +205,10 @@ abstract class ClientSettings {
     /**
      * Lettuce's event loops, timers and command metrics to run this client's connections on, e.g. resources built
      * with a {@code MicrometerCommandLatencyRecorder} so that Lettuce's own command metrics are recorded. The only
-     * Lettuce type in Coordis's API. The client adds its reconnection delay and flush consolidation to a copy
-     * ({@link ClientResources#mutate()}) that shares the given event loops, and never shuts the given resources
-     * down: their owner does, after closing the client. Default: resources of the client's own, closed with it.
+     * Lettuce type in Coordis's API. They are used as given: the client's own resources add a reconnection delay
+     * that climbs only to 1 s (Lettuce's default climbs to 30 s) and flush consolidation, which these do not get
+     * unless the application sets them up itself. The client never shuts them down: their owner does, after
+     * closing the client. Default: resources of the client's own, shut down with it.
      */
     public Coordis.Builder clientResources(ClientResources resources) {
         this.clientResources = Objects.requireNonNull(resources, "client resources must not be null");

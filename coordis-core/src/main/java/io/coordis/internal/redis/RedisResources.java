@@ -4,7 +4,6 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 
@@ -25,9 +24,10 @@ import java.util.concurrent.TimeUnit;
  * writes the event loop takes from its queue (or at the end of a read), so commands that arrive together go out
  * in one write; a command alone still goes out in the same loop iteration.
  *
- * <p>Resources the application gave ({@code Coordis.Builder.clientResources}) are used through a
- * {@link ClientResources#mutate() mutated} copy with the same additions: the copy shares their event loops, timer,
- * event bus and command metrics, and shutting it down leaves them running for their owner to shut down.
+ * <p>Resources the application gave ({@code Coordis.Builder.clientResources}) are used as they are, without the
+ * reconnection delay and flush consolidation above, and are never shut down here: their owner does that. (A
+ * {@link ClientResources#mutate() mutated} copy would not do: it takes over the original's ownership flags, so
+ * shutting the copy down shuts down the original's event executors.)
  */
 public final class RedisResources implements AutoCloseable {
     /** The longest pause between two reconnection attempts. */
@@ -43,6 +43,8 @@ public final class RedisResources implements AutoCloseable {
     };
 
     final ClientResources lettuce;
+    /** Whether closing shuts {@link #lettuce} down: only resources made here. */
+    private final boolean owned;
 
     public RedisResources() {
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
@@ -50,30 +52,19 @@ public final class RedisResources implements AutoCloseable {
                 .reconnectDelay(Delay.equalJitter(Duration.ofMillis(5), MAX_RECONNECT_DELAY, 5, TimeUnit.MILLISECONDS))
                 .nettyCustomizer(CONSOLIDATE_FLUSHES)
                 .build();
+        this.owned = true;
     }
 
-    /** A copy of {@code given} with this client's reconnection delay and flush consolidation after its own customizer. */
+    /** The application's {@code given} resources, used as they are and never shut down by {@link #close()}. */
     public RedisResources(ClientResources given) {
-        NettyCustomizer theirs = given.nettyCustomizer();
-        this.lettuce = given.mutate()
-                .reconnectDelay(Delay.equalJitter(Duration.ofMillis(5), MAX_RECONNECT_DELAY, 5, TimeUnit.MILLISECONDS))
-                .nettyCustomizer(theirs == null ? CONSOLIDATE_FLUSHES : new NettyCustomizer() {
-                    @Override
-                    public void afterBootstrapInitialized(Bootstrap bootstrap) {
-                        theirs.afterBootstrapInitialized(bootstrap);
-                    }
-
-                    @Override
-                    public void afterChannelInitialized(Channel channel) {
-                        theirs.afterChannelInitialized(channel);
-                        CONSOLIDATE_FLUSHES.afterChannelInitialized(channel);
-                    }
-                })
-                .build();
+        this.lettuce = given;
+        this.owned = false;
     }
 
     @Override
     public void close() {
-        lettuce.shutdown(0, 2, TimeUnit.SECONDS);
+        if (owned) {
+            lettuce.shutdown(0, 2, TimeUnit.SECONDS);
+        }
     }
 }

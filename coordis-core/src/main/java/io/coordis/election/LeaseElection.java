@@ -92,7 +92,7 @@ final class LeaseElection extends Named implements LeaderElection {
      */
     private Leadership measured(long waitNanos, boolean untilElected) throws InterruptedException {
         Telemetry.Wait wait = telemetry.campaigning(name);
-        long start = timer.now();
+        long start = wait == Telemetry.Wait.NONE ? 0 : timer.now();
         Telemetry.Result result = Telemetry.Result.ERROR;
         try {
             Leadership l;

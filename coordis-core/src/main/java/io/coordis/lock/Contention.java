@@ -90,7 +90,7 @@ final class Contention {
     /** One try, no waiting; a failure names the lock. */
     Optional<Lease> tryAcquire(String key, Contender contender) {
         Telemetry.Wait wait = telemetry.acquiring(contender.name());
-        long start = ticker.read();
+        long start = wait == Telemetry.Wait.NONE ? 0 : ticker.read();
         Optional<Lease> lease;
         try {
             lease = tryOnce(key, contender);
@@ -138,7 +138,7 @@ final class Contention {
     private Lease measured(String key, long waitNanos, boolean untilGranted, Contender contender)
             throws InterruptedException {
         Telemetry.Wait wait = telemetry.acquiring(contender.name());
-        long start = ticker.read();
+        long start = wait == Telemetry.Wait.NONE ? 0 : ticker.read();
         Telemetry.Result result = Telemetry.Result.ERROR;
         try {
             Lease lease;
@@ -158,6 +158,7 @@ final class Contention {
         }
     }
 
+    /** Tells {@code wait} how the acquire begun at {@code start} ended; nothing, not even the clock, for none. */
     private void ended(Telemetry.Wait wait, Telemetry.Result result, long start) {
         if (wait != Telemetry.Wait.NONE) {
             wait.ended(result, Duration.ofNanos(ticker.read() - start));

@@ -1,6 +1,7 @@
 package io.coordis.queue;
 
 import io.coordis.CoordisException;
+import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
@@ -231,7 +232,9 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
 
     @Override
     public void settled(Outcome outcome, long taken) {
-        queue.telemetry.settled(queue.name(), outcome, Duration.ofNanos(queue.timer.now() - taken));
+        if (queue.telemetry != Telemetry.NONE) {
+            queue.telemetry.settled(queue.name(), outcome, Duration.ofNanos(queue.timer.now() - taken));
+        }
     }
 
     @Override

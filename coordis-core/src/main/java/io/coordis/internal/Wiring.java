@@ -33,11 +33,6 @@ public record Wiring(List<RedisNode> nodes, List<RedisNode> replicas, String key
         Objects.requireNonNull(telemetry, "telemetry");
     }
 
-    /** A wiring that reports nothing. */
-    public Wiring(List<RedisNode> nodes, List<RedisNode> replicas, String keyPrefix, Timer timer, int maxSignalBytes) {
-        this(nodes, replicas, keyPrefix, timer, maxSignalBytes, Telemetry.NONE);
-    }
-
     /** The clock every deadline of the client reads. */
     public Ticker ticker() {
         return timer.ticker();

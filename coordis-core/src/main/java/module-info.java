@@ -1,10 +1,12 @@
 /**
  * Coordis: locks, Redlock, leader election, signals and queues on Redis. Exports the API packages only; the Redis
- * access, scripts and timers under {@code io.coordis.internal} stay inside the module, and no Lettuce, Netty or
- * SLF4J type appears in the API.
+ * access, scripts and timers under {@code io.coordis.internal} stay inside the module, and no Netty or SLF4J type
+ * appears in the API. One Lettuce type does: {@code io.lettuce.core.resource.ClientResources}, which
+ * {@code Coordis.Builder.clientResources} takes so that an application can share its event loops or record
+ * Lettuce's command metrics; hence Lettuce is required transitively. No other Lettuce type is in the API.
  */
 module io.coordis.core {
-    requires lettuce.core;
+    requires transitive lettuce.core;
     requires io.netty.common;
     requires io.netty.handler;
     requires io.netty.transport;

@@ -5,6 +5,7 @@ import io.coordis.internal.Utf8;
 import io.coordis.internal.redis.TlsSettings;
 import io.coordis.queue.QueueOptions;
 import io.coordis.signal.Signals;
+import io.lettuce.core.resource.ClientResources;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +26,8 @@ abstract class ClientSettings {
     List<String> replicaUrls = List.of();
     int maxSignalBytes = QueueOptions.defaults().maxMessageBytes();
     String keyPrefix = "";
+    Telemetry telemetry = Telemetry.NONE;
+    ClientResources clientResources;
 
     /** The Redis URL; required (or {@link #urls}). */
     public Coordis.Builder url(String url) {
@@ -187,6 +190,28 @@ abstract class ClientSettings {
      */
     public Coordis.Builder verifyHostname(boolean verify) {
         this.tls = tls.verifyingHostname(verify);
+        return self();
+    }
+
+    /**
+     * Where the client reports its work (acquires, leases, votes, leaderships, queue messages, signals) for metrics
+     * and traces, e.g. {@code coordis-micrometer}'s {@code CoordisMetrics}. Default: {@link Telemetry#NONE}.
+     */
+    public Coordis.Builder telemetry(Telemetry telemetry) {
+        this.telemetry = Objects.requireNonNull(telemetry, "telemetry must not be null (use Telemetry.NONE for none)");
+        return self();
+    }
+
+    /**
+     * Lettuce's event loops, timers and command metrics to run this client's connections on, e.g. resources built
+     * with a {@code MicrometerCommandLatencyRecorder} so that Lettuce's own command metrics are recorded. The only
+     * Lettuce type in Coordis's API. They are used as given: the client's own resources add a reconnection delay
+     * that climbs only to 1 s (Lettuce's default climbs to 30 s) and flush consolidation, which these do not get
+     * unless the application sets them up itself. The client never shuts them down: their owner does, after
+     * closing the client. Default: resources of the client's own, shut down with it.
+     */
+    public Coordis.Builder clientResources(ClientResources resources) {
+        this.clientResources = Objects.requireNonNull(resources, "client resources must not be null");
         return self();
     }
 

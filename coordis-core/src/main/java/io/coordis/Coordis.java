@@ -70,13 +70,14 @@ public final class Coordis implements AutoCloseable {
     private Coordis(Builder b) {
         this.timer = new ClientTimer(b.ticker);
         try {
-            this.connections = Connections.open(b.urls, b.replicaUrls, b.commandTimeout, b.tls, timer);
+            this.connections = Connections.open(b.urls, b.replicaUrls, b.commandTimeout, b.tls, timer,
+                    b.clientResources);
         } catch (RuntimeException e) {
             timer.close();
             throw e;
         }
         this.wiring = new Wiring(connections.nodes(), connections.replicas(), b.keyPrefix, timer,
-                b.maxSignalBytes);
+                b.maxSignalBytes, b.telemetry);
         this.locks = wiring.make(Locks.class);
         this.elections = wiring.make(Elections.class);
         this.signals = wiring.make(PubSubSignals.class);

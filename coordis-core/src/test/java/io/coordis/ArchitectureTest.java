@@ -14,24 +14,42 @@ import com.tngtech.archunit.lang.SimpleConditionEvent;
 import java.util.HashSet;
 import java.util.Set;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.members;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
  * The layering of the library: primitives above {@code io.coordis.internal}, Lettuce inside
  * {@code internal.redis}, no primitive package using another, and an API that names no internal type (what
- * {@code module-info.java} exports must be usable without what it does not).
+ * {@code module-info.java} exports must be usable without what it does not). The one exception is Lettuce's
+ * {@code ClientResources}, which {@code Coordis.Builder.clientResources} takes and hands to {@code internal.redis}.
  */
 @AnalyzeClasses(packages = "io.coordis", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
     private static final String[] PRIMITIVES = {"io.coordis.lock..", "io.coordis.election..", "io.coordis.signal..",
             "io.coordis.queue.."};
 
+    /** The one Lettuce type in the API: the builder takes the application's Lettuce resources (for their metrics). */
+    private static final String CLIENT_RESOURCES = "io.lettuce.core.resource.ClientResources";
+
     @ArchTest
     static final ArchRule lettuceOnlyInTheRedisLayer = noClasses()
             .that().resideOutsideOfPackage("io.coordis.internal.redis..")
-            .should().dependOnClassesThat().resideInAPackage("io.lettuce..")
+            .should().dependOnClassesThat(resideInAPackage("io.lettuce..")
+                    .and(not(name(CLIENT_RESOURCES))))
             .because("the primitives never see Lettuce types");
+
+    @ArchTest
+    static final ArchRule clientResourcesOnlyOnTheBuilder = noClasses()
+            .that().resideOutsideOfPackage("io.coordis.internal.redis..")
+            .and().doNotHaveFullyQualifiedName(ClientSettings.class.getName())
+            .and().doNotHaveFullyQualifiedName(Coordis.class.getName())
+            .and().doNotHaveFullyQualifiedName(Coordis.Builder.class.getName())
+            .should().dependOnClassesThat().haveFullyQualifiedName(CLIENT_RESOURCES)
+            .because("Lettuce's ClientResources enter through Coordis.Builder.clientResources and go straight to "
+                    + "internal.redis");
 
     @ArchTest
     static final ArchRule nettyOnlyInternal = noClasses().that().resideOutsideOfPackage("io.coordis.internal..")
@@ -60,6 +78,8 @@ class ArchitectureTest {
             .that().areDeclaredInClassesThat().resideOutsideOfPackage("io.coordis.internal..")
             .and().areDeclaredInClassesThat().arePublic()
             .and().haveModifier(JavaModifier.PUBLIC)
+            .and().doNotHaveFullName(ClientSettings.class.getName() + ".clientResources(" + CLIENT_RESOURCES + ")")
+            .and().doNotHaveFullName(Coordis.Builder.class.getName() + ".clientResources(" + CLIENT_RESOURCES + ")")
             .should(nameNoType("io.coordis.internal", "io.lettuce", "io.netty", "reactor."))
             .because("module-info.java exports these packages and not the ones holding those types");
 

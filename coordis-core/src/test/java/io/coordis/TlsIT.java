@@ -396,7 +396,7 @@ class TlsIT {
         try (Timer timer = new ClientTimer(Ticker.system());
              RedisNode node = RedisNode.open(url, TIMEOUT, tls, null, timer)) {
             Queue queue = new Wiring(List.of(node), List.of(), Prefixed.prefix(), timer,
-                    QueueOptions.defaults().maxMessageBytes()).make(Queues.class)
+                    QueueOptions.defaults().maxMessageBytes(), Telemetry.NONE).make(Queues.class)
                     .plain("tls:refused-queue", QueueOptions.defaults());
             List<QueueCall> calls = List.of(() -> queue.push("never"), () -> queue.pop(Duration.ofSeconds(5)),
                     () -> queue.pop(3), () -> queue.moveTo("tls:refused-queue:processing", Duration.ofSeconds(5)));

@@ -1,5 +1,6 @@
 package io.coordis.election;
 
+import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,7 +12,7 @@ import java.util.function.Consumer;
 
 /**
  * What one candidate tells about its election: the start and end of its leaderships and the terms that
- * regressed, to its {@link ElectionListener}s and to the log. Keeps the terms it has seen to tell a regression.
+ * regressed, to its {@link ElectionListener}s, the client's {@link Telemetry} and the log. Keeps the terms it has seen to tell a regression.
  * Listeners are called on the client's timer thread, one call at a time (on the calling thread once the client
  * is closed). Thread-safe.
  */
@@ -21,13 +22,15 @@ final class CandidateEvents {
     private final String name;
     private final String id;
     private final Timer timer;
+    private final Telemetry telemetry;
     private final TermHistory terms = new TermHistory();
     private final List<ElectionListener> listeners = new CopyOnWriteArrayList<>();
 
-    CandidateEvents(String name, String id, Timer timer) {
+    CandidateEvents(String name, String id, Timer timer, Telemetry telemetry) {
         this.name = name;
         this.id = id;
         this.timer = timer;
+        this.telemetry = telemetry;
     }
 
     void add(ElectionListener listener) {
@@ -54,6 +57,7 @@ final class CandidateEvents {
         }
         terms.elected(id, won.term());
         log.info("'{}' elected leader of '{}' with term {}", id, name, won.term());
+        telemetry.leadership(name, true, won.term());
         dispatch(l -> l.elected(won));
     }
 
@@ -64,6 +68,7 @@ final class CandidateEvents {
         } else {
             log.warn("'{}' is no longer leader of '{}' (term {}): {}", id, name, leadership.term(), reason);
         }
+        telemetry.leadership(name, false, leadership.term());
         dispatch(l -> l.revoked(leadership, reason));
     }
 

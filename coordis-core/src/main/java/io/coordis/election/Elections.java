@@ -1,5 +1,6 @@
 package io.coordis.election;
 
+import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
@@ -16,7 +17,7 @@ import java.util.Objects;
  */
 public final class Elections {
     static {
-        Wiring.provide(Elections.class, w -> new Elections(w.nodes(), w.timer()));
+        Wiring.provide(Elections.class, w -> new Elections(w.nodes(), w.timer(), w.telemetry()));
     }
 
     /** The term the classic counter election uses: {@code EXPIRE master_selector 20}. */
@@ -24,10 +25,12 @@ public final class Elections {
 
     private final List<RedisNode> nodes;
     private final Timer timer;
+    private final Telemetry telemetry;
 
-    Elections(List<RedisNode> nodes, Timer timer) {
+    Elections(List<RedisNode> nodes, Timer timer, Telemetry telemetry) {
         this.nodes = List.copyOf(nodes);
         this.timer = timer;
+        this.telemetry = telemetry;
     }
 
     /**
@@ -38,7 +41,7 @@ public final class Elections {
      */
     public LeaderElection election(String name, ElectionOptions options) {
         Objects.requireNonNull(options, "election options must not be null");
-        return new LeaseElection(node(), checkName(name, "election name"), options, timer);
+        return new LeaseElection(node(), checkName(name, "election name"), options, timer, telemetry);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.coordis.election;
 
+import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.Held;
 import io.coordis.internal.lease.LeaseSession;
@@ -14,13 +15,14 @@ final class HeldLeadership extends Held<Leadership> implements Leadership {
     private final LeaseElection election;
     private final long term;
 
-    HeldLeadership(LeaseElection election, long term, long start, ElectionOptions options, Timer timer) {
+    HeldLeadership(LeaseElection election, long term, long start, ElectionOptions options, Timer timer,
+                   Telemetry telemetry) {
         super("leadership", election.name(), election.key());
         this.election = election;
         this.term = term;
         hold(this, timer, "leadership of '" + election.name() + "' (term " + term + ")", start,
                 LeaseSession.Terms.renewed(options.validityNanos(), options.renewInterval().toNanos()),
-                () -> election.renew(term));
+                () -> election.renew(term), telemetry, Telemetry.Claim.LEADERSHIP);
     }
 
     @Override
@@ -43,8 +45,8 @@ final class HeldLeadership extends Held<Leadership> implements Leadership {
     }
 
     @Override
-    protected void onLoss(LeaseSession.Loss why) {
-        if (why == LeaseSession.Loss.DEADLINE) {
+    protected void onLoss(Telemetry.Loss why) {
+        if (why == Telemetry.Loss.DEADLINE) {
             election.resignInBackground(term);
             election.ended(this, "its term's deadline passed without a successful renewal");
         } else {

@@ -2,6 +2,7 @@ package io.coordis.election;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Named;
@@ -49,10 +50,11 @@ final class LeaseElection extends Named implements LeaderElection {
     private final CandidateEvents events;
     private final LeaderReader reader;
     private final ReentrantLock campaigning = new ReentrantLock();
+    private final Telemetry telemetry;
     private volatile HeldLeadership current;
     private volatile boolean closed;
 
-    LeaseElection(RedisNode node, String name, ElectionOptions options, Timer timer) {
+    LeaseElection(RedisNode node, String name, ElectionOptions options, Timer timer, Telemetry telemetry) {
         super("election", name, options.keyPrefix() + name);
         this.node = node;
         this.termKey = Keys.derived(key, "term");
@@ -61,7 +63,8 @@ final class LeaseElection extends Named implements LeaderElection {
         this.options = options;
         this.id = options.candidateId();
         this.timer = timer;
-        this.events = new CandidateEvents(name, id, timer);
+        this.telemetry = telemetry;
+        this.events = new CandidateEvents(name, id, timer, telemetry);
         this.reader = new LeaderReader(node, name, key, detailsKey, events);
         Duration third = options.renewInterval();
         this.opTimeout = third.compareTo(node.commandTimeout()) < 0 ? third : node.commandTimeout();
@@ -75,24 +78,40 @@ final class LeaseElection extends Named implements LeaderElection {
     @Override
     public Optional<Leadership> campaign(Duration timeout) throws InterruptedException {
         Durations.notNegative(timeout, "campaign timeout");
-        try {
-            return Optional.ofNullable(campaignWithin(Durations.saturatedNanos(timeout)));
-        } catch (CoordisException e) {
-            throw named(e);
-        }
+        return Optional.ofNullable(measured(Durations.saturatedNanos(timeout), false));
     }
 
     @Override
     public Leadership campaign() throws InterruptedException {
-        Leadership l;
-        do {
-            try {
-                l = campaignWithin(Long.MAX_VALUE);
-            } catch (CoordisException e) {
-                throw named(e);
+        return measured(Long.MAX_VALUE, true);
+    }
+
+    /**
+     * {@link #campaignWithin}, again and again until elected when {@code untilElected}; told to the telemetry once.
+     * A failure names the election.
+     */
+    private Leadership measured(long waitNanos, boolean untilElected) throws InterruptedException {
+        Telemetry.Wait wait = telemetry.campaigning(name);
+        long start = wait == Telemetry.Wait.NONE ? 0 : timer.now();
+        Telemetry.Result result = Telemetry.Result.ERROR;
+        try {
+            Leadership l;
+            do {
+                l = campaignWithin(waitNanos);
+            } while (l == null && untilElected);
+            result = l != null ? Telemetry.Result.ACQUIRED
+                    : waitNanos == 0 ? Telemetry.Result.BUSY : Telemetry.Result.TIMEOUT;
+            return l;
+        } catch (InterruptedException e) {
+            result = Telemetry.Result.INTERRUPTED;
+            throw e;
+        } catch (CoordisException e) {
+            throw named(e);
+        } finally {
+            if (wait != Telemetry.Wait.NONE) {
+                wait.ended(result, Duration.ofNanos(timer.now() - start));
             }
-        } while (l == null);
-        return l;
+        }
     }
 
     /**
@@ -162,7 +181,7 @@ final class LeaseElection extends Named implements LeaderElection {
         }
         if (Replies.isOne(r)) {
             long term = Replies.number(r, 1, ELECT, node.address());
-            HeldLeadership won = new HeldLeadership(this, term, start, options, timer);
+            HeldLeadership won = new HeldLeadership(this, term, start, options, timer, telemetry);
             current = won;
             events.elected(won, seen, Replies.number(r, 2, ELECT, node.address()));
             return new Attempt(won, 0);

@@ -1,5 +1,6 @@
 package io.coordis.internal;
 
+import io.coordis.Telemetry;
 import io.coordis.Ticker;
 import io.coordis.internal.redis.RedisNode;
 
@@ -11,7 +12,8 @@ import java.util.function.Function;
 
 /**
  * What one client's primitives are built from: its nodes (one, or Redlock's masters), the replicas signals listen
- * on, its key prefix (may be empty), timer (its clock and delayed work), and the largest signal it sends.
+ * on, its key prefix (may be empty), timer (its clock and delayed work), the largest signal it sends, and where it
+ * reports its work.
  *
  * <p>The classes built from it ({@code Locks}, {@code Elections}, {@code Queues}, {@code PubSubSignals},
  * {@code Inspector}, {@code Doctor}) sit in exported packages beside the package-private implementations they
@@ -20,7 +22,7 @@ import java.util.function.Function;
  * {@code io.coordis.Coordis} builds them across packages. Thread-safe.
  */
 public record Wiring(List<RedisNode> nodes, List<RedisNode> replicas, String keyPrefix, Timer timer,
-                     int maxSignalBytes) {
+                     int maxSignalBytes, Telemetry telemetry) {
     private static final Map<Class<?>, Function<Wiring, ?>> CONSTRUCTORS = new ConcurrentHashMap<>();
 
     public Wiring {
@@ -28,6 +30,7 @@ public record Wiring(List<RedisNode> nodes, List<RedisNode> replicas, String key
         replicas = List.copyOf(replicas);
         Objects.requireNonNull(keyPrefix, "key prefix");
         Objects.requireNonNull(timer, "timer");
+        Objects.requireNonNull(telemetry, "telemetry");
     }
 
     /** The clock every deadline of the client reads. */

@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import io.coordis.CoordisException;
+import io.coordis.Telemetry;
 import io.coordis.Ticker;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Failures;
@@ -12,7 +13,8 @@ import java.util.Optional;
  * The acquire loop every lock kind shares: queue locally behind other callers of this client, try once
  * at Redis, and while busy and time is left, pace the next try the way the lock kind knows best
  * (a pub/sub release notification, the holder's TTL, a backoff). A caller that gives up or is
- * interrupted leaves nothing behind: its local place is handed on and its pacer closed.
+ * interrupted leaves nothing behind: its local place is handed on and its pacer closed. Each acquire is
+ * reported to the client's {@link Telemetry} with how it ended.
  */
 final class Contention {
 
@@ -29,6 +31,9 @@ final class Contention {
 
         /** The lock as failures name it, e.g. {@code lock 'orders'}. */
         String object();
+
+        /** The lock's name as the caller gave it. */
+        String name();
     }
 
     /** Paces the retries of one acquire call. */
@@ -73,19 +78,31 @@ final class Contention {
 
     private final LocalQueue queue;
     private final Ticker ticker;
+    /** The client's; its leases report to it too. */
+    final Telemetry telemetry;
 
-    Contention(LocalQueue queue, Ticker ticker) {
+    Contention(LocalQueue queue, Ticker ticker, Telemetry telemetry) {
         this.queue = queue;
         this.ticker = ticker;
+        this.telemetry = telemetry;
     }
 
     /** One try, no waiting; a failure names the lock. */
     Optional<Lease> tryAcquire(String key, Contender contender) {
+        Telemetry.Wait wait = telemetry.acquiring(contender.name());
+        long start = wait == Telemetry.Wait.NONE ? 0 : ticker.read();
+        Optional<Lease> lease;
         try {
-            return tryOnce(key, contender);
+            lease = tryOnce(key, contender);
         } catch (CoordisException e) {
+            ended(wait, Telemetry.Result.ERROR, start);
             throw Failures.about(contender.object(), e);
+        } catch (RuntimeException e) {
+            ended(wait, Telemetry.Result.ERROR, start);
+            throw e;
         }
+        ended(wait, lease.isPresent() ? Telemetry.Result.ACQUIRED : Telemetry.Result.BUSY, start);
+        return lease;
     }
 
     private Optional<Lease> tryOnce(String key, Contender contender) {
@@ -107,23 +124,45 @@ final class Contention {
 
     Optional<Lease> acquire(String key, Duration wait, Contender contender) throws InterruptedException {
         Durations.notNegative(wait, "wait");
-        try {
-            return Optional.ofNullable(acquireWithin(key, Durations.saturatedNanos(wait), contender));
-        } catch (CoordisException e) {
-            throw Failures.about(contender.object(), e);
-        }
+        return Optional.ofNullable(measured(key, Durations.saturatedNanos(wait), false, contender));
     }
 
     Lease acquire(String key, Contender contender) throws InterruptedException {
-        Lease lease;
-        do {
-            try {
-                lease = acquireWithin(key, Long.MAX_VALUE, contender);
-            } catch (CoordisException e) {
-                throw Failures.about(contender.object(), e);
-            }
-        } while (lease == null);
-        return lease;
+        return measured(key, Long.MAX_VALUE, true, contender);
+    }
+
+    /**
+     * {@link #acquireWithin}, again and again until granted when {@code untilGranted}; told to the telemetry once.
+     * A failure names the lock.
+     */
+    private Lease measured(String key, long waitNanos, boolean untilGranted, Contender contender)
+            throws InterruptedException {
+        Telemetry.Wait wait = telemetry.acquiring(contender.name());
+        long start = wait == Telemetry.Wait.NONE ? 0 : ticker.read();
+        Telemetry.Result result = Telemetry.Result.ERROR;
+        try {
+            Lease lease;
+            do {
+                lease = acquireWithin(key, waitNanos, contender);
+            } while (lease == null && untilGranted);
+            result = lease != null ? Telemetry.Result.ACQUIRED
+                    : waitNanos == 0 ? Telemetry.Result.BUSY : Telemetry.Result.TIMEOUT;
+            return lease;
+        } catch (InterruptedException e) {
+            result = Telemetry.Result.INTERRUPTED;
+            throw e;
+        } catch (CoordisException e) {
+            throw Failures.about(contender.object(), e);
+        } finally {
+            ended(wait, result, start);
+        }
+    }
+
+    /** Tells {@code wait} how the acquire begun at {@code start} ended; nothing, not even the clock, for none. */
+    private void ended(Telemetry.Wait wait, Telemetry.Result result, long start) {
+        if (wait != Telemetry.Wait.NONE) {
+            wait.ended(result, Duration.ofNanos(ticker.read() - start));
+        }
     }
 
     private Lease acquireWithin(String key, long waitNanos, Contender contender) throws InterruptedException {

@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import io.coordis.NodeUnavailableException;
+import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -50,10 +51,12 @@ final class Handoff {
     private final String ttlArg;
     private final LockOptions options;
     private final Timer timer;
+    private final Telemetry telemetry;
     /** The lock's own operations at Redis: extend, and a plain compare-and-delete. */
     private final LeaseOps atRedis;
 
-    Handoff(RedisNode node, String name, LockKeys keys, LockOptions options, Timer timer, LeaseOps atRedis) {
+    Handoff(RedisNode node, String name, LockKeys keys, LockOptions options, Timer timer, Telemetry telemetry,
+            LeaseOps atRedis) {
         this.node = node;
         this.name = name;
         this.key = keys.lock();
@@ -61,6 +64,7 @@ final class Handoff {
         this.ttlArg = Long.toString(options.ttl().toMillis());
         this.options = options;
         this.timer = timer;
+        this.telemetry = telemetry;
         this.atRedis = atRedis;
     }
 
@@ -72,7 +76,7 @@ final class Handoff {
         LocalQueue.Gift gift = permit.claimGift();
         if (gift != null && gift.token() != null) {
             return new HeldLease(name, key, gift.token(), gift.fence(), handedOver(), options, gift.requestStart(),
-                    new Held(permit, gift.chain(), gift.chainStart()), timer, permit::close);
+                    new Held(permit, gift.chain(), gift.chainStart()), timer, telemetry, permit::close);
         }
         if (gift != null && gift.yield()) {
             TimeUnit.NANOSECONDS.sleep(ThreadLocalRandom.current().nextLong(YIELD_MIN_NANOS, YIELD_MAX_NANOS));
@@ -88,7 +92,7 @@ final class Handoff {
     /** A lease acquired at Redis with {@code token} (the start of a chain of hand-offs). */
     HeldLease acquired(LocalQueue.Permit permit, String token, long fence, List<NodeVote> votes, long start) {
         return new HeldLease(name, key, token, fence, votes, options, start, new Held(permit, 0, 0), timer,
-                permit::close);
+                telemetry, permit::close);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import io.coordis.CoordisException;
+import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.Held;
@@ -30,7 +31,7 @@ final class HeldLease extends Held<Lease> implements Lease {
     private final Runnable onClose;
 
     HeldLease(String name, String key, String token, long fencingToken, List<NodeVote> votes, LockOptions options,
-              long requestStart, LeaseOps ops, Timer timer, Runnable onClose) {
+              long requestStart, LeaseOps ops, Timer timer, Telemetry telemetry, Runnable onClose) {
         super("lock", name, key);
         this.token = token;
         this.fencingToken = fencingToken;
@@ -44,7 +45,7 @@ final class HeldLease extends Held<Lease> implements Lease {
                 .map(d -> Durations.saturatedAdd(requestStart, Durations.saturatedNanos(d))).orElse(Long.MAX_VALUE);
         LeaseSession.Terms terms = new LeaseSession.Terms(options.validityNanos(ttl), ttl.toNanos() / 3,
                 options.autoRenew(), renewUntil);
-        hold(this, timer, object(), requestStart, terms, () -> ops.extend(token, ttl));
+        hold(this, timer, object(), requestStart, terms, () -> ops.extend(token, ttl), telemetry, Telemetry.Claim.LOCK);
     }
 
     @Override
@@ -139,8 +140,8 @@ final class HeldLease extends Held<Lease> implements Lease {
     }
 
     @Override
-    protected void onLoss(LeaseSession.Loss why) {
-        log.warn("lock '{}' {}; fencing token {} is stale", name, why == LeaseSession.Loss.NOT_OURS
+    protected void onLoss(Telemetry.Loss why) {
+        log.warn("lock '{}' {}; fencing token {} is stale", name, why == Telemetry.Loss.NOT_OURS
                 ? "is no longer held by this lease (expired or taken over)"
                 : "could not be renewed before its validity ended", fencingToken);
     }

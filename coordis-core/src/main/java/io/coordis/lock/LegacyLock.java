@@ -142,7 +142,7 @@ final class LegacyLock extends ContendedLock {
             String value = Replies.string(result, 2, ACQUIRE, node.address());
             HeldLease lease = new HeldLease(name, key, value, fence,
                     List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "")), options, start, new Written(value),
-                    timer, permit::close);
+                    timer, contention.telemetry, permit::close);
             return Contention.Attempt.granted(lease);
         }
         return Contention.Attempt.busy(Replies.number(result, 1, ACQUIRE, node.address()));

@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.Telemetry;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Wiring;
@@ -16,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class Locks {
     static {
-        Wiring.provide(Locks.class, w -> new Locks(w.nodes(), w.keyPrefix(), w.timer()));
+        Wiring.provide(Locks.class, w -> new Locks(w.nodes(), w.keyPrefix(), w.timer(), w.telemetry()));
     }
 
     private final List<RedisNode> nodes;
@@ -28,11 +29,12 @@ public final class Locks {
 
     /**
      * Locks on {@code nodes}; {@code keyPrefix} (may be empty) goes before the per-node key of the Redlock restart
-     * guard, as the client's prefix goes before every lock's key (through the lock options).
+     * guard, as the client's prefix goes before every lock's key (through the lock options). Acquires and leases
+     * report to {@code telemetry}.
      *
      * @throws IllegalArgumentException for 2 nodes (Redlock needs at least 3) or none
      */
-    Locks(List<RedisNode> nodes, String keyPrefix, Timer timer) {
+    Locks(List<RedisNode> nodes, String keyPrefix, Timer timer, Telemetry telemetry) {
         if (nodes.isEmpty() || nodes.size() == 2) {
             throw new IllegalArgumentException("locks need one Redis node, or at least 3 independent masters for "
                     + "Redlock (5 is typical), got " + nodes.size());
@@ -41,7 +43,7 @@ public final class Locks {
         this.node = nodes.get(0);
         this.guards = nodes.stream().map(n -> new RestartGuard(LockNode.of(n), keyPrefix, timer)).toList();
         this.timer = timer;
-        this.contention = new Contention(new LocalQueue(), timer.ticker());
+        this.contention = new Contention(new LocalQueue(), timer.ticker(), telemetry);
     }
 
     /**

@@ -104,11 +104,12 @@ final class Redlock extends ContendedLock implements LeaseOps {
             throw new IllegalStateException("an acquire round never fails", e);
         }
         lastVotes = a.votes();
+        contention.telemetry.redlockVotes(name, a.votes());
         if (!a.granted()) {
             return a.refusal();
         }
         return Contention.Attempt.granted(new HeldLease(name, key, token, a.fence(), a.votes(), options, a.start(), this,
-                timer, permit::close));
+                timer, contention.telemetry, permit::close));
     }
 
     @Override

@@ -38,7 +38,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         this.node = node;
         this.ttlArg = Long.toString(options.ttl().toMillis());
         this.opTimeout = tryTimeout(node);
-        this.handoff = new Handoff(node, name, keys, options, timer, this);
+        this.handoff = new Handoff(node, name, keys, options, timer, contention.telemetry, this);
     }
 
     /**

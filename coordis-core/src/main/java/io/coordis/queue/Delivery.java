@@ -22,6 +22,9 @@ public final class Delivery {
     /** Settles deliveries; the consumer that took them, or the queue for a delivery known only by id. */
     interface Settler {
         Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException;
+
+        /** A delivery taken at {@code taken} (timer time) was settled with {@code outcome}, by this call or a batch. */
+        void settled(Outcome outcome, long taken);
     }
 
     private final DeliveryRef ref;
@@ -32,9 +35,12 @@ public final class Delivery {
     private final Supplier<CompletableFuture<Long>> lookup;
     private final Duration lookupTimeout;
     private volatile Outcome outcome;
+    /** When it was taken, on the client's timer. */
+    private final long taken;
 
-    Delivery(DeliveryRef ref, byte[] payload, int attempts, Settler settler) {
+    Delivery(DeliveryRef ref, byte[] payload, int attempts, long taken, Settler settler) {
         this.ref = ref;
+        this.taken = taken;
         this.payload = payload;
         this.attempts = attempts;
         this.settler = settler;
@@ -47,8 +53,9 @@ public final class Delivery {
      * {@link #attempts()} before that reads it with {@code lookup}, waiting at most {@code lookupTimeout}.
      */
     Delivery(DeliveryRef ref, byte[] payload, Supplier<CompletableFuture<Long>> lookup, Duration lookupTimeout,
-             Settler settler) {
+             long taken, Settler settler) {
         this.ref = ref;
+        this.taken = taken;
         this.payload = payload;
         this.attempts = 0;
         this.settler = settler;
@@ -167,6 +174,7 @@ public final class Delivery {
         if (outcome == null) {
             learn(s);
             outcome = s.outcome();
+            settler.settled(outcome, taken);
         }
     }
 
@@ -177,6 +185,7 @@ public final class Delivery {
         Settled s = settler.settle(ref, ack, delay);
         learn(s);
         outcome = s.outcome();
+        settler.settled(outcome, taken);
         return outcome;
     }
 

@@ -1,5 +1,6 @@
 package io.coordis.queue;
 
+import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
@@ -11,21 +12,23 @@ import io.coordis.internal.redis.RedisNode;
  */
 public final class Queues {
     static {
-        Wiring.provide(Queues.class, w -> new Queues(w.nodes().get(0), w.keyPrefix(), w.timer()));
+        Wiring.provide(Queues.class, w -> new Queues(w.nodes().get(0), w.keyPrefix(), w.timer(), w.telemetry()));
     }
 
     private final RedisNode node;
     private final String prefix;
     private final Timer timer;
+    private final Telemetry telemetry;
 
     /**
      * For {@link io.coordis.Coordis}: queues on {@code node} whose keys begin with {@code prefix} (may be empty),
-     * heartbeats and sweeps on {@code timer}.
+     * heartbeats and sweeps on {@code timer}, reliable queues' messages reported to {@code telemetry}.
      */
-    Queues(RedisNode node, String prefix, Timer timer) {
+    Queues(RedisNode node, String prefix, Timer timer, Telemetry telemetry) {
         this.node = node;
         this.prefix = java.util.Objects.requireNonNull(prefix, "prefix");
         this.timer = timer;
+        this.telemetry = telemetry;
     }
 
     /** @throws IllegalArgumentException when the name is empty or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES}) */
@@ -38,6 +41,6 @@ public final class Queues {
     /** @throws IllegalArgumentException when the name is empty or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES}) */
     public ReliableQueue reliable(String name, QueueOptions options) {
         Payloads.name(name);
-        return new SlotQueue(node.lists(), prefix, name, options, timer);
+        return new SlotQueue(node.lists(), prefix, name, options, timer, telemetry);
     }
 }

@@ -1,6 +1,7 @@
 package io.coordis.queue;
 
 import io.coordis.CoordisException;
+import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
@@ -129,7 +130,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                         // asked for before it is settled (settling answers it)
                         handed.add(new Delivery(new DeliveryRef(id, slot, nextNumber(slot)), moved,
                                 () -> queue.lists.hgetNumber(queue.keys.attempts, SlotQueue.sha1(moved)),
-                                queue.lists.commandTimeout(), this));
+                                queue.lists.commandTimeout(), queue.timer.now(), this));
                         clean = true;
                         return handed;
                     }
@@ -186,7 +187,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                 long failures = Replies.number(r, 2 * i + 1, SlotQueue.TAKE, queue.lists.address());
                 long n = nextNumber(slot);
                 handed.add(new Delivery(new DeliveryRef(id, slot, n), payload, (int) Math.min(Integer.MAX_VALUE,
-                        failures + 1), this));
+                        failures + 1), queue.timer.now(), this));
             }
         }
     }
@@ -227,6 +228,13 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         }
         giveBack(List.of(ref.slot()));
         return o;
+    }
+
+    @Override
+    public void settled(Outcome outcome, long taken) {
+        if (queue.telemetry != Telemetry.NONE) {
+            queue.telemetry.settled(queue.name(), outcome, Duration.ofNanos(queue.timer.now() - taken));
+        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.coordis.queue;
 
+import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
@@ -39,12 +40,15 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     final QueueKeys keys;
     /** The client's timer: the deadlines of takes, the consumers' heartbeats and sweeps. */
     final Timer timer;
+    /** The client's: settled and swept messages. */
+    final Telemetry telemetry;
 
     /** For {@link io.coordis.Coordis}; not part of the API. */
-    SlotQueue(ListCommands lists, String prefix, String name, QueueOptions options, Timer timer) {
+    SlotQueue(ListCommands lists, String prefix, String name, QueueOptions options, Timer timer, Telemetry telemetry) {
         super(lists, name, java.util.Objects.requireNonNull(options, "options must not be null"));
         this.keys = new QueueKeys(prefix + name);
         this.timer = timer;
+        this.telemetry = telemetry;
     }
 
     @Override
@@ -74,7 +78,9 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
 
     @Override
     public Outcome ack(String deliveryId) throws InterruptedException {
-        return settle(DeliveryRef.parse(deliveryId), true, Duration.ZERO).outcome();
+        Outcome o = settle(DeliveryRef.parse(deliveryId), true, Duration.ZERO).outcome();
+        telemetry.settled(name, o, null);
+        return o;
     }
 
     @Override
@@ -82,7 +88,9 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
         if (delay == null || delay.isNegative()) {
             throw new IllegalArgumentException("nack delay must be zero or positive, was " + delay);
         }
-        return settle(DeliveryRef.parse(deliveryId), false, delay).outcome();
+        Outcome o = settle(DeliveryRef.parse(deliveryId), false, delay).outcome();
+        telemetry.settled(name, o, null);
+        return o;
     }
 
     /** Settles one delivery: the ack or nack script for its slot. */
@@ -202,7 +210,14 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     private int swept(Object raw) {
         List<?> reply = Replies.list(raw, 2, SWEEP, lists.address());
         long requeued = Replies.number(reply, 0, SWEEP, lists.address());
-        return requeued < 0 ? 0 : (int) (requeued + Replies.number(reply, 1, SWEEP, lists.address()));
+        if (requeued < 0) {
+            return 0;
+        }
+        long dead = Replies.number(reply, 1, SWEEP, lists.address());
+        if (requeued + dead > 0) {
+            telemetry.swept(name, (int) requeued, (int) dead);
+        }
+        return (int) (requeued + dead);
     }
 
     @Override

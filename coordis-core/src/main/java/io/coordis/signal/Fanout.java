@@ -1,6 +1,7 @@
 package io.coordis.signal;
 
 import io.coordis.CoordisException;
+import io.coordis.Telemetry;
 import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.RedisNode;
 
@@ -13,8 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One registration on several nodes (a master and its replicas): subscribes on all of them at once and
- * tells a {@link Sink} which node delivered what. Made only when at least one node confirmed; nodes that
- * failed are left out.
+ * tells a {@link Sink} which node delivered what, and the client's {@link Telemetry} each message and gap. Made
+ * only when at least one node confirmed; nodes that failed are left out.
  */
 final class Fanout implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Fanout.class);
@@ -47,8 +48,8 @@ final class Fanout implements AutoCloseable {
      * @throws CoordisException     when no node confirmed (the first failure, the others suppressed)
      * @throws InterruptedException when interrupted (nothing stays subscribed)
      */
-    static Fanout open(List<RedisNode> nodes, String prefix, Collection<String> names, boolean patterns, Sink sink)
-            throws InterruptedException {
+    static Fanout open(List<RedisNode> nodes, String prefix, Collection<String> names, boolean patterns, Sink sink,
+                       Telemetry telemetry) throws InterruptedException {
         List<String> wire = names.stream().map(n -> (patterns ? Globs.escape(prefix) : prefix) + n).toList();
         List<io.coordis.internal.redis.Subscription> parts = new ArrayList<>();
         List<RedisNode> asked = new ArrayList<>();
@@ -60,12 +61,14 @@ final class Fanout implements AutoCloseable {
                 parts.add(nodes.get(i).subscribe(wire, patterns, new PubSubListener() {
                     @Override
                     public void message(String channel, String message) {
-                        sink.message(index, channel.startsWith(prefix) ? channel.substring(prefix.length()) : channel,
-                                message);
+                        String name = channel.startsWith(prefix) ? channel.substring(prefix.length()) : channel;
+                        telemetry.received(name);
+                        sink.message(index, name, message);
                     }
 
                     @Override
                     public void gap() {
+                        telemetry.gap(address);
                         sink.gap(index);
                     }
 

@@ -1,6 +1,7 @@
 package io.coordis.signal;
 
 import io.coordis.CoordisException;
+import io.coordis.Telemetry;
 import io.coordis.Ticker;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Failures;
@@ -37,8 +38,10 @@ public final class PubSubSignals implements Signals {
     private final String prefix;
     private final Ticker ticker;
     private final int maxDataBytes;
+    private final Telemetry telemetry;
 
-    private PubSubSignals(RedisNode master, List<RedisNode> replicas, String prefix, Ticker ticker, int maxDataBytes) {
+    private PubSubSignals(RedisNode master, List<RedisNode> replicas, String prefix, Ticker ticker, int maxDataBytes,
+                          Telemetry telemetry) {
         this.master = master;
         this.prefix = prefix;
         List<RedisNode> all = new ArrayList<>();
@@ -48,24 +51,25 @@ public final class PubSubSignals implements Signals {
         this.addresses = nodes.stream().map(RedisNode::address).toList();
         this.ticker = ticker;
         this.maxDataBytes = maxDataBytes;
+        this.telemetry = telemetry;
     }
 
     static {
         Wiring.provide(PubSubSignals.class,
-                w -> over(w.nodes().get(0), w.replicas(), w.keyPrefix(), w.ticker(), w.maxSignalBytes()));
+                w -> over(w.nodes().get(0), w.replicas(), w.keyPrefix(), w.ticker(), w.maxSignalBytes(), w.telemetry()));
     }
 
     /**
      * Signals published on {@code master} and heard on it and on {@code replicas} (may be empty), refusing
      * data over {@code maxDataBytes}, on channels (and event keys) that begin with {@code prefix} (may be empty),
-     * which the caller's names and the channels handed back leave out. For {@link io.coordis.Coordis}; the nodes
-     * stay owned by the caller.
+     * which the caller's names and the channels handed back leave out, reporting to {@code telemetry}. For
+     * {@link io.coordis.Coordis}; the nodes stay owned by the caller.
      */
     static PubSubSignals over(RedisNode master, List<RedisNode> replicas, String prefix, Ticker ticker,
-                              int maxDataBytes) {
+                              int maxDataBytes, Telemetry telemetry) {
         return new PubSubSignals(Objects.requireNonNull(master, "master"), List.copyOf(replicas),
                 Objects.requireNonNull(prefix, "prefix"),
-                Objects.requireNonNull(ticker, "ticker"), maxDataBytes);
+                Objects.requireNonNull(ticker, "ticker"), maxDataBytes, Objects.requireNonNull(telemetry, "telemetry"));
     }
 
     @Override
@@ -73,7 +77,9 @@ public final class PubSubSignals implements Signals {
         requireName(channel, "channel");
         requireData(data, "channel", channel);
         try {
-            return master.awaitUninterruptibly(master.publish(prefix + channel, data), master.commandTimeout());
+            long receivers = master.awaitUninterruptibly(master.publish(prefix + channel, data), master.commandTimeout());
+            telemetry.published(channel, receivers);
+            return receivers;
         } catch (CoordisException e) {
             throw Failures.about(Failures.object("channel", channel), e);
         }
@@ -85,15 +91,20 @@ public final class PubSubSignals implements Signals {
         requireData(data, "unicast channel", channel);
         int draw = ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE);
         try {
+            long receivers;
             if (master.isCluster()) {
                 // PUBSUB CHANNELS sees one node only: the waiters of a cluster are gathered from every node
-                return master.awaitUninterruptibly(master.publishToOneSubscriber(Globs.unicast(prefix + channel), draw, data),
-                        master.commandTimeout().multipliedBy(2));
+                receivers = master.awaitUninterruptibly(master.publishToOneSubscriber(Globs.unicast(prefix + channel),
+                        draw, data), master.commandTimeout().multipliedBy(2));
+            } else {
+                String pick = Integer.toString(draw);
+                Object reply = master.awaitUninterruptibly(master.eval(SIGNAL_ONE, List.of(),
+                        List.of(Globs.unicast(prefix + channel), pick, data, prefix + channel)), master.commandTimeout());
+                receivers = Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE,
+                        master.address());
             }
-            String pick = Integer.toString(draw);
-            Object reply = master.awaitUninterruptibly(master.eval(SIGNAL_ONE, List.of(),
-                    List.of(Globs.unicast(prefix + channel), pick, data, prefix + channel)), master.commandTimeout());
-            return Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE, master.address());
+            telemetry.published(channel, receivers);
+            return receivers;
         } catch (CoordisException e) {
             throw Failures.about(Failures.object("unicast channel", channel), e);
         }
@@ -194,7 +205,7 @@ public final class PubSubSignals implements Signals {
     private Fanout open(List<String> names, boolean pattern, Fanout.Sink sink, String object)
             throws InterruptedException {
         try {
-            return Fanout.open(nodes, prefix, names, pattern, sink);
+            return Fanout.open(nodes, prefix, names, pattern, sink, telemetry);
         } catch (CoordisException e) {
             throw Failures.about(object, e);
         }

@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.Telemetry;
 import io.coordis.internal.ManualTimer;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +43,7 @@ class HeldLeaseTest {
 
     private HeldLease lease(ScriptedOps ops, Duration ttl, AtomicInteger closed) {
         return new HeldLease("n", "n", "tok", 7, java.util.List.of(), LockOptions.defaults().withTtl(ttl).withAutoRenew(false),
-                timer.now(), ops, timer, closed::incrementAndGet);
+                timer.now(), ops, timer, Telemetry.NONE, closed::incrementAndGet);
     }
 
     @Test
@@ -101,7 +102,7 @@ class HeldLeaseTest {
         timer = new ManualTimer(Duration.ofDays(365).toNanos()); // far from its origin, so that the sum overflows
         HeldLease lease = new HeldLease("n", "n", "tok", 7, java.util.List.of(), LockOptions.defaults()
                 .withTtl(Duration.ofMillis(300)).withMaxHold(Duration.ofSeconds(Long.MAX_VALUE)), timer.now(),
-                counting, timer, () -> { });
+                counting, timer, Telemetry.NONE, () -> { });
         timer.advance(Duration.ofMillis(100));
         assertThat(extensions).as("renewed at a third of the TTL").hasValue(1);
         timer.advance(Duration.ofMillis(100));
@@ -175,7 +176,8 @@ class HeldLeaseTest {
         ScriptedOps ops = new ScriptedOps();
         ops.nextExtend = new CompletableFuture<>(); // never answers
         HeldLease lease = new HeldLease("n", "n", "tok", 7, java.util.List.of(),
-                LockOptions.defaults().withTtl(Duration.ofMillis(300)), timer.now(), ops, timer, () -> { });
+                LockOptions.defaults().withTtl(Duration.ofMillis(300)), timer.now(), ops, timer,
+                Telemetry.NONE, () -> { });
         Duration validity = Duration.ofNanos(LockOptions.defaults().validityNanos(Duration.ofMillis(300)));
         timer.advance(validity.minusNanos(1));
         assertThat(lease.isHeld()).isTrue();

@@ -1,5 +1,6 @@
 package io.coordis.internal.lease;
 
+import io.coordis.Telemetry;
 import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
 
@@ -23,17 +24,18 @@ public abstract class Held<H> extends Named {
 
     /**
      * Starts the session of this handle ({@code self}); called once, last in the constructor, since the session
-     * may report a loss from then on.
+     * may report a loss from then on. {@code telemetry} hears of it as a {@code claim} on this handle's name.
      */
     protected final void hold(H self, Timer timer, String what, long start, LeaseSession.Terms terms,
-                              LeaseSession.Renewal renewal) {
-        LeaseSession started = new LeaseSession(timer, what, start, terms, renewal, this::onLoss);
+                              LeaseSession.Renewal renewal, Telemetry telemetry, Telemetry.Claim claim) {
+        LeaseSession started = new LeaseSession(timer, what, start, terms, renewal, this::onLoss,
+                telemetry.held(claim, name));
         lost = started.lost().thenApply(v -> self);
         session = started;
     }
 
     /** Told once, on the thread that noticed, before {@link #lost()} completes; must not block. */
-    protected abstract void onLoss(LeaseSession.Loss why);
+    protected abstract void onLoss(Telemetry.Loss why);
 
     protected final LeaseSession session() {
         return session;

@@ -1,11 +1,14 @@
 package io.coordis.internal.lease;
 
+import io.coordis.Telemetry;
+import io.coordis.Telemetry.Loss;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -31,14 +34,6 @@ public final class LeaseSession {
     /** What the session was in, or is in. */
     public enum State { HELD, ENDED, LOST }
 
-    /** Why a claim was lost. */
-    public enum Loss {
-        /** Redis answered that the claim is no longer this holder's (expired, taken over, forced). */
-        NOT_OURS,
-        /** The validity deadline passed without a successful renewal. */
-        DEADLINE
-    }
-
     /** Renews the claim at Redis: {@code true} when renewed, {@code false} when it is no longer ours. */
     @FunctionalInterface
     public interface Renewal {
@@ -58,6 +53,7 @@ public final class LeaseSession {
     private final Terms terms;
     private final Renewal renewal;
     private final Consumer<Loss> onLoss;
+    private final Telemetry.Hold hold;
     private final CompletableFuture<Void> lost = new CompletableFuture<>();
 
     private State state = State.HELD;
@@ -70,9 +66,12 @@ public final class LeaseSession {
      *
      * @param what   the claim as logs name it, e.g. {@code lock 'orders'}
      * @param onLoss told once, on the thread that noticed, before {@link #lost()} completes; must not block
+     * @param hold   told the renewals, the loss and the end of the session
      */
-    public LeaseSession(Timer timer, String what, long start, Terms terms, Renewal renewal, Consumer<Loss> onLoss) {
+    public LeaseSession(Timer timer, String what, long start, Terms terms, Renewal renewal, Consumer<Loss> onLoss,
+                        Telemetry.Hold hold) {
         this.timer = timer;
+        this.hold = hold;
         this.what = what;
         this.terms = terms;
         this.renewal = renewal;
@@ -111,14 +110,18 @@ public final class LeaseSession {
      * it was in; a deadline that passed makes that {@link State#LOST} (and is announced).
      */
     public State end() {
-        return checked(() -> {
-            State before = state;
+        State before = checked(() -> {
+            State was = state;
             if (state == State.HELD) {
                 state = State.ENDED;
                 cancelLocked();
             }
-            return before;
+            return was;
         });
+        if (before == State.HELD) {
+            hold.ended();
+        }
+        return before;
     }
 
     /**
@@ -174,6 +177,8 @@ public final class LeaseSession {
 
     private void answered(long start, Boolean renewed, Throwable failure) {
         Loss loss;
+        Telemetry.Renewal outcome = failure != null ? Telemetry.Renewal.FAILED
+                : renewed ? Telemetry.Renewal.RENEWED : Telemetry.Renewal.REFUSED;
         synchronized (this) {
             loss = checkLocked();
             if (state != State.HELD) {
@@ -193,6 +198,7 @@ public final class LeaseSession {
                 confirmedLocked(start, terms.validityNanos(), terms.renewEveryNanos());
             }
         }
+        hold.renewal(outcome);
         announce(loss);
     }
 
@@ -262,6 +268,8 @@ public final class LeaseSession {
             return;
         }
         try {
+            hold.lost(loss);
+            hold.ended();
             onLoss.accept(loss);
         } finally {
             timer.execute(() -> lost.complete(null));
@@ -275,6 +283,6 @@ public final class LeaseSession {
     public synchronized String toString() {
         return state == State.HELD
                 ? "valid " + Durations.format(Duration.ofNanos(Math.max(0, validUntil - timer.now())))
-                : state.name().toLowerCase(java.util.Locale.ROOT);
+                : state.name().toLowerCase(Locale.ROOT);
     }
 }

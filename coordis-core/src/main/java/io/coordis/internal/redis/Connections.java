@@ -1,6 +1,7 @@
 package io.coordis.internal.redis;
 
 import io.coordis.internal.Timer;
+import io.lettuce.core.resource.ClientResources;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,16 +28,18 @@ public final class Connections implements AutoCloseable {
 
     /**
      * Connects to one node, waiting for it, or opens N ≥ 3 masters for Redlock in the background, giving them up
-     * to {@code timeout} to come up (a minority may stay down); replicas open in the background.
+     * to {@code timeout} to come up (a minority may stay down); replicas open in the background. With
+     * {@code given} resources (may be {@code null}: the client's own) the connections run on them, which closing
+     * does not shut down.
      *
      * @throws IllegalArgumentException for no URL, 2 URLs, a cluster among several URLs or with replicas, a
      *                                  malformed URL or unusable TLS files
      * @throws io.coordis.CoordisException when the single node is down or refuses the credentials
      */
     public static Connections open(List<String> urls, List<String> replicaUrls, Duration timeout, TlsSettings tls,
-                                   Timer timer) {
+                                   Timer timer, ClientResources given) {
         checkUrls(urls, replicaUrls);
-        RedisResources resources = new RedisResources();
+        RedisResources resources = given == null ? new RedisResources() : new RedisResources(given);
         List<RedisNode> opened = new ArrayList<>();
         try {
             if (urls.size() == 1) {

@@ -23,6 +23,11 @@ import java.util.concurrent.TimeUnit;
  * lock run) and Redis sixteen reads. Netty's {@link FlushConsolidationHandler} flushes once per batch of
  * writes the event loop takes from its queue (or at the end of a read), so commands that arrive together go out
  * in one write; a command alone still goes out in the same loop iteration.
+ *
+ * <p>Resources the application gave ({@code Coordis.Builder.clientResources}) are used as they are, without the
+ * reconnection delay and flush consolidation above, and are never shut down here: their owner does that. (A
+ * {@link ClientResources#mutate() mutated} copy would not do: it takes over the original's ownership flags, so
+ * shutting the copy down shuts down the original's event executors.)
  */
 public final class RedisResources implements AutoCloseable {
     /** The longest pause between two reconnection attempts. */
@@ -38,6 +43,8 @@ public final class RedisResources implements AutoCloseable {
     };
 
     final ClientResources lettuce;
+    /** Whether closing shuts {@link #lettuce} down: only resources made here. */
+    private final boolean owned;
 
     public RedisResources() {
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
@@ -45,10 +52,19 @@ public final class RedisResources implements AutoCloseable {
                 .reconnectDelay(Delay.equalJitter(Duration.ofMillis(5), MAX_RECONNECT_DELAY, 5, TimeUnit.MILLISECONDS))
                 .nettyCustomizer(CONSOLIDATE_FLUSHES)
                 .build();
+        this.owned = true;
+    }
+
+    /** The application's {@code given} resources, used as they are and never shut down by {@link #close()}. */
+    public RedisResources(ClientResources given) {
+        this.lettuce = given;
+        this.owned = false;
     }
 
     @Override
     public void close() {
-        lettuce.shutdown(0, 2, TimeUnit.SECONDS);
+        if (owned) {
+            lettuce.shutdown(0, 2, TimeUnit.SECONDS);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.coordis.internal.lease;
 
+import io.coordis.Telemetry;
 import io.coordis.internal.ManualTimer;
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +19,26 @@ class LeaseSessionTest {
     private static final long THIRD = TTL.toNanos() / 3;
 
     private final ManualTimer timer = new ManualTimer();
-    private final List<LeaseSession.Loss> losses = new CopyOnWriteArrayList<>();
+    private final List<Telemetry.Loss> losses = new CopyOnWriteArrayList<>();
     private final AtomicInteger renewals = new AtomicInteger();
+    /** What the session told its telemetry, in order. */
+    private final List<String> told = new CopyOnWriteArrayList<>();
+    private final Telemetry.Hold hold = new Telemetry.Hold() {
+        @Override
+        public void renewal(Telemetry.Renewal outcome) {
+            told.add(outcome.name());
+        }
+
+        @Override
+        public void lost(Telemetry.Loss reason) {
+            told.add("lost " + reason);
+        }
+
+        @Override
+        public void ended() {
+            told.add("ended");
+        }
+    };
     /** What the next renewal answers. */
     private volatile CompletableFuture<Boolean> answer = CompletableFuture.completedFuture(true);
 
@@ -27,7 +46,7 @@ class LeaseSessionTest {
         return new LeaseSession(timer, "lock 'n'", timer.now(), terms, () -> {
             renewals.incrementAndGet();
             return answer;
-        }, losses::add);
+        }, losses::add, hold);
     }
 
     private LeaseSession renewed() {
@@ -59,7 +78,7 @@ class LeaseSessionTest {
         assertThat(renewals.get()).as("retried every second after the first failure").isEqualTo(1 + 5);
         assertThat(s.lost().toCompletableFuture()).isNotDone();
         timer.advance(Duration.ofNanos(1));
-        assertThat(losses).containsExactly(LeaseSession.Loss.DEADLINE);
+        assertThat(losses).containsExactly(Telemetry.Loss.DEADLINE);
         assertThat(s.lost().toCompletableFuture()).isCompleted();
         assertThat(s.isHeld()).isFalse();
         assertThat(s.remaining()).isZero();
@@ -75,7 +94,7 @@ class LeaseSessionTest {
         assertThat(timer.deadlines()).as("one task: the deadline, while the renewal is in flight")
                 .containsExactly(Duration.ofNanos(VALIDITY).minusSeconds(3));
         timer.advance(Duration.ofNanos(VALIDITY));
-        assertThat(losses).containsExactly(LeaseSession.Loss.DEADLINE);
+        assertThat(losses).containsExactly(Telemetry.Loss.DEADLINE);
         answer.complete(true);
         assertThat(s.isHeld()).isFalse();
         assertThat(timer.pending()).isZero();
@@ -88,7 +107,7 @@ class LeaseSessionTest {
         AtomicInteger signals = new AtomicInteger();
         s.lost().thenRun(signals::incrementAndGet);
         timer.advance(Duration.ofSeconds(3));
-        assertThat(losses).containsExactly(LeaseSession.Loss.NOT_OURS);
+        assertThat(losses).containsExactly(Telemetry.Loss.NOT_OURS);
         s.notOurs();
         s.extended(timer.now(), VALIDITY, THIRD);
         assertThat(s.isHeld()).isFalse();
@@ -97,6 +116,20 @@ class LeaseSessionTest {
         assertThat(losses).hasSize(1);
         assertThat(signals).hasValue(1);
         assertThat(renewals).hasValue(1);
+        assertThat(told).containsExactly("REFUSED", "lost NOT_OURS", "ended");
+    }
+
+    @Test
+    void theTelemetryHearsEachRenewalAndOneEnd() {
+        LeaseSession s = renewed();
+        timer.advance(Duration.ofSeconds(3));
+        answer = CompletableFuture.failedFuture(new IllegalStateException("down"));
+        timer.advance(Duration.ofSeconds(3));
+        answer = CompletableFuture.completedFuture(true);
+        timer.advance(Duration.ofSeconds(1));
+        assertThat(s.end()).isEqualTo(LeaseSession.State.HELD);
+        assertThat(s.end()).isEqualTo(LeaseSession.State.ENDED);
+        assertThat(told).containsExactly("RENEWED", "FAILED", "RENEWED", "ended");
     }
 
     @Test
@@ -120,7 +153,8 @@ class LeaseSessionTest {
         timer.advance(Duration.ofNanos(VALIDITY));
         assertThat(losses).isEmpty();
         assertThat(s.isHeld()).isFalse();
-        assertThat(losses).containsExactly(LeaseSession.Loss.DEADLINE);
+        assertThat(losses).containsExactly(Telemetry.Loss.DEADLINE);
+        assertThat(told).containsExactly("lost DEADLINE", "ended");
         assertThat(s.lost().toCompletableFuture()).as("told on this thread once the timer is closed").isCompleted();
     }
 
@@ -133,7 +167,7 @@ class LeaseSessionTest {
         assertThat(timer.deadlines()).as("still no renewal").containsExactly(Duration.ofNanos(VALIDITY));
         timer.advance(Duration.ofNanos(VALIDITY));
         assertThat(renewals).hasValue(0);
-        assertThat(losses).containsExactly(LeaseSession.Loss.DEADLINE);
+        assertThat(losses).containsExactly(Telemetry.Loss.DEADLINE);
     }
 
     @Test
@@ -144,6 +178,6 @@ class LeaseSessionTest {
         assertThat(s.isHeld()).isTrue();
         timer.advance(Duration.ofNanos(VALIDITY));
         assertThat(renewals).hasValue(1);
-        assertThat(losses).containsExactly(LeaseSession.Loss.DEADLINE);
+        assertThat(losses).containsExactly(Telemetry.Loss.DEADLINE);
     }
 }

@@ -63,7 +63,8 @@ class ReadmeExamplesIT {
             "coordis-bench/run", "the benchmarks, run by hand on a quiet machine",
             "export COORDIS_URL=", "the test sets COORDIS_URL to its own server for every example",
             "redis-server ", "a Redis for the Spring Boot example, which ExampleApplicationIT starts on a server of its own",
-            "java -jar examples/spring-boot/", "the Spring Boot example application, run by ExampleApplicationIT");
+            "java -jar examples/spring-boot/", "the Spring Boot example application, run by ExampleApplicationIT",
+            "curl -s 'localhost:8080/actuator/coordis", "a running application's endpoint, which ActuatorIT reads over HTTP");
 
     /** The tags a code block may have, besides {@code java excerpt=PATH}. */
     private static final List<String> TAGS = List.of("```sh", "```java", "```text", "```properties", "```yaml",

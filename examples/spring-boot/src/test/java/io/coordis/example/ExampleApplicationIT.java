@@ -33,4 +33,18 @@ class ExampleApplicationIT {
                     .contains("first processed order first-1"));
         }
     }
+
+    @Test
+    void theDevProfileRunsOnARedisServerOfItsOwn(CapturedOutput output) {
+        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(ExampleApplication.class).run(
+                "--spring.profiles.active=dev", "--coordis.key-prefix=" + Prefixed.prefix(),
+                "--example.instance=solo", "--example.report-every=200ms", "--example.housekeeping-every=200ms",
+                "--example.order-every=200ms")) {
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(output.getOut())
+                    .contains("coordis.embedded=true: started redis-server")
+                    .contains("solo leads housekeeping in term 1")
+                    .contains("solo processed order solo-1"));
+        }
+        assertThat(output.getOut()).contains("stopping the development redis-server");
+    }
 }

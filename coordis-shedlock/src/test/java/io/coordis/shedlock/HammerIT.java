@@ -1,6 +1,7 @@
 package io.coordis.shedlock;
 
 import io.coordis.Coordis;
+import io.coordis.testkit.ChildJvm;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
@@ -11,10 +12,6 @@ import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -37,9 +34,8 @@ class HammerIT {
     void threadsAndTwoJvmsNeverRunTheJobTwiceAtOnce() throws Exception {
         try (FencedResource resource = FencedResource.start();
              Coordis client = Coordis.builder().keyPrefix(Prefixed.prefix()).url(redis.uri()).connect()) {
-            Process child = startChild(resource.address(), "child", 3);
-            try {
-                CompletableFuture<String> childRan = CompletableFuture.supplyAsync(() -> lastLine(child));
+            try (ChildJvm child = startChild(resource.address(), "child", 3)) {
+                CompletableFuture<String> childRan = CompletableFuture.supplyAsync(() -> summary(child));
                 CompletableFuture<Integer> localRan = CompletableFuture.supplyAsync(() -> {
                     try {
                         return Hammer.run("local", 4, RUN, resource.address(), CoordisLockProvider.of(client),
@@ -61,8 +57,6 @@ class HammerIT {
                 assertThat(report.violations()).as(report.toString()).isZero();
                 assertThat(report.protocolErrors()).as(report.toString()).isZero();
                 assertThat(report.totalEnters()).isGreaterThan(50);
-            } finally {
-                child.destroyForcibly();
             }
         }
     }
@@ -116,22 +110,17 @@ class HammerIT {
         }
     }
 
-    private static Process startChild(String resource, String id, int threads) throws Exception {
-        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", classpath, Hammer.class.getName(),
-                redis.uri(), resource, id, Integer.toString(threads), Long.toString(RUN.toMillis()))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    private static ChildJvm startChild(String resource, String id, int threads) {
+        return ChildJvm.start(id, Hammer.class,
+                List.of(redis.uri(), resource, id, Integer.toString(threads), Long.toString(RUN.toMillis())));
     }
 
-    /** The child's last stdout line, once it exited. */
-    private static String lastLine(Process child) {
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            List<String> lines = out.lines().toList();
-            child.waitFor(60, TimeUnit.SECONDS);
-            return lines.isEmpty() ? "(no output; exit " + child.exitValue() + ")" : lines.get(lines.size() - 1);
-        } catch (Exception e) {
+    /** The child's summary line ("RAN n"), printed when its run is over. */
+    private static String summary(ChildJvm child) {
+        try {
+            return child.awaitLine("RAN ", RUN.plusSeconds(60));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
     }

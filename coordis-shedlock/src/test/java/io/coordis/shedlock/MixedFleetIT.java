@@ -49,6 +49,13 @@ class MixedFleetIT {
         return new ShedLockRedisClient(redis.server(), "default", safeUpdate);
     }
 
+    /** A ShedLock instance's lock on {@code name} whose job outlived its lockAtMostFor (150 ms): the key is gone. */
+    private static ShedLockRedisClient.Held outlived(ShedLockRedisClient shedLock, String name) throws InterruptedException {
+        ShedLockRedisClient.Held late = shedLock.lock(name, Duration.ofMillis(150)).orElseThrow();
+        Thread.sleep(250);
+        return late;
+    }
+
     private boolean exists(String key) {
         return Long.valueOf(1).equals(redis.server().command("EXISTS", key));
     }
@@ -110,8 +117,7 @@ class MixedFleetIT {
     @Test
     void aLateSafeShedLockInstanceLeavesACoordisHolderAlone() throws Exception {
         ShedLockRedisClient shedLock = shedLock(true);
-        ShedLockRedisClient.Held late = shedLock.lock("late-safe", Duration.ofMillis(150)).orElseThrow();
-        Thread.sleep(250); // its job outlived lockAtMostFor
+        ShedLockRedisClient.Held late = outlived(shedLock, "late-safe");
         SimpleLock ours = coordis.lock(job("late-safe")).orElseThrow();
         assertThat(late.extend(Duration.ofSeconds(30))).isFalse();
         late.unlock(Duration.ZERO);
@@ -129,8 +135,7 @@ class MixedFleetIT {
     @Test
     void aLateShedLockInstanceWithPlainDelDeletesACoordisHoldersKey() throws Exception {
         ShedLockRedisClient shedLock = shedLock(false);
-        ShedLockRedisClient.Held late = shedLock.lock("late-del", Duration.ofMillis(150)).orElseThrow();
-        Thread.sleep(250);
+        ShedLockRedisClient.Held late = outlived(shedLock, "late-del");
         try (FencedResource resource = FencedResource.start()) {
             coordis.lock(job("late-del")).orElseThrow();
             long holder = fenceOfRunning();
@@ -154,8 +159,7 @@ class MixedFleetIT {
     @Test
     void aLateShedLockExtendWithoutSafeUpdateTakesTheKeyOver() throws Exception {
         ShedLockRedisClient shedLock = shedLock(false);
-        ShedLockRedisClient.Held late = shedLock.lock("late-set", Duration.ofMillis(150)).orElseThrow();
-        Thread.sleep(250);
+        ShedLockRedisClient.Held late = outlived(shedLock, "late-set");
         SimpleLock ours = coordis.lock(job("late-set", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
         assertThat(late.extend(Duration.ofMillis(400))).as("SET XX overwrites whatever is there").isTrue();
         assertThat(redis.server().command("GET", late.key)).isEqualTo(late.value);

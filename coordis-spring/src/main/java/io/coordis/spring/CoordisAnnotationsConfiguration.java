@@ -33,18 +33,14 @@ class CoordisAnnotationsConfiguration {
 
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static LeaderOnlyAdvisor coordisLeaderOnlyAdvisor(LeaderCandidates coordisLeaderCandidates) {
-        LeaderOnlyAdvisor advisor = new LeaderOnlyAdvisor(coordisLeaderCandidates);
-        advisor.setOrder(LEADER_ONLY_ORDER);
-        return advisor;
+    static AnnotationAdvisor<String> coordisLeaderOnlyAdvisor(LeaderCandidates coordisLeaderCandidates) {
+        return new AnnotationAdvisor<>(new LeaderOnlyAdvice(coordisLeaderCandidates), LEADER_ONLY_ORDER);
     }
 
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static LockedAdvisor coordisLockedAdvisor() {
-        LockedAdvisor advisor = new LockedAdvisor();
-        advisor.setOrder(LOCKED_ORDER);
-        return advisor;
+    static AnnotationAdvisor<LockedAdvice.Settings> coordisLockedAdvisor() {
+        return new AnnotationAdvisor<>(new LockedAdvice(), LOCKED_ORDER);
     }
 
     @Bean

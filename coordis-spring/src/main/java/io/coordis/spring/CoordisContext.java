@@ -28,12 +28,7 @@ public final class CoordisContext {
      * @throws IllegalStateException outside a {@code @Locked} method
      */
     public static long fencingToken() {
-        Lease lease = LEASE.get();
-        if (lease == null) {
-            throw new IllegalStateException("no @Locked method is running on this thread: call fencingToken() "
-                    + "from inside one (on the thread that runs it), or use currentLease() to test for one");
-        }
-        return lease.fencingToken();
+        return required(LEASE, "@Locked", "fencingToken()", "currentLease()").fencingToken();
     }
 
     /** The leadership of the innermost running {@link LeaderOnly} method on this thread. */
@@ -47,25 +42,31 @@ public final class CoordisContext {
      * @throws IllegalStateException outside a {@code @LeaderOnly} method
      */
     public static long term() {
-        Leadership leadership = LEADERSHIP.get();
-        if (leadership == null) {
-            throw new IllegalStateException("no @LeaderOnly method is running on this thread: call term() from "
-                    + "inside one (on the thread that runs it), or use currentLeadership() to test for one");
+        return required(LEADERSHIP, "@LeaderOnly", "term()", "currentLeadership()").term();
+    }
+
+    private static <T> T required(ThreadLocal<T> local, String annotation, String call, String test) {
+        T value = local.get();
+        if (value == null) {
+            throw new IllegalStateException("no " + annotation + " method is running on this thread: call " + call
+                    + " from inside one (on the thread that runs it), or use " + test + " to test for one");
         }
-        return leadership.term();
+        return value;
     }
 
     /** Makes {@code lease} current until the returned scope closes, then restores the previous one. */
     static Scope enter(Lease lease) {
-        Lease previous = LEASE.get();
-        LEASE.set(lease);
-        return () -> restore(LEASE, previous);
+        return enter(LEASE, lease);
     }
 
     static Scope enter(Leadership leadership) {
-        Leadership previous = LEADERSHIP.get();
-        LEADERSHIP.set(leadership);
-        return () -> restore(LEADERSHIP, previous);
+        return enter(LEADERSHIP, leadership);
+    }
+
+    private static <T> Scope enter(ThreadLocal<T> local, T value) {
+        T previous = local.get();
+        local.set(value);
+        return () -> restore(local, previous);
     }
 
     private static <T> void restore(ThreadLocal<T> local, T previous) {

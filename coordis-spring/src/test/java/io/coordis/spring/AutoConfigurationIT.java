@@ -53,7 +53,7 @@ class AutoConfigurationIT {
     @Test
     void withACoordisBeanLockedMethodsRunUnderTheirLockThroughBootsProxies() {
         runner.withUserConfiguration(Client.class).run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(LockedAdvisor.class).hasSingleBean(LeaderCandidates.class)
+            assertThat(context).hasNotFailed().hasBean("coordisLockedAdvisor").hasSingleBean(LeaderCandidates.class)
                     .hasSingleBean(ListenerContainers.class);
             assertThat(context.getBean(Job.class).run()).as("ran with a fencing number").isPositive();
         });
@@ -62,7 +62,7 @@ class AutoConfigurationIT {
     @Test
     void withoutACoordisBeanItStaysOut() {
         runner.withBean(Job.class).run(context -> {
-            assertThat(context).hasNotFailed().doesNotHaveBean(LockedAdvisor.class);
+            assertThat(context).hasNotFailed().doesNotHaveBean("coordisLockedAdvisor");
             assertThat(context.getBean(Job.class).run()).as("no advice: a plain call").isNull();
         });
     }

@@ -10,8 +10,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import java.time.Duration;
 import java.util.List;
@@ -40,14 +38,6 @@ class CoordisListenerIT {
     static final CountDownLatch slowStarted = new CountDownLatch(1);
     static volatile boolean slowFinished;
 
-    @Configuration(proxyBeanMethods = false)
-    static class Listeners {
-        @Bean
-        Consumers consumers() {
-            return new Consumers();
-        }
-    }
-
     public static class Consumers {
         @CoordisListener(queue = "acks", concurrency = 3)
         public void onAck(String message) {
@@ -67,14 +57,6 @@ class CoordisListenerIT {
         }
     }
 
-    @Configuration(proxyBeanMethods = false)
-    static class SlowListener {
-        @Bean
-        Slow slow() {
-            return new Slow();
-        }
-    }
-
     public static class Slow {
         @CoordisListener(queue = "slow")
         public void onSlow(String message) throws InterruptedException {
@@ -86,7 +68,7 @@ class CoordisListenerIT {
 
     @BeforeAll
     static void start() {
-        context = TestContexts.start("listeners", redis.uri(), Listeners.class);
+        context = TestContexts.start("listeners", redis.uri(), Consumers.class);
         client = context.getBean(Coordis.class);
     }
 
@@ -131,7 +113,7 @@ class CoordisListenerIT {
 
     @Test
     void closingTheContextFinishesTheMessageInHandAndTakesNoMore() throws Exception {
-        AnnotationConfigApplicationContext own = TestContexts.start("slow", redis.uri(), SlowListener.class);
+        AnnotationConfigApplicationContext own = TestContexts.start("slow", redis.uri(), Slow.class);
         ReliableQueue queue = client.reliableQueue("slow");
         queue.push("first");
         assertThat(slowStarted.await(10, TimeUnit.SECONDS)).isTrue();

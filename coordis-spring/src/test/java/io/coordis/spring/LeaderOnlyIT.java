@@ -6,8 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
@@ -23,20 +21,12 @@ class LeaderOnlyIT {
 
     static volatile FencedResource referee;
 
-    @Configuration(proxyBeanMethods = false)
-    @EnableScheduling
-    static class Jobs {
-        @Bean
-        LeaderJob leaderJob(@Value("${instance}") String instance) {
-            return new LeaderJob(instance);
-        }
-    }
-
     /** Ticks every 20 ms in the leader only, entering the referee and writing with its term. */
+    @EnableScheduling
     public static class LeaderJob {
         private final String instance;
 
-        LeaderJob(String instance) {
+        LeaderJob(@Value("${instance}") String instance) {
             this.instance = instance;
         }
 
@@ -54,8 +44,8 @@ class LeaderOnlyIT {
     @Test
     void onlyTheLeaderRunsAndTheOtherContextTakesOverAtOnceWhenTheLeadersContextCloses() throws Exception {
         referee = FencedResource.recording();
-        try (AnnotationConfigApplicationContext a = TestContexts.start("a", redis.uri(), Jobs.class);
-             AnnotationConfigApplicationContext b = TestContexts.start("b", redis.uri(), Jobs.class)) {
+        try (AnnotationConfigApplicationContext a = TestContexts.start("a", redis.uri(), LeaderJob.class);
+             AnnotationConfigApplicationContext b = TestContexts.start("b", redis.uri(), LeaderJob.class)) {
             FencedResource.Event first = referee.await(0, "ENTER", null, Duration.ofSeconds(10)).orElseThrow();
             String leader = first.client();
             String follower = leader.equals("a") ? "b" : "a";

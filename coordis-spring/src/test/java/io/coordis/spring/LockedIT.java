@@ -13,8 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,8 +39,8 @@ class LockedIT {
 
     @BeforeAll
     static void start() {
-        a = TestContexts.start("a", redis.uri(), Jobs.class);
-        b = TestContexts.start("b", redis.uri(), Jobs.class);
+        a = TestContexts.start("a", redis.uri(), LockedJobs.class);
+        b = TestContexts.start("b", redis.uri(), LockedJobs.class);
     }
 
     @AfterEach
@@ -63,14 +61,6 @@ class LockedIT {
         }
     }
 
-    @Configuration(proxyBeanMethods = false)
-    static class Jobs {
-        @Bean
-        LockedJobs lockedJobs(@Value("${instance}") String instance) {
-            return new LockedJobs(instance);
-        }
-    }
-
     /**
      * The methods under test; the referee judges the ones that write. The test calls them through the Spring
      * proxy, so it reads the state through methods too (a class proxy's own fields stay empty).
@@ -80,7 +70,7 @@ class LockedIT {
         private final AtomicInteger ran = new AtomicInteger();
         private volatile Coordis coordis;
 
-        LockedJobs(String instance) {
+        LockedJobs(@Value("${instance}") String instance) {
             this.instance = instance;
         }
 

@@ -3,6 +3,7 @@ package io.coordis.spring;
 import io.coordis.Coordis;
 import io.coordis.queue.QueueStats;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.testkit.ChildJvm;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.fault.FencedResource;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,8 @@ class ProcessKillIT {
     void leadershipAndMessagesMoveToTheSurvivorWhenAProcessIsKilled() throws Exception {
         List<String> ids = IntStream.range(0, 80).mapToObj(i -> "job-" + i).toList();
         try (FencedResource referee = FencedResource.recording();
-             ChildProcess child = ChildProcess.start(KillScenario.class, redis.uri(), referee.address())) {
+             ChildJvm child = ChildJvm.start("spring-app", KillScenario.class, List.of("-Xmx192m"),
+                     List.of(redis.uri(), referee.address()))) {
             child.awaitLine("STARTED", Duration.ofSeconds(60));
             FencedResource.Event childLeads = referee.await(0, "ENTER", "child", Duration.ofSeconds(10)).orElseThrow();
 
@@ -47,7 +49,7 @@ class ProcessKillIT {
 
                 int mark = referee.events().size();
                 long killed = System.nanoTime();
-                child.kill();
+                child.close(); // SIGKILL: no shutdown hook, no resignation, no consumer close
                 Set<String> inHand = new HashSet<>();
                 for (String line : child.lines()) {
                     if (line.startsWith("TAKEN ")) {

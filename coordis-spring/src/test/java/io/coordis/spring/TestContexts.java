@@ -18,12 +18,13 @@ final class TestContexts {
     private TestContexts() {
     }
 
-    static AnnotationConfigApplicationContext start(String instance, String redisUri, Class<?>... configs) {
+    /** Starts a context of {@code classes}: configurations, or beans (whose constructors may take {@code @Value}s). */
+    static AnnotationConfigApplicationContext start(String instance, String redisUri, Class<?>... classes) {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test",
                 Map.of("instance", instance, "coordis.test.url", redisUri)));
         context.register(ClientConfiguration.class);
-        context.register(configs);
+        context.register(classes);
         context.refresh();
         return context;
     }

@@ -45,6 +45,16 @@ public final class ChildJvm implements AutoCloseable {
      *                               example a manifest-only booter jar), since the child would not start
      */
     public static ChildJvm start(String name, Class<?> main, List<String> args) {
+        return start(name, main, List.of(), args);
+    }
+
+    /**
+     * Starts {@code java <defaults> jvmArgs... -cp <test class path> main args...}; {@code jvmArgs} come after
+     * the defaults ({@code -Xmx128m}, serial GC, C1 only), so for example {@code -Xmx256m} there wins.
+     *
+     * @throws IllegalStateException as {@link #start(String, Class, List)}
+     */
+    public static ChildJvm start(String name, Class<?> main, List<String> jvmArgs, List<String> args) {
         String classpath = classpath();
         String home = main.getProtectionDomain().getCodeSource().getLocation().getPath();
         if (!classpath.contains(stripSlash(home))) {
@@ -54,8 +64,9 @@ public final class ChildJvm implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-cp", classpath, main.getName()));
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        command.addAll(jvmArgs);
+        command.addAll(List.of("-cp", classpath, main.getName()));
         command.addAll(args);
         try {
             Path err = Files.createTempFile("coordis-child-" + name + "-", ".err");

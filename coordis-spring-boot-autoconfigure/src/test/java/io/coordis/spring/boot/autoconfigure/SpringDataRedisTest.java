@@ -13,22 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class SpringDataRedisTest {
     @Test
     void standaloneWithCredentialsAndDatabase() {
-        var details = new DataRedisConnectionDetails() {
-            @Override
-            public String getUsername() {
-                return "app";
-            }
-
-            @Override
-            public String getPassword() {
-                return "p@ss w:rd";
-            }
-
-            @Override
-            public Standalone getStandalone() {
-                return Standalone.of("redis.local", 6380, 3);
-            }
-        };
+        var details = standalone("app", "p@ss w:rd", null, DataRedisConnectionDetails.Standalone.of("redis.local", 6380, 3));
         RedisUrls urls = new SpringDataRedis(details).urls();
         assertThat(urls.urls()).containsExactly("redis://app:p%40ss%20w%3Ard@redis.local:6380/3");
         assertThat(urls.source()).isEqualTo("spring.data.redis");
@@ -36,22 +21,7 @@ class SpringDataRedisTest {
 
     @Test
     void passwordWithoutUserAndTls() {
-        var details = new DataRedisConnectionDetails() {
-            @Override
-            public String getPassword() {
-                return "secret";
-            }
-
-            @Override
-            public SslBundle getSslBundle() {
-                return SslBundle.of(null);
-            }
-
-            @Override
-            public Standalone getStandalone() {
-                return Standalone.of("::1", 6379);
-            }
-        };
+        var details = standalone(null, "secret", SslBundle.of(null), DataRedisConnectionDetails.Standalone.of("::1", 6379));
         assertThat(new SpringDataRedis(details).urls().urls()).containsExactly("rediss://:secret@[::1]:6379/0");
     }
 
@@ -106,5 +76,31 @@ class SpringDataRedisTest {
         assertThatThrownBy(() -> new SpringDataRedis(details).urls()).isInstanceOf(ConfigurationProblem.class)
                 .hasMessageContaining("spring.data.redis.masterreplica")
                 .satisfies(e -> assertThat(((ConfigurationProblem) e).action()).contains("coordis.urls=redis://master:6379"));
+    }
+
+    /** The details Boot derives from spring.data.redis.* for one server; null where a property is not set. */
+    private static DataRedisConnectionDetails standalone(String username, String password, SslBundle ssl,
+                                                         DataRedisConnectionDetails.Standalone standalone) {
+        return new DataRedisConnectionDetails() {
+            @Override
+            public String getUsername() {
+                return username;
+            }
+
+            @Override
+            public String getPassword() {
+                return password;
+            }
+
+            @Override
+            public SslBundle getSslBundle() {
+                return ssl;
+            }
+
+            @Override
+            public Standalone getStandalone() {
+                return standalone;
+            }
+        };
     }
 }

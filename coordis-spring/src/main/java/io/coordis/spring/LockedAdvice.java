@@ -3,14 +3,9 @@ package io.coordis.spring;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
-import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.aop.support.AopUtils;
-import org.springframework.aop.support.StaticMethodMatcherPointcutAdvisor;
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
@@ -22,48 +17,19 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /** Runs {@link Locked} methods under their lock, through {@link DistributedLock#whileLocked}. */
-final class LockedAdvisor extends StaticMethodMatcherPointcutAdvisor implements MethodInterceptor, BeanFactoryAware {
-    private static final long serialVersionUID = 1L;
-    private static final Logger log = LoggerFactory.getLogger(LockedAdvisor.class);
+final class LockedAdvice implements AnnotationAdvisor.Advice<LockedAdvice.Settings> {
+    private static final Logger log = LoggerFactory.getLogger(LockedAdvice.class);
     private static final String ANNOTATION = "@Locked";
     /** "As long as it takes": far beyond any wait, far below the overflow of a nanosecond deadline. */
     private static final Duration UNBOUNDED = Duration.ofDays(3650);
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
 
-    private final transient Map<Method, Optional<Settings>> settings = new ConcurrentHashMap<>();
-    private transient Attributes attributes;
-
-    LockedAdvisor() {
-        setAdvice(this);
-    }
-
     @Override
-    public void setBeanFactory(BeanFactory beanFactory) {
-        this.attributes = new Attributes(beanFactory);
-    }
-
-    @Override
-    public boolean matches(Method method, Class<?> targetClass) {
-        return settings(AopUtils.getMostSpecificMethod(method, targetClass)).isPresent();
-    }
-
-    @Override
-    public Object invoke(MethodInvocation invocation) throws Throwable {
-        Method method = invocation.getMethod();
-        if (invocation.getThis() != null) {
-            method = AopUtils.getMostSpecificMethod(method, AopUtils.getTargetClass(invocation.getThis()));
-        }
-        Optional<Settings> found = settings(method);
-        if (found.isEmpty()) {
-            return invocation.proceed();
-        }
-        Settings s = found.get();
+    public Object invoke(MethodInvocation invocation, Method method, Settings s, Attributes attributes) throws Throwable {
         String name = s.name(method, invocation.getArguments(), attributes);
         DistributedLock lock = attributes.coordis().lock(name, s.options);
         Optional<Object[]> ran;
@@ -96,15 +62,14 @@ final class LockedAdvisor extends StaticMethodMatcherPointcutAdvisor implements 
         }
     }
 
-    private Optional<Settings> settings(Method method) {
-        return settings.computeIfAbsent(method, m -> {
-            Locked locked = AnnotatedElementUtils.findMergedAnnotation(m, Locked.class);
-            return locked == null ? Optional.empty() : Optional.of(new Settings(locked, m, attributes));
-        });
+    @Override
+    public Optional<Settings> settings(Method method, Attributes attributes) {
+        Locked locked = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
+        return locked == null ? Optional.empty() : Optional.of(new Settings(locked, method, attributes));
     }
 
     /** A method's annotation, read once: an invalid one fails when the bean is proxied, at start-up. */
-    private static final class Settings {
+    static final class Settings {
         final String literalName;
         final Expression nameTemplate;
         final LockOptions options;

@@ -21,7 +21,10 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -83,7 +86,9 @@ class CoordisMetricsAutoConfigurationIT {
     }
 
     @Test
-    void listedQueuesHaveTheirGaugesPolled(RedisServer server) {
+    void listedQueuesHaveTheirGaugesPolledUntilTheContextCloses(RedisServer server) {
+        Set<Thread> before = pollers();
+        Set<Thread> polling = new HashSet<>();
         withRegistry(server).withPropertyValues("coordis.metrics.queues=metrics:jobs",
                 "coordis.metrics.poll-interval=200ms").run(context -> {
             context.getBean(Coordis.class).reliableQueue("metrics:jobs").push("one");
@@ -92,7 +97,16 @@ class CoordisMetricsAutoConfigurationIT {
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
                     registry.get("coordis.queue.depth").tag("name", "metrics:jobs").gauge().value()).isEqualTo(2.0));
             assertThat(registry.get("coordis.queue.dead").tag("name", "metrics:jobs").gauge()).isNotNull();
+            polling.addAll(pollers());
+            polling.removeAll(before);
         });
+        assertThat(polling).as("the context's polling thread").isNotEmpty();
+        await().atMost(Duration.ofSeconds(2)).until(() -> polling.stream().noneMatch(Thread::isAlive));
+    }
+
+    private static Set<Thread> pollers() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("coordis-metrics"))
+                .collect(Collectors.toSet());
     }
 
     @Test

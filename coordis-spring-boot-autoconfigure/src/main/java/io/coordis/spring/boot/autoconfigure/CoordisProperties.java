@@ -41,6 +41,8 @@ public class CoordisProperties {
 
     private final Queue queue = new Queue();
 
+    private final Metrics metrics = new Metrics();
+
     public List<String> getUrls() {
         return urls;
     }
@@ -91,6 +93,10 @@ public class CoordisProperties {
 
     public Queue getQueue() {
         return queue;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
     }
 
     /** TLS for rediss:// URLs. */
@@ -220,6 +226,56 @@ public class CoordisProperties {
 
         public void setMaxMessageBytes(int maxMessageBytes) {
             this.maxMessageBytes = maxMessageBytes;
+        }
+    }
+
+    /** Micrometer meters of the client, when the application has a MeterRegistry and coordis-micrometer. */
+    public static class Metrics {
+        /** Whether the client records meters (and observations, with an ObservationRegistry). */
+        private boolean enabled = true;
+
+        /**
+         * Lock, election, queue and channel names that become the meters' name tag as they are; every other name is
+         * tagged "other", so unbounded names (orders:42) cannot flood the registry. Default: none.
+         */
+        private List<String> tagNames = new ArrayList<>();
+
+        /** Reliable queues whose depth, in-flight, delayed, dead and oldest-age gauges are polled (tagged by name). */
+        private List<String> queues = new ArrayList<>();
+
+        /** How often the gauges of coordis.metrics.queues are polled (at least 100ms). */
+        private Duration pollInterval = Duration.ofSeconds(10);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public List<String> getTagNames() {
+            return tagNames;
+        }
+
+        public void setTagNames(List<String> tagNames) {
+            this.tagNames = tagNames;
+        }
+
+        public List<String> getQueues() {
+            return queues;
+        }
+
+        public void setQueues(List<String> queues) {
+            this.queues = queues;
+        }
+
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
         }
     }
 }

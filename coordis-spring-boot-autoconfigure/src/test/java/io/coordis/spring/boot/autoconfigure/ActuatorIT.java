@@ -40,10 +40,12 @@ import static org.awaitility.Awaitility.await;
 /**
  * A real Boot web application with Actuator against a real redis-server, configured as an application that
  * already uses Spring Data Redis is ({@code spring.data.redis.*}, no {@code coordis.urls}): the health indicator
- * follows the server down and back up, and {@code /actuator/coordis} shows what {@code coordis ls} shows.
+ * follows the server down and back up, {@code /actuator/coordis} shows what {@code coordis ls} shows, and the
+ * client's meters are in {@code /actuator/metrics}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "management.endpoints.web.exposure.include=health,coordis",
+        "management.endpoints.web.exposure.include=health,coordis,metrics",
+        "coordis.metrics.tag-names=report", "coordis.metrics.queues=metered", "coordis.metrics.poll-interval=200ms",
         "management.endpoint.health.show-details=always",
         // Spring Data Redis's own indicator runs INFO, which the least-privilege CI user may not: judge Coordis's alone
         "management.health.redis.enabled=false"})
@@ -153,6 +155,30 @@ class ActuatorIT {
         REDIS.restart(Duration.ZERO);
         await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
                 assertThat(get("/actuator/health/coordis")).containsEntry("status", "UP"));
+    }
+
+    @Test
+    @Order(3)
+    void metricsEndpointShowsTheClientsMeters() throws Exception {
+        coordis.lock("report").acquire(Duration.ofSeconds(2)).orElseThrow().close();
+        coordis.lock("report:42").acquire(Duration.ofSeconds(2)).orElseThrow().close();
+        assertThat(measurement("/actuator/metrics/coordis.lock.acquire?tag=name:report&tag=result:acquired", "COUNT"))
+                .isGreaterThanOrEqualTo(1.0);
+        assertThat(measurement("/actuator/metrics/coordis.lock.acquire?tag=name:other&tag=result:acquired", "COUNT"))
+                .isGreaterThanOrEqualTo(1.0);
+        assertThat(status("/actuator/metrics/coordis.lock.acquire?tag=name:report:42")).isEqualTo(404);
+
+        coordis.reliableQueue("metered").push("one");
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(measurement("/actuator/metrics/coordis.queue.depth?tag=name:metered", "VALUE"))
+                        .isEqualTo(1.0));
+    }
+
+    @SuppressWarnings("unchecked")
+    private double measurement(String path, String statistic) throws Exception {
+        List<Map<String, Object>> measurements = (List<Map<String, Object>>) get(path).get("measurements");
+        return measurements.stream().filter(m -> statistic.equals(m.get("statistic")))
+                .mapToDouble(m -> ((Number) m.get("value")).doubleValue()).findFirst().orElseThrow();
     }
 
     @SuppressWarnings("unchecked")

@@ -27,11 +27,14 @@ class ConfigurationMetadataTest {
                 "coordis.command-timeout", "coordis.embedded", "coordis.tls.ca", "coordis.tls.cert", "coordis.tls.key",
                 "coordis.tls.verify-hostname", "coordis.lock.ttl", "coordis.lock.max-hold", "coordis.queue.max-attempts",
                 "coordis.queue.heartbeat-ttl", "coordis.queue.sweep-interval", "coordis.queue.slots",
-                "coordis.queue.max-message-bytes");
+                "coordis.queue.max-message-bytes", "coordis.metrics.enabled", "coordis.metrics.tag-names",
+                "coordis.metrics.queues", "coordis.metrics.poll-interval");
         byName.values().forEach(p -> assertThat((String) p.get("description")).as((String) p.get("name")).isNotBlank());
         assertThat(byName.get("coordis.command-timeout")).containsEntry("defaultValue", "2s");
         assertThat(byName.get("coordis.lock.ttl")).containsEntry("defaultValue", "30s");
         assertThat(byName.get("coordis.queue.max-message-bytes")).containsEntry("defaultValue", 1048576);
         assertThat(byName.get("coordis.embedded")).containsEntry("defaultValue", false);
+        assertThat(byName.get("coordis.metrics.enabled")).containsEntry("defaultValue", true);
+        assertThat(byName.get("coordis.metrics.poll-interval")).containsEntry("defaultValue", "10s");
     }
 }

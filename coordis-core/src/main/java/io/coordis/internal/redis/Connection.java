@@ -207,6 +207,30 @@ final class Connection<K, V> implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits for {@code future} through interrupts, restoring the interrupt flag afterwards, at most {@code timeout}
+     * on the client's timer (as {@link #within}); a failure or timeout as in {@link #await}.
+     */
+    <T> T awaitUninterruptibly(CompletionStage<T> future, Duration timeout) {
+        CompletableFuture<T> limited = within(future.toCompletableFuture(), timeout);
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    return limited.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw RedisErrors.translate(e.getCause(), address);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private CoordisException closedFailure() {
         return new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
     }

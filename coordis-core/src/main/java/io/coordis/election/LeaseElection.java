@@ -28,7 +28,7 @@ import java.util.function.Consumer;
 
 /**
  * {@link LeaderElection} by three scripts: {@code elect.lua} (campaign and renew), {@code resign.lua}
- * and {@code leader.lua} (read by a {@link LeaderReader}). Keys: the leader key (prefix + name), {@code {name}:term} (the counter),
+ * and {@code claim.lua} (read by a {@link LeaderReader}). Keys: the leader key (prefix + name), {@code {name}:term} (the counter),
  * {@code {name}:leader} (id, term, since and the claim of the campaign try that won the current leadership);
  * channel {@code {name}:changed}.
  */

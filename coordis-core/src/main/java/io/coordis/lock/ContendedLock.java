@@ -73,9 +73,9 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
     }
 
     /** Runs the holder-reading {@code script} on {@code node}: its reply, at least one element long. */
-    List<?> readHolder(RedisNode node, LuaScript script, List<String> keys) {
+    List<?> readHolder(RedisNode node, LuaScript script, List<String> keys, List<String> args) {
         try {
-            return Replies.list(node.await(node.eval(script, keys, List.of()), node.commandTimeout()),
+            return Replies.list(node.await(node.eval(script, keys, args), node.commandTimeout()),
                     1, script, node.address());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

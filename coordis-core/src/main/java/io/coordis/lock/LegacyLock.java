@@ -62,7 +62,6 @@ final class LegacyLock extends ContendedLock {
     static final LuaScript ACQUIRE = LuaScript.load(LegacyLock.class, "legacy-acquire.lua");
     static final LuaScript RELEASE = LuaScript.load(LegacyLock.class, "legacy-release.lua");
     static final LuaScript EXTEND = LuaScript.load(LegacyLock.class, "legacy-extend.lua");
-    static final LuaScript INSPECT = LuaScript.load(LegacyLock.class, "legacy-inspect.lua");
 
     /** How long the key outlives the expiry stored in it, so that a crashed Coordis holder leaves no key. */
     static final Duration KEY_EXPIRY_MARGIN = Duration.ofSeconds(1);
@@ -164,12 +163,12 @@ final class LegacyLock extends ContendedLock {
 
     @Override
     public Optional<LockHolder> holder() {
-        List<?> r = readHolder(node, INSPECT, List.of(key));
+        List<?> r = readHolder(node, ACQUIRE, List.of(key), List.of()); // no ttl: reads only
         if (r.get(0) == null) {
             return Optional.empty();
         }
-        long left = Replies.number(Replies.list(r, 2, INSPECT, node.address()), 1, INSPECT, node.address());
-        return Optional.of(new LockHolder(key, Replies.string(r, 0, INSPECT, node.address()), Optional.empty(), OptionalLong.empty(),
+        long left = Replies.number(Replies.list(r, 2, ACQUIRE, node.address()), 1, ACQUIRE, node.address());
+        return Optional.of(new LockHolder(key, Replies.string(r, 0, ACQUIRE, node.address()), Optional.empty(), OptionalLong.empty(),
                 left >= 0 ? Optional.of(Duration.ofMillis(left)) : Optional.empty(), Optional.empty()));
     }
 

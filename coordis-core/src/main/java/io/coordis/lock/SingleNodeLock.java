@@ -4,6 +4,7 @@ import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
+import io.coordis.internal.lease.Held;
 import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -25,8 +26,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     static final LuaScript ACQUIRE = LuaScript.load(SingleNodeLock.class, "acquire.lua");
     static final LuaScript RELEASE = LuaScript.load(SingleNodeLock.class, "release.lua");
     static final LuaScript EXTEND = LuaScript.load(SingleNodeLock.class, "extend.lua");
-    static final LuaScript INSPECT = LuaScript.load(SingleNodeLock.class, "inspect.lua");
-    static final LuaScript HANDOFF = LuaScript.load(SingleNodeLock.class, "handoff.lua");
+    static final LuaScript INSPECT = Held.READ;
 
     private final RedisNode node;
     private final String ttlArg;
@@ -135,7 +135,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
 
     @Override
     public Optional<LockHolder> holder() {
-        List<?> r = readHolder(node, INSPECT, keys.inspect());
+        List<?> r = readHolder(node, INSPECT, keys.inspect(), LockLayout.DETAILS_READ);
         if (r.get(0) == null) {
             return Optional.empty();
         }

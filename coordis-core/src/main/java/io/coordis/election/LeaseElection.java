@@ -146,7 +146,7 @@ final class LeaseElection extends Named implements LeaderElection {
         long seen = events.highestTerm();
         String claim = Tokens.next();
         CompletableFuture<Object> reply = node.eval(ELECT, List.of(key, termKey, detailsKey), List.of(id,
-                Long.toString(options.ttl().toMillis()), "0", Long.toString(seen),
+                Durations.millis(options.ttl()), "0", Long.toString(seen),
                 Long.toString(System.currentTimeMillis()), channel, claim));
         List<?> r;
         try {
@@ -188,7 +188,7 @@ final class LeaseElection extends Named implements LeaderElection {
     /** Renews {@code term}; completes with {@code false} when Redis no longer holds it for this candidate. */
     CompletableFuture<Boolean> renew(long term) {
         CompletableFuture<Object> reply = node.eval(ELECT, List.of(key, termKey, detailsKey), List.of(id,
-                Long.toString(options.ttl().toMillis()), Long.toString(term), Long.toString(events.highestTerm()),
+                Durations.millis(options.ttl()), Long.toString(term), Long.toString(events.highestTerm()),
                 Long.toString(System.currentTimeMillis()), channel, ""));
         return node.within(reply, opTimeout).thenApply(v -> {
             List<?> r = Replies.list(v, 3, ELECT, node.address());

@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import io.coordis.NodeUnavailableException;
+import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.RedisNode;
@@ -48,7 +49,6 @@ final class Handoff {
     private final String name;
     private final String key;
     private final LockKeys keys;
-    private final String ttlArg;
     private final LockOptions options;
     private final Timer timer;
     /** The lock's own operations at Redis: extend, and a plain compare-and-delete. */
@@ -59,7 +59,6 @@ final class Handoff {
         this.name = name;
         this.key = keys.lock();
         this.keys = keys;
-        this.ttlArg = Long.toString(options.ttl().toMillis());
         this.options = options;
         this.timer = timer;
         this.atRedis = atRedis;
@@ -145,7 +144,7 @@ final class Handoff {
             }
             String next = Tokens.next();
             long start = timer.now();
-            CompletableFuture<Object> sent = node.eval(SingleNodeLock.ACQUIRE, keys.acquire(), List.of(next, ttlArg,
+            CompletableFuture<Object> sent = node.eval(SingleNodeLock.ACQUIRE, keys.acquire(), List.of(next, Durations.millis(options.ttl()),
                     options.holderId(), Long.toString(System.currentTimeMillis()), "", token,
                     chain >= YIELD_AFTER ? "1" : "0", keys.released()));
             // Whoever has the answer first, the connection's thread or this one, passes the place on: the next in

@@ -41,8 +41,8 @@ final class LeaderReader {
     /** Who leads now, one round trip; checked for term regression. */
     Optional<Leader> leader() {
         try {
-            Optional<Leader> leader = parse(node.await(node.eval(LEADER, keys, ElectionLayout.DETAILS_READ), node.commandTimeout()))
-                    .map(Reading::leader);
+            Optional<Leader> leader = parse(node.await(node.eval(LEADER, keys, ElectionLayout.DETAILS_READ),
+                    node.commandTimeout())).map(Reading::leader);
             leader.ifPresent(this::observed);
             return leader;
         } catch (CoordisException e) {
@@ -55,7 +55,8 @@ final class LeaderReader {
 
     /** Reads the leader without blocking, for observers. */
     CompletableFuture<Optional<Reading>> read() {
-        return node.within(node.eval(LEADER, keys, ElectionLayout.DETAILS_READ), node.commandTimeout()).thenApply(this::parse);
+        return node.within(node.eval(LEADER, keys, ElectionLayout.DETAILS_READ), node.commandTimeout())
+                .thenApply(this::parse);
     }
 
     /** Records an observed leader; {@code true} when its term regressed (reported loudly the first time). */

@@ -144,9 +144,10 @@ final class Handoff {
             }
             String next = Tokens.next();
             long start = timer.now();
-            CompletableFuture<Object> sent = node.eval(SingleNodeLock.ACQUIRE, keys.acquire(), List.of(next, Durations.millis(options.ttl()),
-                    options.holderId(), Long.toString(System.currentTimeMillis()), "", token,
-                    chain >= YIELD_AFTER ? "1" : "0", keys.released()));
+            CompletableFuture<Object> sent = node.eval(SingleNodeLock.ACQUIRE, keys.acquire(),
+                    List.of(next, Durations.millis(options.ttl()), options.holderId(),
+                            Long.toString(System.currentTimeMillis()), "", token, chain >= YIELD_AFTER ? "1" : "0",
+                            keys.released()));
             // Whoever has the answer first, the connection's thread or this one, passes the place on: the next in
             // line is woken straight from the reply, not after this thread has been woken and run.
             AtomicBoolean decided = new AtomicBoolean();

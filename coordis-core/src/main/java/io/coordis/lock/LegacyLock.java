@@ -158,7 +158,7 @@ final class LegacyLock extends ContendedLock {
 
     @Override
     public Optional<LockHolder> holder() {
-        List<?> r = readHolder(node, ACQUIRE, List.of(key), List.of()); // no ttl: reads only
+        List<?> r = readHolder(node, ACQUIRE, List.of(key), List.of()); // without a ttl it only reads
         if (r.get(0) == null) {
             return Optional.empty();
         }

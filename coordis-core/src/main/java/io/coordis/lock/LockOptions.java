@@ -130,8 +130,9 @@ public final class LockOptions {
      * @throws IllegalArgumentException unless {@code 0 <= factor < 0.5}
      */
     public LockOptions withClockDriftFactor(double factor) {
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, LeaseSession.checkDriftFactor(factor, 0.5),
-                nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers);
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId,
+                LeaseSession.checkDriftFactor(factor, 0.5), nodeTimeout, retryDelay, retryCount, restartGuard,
+                yieldToPollers);
     }
 
     /**

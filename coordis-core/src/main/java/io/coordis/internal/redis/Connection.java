@@ -208,20 +208,18 @@ final class Connection<K, V> implements AutoCloseable {
     }
 
     /**
-     * Waits for {@code future} through interrupts, restoring the interrupt flag afterwards, at most {@code timeout}
-     * on the client's timer (as {@link #within}); a failure or timeout as in {@link #await}.
+     * Like {@link #await}, but keeps waiting through interrupts, restoring the interrupt flag afterwards; the
+     * deadline is read on the client's timer, as every deadline is.
      */
     <T> T awaitUninterruptibly(CompletionStage<T> future, Duration timeout) {
-        CompletableFuture<T> limited = within(future.toCompletableFuture(), timeout);
         boolean interrupted = Thread.interrupted();
+        long deadline = timer.now() + timeout.toNanos();
         try {
             while (true) {
                 try {
-                    return limited.get();
+                    return await(future, Duration.ofNanos(Math.max(1, deadline - timer.now())));
                 } catch (InterruptedException e) {
                     interrupted = true;
-                } catch (ExecutionException e) {
-                    throw RedisErrors.translate(e.getCause(), address);
                 }
             }
         } finally {

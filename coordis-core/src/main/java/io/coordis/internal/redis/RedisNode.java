@@ -220,7 +220,7 @@ public final class RedisNode implements AutoCloseable {
 
     /**
      * Like {@link #await} but keeps waiting through interrupts, restoring the interrupt flag afterwards; the
-     * deadline is kept on the client's timer (see {@link #within}).
+     * deadline is read on the client's timer.
      */
     public <T> T awaitUninterruptibly(CompletionStage<T> future, Duration timeout) {
         return connection.awaitUninterruptibly(future, timeout);

@@ -78,7 +78,7 @@ final class ErrorReporter implements IParameterExceptionHandler, IExecutionExcep
      * lines), so the nodes that failed are always named.
      */
     private static String flattened(String message) {
-        return message == null ? "" : Urls.redact(message.strip()).replaceAll("\\s*\\R\\s*", " ");
+        return message == null ? "" : inCliTerms(Urls.redact(message.strip())).replaceAll("\\s*\\R\\s*", " ");
     }
 
     private static String restartGuardHint(QuorumUnavailableException q) {
@@ -88,11 +88,20 @@ final class ErrorReporter implements IParameterExceptionHandler, IExecutionExcep
                 + "--no-restart-guard if every node runs with appendonly yes and appendfsync always";
     }
 
+    /**
+     * The library's advice after a failed TLS handshake names the client builder's settings; here they are the
+     * options that set them.
+     */
+    static String inCliTerms(String message) {
+        return message.replace("the client builder's clientCertificate", "--tls-cert and --tls-key")
+                .replace("the client builder's trustedCertificates", "--tls-ca");
+    }
+
     private static String oneLine(String message) {
         if (message == null) {
             return "";
         }
-        String redacted = Urls.redact(message.strip());
+        String redacted = inCliTerms(Urls.redact(message.strip()));
         int nl = redacted.indexOf('\n');
         return nl < 0 ? redacted : redacted.substring(0, nl);
     }

@@ -33,4 +33,13 @@ class ErrorReporterTest {
         assertThat(ErrorReporter.describe(e)).contains("a:1 refused recent restart (up less than 30s)",
                 "the lock's TTL + 1s", "--no-restart-guard", "appendfsync always");
     }
+
+    @Test
+    void tlsAdviceNamesTheOptionsThatSetTheClientBuildersSettings() {
+        var e = new io.coordis.NodeUnavailableException("h:1", "TLS handshake with Redis at h:1 failed: bad; check the "
+                + "server's TLS settings and the CA certificate (the client builder's trustedCertificates) and client "
+                + "certificate (the client builder's clientCertificate) given here", null);
+        assertThat(ErrorReporter.describe(e)).contains("CA certificate (--tls-ca)",
+                "client certificate (--tls-cert and --tls-key)").doesNotContain("builder");
+    }
 }

@@ -10,7 +10,7 @@ import java.util.OptionalLong;
 
 /**
  * How a lease election is kept in Redis, in one place: its keys, the fields of its leadership details, and
- * their one reader. The scripts that write and read them ({@code elect.lua}, {@code leader.lua},
+ * their one reader. The scripts that write and read them ({@code elect.lua}, the leader's read {@code internal/lease/claim.lua},
  * {@code resign.lua}, and the inspector's {@code string-state.lua}) point here. For an election
  * {@code reports}:
  * <pre>
@@ -28,6 +28,8 @@ public final class ElectionLayout {
     // compared by the scripts, string-state.lua reads 'id').
     static final String TERM = "term";
     static final String SINCE = "since";
+    /** What {@code claim.lua} is given to read the leadership details: the identity field, then the term. */
+    static final java.util.List<String> DETAILS_READ = java.util.List.of("id", TERM);
 
     private ElectionLayout() {
     }

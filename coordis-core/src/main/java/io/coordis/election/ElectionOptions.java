@@ -2,6 +2,7 @@ package io.coordis.election;
 
 import io.coordis.internal.Durations;
 import io.coordis.internal.Hosts;
+import io.coordis.internal.lease.LeaseSession;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -95,10 +96,7 @@ public final class ElectionOptions {
      * @throws IllegalArgumentException unless {@code 0 <= factor < 0.3}
      */
     public ElectionOptions withClockDriftFactor(double factor) {
-        if (!(factor >= 0 && factor < 0.3)) {
-            throw new IllegalArgumentException("clock drift factor must be at least 0 and below 0.3, was " + factor);
-        }
-        return new ElectionOptions(ttl, candidateId, keyPrefix, factor);
+        return new ElectionOptions(ttl, candidateId, keyPrefix, LeaseSession.checkDriftFactor(factor, 0.3));
     }
 
     public Duration ttl() {
@@ -124,8 +122,7 @@ public final class ElectionOptions {
 
     /** How long after the start of a successful campaign or renewal the leader counts itself leader, in ns. */
     long validityNanos() {
-        long ttlNanos = ttl.toNanos();
-        return ttlNanos - (long) (ttlNanos * clockDriftFactor) - 2_000_000L;
+        return LeaseSession.validityNanos(ttl.toNanos(), clockDriftFactor);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.coordis.election;
 
 import io.coordis.CoordisException;
 import io.coordis.Ticker;
+import io.coordis.internal.lease.LeaseSession;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -36,8 +37,7 @@ final class IncrementingElection implements CounterElection {
         this.node = node;
         this.key = key;
         this.term = term;
-        long termNanos = term.toNanos();
-        this.validityNanos = termNanos - (long) (termNanos * clockDriftFactor) - 2_000_000L;
+        this.validityNanos = LeaseSession.validityNanos(term.toNanos(), clockDriftFactor);
         this.ticker = ticker;
     }
 

@@ -2,6 +2,8 @@ package io.coordis.election;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.Failures;
+import io.coordis.internal.StoredValues;
+import io.coordis.internal.lease.Held;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -13,14 +15,14 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Reads who leads an election ({@code leader.lua}: the leader key, its PTTL, and the term from the details
+ * Reads who leads an election ({@code claim.lua}: the leader key, its PTTL, and the term from the details
  * key), for {@link LeaderElection#leader()} and for observers, and checks each leader's term against those
  * the candidate has seen. Thread-safe.
  */
 final class LeaderReader {
-    static final LuaScript LEADER = LuaScript.load(LeaderReader.class, "leader.lua");
+    static final LuaScript LEADER = Held.READ;
 
-    /** A leader as {@code leader.lua} reports it, with its raw PTTL. */
+    /** A leader as {@code claim.lua} reports it, with its raw PTTL. */
     record Reading(Leader leader, long pttlMillis) {
     }
 
@@ -39,8 +41,8 @@ final class LeaderReader {
     /** Who leads now, one round trip; checked for term regression. */
     Optional<Leader> leader() {
         try {
-            Optional<Leader> leader = parse(node.await(node.eval(LEADER, keys, List.of()), node.commandTimeout()))
-                    .map(Reading::leader);
+            Optional<Leader> leader = parse(node.await(node.eval(LEADER, keys, ElectionLayout.DETAILS_READ),
+                    node.commandTimeout())).map(Reading::leader);
             leader.ifPresent(this::observed);
             return leader;
         } catch (CoordisException e) {
@@ -53,7 +55,8 @@ final class LeaderReader {
 
     /** Reads the leader without blocking, for observers. */
     CompletableFuture<Optional<Reading>> read() {
-        return node.within(node.eval(LEADER, keys, List.of()), node.commandTimeout()).thenApply(this::parse);
+        return node.within(node.eval(LEADER, keys, ElectionLayout.DETAILS_READ), node.commandTimeout())
+                .thenApply(this::parse);
     }
 
     /** Records an observed leader; {@code true} when its term regressed (reported loudly the first time). */
@@ -69,7 +72,7 @@ final class LeaderReader {
         Replies.list(r, 3, LEADER, node.address());
         String leaderId = Replies.string(r, 0, LEADER, node.address());
         long pttl = Replies.number(r, 1, LEADER, node.address());
-        OptionalLong term = r.get(2) instanceof Long t ? OptionalLong.of(t) : OptionalLong.empty();
+        OptionalLong term = ElectionLayout.leadershipDetails(StoredValues.pairs(r.get(2))).term();
         return Optional.of(new Reading(new Leader(leaderId, term,
                 pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty()), pttl));
     }

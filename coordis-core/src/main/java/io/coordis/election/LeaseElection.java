@@ -29,7 +29,7 @@ import java.util.function.Consumer;
 
 /**
  * {@link LeaderElection} by three scripts: {@code elect.lua} (campaign and renew), {@code resign.lua}
- * and {@code leader.lua} (read by a {@link LeaderReader}). Keys: the leader key (prefix + name), {@code {name}:term} (the counter),
+ * and {@code claim.lua} (read by a {@link LeaderReader}). Keys: the leader key (prefix + name), {@code {name}:term} (the counter),
  * {@code {name}:leader} (id, term, since and the claim of the campaign try that won the current leadership);
  * channel {@code {name}:changed}.
  */
@@ -165,7 +165,7 @@ final class LeaseElection extends Named implements LeaderElection {
         long seen = events.highestTerm();
         String claim = Tokens.next();
         CompletableFuture<Object> reply = node.eval(ELECT, List.of(key, termKey, detailsKey), List.of(id,
-                Long.toString(options.ttl().toMillis()), "0", Long.toString(seen),
+                Durations.millis(options.ttl()), "0", Long.toString(seen),
                 Long.toString(System.currentTimeMillis()), channel, claim));
         List<?> r;
         try {
@@ -207,7 +207,7 @@ final class LeaseElection extends Named implements LeaderElection {
     /** Renews {@code term}; completes with {@code false} when Redis no longer holds it for this candidate. */
     CompletableFuture<Boolean> renew(long term) {
         CompletableFuture<Object> reply = node.eval(ELECT, List.of(key, termKey, detailsKey), List.of(id,
-                Long.toString(options.ttl().toMillis()), Long.toString(term), Long.toString(events.highestTerm()),
+                Durations.millis(options.ttl()), Long.toString(term), Long.toString(events.highestTerm()),
                 Long.toString(System.currentTimeMillis()), channel, ""));
         return node.within(reply, opTimeout).thenApply(v -> {
             List<?> r = Replies.list(v, 3, ELECT, node.address());

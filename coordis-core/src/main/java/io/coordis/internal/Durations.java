@@ -37,6 +37,11 @@ public final class Durations {
         return value;
     }
 
+    /** {@code d} as scripts take a duration: whole milliseconds, in decimal. */
+    public static String millis(Duration d) {
+        return Long.toString(d.toMillis());
+    }
+
     /** Nanoseconds of {@code d}, saturating at {@link Long#MAX_VALUE} instead of overflowing. */
     public static long saturatedNanos(Duration d) {
         try {

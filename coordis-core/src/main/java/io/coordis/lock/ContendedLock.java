@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What every lock shares: its name, key and options, and acquiring through the client's {@link Contention}
@@ -66,16 +67,20 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
     /** Opens the lock if its token is {@code expected} (empty: whoever holds it). */
     abstract Optional<ForcedUnlock> force(String expected, String reason);
 
-    /** The wait for one try's reply on {@code node}: its command timeout, at most half the TTL. */
-    Duration tryTimeout(RedisNode node) {
-        Duration half = options.ttl().dividedBy(2);
-        return half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout();
+    /**
+     * Waits for one try's {@code reply} from {@code node}: at most its command timeout, and at most half the TTL, so
+     * that a slow answer leaves time to use the lease.
+     */
+    <T> T awaitTry(RedisNode node, CompletableFuture<T> reply) throws InterruptedException {
+        // in nanoseconds: Duration.dividedBy goes through BigDecimal, and this runs on every try
+        Duration half = Duration.ofNanos(options.ttl().toNanos() / 2);
+        return node.await(reply, half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout());
     }
 
     /** Runs the holder-reading {@code script} on {@code node}: its reply, at least one element long. */
-    List<?> readHolder(RedisNode node, LuaScript script, List<String> keys) {
+    List<?> readHolder(RedisNode node, LuaScript script, List<String> keys, List<String> args) {
         try {
-            return Replies.list(node.await(node.eval(script, keys, List.of()), node.commandTimeout()),
+            return Replies.list(node.await(node.eval(script, keys, args), node.commandTimeout()),
                     1, script, node.address());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

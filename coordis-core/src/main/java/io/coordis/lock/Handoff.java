@@ -2,6 +2,7 @@ package io.coordis.lock;
 
 import io.coordis.NodeUnavailableException;
 import io.coordis.Telemetry;
+import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -17,8 +18,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The local hand-off of a {@link SingleNodeLock}: a release while other callers of this client wait in line
- * hands the lock straight to the next of them at Redis ({@code handoff.lua}: new token, fencing number, holder
- * details, TTL) and leaves it with the place in the {@link LocalQueue} as a gift; the next one claims it
+ * hands the lock straight to the next of them at Redis ({@code acquire.lua} handing over: new token, fencing number,
+ * holder details, TTL) and leaves it with the place in the {@link LocalQueue} as a gift; the next one claims it
  * instead of trying. Bounds keep other clients from starving: {@link #YIELD_AFTER} and {@link #MAX_CHAIN_NANOS}.
  * A hand-off nobody claims, and a call whose answer was lost, are undone by a compare-and-delete in the
  * background. Thread-safe.
@@ -28,7 +29,7 @@ final class Handoff {
 
     /**
      * After this many local hand-offs in a row, a release yields to other clients that marked that they wait
-     * ({@code handoff.lua} releases and notifies them instead of handing over).
+     * ({@code acquire.lua} releases and notifies them instead of handing over).
      */
     static final int YIELD_AFTER = 2;
     /**
@@ -48,7 +49,6 @@ final class Handoff {
     private final String name;
     private final String key;
     private final LockKeys keys;
-    private final String ttlArg;
     private final LockOptions options;
     private final Timer timer;
     private final Telemetry telemetry;
@@ -61,7 +61,6 @@ final class Handoff {
         this.name = name;
         this.key = keys.lock();
         this.keys = keys;
-        this.ttlArg = Long.toString(options.ttl().toMillis());
         this.options = options;
         this.timer = timer;
         this.telemetry = telemetry;
@@ -153,9 +152,10 @@ final class Handoff {
             }
             String next = options.newToken();
             long start = timer.now();
-            CompletableFuture<Object> sent = node.eval(SingleNodeLock.HANDOFF, keys.acquire(), List.of(token, next, ttlArg,
-                    options.holderId(), Long.toString(System.currentTimeMillis()), chain >= YIELD_AFTER ? "1" : "0",
-                    keys.released()));
+            CompletableFuture<Object> sent = node.eval(SingleNodeLock.ACQUIRE, keys.acquire(),
+                    List.of(next, Durations.millis(options.ttl()), options.holderId(),
+                            Long.toString(System.currentTimeMillis()), "", token, chain >= YIELD_AFTER ? "1" : "0",
+                            keys.released()));
             // Whoever has the answer first, the connection's thread or this one, passes the place on: the next in
             // line is woken straight from the reply, not after this thread has been woken and run.
             AtomicBoolean decided = new AtomicBoolean();
@@ -183,8 +183,8 @@ final class Handoff {
         }
 
         private long code(Object reply) {
-            return Replies.number(Replies.list(reply, 1, SingleNodeLock.HANDOFF, node.address()), 0,
-                    SingleNodeLock.HANDOFF, node.address());
+            return Replies.number(Replies.list(reply, 1, SingleNodeLock.ACQUIRE, node.address()), 0,
+                    SingleNodeLock.ACQUIRE, node.address());
         }
 
         /**
@@ -199,8 +199,8 @@ final class Handoff {
             }
             LocalQueue.Gift gift;
             if (code == 1) {
-                long fence = Replies.number(Replies.list(reply, 2, SingleNodeLock.HANDOFF, node.address()), 1,
-                        SingleNodeLock.HANDOFF, node.address());
+                long fence = Replies.number(Replies.list(reply, 2, SingleNodeLock.ACQUIRE, node.address()), 1,
+                        SingleNodeLock.ACQUIRE, node.address());
                 // the count stops growing at its largest value: a chain that never yields to pollers can be long
                 int length = chain == Integer.MAX_VALUE ? chain : chain + 1;
                 gift = new LocalQueue.Gift(next, fence, start, length, chain == 0 ? start : chainStart, false,

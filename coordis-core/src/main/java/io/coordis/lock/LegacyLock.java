@@ -2,7 +2,7 @@ package io.coordis.lock;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
-import io.coordis.Ticker;
+import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -62,7 +62,6 @@ final class LegacyLock extends ContendedLock {
     static final LuaScript ACQUIRE = LuaScript.load(LegacyLock.class, "legacy-acquire.lua");
     static final LuaScript RELEASE = LuaScript.load(LegacyLock.class, "legacy-release.lua");
     static final LuaScript EXTEND = LuaScript.load(LegacyLock.class, "legacy-extend.lua");
-    static final LuaScript INSPECT = LuaScript.load(LegacyLock.class, "legacy-inspect.lua");
 
     /** How long the key outlives the expiry stored in it, so that a crashed Coordis holder leaves no key. */
     static final Duration KEY_EXPIRY_MARGIN = Duration.ofSeconds(1);
@@ -71,17 +70,11 @@ final class LegacyLock extends ContendedLock {
     static final long MIN_JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final RedisNode node;
-    private final String ttlMillis;
-    private final String marginMillis = Long.toString(KEY_EXPIRY_MARGIN.toMillis());
-    private final Duration opTimeout;
-    private final Ticker ticker;
+    private static final String MARGIN_ARG = Durations.millis(KEY_EXPIRY_MARGIN);
 
     LegacyLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
         super("legacy lock", name, options, contention, timer);
         this.node = node;
-        this.ttlMillis = Long.toString(options.ttl().toMillis());
-        this.opTimeout = tryTimeout(node);
-        this.ticker = timer.ticker();
     }
 
     /** Polls with a doubling backoff, cut short where the holder's stored expiry passes, plus jitter. */
@@ -122,11 +115,12 @@ final class LegacyLock extends ContendedLock {
 
     @Override
     public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
-        long start = ticker.read();
-        CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, keys.fence()), List.of(ttlMillis, marginMillis));
+        long start = timer.now();
+        CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, keys.fence()), List.of(Durations.millis(options.ttl()),
+                MARGIN_ARG));
         List<?> result;
         try {
-            result = Replies.list(node.await(reply, opTimeout), 2, ACQUIRE, node.address());
+            result = Replies.list(awaitTry(node, reply), 2, ACQUIRE, node.address());
         } catch (NodeUnavailableException | InterruptedException e) {
             // The script may still have run; release what it may have written so nothing stays locked.
             reply.whenComplete((v, f) -> {
@@ -164,12 +158,12 @@ final class LegacyLock extends ContendedLock {
 
     @Override
     public Optional<LockHolder> holder() {
-        List<?> r = readHolder(node, INSPECT, List.of(key));
+        List<?> r = readHolder(node, ACQUIRE, List.of(key), List.of()); // without a ttl it only reads
         if (r.get(0) == null) {
             return Optional.empty();
         }
-        long left = Replies.number(Replies.list(r, 2, INSPECT, node.address()), 1, INSPECT, node.address());
-        return Optional.of(new LockHolder(key, Replies.string(r, 0, INSPECT, node.address()), Optional.empty(), OptionalLong.empty(),
+        long left = Replies.number(Replies.list(r, 2, ACQUIRE, node.address()), 1, ACQUIRE, node.address());
+        return Optional.of(new LockHolder(key, Replies.string(r, 0, ACQUIRE, node.address()), Optional.empty(), OptionalLong.empty(),
                 left >= 0 ? Optional.of(Duration.ofMillis(left)) : Optional.empty(), Optional.empty()));
     }
 
@@ -194,7 +188,7 @@ final class LegacyLock extends ContendedLock {
         @Override
         public CompletableFuture<Boolean> extend(String token, Duration ttl) {
             return afterLast(() -> node.eval(EXTEND, List.of(key),
-                    List.of(value, Long.toString(ttl.toMillis()), marginMillis)).thenApply(reply -> {
+                    List.of(value, Durations.millis(ttl), MARGIN_ARG)).thenApply(reply -> {
                         if (isOne(reply)) {
                             value = Replies.string(Replies.list(reply, 2, EXTEND, node.address()), 1, EXTEND, node.address());
                             return true;

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * not tied to a thread. Entries are removed when nobody holds or waits for them.
  *
  * <p>A holder that leaves while others wait in line may leave a {@link Gift} for the next one: the lock
- * handed over at Redis already (see {@code handoff.lua}), or a note to give other clients a moment first.
+ * handed over at Redis already (a hand-off by {@code acquire.lua}), or a note to give other clients a moment first.
  * The gift goes with the next permit; a gift nobody claims is discarded (its {@code discard} runs once,
  * releasing what it holds), so nothing stays held when the waiter gave up.
  */

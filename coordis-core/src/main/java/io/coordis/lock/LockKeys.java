@@ -11,7 +11,7 @@ record LockKeys(String lock, String fence, String holder, String released) {
         return new LockKeys(key, LockLayout.fenceKey(key), LockLayout.holderKey(key), LockLayout.releasedChannel(key));
     }
 
-    /** The keys of {@code acquire.lua} and {@code handoff.lua}: lock, fence, holder details, waiter marker. */
+    /** The keys of {@code acquire.lua} (acquisitions and hand-offs): lock, fence, holder details, waiter marker. */
     List<String> acquire() {
         return List.of(lock, fence, holder, released);
     }
@@ -21,7 +21,7 @@ record LockKeys(String lock, String fence, String holder, String released) {
         return List.of(lock, released);
     }
 
-    /** The keys of {@code inspect.lua}: lock and holder details. */
+    /** The keys of a read of the holder ({@code claim.lua}): lock and holder details. */
     List<String> inspect() {
         return List.of(lock, holder);
     }

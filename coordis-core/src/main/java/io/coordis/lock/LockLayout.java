@@ -17,7 +17,7 @@ import static io.coordis.internal.StoredValues.number;
 /**
  * How a lock is kept in Redis, in one place: its keys, the fields of its holder details, its audit entries,
  * Redlock's restart-guard marker, and the one reader of each. The scripts that write and read these
- * ({@code acquire.lua}, {@code handoff.lua}, {@code inspect.lua}, {@code force-unlock.lua}, and the
+ * ({@code acquire.lua}, {@code force-unlock.lua}, the holder's read {@code internal/lease/claim.lua}, and the
  * inspector's {@code string-state.lua}) point here; a change of layout changes them and this class together.
  * For a lock {@code orders}:
  * <pre>
@@ -37,12 +37,14 @@ public final class LockLayout {
     /** How many audit entries a lock keeps ({@code force-unlock.lua} trims to this). */
     public static final int AUDIT_ENTRIES = 100;
 
-    // The holder details' fields as acquire.lua and handoff.lua write them: token, holder, fence, since, ttl
+    // The holder details' fields as acquire.lua writes them: token, holder, fence, since, ttl
     // ('token' is compared by the scripts, which also read 'holder').
     static final String HOLDER = "holder";
     static final String FENCE = "fence";
     static final String SINCE = "since";
     static final String TTL = "ttl";
+    /** What {@code claim.lua} is given to read the holder details: the identity field, then the fields to return. */
+    static final List<String> DETAILS_READ = List.of("token", HOLDER, FENCE, SINCE, TTL);
 
     private LockLayout() {
     }

@@ -3,6 +3,7 @@ package io.coordis.lock;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Hosts;
 import io.coordis.internal.Tokens;
+import io.coordis.internal.lease.LeaseSession;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -134,11 +135,9 @@ public final class LockOptions {
      * @throws IllegalArgumentException unless {@code 0 <= factor < 0.5}
      */
     public LockOptions withClockDriftFactor(double factor) {
-        if (!(factor >= 0 && factor < 0.5)) {
-            throw new IllegalArgumentException("clock drift factor must be at least 0 and below 0.5, was " + factor);
-        }
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, factor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers, tokenLabel);
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId,
+                LeaseSession.checkDriftFactor(factor, 0.5), nodeTimeout, retryDelay, retryCount, restartGuard,
+                yieldToPollers, tokenLabel);
     }
 
     /**
@@ -269,8 +268,7 @@ public final class LockOptions {
      * drift allowance (TTL × factor + 2 ms). Add it to the request's start to get the deadline.
      */
     long validityNanos(Duration lockTtl) {
-        long ttlNanos = lockTtl.toNanos();
-        return ttlNanos - (long) (ttlNanos * clockDriftFactor) - 2_000_000L;
+        return LeaseSession.validityNanos(lockTtl.toNanos(), clockDriftFactor);
     }
 
     @Override

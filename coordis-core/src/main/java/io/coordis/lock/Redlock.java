@@ -161,7 +161,7 @@ final class Redlock extends ContendedLock implements LeaseOps {
     public Optional<LockHolder> holder() {
         List<CompletableFuture<List<?>>> pending = new ArrayList<>();
         for (LockNode node : lockNodes) {
-            pending.add(node.within(node.eval(INSPECT, keys.inspect(), List.of()), timer, options.nodeTimeout())
+            pending.add(node.within(node.eval(INSPECT, keys.inspect(), LockLayout.DETAILS_READ), timer, options.nodeTimeout())
                     .<List<?>>thenApply(r -> Replies.list(r, 1, INSPECT, node.address()))
                     .exceptionally(f -> null));
         }

@@ -45,7 +45,7 @@ final class RedlockScripts {
         LockKeys keys = LockKeys.of(key);
         this.fenceKey = keys.fence();
         this.channel = keys.released();
-        this.ttlMillis = Long.toString(options.ttl().toMillis());
+        this.ttlMillis = Durations.millis(options.ttl());
         this.holderId = options.holderId();
         this.acquireKeys = keys.acquire();
         this.guardedAcquireKeys = List.of(key, fenceKey, keys.holder(), channel, guards.get(0).marker());
@@ -120,7 +120,7 @@ final class RedlockScripts {
     /** Sets node {@code i}'s TTL to {@code ttl} if {@code token} holds it there. */
     Round.Asked extend(int i, String token, Duration ttl) {
         CompletableFuture<Object> reply = nodes.get(i).eval(Redlock.EXTEND, extendKeys,
-                List.of(token, Long.toString(ttl.toMillis())));
+                List.of(token, Durations.millis(ttl)));
         return new Round.Asked(answer(nodes.get(i), reply, r -> yesOrNo(i, Redlock.EXTEND, r, "extended")), reply);
     }
 

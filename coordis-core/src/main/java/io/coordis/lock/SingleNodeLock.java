@@ -2,7 +2,9 @@ package io.coordis.lock;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
+import io.coordis.internal.lease.Held;
 import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -24,20 +26,15 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     static final LuaScript ACQUIRE = LuaScript.load(SingleNodeLock.class, "acquire.lua");
     static final LuaScript RELEASE = LuaScript.load(SingleNodeLock.class, "release.lua");
     static final LuaScript EXTEND = LuaScript.load(SingleNodeLock.class, "extend.lua");
-    static final LuaScript INSPECT = LuaScript.load(SingleNodeLock.class, "inspect.lua");
-    static final LuaScript HANDOFF = LuaScript.load(SingleNodeLock.class, "handoff.lua");
+    static final LuaScript INSPECT = Held.READ;
     static final LuaScript RELEASE_AFTER = LuaScript.load(SingleNodeLock.class, "release-after.lua");
 
     private final RedisNode node;
-    private final String ttlArg;
-    private final Duration opTimeout;
     private final Handoff handoff;
 
     SingleNodeLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
         super("lock", name, options, contention, timer);
         this.node = node;
-        this.ttlArg = Long.toString(options.ttl().toMillis());
-        this.opTimeout = tryTimeout(node);
         this.handoff = new Handoff(node, name, keys, options, timer, contention.telemetry, this);
     }
 
@@ -81,10 +78,10 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         String token = options.newToken();
         long start = timer.now();
         CompletableFuture<Object> reply = node.eval(ACQUIRE, keys.acquire(),
-                List.of(token, ttlArg, options.holderId(), Long.toString(System.currentTimeMillis())));
+                List.of(token, Durations.millis(options.ttl()), options.holderId(), Long.toString(System.currentTimeMillis())));
         List<?> result;
         try {
-            result = Replies.list(node.await(reply, opTimeout), 2, ACQUIRE, node.address());
+            result = Replies.list(awaitTry(node, reply), 2, ACQUIRE, node.address());
         } catch (CoordisException e) {
             lastVotes = List.of(new NodeVote(node.address(),
                     e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
@@ -111,7 +108,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
 
     @Override
     public CompletableFuture<Boolean> extend(String token, Duration ttl) {
-        return node.eval(EXTEND, List.of(key), List.of(token, Long.toString(ttl.toMillis())))
+        return node.eval(EXTEND, List.of(key), List.of(token, Durations.millis(ttl)))
                 .thenApply(reply -> Replies.isOne(Replies.list(reply, 1, EXTEND, node.address())));
     }
 
@@ -142,7 +139,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
 
     @Override
     public Optional<LockHolder> holder() {
-        List<?> r = readHolder(node, INSPECT, keys.inspect());
+        List<?> r = readHolder(node, INSPECT, keys.inspect(), LockLayout.DETAILS_READ);
         if (r.get(0) == null) {
             return Optional.empty();
         }

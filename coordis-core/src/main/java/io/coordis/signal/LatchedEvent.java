@@ -1,6 +1,7 @@
 package io.coordis.signal;
 
 import io.coordis.CoordisException;
+import io.coordis.internal.Durations;
 import io.coordis.internal.Named;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -43,7 +44,7 @@ final class LatchedEvent extends Named implements Event {
         RedisNode master = signals.master();
         try {
             Object reply = master.awaitUninterruptibly(master.eval(PubSubSignals.EVENT_SET, List.of(key),
-                    List.of(signals.prefix() + name, data, Long.toString(ttl.toMillis()))), master.commandTimeout());
+                    List.of(signals.prefix() + name, data, Durations.millis(ttl))), master.commandTimeout());
             return Replies.number(Replies.list(reply, 1, PubSubSignals.EVENT_SET, master.address()), 0,
                     PubSubSignals.EVENT_SET, master.address());
         } catch (CoordisException e) {

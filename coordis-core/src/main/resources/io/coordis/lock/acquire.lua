@@ -1,4 +1,6 @@
--- Acquire a lock: SET <lock> <token> NX PX <ttl>, plus a fencing number and holder details.
+-- Acquire a lock: SET <lock> <token> NX PX <ttl>, plus a fencing number and holder details; or hand a lock this
+-- client holds to the next waiter in the same client (ARGV[6]), in one call instead of release + notification +
+-- acquire, leaving exactly what release.lua followed by an acquisition would leave.
 -- Wire-compatible with every client that locks with SET NX PX and releases by compare-and-delete.
 --
 -- Keys and field names: io.coordis.lock.LockLayout.
@@ -16,21 +18,38 @@
 -- ARGV[3]  holder id, e.g. user@host:pid
 -- ARGV[4]  acquisition time, milliseconds since the epoch (for operators; not used for safety)
 -- ARGV[5]  with KEYS[5]: the run_id this client verified; a marker with another run_id (set by a client
---          with a shorter window after a restart) does not vouch for this client
+--          with a shorter window after a restart) does not vouch for this client. Otherwise unused ('')
+-- ARGV[6]  optional, a hand-off: the token of the acquisition being handed over (then no KEYS[5])
+-- ARGV[7]  with ARGV[6]: '1' when the caller yields to other clients that marked that they wait: if the marker
+--          is there, release and publish instead of handing over
+-- ARGV[8]  with ARGV[6]: the channel on which waiting clients listen for releases
 --
--- Returns {1, fence}                    acquired; fence is the new fencing number
+-- Returns {1, fence}                    acquired (or handed over); fence is the new fencing number
 --         {0, pttl, holder or false}    busy; pttl in ms as PTTL answers it (-1: no expiry)
 --         {-1}                          KEYS[5] given and missing or not ARGV[5]: verify the node first
+--         {0}                           hand-off: the lock is not held by ARGV[6] any more; nothing was touched
+--         {2}                           hand-off yielding to a marked waiter: released, waiting clients notified
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string; any error of the
 --         counter or details keys, after which the lock is not held
-local lock, fence_key, holder_key = KEYS[1], KEYS[2], KEYS[3]
+local lock, fence_key, holder_key, marker = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local token, ttl, holder, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local handed = ARGV[6]
 
 if KEYS[5] and redis.call('GET', KEYS[5]) ~= ARGV[5] then
   return {-1}
 end
 
-if not redis.call('SET', lock, token, 'NX', 'PX', ttl) then
+if handed then
+  if redis.call('GET', lock) ~= handed then
+    return {0}
+  end
+  if ARGV[7] == '1' and redis.call('DEL', marker) == 1 then
+    redis.call('DEL', lock)
+    redis.call('PUBLISH', ARGV[8], 'released')
+    return {2}
+  end
+  redis.call('SET', lock, token, 'PX', ttl)
+elseif not redis.call('SET', lock, token, 'NX', 'PX', ttl) then
   local kind = redis.call('TYPE', lock)['ok']
   if kind ~= 'string' then
     return redis.error_reply("WRONGTYPE key '" .. lock .. "' holds a " .. kind)
@@ -41,7 +60,7 @@ if not redis.call('SET', lock, token, 'NX', 'PX', ttl) then
   end
   local pttl = redis.call('PTTL', lock)
   -- A waiter wakes by itself at the holder's expiry at the latest; the margin covers its retry.
-  redis.call('SET', KEYS[4], '1', 'PX', math.max(pttl, 0) + 5000)
+  redis.call('SET', marker, '1', 'PX', math.max(pttl, 0) + 5000)
   return {0, pttl, who}
 end
 

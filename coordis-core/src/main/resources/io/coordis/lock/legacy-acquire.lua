@@ -1,12 +1,13 @@
--- Acquire a legacy lock: the SETNX pattern, whose value is the time at which the lock expires.
+-- Acquire a legacy lock: the SETNX pattern, whose value is the time at which the lock expires; or, without
+-- ARGV, only read who holds it, changing nothing.
 -- Wire-compatible with clients that lock with SETNX <lock> <expiry>, take an expired lock over with
 -- GETSET and release with DEL while their own expiry has not passed. Such a client must re-check the
 -- old value GETSET returns because another client may have written in between; this script runs
 -- atomically, so the value it reads is still the value it replaces.
 --
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
--- KEYS[2]  fencing counter: derived from the name, same cluster slot; never expires
--- ARGV[1]  ttl in milliseconds (> 0); the value written is Redis's TIME in Unix ms + ttl + 1
+-- KEYS[2]  fencing counter: derived from the name, same cluster slot; never expires (not used to read)
+-- ARGV[1]  ttl in milliseconds (> 0); the value written is Redis's TIME in Unix ms + ttl + 1. Absent: only read
 -- ARGV[2]  key expiry margin in milliseconds (>= 0): the key also expires this long after the value
 --          written, so a crashed holder leaves no garbage; readers of the value never see it vanish
 --          before the value has expired
@@ -19,9 +20,12 @@
 --                             (Unix ms, as a decimal string)
 --         {0, wait}           busy; wait = ms until the stored expiry passes, or, for an unreadable
 --                             value, the key's PTTL in ms (-1: no expiry)
+--         reading only:
+--         {false}             not held: no key, or its stored expiry has passed
+--         {value, wait}       held: the value stored, and wait as above
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string
-local lock, fence_key = KEYS[1], KEYS[2]
-local ttl, margin = tonumber(ARGV[1]), tonumber(ARGV[2])
+local lock = KEYS[1]
+local ttl = tonumber(ARGV[1])
 
 local function expiry_ms(value)
   if not value or not string.match(value, '^%d+%.?%d*$') then
@@ -42,15 +46,22 @@ if kind ~= 'none' then
   if kind ~= 'string' then
     return redis.error_reply("WRONGTYPE key '" .. lock .. "' holds a " .. kind)
   end
-  local expiry = expiry_ms(redis.call('GET', lock))
+  local value = redis.call('GET', lock)
+  local expiry = expiry_ms(value)
+  local wait = nil
   if not expiry then
-    return {0, redis.call('PTTL', lock)}
+    wait = redis.call('PTTL', lock)
+  elseif expiry >= now then
+    wait = math.min(expiry - now, 1e15)
   end
-  if expiry >= now then
-    return {0, math.min(expiry - now, 1e15)}
+  if wait then
+    return {ttl and 0 or value, wait}
   end
 end
 
+if not ttl then
+  return {false}
+end
 local value = string.format('%d', now + ttl + 1)
-redis.call('SET', lock, value, 'PX', string.format('%d', ttl + 1 + margin))
-return {1, redis.call('INCR', fence_key), value}
+redis.call('SET', lock, value, 'PX', string.format('%d', ttl + 1 + tonumber(ARGV[2])))
+return {1, redis.call('INCR', KEYS[2]), value}

@@ -182,7 +182,7 @@ class LockFaultsIT {
     void aHandOffWhoseAnswerIsLostFailsTheReleaseAndTheNextLocalWaiterGetsTheLockAtRedisAtOnce() throws Exception {
         DistributedLock lock = viaProxy.lock("lost:handoff", ttl(LONG_TTL, false));
         // loaded beforehand, so the dropped reply is the hand-off's own and not a NOSCRIPT before it ran
-        redis.server().command("SCRIPT", "LOAD", SingleNodeLock.HANDOFF.source());
+        redis.server().command("SCRIPT", "LOAD", SingleNodeLock.ACQUIRE.source());
         Lease first = lock.tryAcquire().orElseThrow();
 
         // the hand-off runs at Redis (the lock goes to a token nobody will claim), but its answer is lost

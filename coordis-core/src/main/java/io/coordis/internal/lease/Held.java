@@ -3,6 +3,7 @@ package io.coordis.internal.lease;
 import io.coordis.Telemetry;
 import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
+import io.coordis.internal.redis.LuaScript;
 
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
@@ -15,6 +16,12 @@ import java.util.concurrent.CompletionStage;
  * @param <H> the handle's public type, as {@link #lost()} completes with it
  */
 public abstract class Held<H> extends Named {
+    /**
+     * Reads who holds a claim ({@code claim.lua}): keys, the claim's key and its details hash; arguments, the
+     * details' identity field and then the fields to return.
+     */
+    public static final LuaScript READ = LuaScript.load(Held.class, "claim.lua");
+
     private volatile LeaseSession session;
     private volatile CompletionStage<H> lost;
 

@@ -48,6 +48,28 @@ public final class LeaseSession {
         }
     }
 
+    /**
+     * How long a claim with a TTL of {@code ttlNanos} counts as valid after the start of the request that made or
+     * renewed it: the TTL minus the allowance for clock drift between this process and Redis, TTL × {@code
+     * clockDriftFactor} + 2 ms (Redlock's rule, used by every claim).
+     */
+    public static long validityNanos(long ttlNanos, double clockDriftFactor) {
+        return ttlNanos - (long) (ttlNanos * clockDriftFactor) - 2_000_000L;
+    }
+
+    /**
+     * {@code factor} when {@code 0 <= factor < below}, for the options that set the clock drift factor.
+     *
+     * @throws IllegalArgumentException naming the broken bound and the value
+     */
+    public static double checkDriftFactor(double factor, double below) {
+        if (!(factor >= 0 && factor < below)) {
+            throw new IllegalArgumentException("clock drift factor must be at least 0 and below " + below + ", was "
+                    + factor);
+        }
+        return factor;
+    }
+
     private final Timer timer;
     private final String what;
     private final Terms terms;

@@ -207,6 +207,28 @@ final class Connection<K, V> implements AutoCloseable {
         }
     }
 
+    /**
+     * Like {@link #await}, but keeps waiting through interrupts, restoring the interrupt flag afterwards; the
+     * deadline is read on the client's timer, as every deadline is.
+     */
+    <T> T awaitUninterruptibly(CompletionStage<T> future, Duration timeout) {
+        boolean interrupted = Thread.interrupted();
+        long deadline = timer.now() + timeout.toNanos();
+        try {
+            while (true) {
+                try {
+                    return await(future, Duration.ofNanos(Math.max(1, deadline - timer.now())));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private CoordisException closedFailure() {
         return new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
     }

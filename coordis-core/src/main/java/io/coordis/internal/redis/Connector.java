@@ -2,6 +2,7 @@ package io.coordis.internal.redis;
 
 import io.coordis.CommandRejectedException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.Ticker;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -27,6 +28,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -56,7 +58,7 @@ abstract sealed class Connector {
      *
      * @throws IllegalArgumentException when the URL is malformed or the TLS files cannot be used
      */
-    static Connector open(String uri, Duration timeout, TlsSettings tls, ClientResources resources) {
+    static Connector open(String uri, Duration timeout, TlsSettings tls, ClientResources resources, Ticker ticker) {
         boolean cluster = Uris.isCluster(uri);
         List<RedisURI> seeds = cluster ? Uris.parseCluster(uri, timeout) : List.of(Uris.parse(uri, timeout));
         seeds.forEach(tls::apply);
@@ -71,7 +73,7 @@ abstract sealed class Connector {
         if (cluster) {
             RedisClusterClient client = RedisClusterClient.create(resources, seeds);
             client.setOptions(clusterOptions(options));
-            return new Cluster(client, seeds);
+            return new Cluster(client, seeds, ticker);
         }
         RedisClient client = RedisClient.create(resources, seeds.get(0));
         client.setOptions(options);
@@ -220,11 +222,17 @@ abstract sealed class Connector {
     private static final class Cluster extends Connector {
         private final RedisClusterClient client;
         private final List<RedisURI> seeds;
+        /** The client's clock, which spaces the topology reads after failures. */
+        private final Ticker ticker;
+        /** When the topology was last read (first when the client was made), on {@link #ticker}. */
+        private final AtomicLong lastRefresh;
 
-        Cluster(RedisClusterClient client, List<RedisURI> seeds) {
+        Cluster(RedisClusterClient client, List<RedisURI> seeds, Ticker ticker) {
             super(true, Uris.clusterAddress(seeds));
             this.client = client;
             this.seeds = List.copyOf(seeds);
+            this.ticker = ticker;
+            this.lastRefresh = new AtomicLong(ticker.read());
         }
 
         @Override
@@ -280,7 +288,7 @@ abstract sealed class Connector {
             RedisClusterClient own = RedisClusterClient.create(client.getResources(), seeds);
             ClusterClientOptions options = (ClusterClientOptions) client.getOptions();
             own.setOptions(options.mutate().autoReconnect(false).build());
-            return new Cluster(own, seeds);
+            return new Cluster(own, seeds, ticker);
         }
 
         @Override
@@ -304,13 +312,10 @@ abstract sealed class Connector {
             return owner.getUri();
         }
 
-        /** When the topology was last re-read because of a failure, for spacing such reads (nanoTime). */
-        private final java.util.concurrent.atomic.AtomicLong lastRefresh = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
-
         @Override
         void topologyChanged() {
             long last = lastRefresh.get();
-            long now = System.nanoTime();
+            long now = ticker.read();
             if (now - last >= REFRESH_SPACING.toNanos() && lastRefresh.compareAndSet(last, now)) {
                 client.refreshPartitionsAsync();
             }

@@ -132,12 +132,19 @@ final class RedisErrors {
         return new CommandRejectedException(node, "Redis at " + node + " refused the command: " + firstLine(error), cause);
     }
 
+    /**
+     * The client builder's TLS settings as the advice names them. Programs that set them under other names (the
+     * CLI's options) replace these words where they report the failure, so keep them stable.
+     */
+    static final String CLIENT_CERTIFICATE = "the client builder's clientCertificate";
+    static final String TRUSTED_CERTIFICATES = "the client builder's trustedCertificates";
+
     /** What to do about a failed TLS handshake, judged from its description (the JDK's words or the peer's alert). */
     static String tlsAdvice(String description) {
         String d = description.toLowerCase(java.util.Locale.ROOT);
         if (d.contains("certificate_required")) {
             return "the server requires a client certificate: give one signed by a CA the server trusts "
-                    + "(clientCertificate; CLI --tls-cert and --tls-key)";
+                    + "(" + CLIENT_CERTIFICATE + ")";
         }
         if (d.contains("certificate_expired")) {
             return "the server refused this client's certificate as expired (or not yet valid): renew it";
@@ -145,7 +152,7 @@ final class RedisErrors {
         if (d.contains("unknown_ca") || d.contains("bad_certificate") || d.contains("decrypt_error")
                 || d.contains("certificate_unknown") || d.contains("unsupported_certificate")) {
             return "the server refused this client's certificate: give one signed by a CA in the server's "
-                    + "tls-ca-cert-file, whose key matches it (clientCertificate; CLI --tls-cert and --tls-key)";
+                    + "tls-ca-cert-file, whose key matches it (" + CLIENT_CERTIFICATE + ")";
         }
         if (d.contains("no name matching") || d.contains("no subject alternative") || d.contains("hostname")) {
             return "the server's certificate does not name the host in the URL: connect by a name or IP address in "
@@ -153,13 +160,13 @@ final class RedisErrors {
         }
         if (d.contains("certification path") || d.contains("unable to find valid") || d.contains("signature check")) {
             return "the server's certificate is not signed by a trusted CA: give its CA certificate "
-                    + "(trustedCertificates; CLI --tls-ca)";
+                    + "(" + TRUSTED_CERTIFICATES + ")";
         }
         if (d.contains("expired") || d.contains("notafter") || d.contains("validity")) {
             return "the server's certificate has expired or is not yet valid: renew it (or check this machine's clock)";
         }
-        return "check the server's TLS settings and the CA certificate (trustedCertificates; CLI --tls-ca) and "
-                + "client certificate (clientCertificate; CLI --tls-cert, --tls-key) given here";
+        return "check the server's TLS settings and the CA certificate (" + TRUSTED_CERTIFICATES + ") and "
+                + "client certificate (" + CLIENT_CERTIFICATE + ") given here";
     }
 
     /** The server's error text if this failure is (or wraps) a server error reply. */

@@ -85,7 +85,8 @@ public final class RedisNode implements AutoCloseable {
                                  Timer timer) {
         Objects.requireNonNull(tls, "TLS settings must not be null");
         RedisResources own = shared == null ? new RedisResources() : null;
-        Connector connector = Connector.open(uri, commandTimeout, tls, (shared != null ? shared : own).lettuce);
+        Connector connector = Connector.open(uri, commandTimeout, tls, (shared != null ? shared : own).lettuce,
+                timer.ticker());
         return new RedisNode(connector, commandTimeout, timer, own);
     }
 
@@ -217,23 +218,12 @@ public final class RedisNode implements AutoCloseable {
         return connection.await(future, timeout);
     }
 
-    /** Like {@link #await} but keeps waiting through interrupts, restoring the interrupt flag afterwards. */
+    /**
+     * Like {@link #await} but keeps waiting through interrupts, restoring the interrupt flag afterwards; the
+     * deadline is read on the client's timer.
+     */
     public <T> T awaitUninterruptibly(CompletionStage<T> future, Duration timeout) {
-        boolean interrupted = Thread.interrupted();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        try {
-            while (true) {
-                try {
-                    return await(future, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return connection.awaitUninterruptibly(future, timeout);
     }
 
     /** The administrative commands on this node (for the doctor and the inspector). */

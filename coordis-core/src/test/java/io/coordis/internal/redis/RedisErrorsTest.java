@@ -59,4 +59,14 @@ class RedisErrorsTest {
                 new java.net.ConnectException("Connection refused")), "h:1"))
                 .hasMessageNotContaining("rediss://");
     }
+
+    @Test
+    void tlsAdviceNamesTheClientBuildersSettingsAndNoCommandLineOption() {
+        for (String description : java.util.List.of("Received fatal alert: certificate_required",
+                "Received fatal alert: unknown_ca", "unable to find valid certification path", "something else")) {
+            String advice = RedisErrors.tlsAdvice(description);
+            assertThat(advice).as(description).doesNotContain("--").doesNotContain("CLI")
+                    .containsAnyOf(RedisErrors.CLIENT_CERTIFICATE, RedisErrors.TRUSTED_CERTIFICATES);
+        }
+    }
 }

@@ -42,6 +42,8 @@ final class Connection<K, V> implements AutoCloseable {
     private final boolean replacing;
     private final AtomicReference<CompletableFuture<StatefulConnection<K, V>>> connection;
     private volatile boolean closed;
+    /** The one close of the connection, once asked for. */
+    private final AtomicReference<CompletableFuture<Void>> closing = new AtomicReference<>();
 
     private Connection(String address, Connector connector, RedisCodec<K, V> codec, Timer timer, Duration timeout,
                        boolean replacing) {
@@ -293,7 +295,23 @@ final class Connection<K, V> implements AutoCloseable {
     /** Closes without waiting: later commands fail at once, and the connection closes when it has opened. */
     void drop() {
         closed = true;
-        connection.get().thenAccept(StatefulConnection::closeAsync);
+        closing();
+    }
+
+    /** Closes the current connection once, however often it is asked: a second close makes Lettuce warn. */
+    private CompletableFuture<Void> closing() {
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        if (!closing.compareAndSet(null, mine)) {
+            return closing.get();
+        }
+        connection.get().thenCompose(StatefulConnection::closeAsync).whenComplete((v, f) -> {
+            if (f == null) {
+                mine.complete(null);
+            } else {
+                mine.completeExceptionally(f);
+            }
+        });
+        return mine;
     }
 
     /**
@@ -304,7 +322,7 @@ final class Connection<K, V> implements AutoCloseable {
     public void close() {
         closed = true;
         try {
-            connection.get().thenCompose(StatefulConnection::closeAsync).get(2, TimeUnit.SECONDS);
+            closing().get(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {

@@ -264,6 +264,8 @@ public final class RedisNode implements AutoCloseable {
                 lists.close();
             }
         }
+        // closed by now (or given up on after 2 s): the client's shutdown below would otherwise close it a second time
+        connection.close();
         connector.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         if (ownResources != null) {
             ownResources.close();

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
+import java.util.function.BooleanSupplier;
 
 /**
  * A lease on its {@link LeaseSession}: renewed at a third of its TTL (unless auto-renewal is off), valid until
@@ -89,22 +90,7 @@ final class HeldLease extends Held<Lease> implements Lease {
 
     @Override
     public boolean release() {
-        LeaseSession.State before = session().end();
-        if (before == LeaseSession.State.ENDED) {
-            return false;
-        }
-        try {
-            return ops.release(token);
-        } catch (CoordisException e) {
-            if (before == LeaseSession.State.HELD) {
-                throw named(e);
-            }
-            // The holder was told already; the key, if still ours, expires by its TTL.
-            log.debug("releasing lost lock '{}' failed: {}", name, e.getMessage());
-            return false;
-        } finally {
-            onClose.run();
-        }
+        return end("releasing", () -> ops.release(token));
     }
 
     @Override
@@ -117,17 +103,28 @@ final class HeldLease extends Held<Lease> implements Lease {
             throw new IllegalArgumentException("time to keep the lock must be at most " + Durations.format(LockOptions.MAX_TTL)
                     + ", was " + Durations.format(keepFor));
         }
+        // Redis counts in whole milliseconds
+        Duration kept = keepFor.toMillis() == 0 ? Duration.ofMillis(1) : keepFor;
+        return end("releasing after a time", () -> ops.releaseAfter(token, kept));
+    }
+
+    /**
+     * Ends the lease here at once and then, unless it had ended already, at Redis by {@code atRedis}. A failure
+     * at Redis is thrown while the lease was held; for a lease already lost the holder was told, and the key, if
+     * still ours, expires by its TTL.
+     */
+    private boolean end(String what, BooleanSupplier atRedis) {
         LeaseSession.State before = session().end();
         if (before == LeaseSession.State.ENDED) {
             return false;
         }
         try {
-            return ops.releaseAfter(token, keepFor.toMillis() == 0 ? Duration.ofMillis(1) : keepFor); // Redis counts in ms
+            return atRedis.getAsBoolean();
         } catch (CoordisException e) {
             if (before == LeaseSession.State.HELD) {
                 throw named(e);
             }
-            log.debug("releasing lost lock '{}' after a time failed: {}", name, e.getMessage());
+            log.debug("{} lost lock '{}' failed: {}", what, name, e.getMessage());
             return false;
         } finally {
             onClose.run();

@@ -3,7 +3,9 @@ package io.coordis.spring.boot.autoconfigure;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.junit.ArchTests;
 import com.tngtech.archunit.lang.ArchRule;
+import io.coordis.testkit.ApiBoundary;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
@@ -11,14 +13,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 @AnalyzeClasses(packages = "io.coordis.spring.boot.autoconfigure", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
     @ArchTest
-    static final ArchRule onlyTheExportedApi = noClasses().should().dependOnClassesThat()
-            .resideInAPackage("io.coordis.internal..")
-            .because("coordis-core's module-info.java does not export io.coordis.internal");
-
-    @ArchTest
-    static final ArchRule noLettuce = noClasses().should().dependOnClassesThat()
-            .resideInAnyPackage("io.lettuce..", "io.netty..")
-            .because("the client's Redis connection is coordis-core's business");
+    static final ArchTests coordis = ArchTests.in(ApiBoundary.class);
 
     @ArchTest
     static final ArchRule testKitOnlyForTheDevelopmentServer = noClasses()

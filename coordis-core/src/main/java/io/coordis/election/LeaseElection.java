@@ -5,6 +5,7 @@ import io.coordis.NodeUnavailableException;
 import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
+import io.coordis.internal.MeasuredWait;
 import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
@@ -91,26 +92,11 @@ final class LeaseElection extends Named implements LeaderElection {
      * A failure names the election.
      */
     private Leadership measured(long waitNanos, boolean untilElected) throws InterruptedException {
-        Telemetry.Wait wait = telemetry.campaigning(name);
-        long start = wait == Telemetry.Wait.NONE ? 0 : timer.now();
-        Telemetry.Result result = Telemetry.Result.ERROR;
         try {
-            Leadership l;
-            do {
-                l = campaignWithin(waitNanos);
-            } while (l == null && untilElected);
-            result = l != null ? Telemetry.Result.ACQUIRED
-                    : waitNanos == 0 ? Telemetry.Result.BUSY : Telemetry.Result.TIMEOUT;
-            return l;
-        } catch (InterruptedException e) {
-            result = Telemetry.Result.INTERRUPTED;
-            throw e;
+            return MeasuredWait.repeated(telemetry.campaigning(name), timer.ticker(), waitNanos, untilElected,
+                    this::campaignWithin);
         } catch (CoordisException e) {
             throw named(e);
-        } finally {
-            if (wait != Telemetry.Wait.NONE) {
-                wait.ended(result, Duration.ofNanos(timer.now() - start));
-            }
         }
     }
 

@@ -5,6 +5,7 @@ import io.coordis.Telemetry;
 import io.coordis.Ticker;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Failures;
+import io.coordis.internal.MeasuredWait;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -90,18 +91,18 @@ final class Contention {
     /** One try, no waiting; a failure names the lock. */
     Optional<Lease> tryAcquire(String key, Contender contender) {
         Telemetry.Wait wait = telemetry.acquiring(contender.name());
-        long start = wait == Telemetry.Wait.NONE ? 0 : ticker.read();
+        long start = MeasuredWait.start(wait, ticker);
         Optional<Lease> lease;
         try {
             lease = tryOnce(key, contender);
         } catch (CoordisException e) {
-            ended(wait, Telemetry.Result.ERROR, start);
+            MeasuredWait.ended(wait, ticker, Telemetry.Result.ERROR, start);
             throw Failures.about(contender.object(), e);
         } catch (RuntimeException e) {
-            ended(wait, Telemetry.Result.ERROR, start);
+            MeasuredWait.ended(wait, ticker, Telemetry.Result.ERROR, start);
             throw e;
         }
-        ended(wait, lease.isPresent() ? Telemetry.Result.ACQUIRED : Telemetry.Result.BUSY, start);
+        MeasuredWait.ended(wait, ticker, lease.isPresent() ? Telemetry.Result.ACQUIRED : Telemetry.Result.BUSY, start);
         return lease;
     }
 
@@ -137,31 +138,11 @@ final class Contention {
      */
     private Lease measured(String key, long waitNanos, boolean untilGranted, Contender contender)
             throws InterruptedException {
-        Telemetry.Wait wait = telemetry.acquiring(contender.name());
-        long start = wait == Telemetry.Wait.NONE ? 0 : ticker.read();
-        Telemetry.Result result = Telemetry.Result.ERROR;
         try {
-            Lease lease;
-            do {
-                lease = acquireWithin(key, waitNanos, contender);
-            } while (lease == null && untilGranted);
-            result = lease != null ? Telemetry.Result.ACQUIRED
-                    : waitNanos == 0 ? Telemetry.Result.BUSY : Telemetry.Result.TIMEOUT;
-            return lease;
-        } catch (InterruptedException e) {
-            result = Telemetry.Result.INTERRUPTED;
-            throw e;
+            return MeasuredWait.repeated(telemetry.acquiring(contender.name()), ticker, waitNanos, untilGranted,
+                    nanos -> acquireWithin(key, nanos, contender));
         } catch (CoordisException e) {
             throw Failures.about(contender.object(), e);
-        } finally {
-            ended(wait, result, start);
-        }
-    }
-
-    /** Tells {@code wait} how the acquire begun at {@code start} ended; nothing, not even the clock, for none. */
-    private void ended(Telemetry.Wait wait, Telemetry.Result result, long start) {
-        if (wait != Telemetry.Wait.NONE) {
-            wait.ended(result, Duration.ofNanos(ticker.read() - start));
         }
     }
 

@@ -144,9 +144,10 @@ final class BuilderProperties {
         return value;
     }
 
-    private static void set(String property, String expected, Supplier<?> setter) {
+    /** What {@code setter} answers; its {@link IllegalArgumentException} becomes a problem naming {@code property}. */
+    private static <T> T set(String property, String expected, Supplier<T> setter) {
         try {
-            setter.get();
+            return setter.get();
         } catch (IllegalArgumentException e) {
             throw new ConfigurationProblem(property + ": " + Urls.redact(e.getMessage()),
                     "Set " + property + " to " + expected + ".", e);
@@ -154,10 +155,6 @@ final class BuilderProperties {
     }
 
     private static <T> T option(String property, String expected, T options, UnaryOperator<T> change) {
-        try {
-            return change.apply(options);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigurationProblem(property + ": " + e.getMessage(), "Set " + property + " to " + expected + ".", e);
-        }
+        return set(property, expected, () -> change.apply(options));
     }
 }

@@ -18,11 +18,26 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The local hand-off of a {@link SingleNodeLock}: a release while other callers of this client wait in line
- * hands the lock straight to the next of them at Redis ({@code acquire.lua} handing over: new token, fencing number,
- * holder details, TTL) and leaves it with the place in the {@link LocalQueue} as a gift; the next one claims it
- * instead of trying. Bounds keep other clients from starving: {@link #YIELD_AFTER} and {@link #MAX_CHAIN_NANOS}.
- * A hand-off nobody claims, and a call whose answer was lost, are undone by a compare-and-delete in the
- * background. Thread-safe.
+ * hands the lock straight to the next of them and leaves it with the place in the {@link LocalQueue} as a gift;
+ * the next one claims it instead of trying. Bounds keep other clients from starving: {@link #YIELD_AFTER} and
+ * {@link #MAX_CHAIN_NANOS}. A hand-off nobody claims, and a call whose answer was lost, are undone by a
+ * compare-and-delete in the background. Thread-safe.
+ *
+ * <p>Most hand-offs make no call. An acquisition at Redis made while others of this client wait in line takes a
+ * {@link Block} of {@link #BLOCK} fencing numbers ({@code acquire.lua}'s {@code INCRBY}) instead of one. While its
+ * token holds the lock at Redis, nobody else can take a number for the name, so every later holder, of any
+ * client, gets a larger one: the next leases of this client get the lock under the same token with the numbers
+ * of the block, in arrival order, without touching Redis. Each such lease is valid only until the Redis lease
+ * it continues would have to be renewed by (the previous lease's validity deadline), and is handed on that way
+ * only while that deadline is at least a third of the validity away and the previous lease was still held when
+ * released; otherwise, and when the block runs out, the hand-off is one call ({@code acquire.lua} handing over:
+ * new token, a new block, holder details, a fresh TTL). Each local hand-off is noted at Redis in the background,
+ * one call in flight at a time ({@code extend.lua} noting): it extends the lock for the lease holding it now,
+ * writes its fencing number into the holder details (so {@code inspect} shows it), says whether another client
+ * marked that it waits (then the chain yields as the call would) and finds a lock that is not the token's any
+ * more (expired, or forced open): the lease holding it then is lost, and the chain ends. A lease handed on after
+ * such a loss and before the note or the next renewal saw it holds a number below every number given out by
+ * Redis since, so a fenced resource refuses it, exactly as it refuses a paused holder whose lease expired.
  */
 final class Handoff {
     private static final Logger log = LoggerFactory.getLogger(Handoff.class);
@@ -44,6 +59,11 @@ final class Handoff {
     /** Bounds of the pause of a local waiter that yields to other clients. */
     private static final long YIELD_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long YIELD_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /**
+     * Fencing numbers an acquisition takes when others of the client wait in line: the first for itself, the rest
+     * for leases handed on without a call (then one call per this many hand-offs).
+     */
+    static final int BLOCK = 64;
 
     private final RedisNode node;
     private final String name;
@@ -74,8 +94,8 @@ final class Handoff {
     HeldLease claim(LocalQueue.Permit permit) throws InterruptedException {
         LocalQueue.Gift gift = permit.claimGift();
         if (gift != null && gift.token() != null) {
-            return new HeldLease(name, key, gift.token(), gift.fence(), handedOver(), options, gift.requestStart(),
-                    new Held(permit, gift.chain(), gift.chainStart()), timer, telemetry, permit::close);
+            return lease(permit, gift.token(), gift.fence(), handedOver(), gift.requestStart(), gift.chain(),
+                    gift.chainStart(), gift.block());
         }
         if (gift != null && gift.yield()) {
             TimeUnit.NANOSECONDS.sleep(ThreadLocalRandom.current().nextLong(YIELD_MIN_NANOS, YIELD_MAX_NANOS));
@@ -88,10 +108,28 @@ final class Handoff {
         return List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "handed over"));
     }
 
-    /** A lease acquired at Redis with {@code token} (the start of a chain of hand-offs). */
-    HeldLease acquired(LocalQueue.Permit permit, String token, long fence, List<NodeVote> votes, long start) {
-        return new HeldLease(name, key, token, fence, votes, options, start, new Held(permit, 0, 0), timer,
-                telemetry, permit::close);
+    /**
+     * A lease acquired at Redis with {@code token} (the start of a chain of hand-offs), which took {@code taken}
+     * fencing numbers from {@code fence} on.
+     */
+    HeldLease acquired(LocalQueue.Permit permit, String token, long fence, int taken, List<NodeVote> votes,
+                       long start) {
+        return lease(permit, token, fence, votes, start, 0, 0, taken > 1 ? new Block(token, fence, taken) : null);
+    }
+
+    private HeldLease lease(LocalQueue.Permit permit, String token, long fence, List<NodeVote> votes, long start,
+                            int chain, long chainStart, Block block) {
+        Held held = new Held(permit, chain, chainStart, block);
+        HeldLease lease = new HeldLease(name, key, token, fence, votes, options, start, held, timer, telemetry,
+                permit::close);
+        held.lease = lease;
+        if (block != null) {
+            block.current = lease;
+            if (block.gone) {
+                lease.notOurs(); // a note found the lock gone before this lease became current
+            }
+        }
+        return lease;
     }
 
     /**
@@ -115,6 +153,86 @@ final class Handoff {
     }
 
     /**
+     * The fencing numbers an acquisition at Redis under {@code token} took and not yet given out, from {@code next}
+     * to {@code last}, and what the notes of its hand-offs learnt. {@code next} is touched only by the lease holding
+     * the lock (one at a time: the place in the local queue passes it on).
+     */
+    final class Block {
+        private final String token;
+        private final long last;
+        private long next;
+        /** The lease holding the lock under {@code token} now (or last): a note's answer is for it. */
+        volatile HeldLease current;
+        /** A note found that another client marked that it waits. */
+        private volatile boolean marked;
+        /** A note found the lock not held by {@code token} any more. */
+        private volatile boolean gone;
+        /** The lease to note next: its fencing number and when it got the lock (epoch ms); written by holders. */
+        private volatile long noteFence;
+        private volatile long noteSince;
+        private final AtomicBoolean noting = new AtomicBoolean();
+
+        Block(String token, long first, int taken) {
+            this.token = token;
+            this.next = first + 1;
+            this.last = first + taken - 1;
+        }
+
+        /** The next number for a lease handed on without a call, or 0 when none may be (see the class comment). */
+        long take(HeldLease from, int chain) {
+            if (next > last || gone || chain >= YIELD_AFTER && marked || !from.endedWhileHeld()) {
+                return 0;
+            }
+            long validity = options.validityNanos(options.ttl());
+            if (from.validUntil() - timer.now() < validity / 3) {
+                return 0; // the call renews it
+            }
+            return next++;
+        }
+
+        /** Notes the lease with {@code fence} at Redis in the background; at most one note in flight. */
+        void note(long fence) {
+            noteSince = System.currentTimeMillis();
+            noteFence = fence;
+            if (noting.compareAndSet(false, true)) {
+                send();
+            }
+        }
+
+        private void send() {
+            long fence = noteFence;
+            long start = timer.now();
+            node.eval(SingleNodeLock.EXTEND, keys.note(), List.of(token, Durations.millis(options.ttl()),
+                    Long.toString(fence), Long.toString(noteSince))).whenComplete((reply, failure) -> {
+                        try {
+                            if (failure == null) {
+                                noted(reply, start);
+                            } else {
+                                log.debug("could not note a hand-off of '{}': {}", key, failure.toString());
+                            }
+                        } finally {
+                            noting.set(false);
+                            if (noteFence != fence && !gone && noting.compareAndSet(false, true)) {
+                                send();
+                            }
+                        }
+                    });
+        }
+
+        private void noted(Object reply, long start) {
+            List<?> answer = Replies.list(reply, 1, SingleNodeLock.EXTEND, node.address());
+            if (Replies.isOne(answer)) {
+                marked = answer.size() > 1 && Replies.number(answer, 1, SingleNodeLock.EXTEND, node.address()) == 1;
+                current.extendedAt(start);
+            } else {
+                // first gone, then current: a lease made meanwhile either is current here or sees gone (lease())
+                gone = true;
+                current.notOurs();
+            }
+        }
+    }
+
+    /**
      * The operations of one lease: its release hands the lock straight to the next caller of this client
      * waiting in line when there is one, within the bounds that keep other clients from starving.
      */
@@ -123,11 +241,16 @@ final class Handoff {
         /** Hand-offs in a row that led to this lease (0: acquired at Redis), the first sent at {@code chainStart}. */
         private final int chain;
         private final long chainStart;
+        /** The numbers left for hand-offs without a call under this lease's token, or {@code null}. */
+        private final Block block;
+        /** The lease these are the operations of (set once, right after it is made). */
+        private HeldLease lease;
 
-        Held(LocalQueue.Permit permit, int chain, long chainStart) {
+        Held(LocalQueue.Permit permit, int chain, long chainStart, Block block) {
             this.permit = permit;
             this.chain = chain;
             this.chainStart = chainStart;
+            this.block = block;
         }
 
         @Override
@@ -150,12 +273,17 @@ final class Handoff {
                 permit.leave(LocalQueue.Gift.yieldNote());
                 return released;
             }
+            long fence = block == null ? 0 : block.take(lease, chain);
+            if (fence > 0) {
+                handOnLocally(token, fence);
+                return true;
+            }
             String next = options.newToken();
             long start = timer.now();
             CompletableFuture<Object> sent = node.eval(SingleNodeLock.ACQUIRE, keys.acquire(),
                     List.of(next, Durations.millis(options.ttl()), options.holderId(),
                             Long.toString(System.currentTimeMillis()), "", token, chain >= YIELD_AFTER ? "1" : "0",
-                            keys.released()));
+                            keys.released(), Integer.toString(BLOCK)));
             // Whoever has the answer first, the connection's thread or this one, passes the place on: the next in
             // line is woken straight from the reply, not after this thread has been woken and run.
             AtomicBoolean decided = new AtomicBoolean();
@@ -182,6 +310,23 @@ final class Handoff {
             return passOn(reply, next, start, decided) != 0;
         }
 
+        /**
+         * Hands the lock on to the next in line under the same token with {@code fence}, valid until this lease
+         * would have been, and notes it at Redis in the background.
+         */
+        private void handOnLocally(String token, long fence) {
+            long now = timer.now();
+            long start = lease.validUntil() - options.validityNanos(options.ttl());
+            int length = chain == Integer.MAX_VALUE ? chain : chain + 1;
+            LocalQueue.Gift gift = new LocalQueue.Gift(token, fence, start, length, chain == 0 ? now : chainStart,
+                    false, () -> releaseInBackground(token), block);
+            if (!permit.handOn(gift)) {
+                gift.discard().run();
+                return;
+            }
+            block.note(fence);
+        }
+
         private long code(Object reply) {
             return Replies.number(Replies.list(reply, 1, SingleNodeLock.ACQUIRE, node.address()), 0,
                     SingleNodeLock.ACQUIRE, node.address());
@@ -204,7 +349,7 @@ final class Handoff {
                 // the count stops growing at its largest value: a chain that never yields to pollers can be long
                 int length = chain == Integer.MAX_VALUE ? chain : chain + 1;
                 gift = new LocalQueue.Gift(next, fence, start, length, chain == 0 ? start : chainStart, false,
-                        () -> releaseInBackground(next));
+                        () -> releaseInBackground(next), new Block(next, fence, BLOCK));
             } else if (code == 2) {
                 gift = LocalQueue.Gift.yieldNote();
             } else {

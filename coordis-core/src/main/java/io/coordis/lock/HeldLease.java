@@ -30,6 +30,8 @@ final class HeldLease extends Held<Lease> implements Lease {
     private final LeaseOps ops;
     private final Timer timer;
     private final Runnable onClose;
+    /** Whether the end in progress (release) found the lease still held; read by the lock's release. */
+    private volatile boolean endedWhileHeld;
 
     HeldLease(String name, String key, String token, long fencingToken, List<NodeVote> votes, LockOptions options,
               long requestStart, LeaseOps ops, Timer timer, Telemetry telemetry, Runnable onClose) {
@@ -118,6 +120,7 @@ final class HeldLease extends Held<Lease> implements Lease {
         if (before == LeaseSession.State.ENDED) {
             return false;
         }
+        endedWhileHeld = before == LeaseSession.State.HELD;
         try {
             return atRedis.getAsBoolean();
         } catch (CoordisException e) {
@@ -129,6 +132,26 @@ final class HeldLease extends Held<Lease> implements Lease {
         } finally {
             onClose.run();
         }
+    }
+
+    /** Whether the lease was still held when its release began (its validity not passed, no loss noticed). */
+    boolean endedWhileHeld() {
+        return endedWhileHeld;
+    }
+
+    /** The ticker time the lease's validity ends, or ended (see {@link LeaseSession#validUntil()}). */
+    long validUntil() {
+        return session().validUntil();
+    }
+
+    /** The lock was extended to the options' TTL for this lease by a request sent at {@code start} (ticker time). */
+    void extendedAt(long start) {
+        session().extended(start, options.validityNanos(options.ttl()), options.ttl().toNanos() / 3);
+    }
+
+    /** The lock turned out not to be held by this lease's token any more. */
+    void notOurs() {
+        session().notOurs();
     }
 
     @Override

@@ -27,13 +27,14 @@ final class LocalQueue {
     /**
      * What a leaving holder passes to the next one in line: a lock handed over ({@code token != null}, with
      * its fencing number, the ticker time the hand-off was sent, how many hand-offs in a row led to it and the
-     * ticker time the first of them was sent), or only a request to {@code yield} to other clients before
-     * trying. {@code discard} runs if nobody claims it.
+     * ticker time the first of them was sent, and the {@code block} of fencing numbers left for handing it on
+     * without a call, if any), or only a request to {@code yield} to other clients before trying. {@code discard}
+     * runs if nobody claims it.
      */
     record Gift(String token, long fence, long requestStart, int chain, long chainStart, boolean yield,
-                Runnable discard) {
+                Runnable discard, Handoff.Block block) {
         static Gift yieldNote() {
-            return new Gift(null, 0, 0, 0, 0, true, () -> { });
+            return new Gift(null, 0, 0, 0, 0, true, () -> { }, null);
         }
     }
 

@@ -21,6 +21,11 @@ record LockKeys(String lock, String fence, String holder, String released) {
         return List.of(lock, released);
     }
 
+    /** The keys of {@code extend.lua} noting a lease handed on inside the client: lock, holder details, marker. */
+    List<String> note() {
+        return List.of(lock, holder, released);
+    }
+
     /** The keys of a read of the holder ({@code claim.lua}): lock and holder details. */
     List<String> inspect() {
         return List.of(lock, holder);

@@ -77,8 +77,13 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         }
         String token = options.newToken();
         long start = timer.now();
-        CompletableFuture<Object> reply = node.eval(ACQUIRE, keys.acquire(),
-                List.of(token, Durations.millis(options.ttl()), options.holderId(), Long.toString(System.currentTimeMillis())));
+        // numbers for hand-offs without a call when others of this client wait in line already
+        int taken = permit.othersWaiting() ? Handoff.BLOCK : 1;
+        List<String> args = taken == 1
+                ? List.of(token, Durations.millis(options.ttl()), options.holderId(), Long.toString(System.currentTimeMillis()))
+                : List.of(token, Durations.millis(options.ttl()), options.holderId(), Long.toString(System.currentTimeMillis()),
+                        "", "", "", "", Integer.toString(taken));
+        CompletableFuture<Object> reply = node.eval(ACQUIRE, keys.acquire(), args);
         List<?> result;
         try {
             result = Replies.list(awaitTry(node, reply), 2, ACQUIRE, node.address());
@@ -98,7 +103,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
             long fence = Replies.number(result, 1, ACQUIRE, node.address());
             List<NodeVote> votes = List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, ""));
             lastVotes = votes;
-            return Contention.Attempt.granted(handoff.acquired(permit, token, fence, votes, start));
+            return Contention.Attempt.granted(handoff.acquired(permit, token, fence, taken, votes, start));
         }
         long pttl = Replies.number(result, 1, ACQUIRE, node.address());
         lastVotes = List.of(new NodeVote(node.address(), NodeVote.Vote.HELD_BY_OTHER,

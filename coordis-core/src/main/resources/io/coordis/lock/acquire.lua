@@ -23,8 +23,12 @@
 -- ARGV[7]  with ARGV[6]: '1' when the caller yields to other clients that marked that they wait: if the marker
 --          is there, release and publish instead of handing over
 -- ARGV[8]  with ARGV[6]: the channel on which waiting clients listen for releases
+-- ARGV[9]  optional, how many fencing numbers to take (default 1): the acquisition gets the first, and the caller
+--          may hand the lock on inside its own client with the others, without a call, while its token holds the
+--          lock (nobody else can take a number for the name meanwhile). ARGV[5..8] are then given, '' when unused
 --
--- Returns {1, fence}                    acquired (or handed over); fence is the new fencing number
+-- Returns {1, fence}                    acquired (or handed over); fence is the new fencing number (the first of
+--                                       the ARGV[9] taken)
 --         {0, pttl, holder or false}    busy; pttl in ms as PTTL answers it (-1: no expiry)
 --         {-1}                          KEYS[5] given and missing or not ARGV[5]: verify the node first
 --         {0}                           hand-off: the lock is not held by ARGV[6] any more; nothing was touched
@@ -34,6 +38,10 @@
 local lock, fence_key, holder_key, marker = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local token, ttl, holder, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local handed = ARGV[6]
+if handed == '' then
+  handed = nil
+end
+local taken = tonumber(ARGV[9] or '1')
 
 if KEYS[5] and redis.call('GET', KEYS[5]) ~= ARGV[5] then
   return {-1}
@@ -64,11 +72,12 @@ elseif not redis.call('SET', lock, token, 'NX', 'PX', ttl) then
   return {0, pttl, who}
 end
 
-local fence = redis.pcall('INCR', fence_key)
+local fence = redis.pcall('INCRBY', fence_key, taken)
 if type(fence) == 'table' and fence.err then
   redis.call('DEL', lock)
   return fence
 end
+fence = fence - taken + 1
 local written = redis.pcall('HSET', holder_key, 'token', token, 'holder', holder, 'fence', fence, 'since', now,
   'ttl', ttl)
 if type(written) == 'table' and written.err then

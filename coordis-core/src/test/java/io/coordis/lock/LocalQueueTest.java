@@ -13,7 +13,7 @@ class LocalQueueTest {
     private final LocalQueue q = new LocalQueue();
     private final java.util.concurrent.atomic.AtomicInteger discarded = new java.util.concurrent.atomic.AtomicInteger();
     /** A hand-over whose discard is counted. */
-    private final LocalQueue.Gift gift = new LocalQueue.Gift("t1", 7, 0, 1, 0, false, discarded::incrementAndGet);
+    private final LocalQueue.Gift gift = new LocalQueue.Gift("t1", 7, 0, 1, 0, false, discarded::incrementAndGet, null);
 
     @Test
     void onePermitPerKeyAndEntriesDoNotLeak() throws Exception {

@@ -202,8 +202,8 @@ class LockFaultsIT {
                 .as("the unclaimed hand-off was released, not left to its %s TTL", LONG_TTL)
                 .isLessThanOrEqualTo(FAIL_BOUND.plus(FREED_BOUND));
         assertThat(got.votes().get(0).detail()).as("acquired at Redis, not handed over").isNotEqualTo("handed over");
-        assertThat(got.fencingToken()).as("the hand-off ran (it took a fencing number) before the waiter acquired")
-                .isEqualTo(first.fencingToken() + 2);
+        assertThat(got.fencingToken()).as("the hand-off ran (it took a block of fencing numbers) before the waiter acquired")
+                .isEqualTo(first.fencingToken() + Handoff.BLOCK + 1);
         assertThat(redis.server().command("GET", Prefixed.key("lost:handoff"))).isEqualTo(got.token());
         got.release();
     }

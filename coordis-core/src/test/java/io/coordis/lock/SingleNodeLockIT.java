@@ -176,8 +176,8 @@ class SingleNodeLockIT extends LockContract {
         }
         java.util.Map<String, Long> calls = commandCalls();
         calls.keySet().removeIf(k -> k.startsWith("config")); // RESETSTAT itself ("config|resetstat" on 7.0)
-        // per cycle: EVALSHA acquire (SET, INCR, HSET) + EVALSHA release (GET, DEL lock and waiter marker)
-        assertThat(calls).containsEntry("evalsha", 20L).containsEntry("set", 10L).containsEntry("incr", 10L)
+        // per cycle: EVALSHA acquire (SET, INCRBY 1, HSET) + EVALSHA release (GET, DEL lock and waiter marker)
+        assertThat(calls).containsEntry("evalsha", 20L).containsEntry("set", 10L).containsEntry("incrby", 10L)
                 .containsEntry("hset", 10L).containsEntry("get", 10L).containsEntry("del", 10L)
                 .doesNotContainKey("publish");
         assertThat(calls.values().stream().mapToLong(Long::longValue).sum()).as("%s", calls).isEqualTo(70L);

@@ -100,8 +100,18 @@ public final class LeaseSession {
         this.onLoss = onLoss;
         synchronized (this) {
             validUntil = start + terms.validityNanos();
-            planLocked(terms.renewEveryNanos());
+            // a third of the TTL after the request that won it (a claim handed on may have been won a while ago)
+            long every = terms.renewEveryNanos();
+            planLocked(every > 0 ? Math.max(1, start + every - timer.now()) : every);
         }
+    }
+
+    /**
+     * The deadline (ticker time) of the claim's validity: while held, as the last successful request set it; once
+     * ended or lost, as it was then.
+     */
+    public synchronized long validUntil() {
+        return validUntil;
     }
 
     /** Held: not ended, not lost, and the deadline not passed (a passed one loses it now). Does not block. */

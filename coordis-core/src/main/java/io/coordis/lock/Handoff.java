@@ -94,6 +94,11 @@ final class Handoff {
     HeldLease claim(LocalQueue.Permit permit) throws InterruptedException {
         LocalQueue.Gift gift = permit.claimGift();
         if (gift != null && gift.token() != null) {
+            if (timer.now() - (gift.requestStart() + options.validityNanos(options.ttl())) >= 0) {
+                // its validity ended before it was claimed (the process stood still): let go, and try at Redis
+                gift.discard().run();
+                return null;
+            }
             return lease(permit, gift.token(), gift.fence(), handedOver(), gift.requestStart(), gift.chain(),
                     gift.chainStart(), gift.block());
         }

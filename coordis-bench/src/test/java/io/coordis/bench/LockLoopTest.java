@@ -98,6 +98,25 @@ class LockLoopTest {
     }
 
     @Test
+    void aFailedReleaseIsCountedLikeAFailedAcquire() throws Exception {
+        AtomicInteger releases = new AtomicInteger();
+        LocalLocking failingRelease = new LocalLocking(0, false) {
+            @Override
+            public void unlock(Object handle) {
+                super.unlock(handle); // the lock is free, but the caller hears of no answer, as after a node timeout
+                if (releases.incrementAndGet() % 4 == 0) {
+                    throw new IllegalStateException("no node answered the release in time");
+                }
+            }
+        };
+        try (LockLoop loop = new LockLoop(failingRelease, 2, "k", 1, t -> 0, LockLoop.Mode.WAIT)) {
+            Map<String, Double> f = loop.run(Duration.ofMillis(200));
+            assertThat(f.get("errors")).isPositive();
+            assertThat(f.get("ops")).isGreaterThan(f.get("errors"));
+        }
+    }
+
+    @Test
     void catchesALockThatLetsTwoHoldersIn() throws Exception {
         try (LockLoop loop = new LockLoop(new LocalLocking(0, true), 8, "k", 1, t -> 0, LockLoop.Mode.WAIT)) {
             assertThat(loop.run(Duration.ofMillis(500)).get("violations")).isPositive();

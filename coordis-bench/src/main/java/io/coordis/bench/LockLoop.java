@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -18,9 +19,12 @@ import java.util.function.IntUnaryOperator;
  * <p>Figures: {@code ops}, {@code seconds}, {@code opsPerSec}; whole-cycle latency ({@code cycleP50Us},
  * {@code cycleP99Us}); acquire latency, which under contention is the wait for the lock
  * ({@code acquireP50Us}, {@code acquireP99Us}, {@code acquireMaxUs}); the fewest and most cycles one thread
- * completed ({@code threadMinOps}, {@code threadMaxOps}); {@code busy} (a non-waiting acquire found the lock
- * taken), {@code errors} (an acquire threw, e.g. a Redlock quorum lost to node timeouts on an overloaded
- * machine; the run fails only when errors outnumber successes) and {@code violations} (two holders at once).
+ * completed ({@code threadMinOps}, {@code threadMaxOps}); in {@link Mode#WAIT}, the hand-off
+ * ({@code handoffP50Us}, {@code handoffP99Us}, {@code handoffs}): from the start of one thread's release to the
+ * return of the next thread's acquire on that key, counted only when that acquire began before the release did
+ * (it was waiting); {@code busy} (a non-waiting acquire found the lock
+ * taken), {@code errors} (an acquire or a release threw, e.g. a Redlock quorum lost to node timeouts on
+ * an overloaded machine; the run fails only when errors outnumber successes) and {@code violations} (two holders at once).
  */
 final class LockLoop implements Workload {
     /** Whether an acquire may wait for the lock ({@code WAIT}) or must find it free ({@code TRY}). */
@@ -34,6 +38,8 @@ final class LockLoop implements Workload {
     private final IntUnaryOperator keyOfThread;
     private final Mode mode;
     private final AtomicInteger[] holders;
+    /** Per key, {@link System#nanoTime()} just before the last release began. */
+    private final AtomicLongArray releaseStarted;
     private final AtomicLong violations = new AtomicLong();
     private final AtomicLong busy = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
@@ -51,6 +57,7 @@ final class LockLoop implements Workload {
         this.keyOfThread = keyOfThread;
         this.mode = mode;
         this.holders = new AtomicInteger[keys];
+        this.releaseStarted = new AtomicLongArray(keys);
         for (int i = 0; i < keys; i++) {
             holders[i] = new AtomicInteger();
         }
@@ -64,6 +71,7 @@ final class LockLoop implements Workload {
         errors.set(0);
         Histogram[] cycle = new Histogram[threads];
         Histogram[] acquire = new Histogram[threads];
+        Histogram[] handoff = new Histogram[threads];
         long[] counts = new long[threads];
         Throwable[] failure = new Throwable[1];
         Thread[] workers = new Thread[threads];
@@ -71,9 +79,10 @@ final class LockLoop implements Workload {
             int index = t;
             cycle[t] = new Histogram(MAX_NANOS, 3);
             acquire[t] = new Histogram(MAX_NANOS, 3);
+            handoff[t] = new Histogram(MAX_NANOS, 3);
             workers[t] = new Thread(() -> {
                 try {
-                    loop(index, cycle[index], acquire[index], counts);
+                    loop(index, cycle[index], acquire[index], handoff[index], counts);
                 } catch (Throwable e) {
                     synchronized (failure) {
                         failure[0] = e;
@@ -102,12 +111,14 @@ final class LockLoop implements Workload {
         }
         Histogram allCycles = new Histogram(MAX_NANOS, 3);
         Histogram allAcquires = new Histogram(MAX_NANOS, 3);
+        Histogram allHandoffs = new Histogram(MAX_NANOS, 3);
         long ops = 0;
         long min = Long.MAX_VALUE;
         long max = 0;
         for (int t = 0; t < threads; t++) {
             allCycles.add(cycle[t]);
             allAcquires.add(acquire[t]);
+            allHandoffs.add(handoff[t]);
             ops += counts[t];
             min = Math.min(min, counts[t]);
             max = Math.max(max, counts[t]);
@@ -121,6 +132,13 @@ final class LockLoop implements Workload {
         out.put("acquireP50Us", allAcquires.getValueAtPercentile(50) / 1e3);
         out.put("acquireP99Us", allAcquires.getValueAtPercentile(99) / 1e3);
         out.put("acquireMaxUs", allAcquires.getMaxValue() / 1e3);
+        if (mode == Mode.WAIT) {
+            out.put("handoffs", (double) allHandoffs.getTotalCount());
+        }
+        if (allHandoffs.getTotalCount() > 0) {
+            out.put("handoffP50Us", allHandoffs.getValueAtPercentile(50) / 1e3);
+            out.put("handoffP99Us", allHandoffs.getValueAtPercentile(99) / 1e3);
+        }
         out.put("threads", (double) threads);
         out.put("threadMinOps", (double) min);
         out.put("threadMaxOps", (double) max);
@@ -133,17 +151,19 @@ final class LockLoop implements Workload {
         return out;
     }
 
-    private void loop(int thread, Histogram cycle, Histogram acquire, long[] counts) throws InterruptedException {
+    private void loop(int thread, Histogram cycle, Histogram acquire, Histogram handoff, long[] counts)
+            throws InterruptedException {
         int keyIndex = keyOfThread.applyAsInt(thread);
         String key = prefix + keyIndex;
         AtomicInteger holding = holders[keyIndex];
+        boolean waits = mode == Mode.WAIT;
         long done = 0;
         long local = 0;
         while (!stop) {
             long t0 = System.nanoTime();
             Object handle;
             try {
-                handle = mode == Mode.WAIT ? locking.lock(key) : locking.tryLock(key);
+                handle = waits ? locking.lock(key) : locking.tryLock(key);
             } catch (RuntimeException e) {
                 // e.g. a Redlock node timeout on an overloaded machine: counted, reported, not fatal
                 if (errors.getAndIncrement() == 0) {
@@ -156,12 +176,29 @@ final class LockLoop implements Workload {
                 busy.incrementAndGet();
                 continue;
             }
+            if (waits) {
+                long released = releaseStarted.get(keyIndex);
+                if (released - t0 > 0 && t1 - released >= 0) { // a release began while this acquire waited
+                    handoff.recordValue(Math.min(t1 - released, MAX_NANOS));
+                }
+            }
             if (holding.incrementAndGet() != 1) {
                 violations.incrementAndGet();
             }
             local += handle.hashCode();
             holding.decrementAndGet();
-            locking.unlock(handle);
+            if (waits) {
+                releaseStarted.set(keyIndex, System.nanoTime());
+            }
+            try {
+                locking.unlock(handle);
+            } catch (RuntimeException e) {
+                // e.g. no Redlock node answered the release in time: the key expires by its TTL; counted like a
+                // failed acquire, not fatal
+                if (errors.getAndIncrement() == 0) {
+                    System.err.println("first failed release: " + e);
+                }
+            }
             long t2 = System.nanoTime();
             acquire.recordValue(Math.min(t1 - t0, MAX_NANOS));
             cycle.recordValue(Math.min(t2 - t0, MAX_NANOS));

@@ -85,7 +85,12 @@ final class Report {
                 `coordis-no-yield` (8 contended threads only) is Coordis with `withYieldToPollers(false)`: no
                 pause after 100 ms of local hand-offs, for a lock only Coordis clients use.
                 "Redis CPU" is the redis-server process's CPU time (`INFO cpu`) per operation: it includes
-                the system calls of every wake-up, not only running the commands.
+                the system calls of every wake-up, not only running the commands. The contended scenarios' hand-off
+                is the time from the start of one thread's release to the return of the next thread's acquire,
+                counted only when that acquire was already waiting. The `lock-same-jvm` scenarios run Coordis and
+                `lettuce-scripts` in one JVM, interleaved in short blocks, and report the median of their ratio
+                over blocks (what `coordis-bench/run same-jvm` prints): separate JVMs spread too much to tell apart
+                two clients that send the same commands.
 
                 """.formatted(Child.QUIET_JIT_MS_PER_SECOND, Child.QUIET_SECONDS, Child.SETTLE_LIMIT.toSeconds()));
         md.append("## This run\n\n");
@@ -122,20 +127,26 @@ final class Report {
     private void scenario(StringBuilder md, Scenario s) {
         String headline = s.headline();
         boolean latency = hasMetric(s, "p50Us");
+        boolean handoff = hasMetric(s, "handoffP50Us");
         String p50 = latency ? "p50Us" : "acquireP50Us";
         String p99 = latency ? "p99Us" : "acquireP99Us";
         md.append("## ").append(s.title()).append(" (`").append(s.id()).append("`)\n\n");
         md.append("| implementation | Coordis ÷ this (").append(label(headline)).append(") | ").append(label(headline))
-                .append(" | ").append(latency ? "latency" : "acquire").append(" p50 µs | p99 µs | client CPU µs/op"
-                        + " | Redis CPU µs/op | Redis commands/op | commands per op (last round) | notes |\n")
-                .append("|---|---|---|---|---|---|---|---|---|---|\n");
+                .append(" | ").append(latency ? "latency" : "acquire").append(" p50 µs | p99 µs | ")
+                .append(handoff ? "hand-off p50 µs | hand-off p99 µs | " : "")
+                .append("client CPU µs/op | Redis CPU µs/op | Redis commands/op | commands per op (last round) | notes |\n")
+                .append("|---|---|---|---|---|").append(handoff ? "---|---|" : "").append("---|---|---|---|---|\n");
         for (String impl : s.implementations()) {
             md.append("| ").append(impl).append(" | ")
                     .append(impl.equals(Scenario.COORDIS) ? "—" : range(results.ratio(s.id(), impl, headline), "×")).append(" | ")
                     .append(range(results.summary(s.id(), impl, headline), "")).append(" | ")
                     .append(num(results.summary(s.id(), impl, p50).median())).append(" | ")
-                    .append(num(results.summary(s.id(), impl, p99).median())).append(" | ")
-                    .append(num(results.summary(s.id(), impl, "cpuUsPerOp").median())).append(" | ")
+                    .append(num(results.summary(s.id(), impl, p99).median())).append(" | ");
+            if (handoff) {
+                md.append(num(results.summary(s.id(), impl, "handoffP50Us").median())).append(" | ")
+                        .append(num(results.summary(s.id(), impl, "handoffP99Us").median())).append(" | ");
+            }
+            md.append(num(results.summary(s.id(), impl, "cpuUsPerOp").median())).append(" | ")
                     .append(num(results.summary(s.id(), impl, "redisCpuUsPerOp").median())).append(" | ")
                     .append(num(results.summary(s.id(), impl, "redisCommandsPerOp").median())).append(" | ")
                     .append(lastString(s.id(), impl, "redisCommands")).append(" | ")
@@ -150,6 +161,12 @@ final class Report {
         if (!threads.isEmpty() && threads.median() > 1) {
             notes.add("per-thread cycles min/max " + num(results.summary(s.id(), impl, "threadMinOps").median()) + " / "
                     + num(results.summary(s.id(), impl, "threadMaxOps").median()));
+        }
+        Summary sameJvm = results.summary(s.id(), impl, "sameJvmRatio");
+        if (!sameJvm.isEmpty()) {
+            notes.add("Coordis ÷ lettuce-scripts in one JVM, median over " + num(results.summary(s.id(), impl, "blocks").median())
+                    + " blocks: cycles/s " + range(sameJvm, "×") + ", CPU per cycle "
+                    + range(results.summary(s.id(), impl, "sameJvmCpuRatio"), "×"));
         }
         Summary warmed = results.summary(s.id(), impl, "warmupSeconds");
         if (!warmed.isEmpty()) {
@@ -247,6 +264,9 @@ final class Report {
     }
 
     private static String unitOf(String metric) {
+        if (metric.endsWith("Ratio")) {
+            return "×";
+        }
         return metric.endsWith("Us") ? " µs" : "";
     }
 

@@ -64,14 +64,20 @@ final class Results {
         return Summary.of(Summary.quotients(values(scenario, Scenario.COORDIS, metric), values(scenario, anchor, metric)));
     }
 
+    /** {@code implementation}'s {@code metric} in scenario {@code to} ÷ in scenario {@code from}, per round. */
+    private double[] growth(String to, String from, String implementation, String metric) {
+        return Summary.quotients(values(to, implementation, metric), values(from, implementation, metric));
+    }
+
     /** The value {@code target} is checked against, for {@code scenario}. */
     Summary check(Scenario scenario, Target target) {
         String coordis = Scenario.COORDIS;
         return switch (target.kind()) {
             case RATIO -> ratio(scenario.id(), target.other(), target.metric());
             case ABSOLUTE -> summary(scenario.id(), coordis, target.metric());
-            case GROWTH -> Summary.of(Summary.quotients(values(scenario.id(), coordis, target.metric()),
-                    values(target.other(), coordis, target.metric())));
+            case GROWTH -> Summary.of(growth(scenario.id(), target.other(), coordis, target.metric()));
+            case GROWTH_RATIO -> Summary.of(Summary.quotients(growth(scenario.id(), target.other(), coordis, target.metric()),
+                    growth(scenario.id(), target.other(), target.metric2(), target.metric())));
             case SPREAD -> Summary.of(Summary.quotients(values(scenario.id(), coordis, target.metric()),
                     values(scenario.id(), coordis, target.metric2())));
         };

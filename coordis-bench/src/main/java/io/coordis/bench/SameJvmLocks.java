@@ -96,45 +96,67 @@ public final class SameJvmLocks {
      */
     static Measured run(List<Locking> clients, int blocks, int cycles, int threads)
             throws InterruptedException, ExecutionException {
-        int n = clients.size();
-        double[][] rates = new double[blocks][n];
-        double[][] cpu = new double[blocks][n];
-        com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        ExecutorService pool = threads == 1 ? null : Executors.newFixedThreadPool(threads);
-        try {
+        double[][] rates = new double[blocks][];
+        double[][] cpu = new double[blocks][];
+        try (Blocks runner = new Blocks(clients, cycles, threads)) {
             for (int b = 0; b < blocks; b++) {
-                for (int j = 0; j < n; j++) {
-                    int c = (b + j) % n;
-                    Locking client = clients.get(c);
-                    long cpuStart = os.getProcessCpuTime();
-                    long start = System.nanoTime();
-                    if (pool == null) {
-                        cycles(client, "bench:samejvm:" + c + ":0", cycles);
-                    } else {
-                        List<Callable<Void>> work = new ArrayList<>();
-                        for (int t = 0; t < threads; t++) {
-                            String key = "bench:samejvm:" + c + ":" + t;
-                            work.add(() -> {
-                                cycles(client, key, cycles);
-                                return null;
-                            });
-                        }
-                        for (Future<Void> done : pool.invokeAll(work)) {
-                            done.get(); // a failed cycle fails the run
-                        }
-                    }
-                    long total = (long) cycles * threads;
-                    rates[b][c] = total * 1e9 / (System.nanoTime() - start);
-                    cpu[b][c] = (os.getProcessCpuTime() - cpuStart) / 1e3 / total;
-                }
+                runner.block(b, rates[b] = new double[clients.size()], cpu[b] = new double[clients.size()]);
             }
-        } finally {
+        }
+        return new Measured(rates, cpu);
+    }
+
+    /** Runs blocks one at a time: in block {@code b} every client in turn, the order rotated by {@code b}. */
+    static final class Blocks implements AutoCloseable {
+        private final List<Locking> clients;
+        private final int cycles;
+        private final int threads;
+        private final ExecutorService pool;
+        private final com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+        Blocks(List<Locking> clients, int cycles, int threads) {
+            this.clients = List.copyOf(clients);
+            this.cycles = cycles;
+            this.threads = threads;
+            this.pool = threads == 1 ? null : Executors.newFixedThreadPool(threads);
+        }
+
+        /** Block {@code b}: fills client {@code c}'s cycles per second and CPU µs per cycle. */
+        void block(int b, double[] rates, double[] cpu) throws InterruptedException, ExecutionException {
+            int n = clients.size();
+            for (int j = 0; j < n; j++) {
+                int c = (b + j) % n;
+                Locking client = clients.get(c);
+                long cpuStart = os.getProcessCpuTime();
+                long start = System.nanoTime();
+                if (pool == null) {
+                    cycles(client, "bench:samejvm:" + c + ":0", cycles);
+                } else {
+                    List<Callable<Void>> work = new ArrayList<>();
+                    for (int t = 0; t < threads; t++) {
+                        String key = "bench:samejvm:" + c + ":" + t;
+                        work.add(() -> {
+                            cycles(client, key, cycles);
+                            return null;
+                        });
+                    }
+                    for (Future<Void> done : pool.invokeAll(work)) {
+                        done.get(); // a failed cycle fails the run
+                    }
+                }
+                long total = (long) cycles * threads;
+                rates[c] = total * 1e9 / (System.nanoTime() - start);
+                cpu[c] = (os.getProcessCpuTime() - cpuStart) / 1e3 / total;
+            }
+        }
+
+        @Override
+        public void close() {
             if (pool != null) {
                 pool.shutdownNow();
             }
         }
-        return new Measured(rates, cpu);
     }
 
     private static void cycles(Locking client, String key, int cycles) throws InterruptedException {

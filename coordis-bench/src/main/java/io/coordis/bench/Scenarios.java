@@ -28,8 +28,11 @@ final class Scenarios {
     /** Signals a second in the signal scenario. */
     static final int SIGNALS_PER_SECOND = 1_000;
 
+    /** The hand-off inside one client: a release's start to the next waiting thread's acquire returning. */
+    private static final Target HANDOFF_P50 =
+            Target.absolute("hand-off p50 ≤ 20 µs inside one client", "handoffP50Us", false, 20);
+
     private static final List<String> SINGLE = List.of("coordis", "redisson", "lettuce");
-    /** Single-server locks, with raw Lettuce also sending Coordis's own scripts (protocol and client cost apart). */
     /** The lock clients of the single-server lock scenarios (also what {@link SameJvmLocks} accepts). */
     static final List<String> SINGLE_LOCKS = List.of("coordis", "redisson", "lettuce", "lettuce-scripts");
     private static final List<String> CONTENDED = List.of("coordis", "redisson", "lettuce-spin");
@@ -47,47 +50,51 @@ final class Scenarios {
         List<Scenario> all = new ArrayList<>();
         all.add(new Scenario("lock-uncontended", "Uncontended lock cycle: 1 thread, 1 key (Coordis reads the fencing number)",
                 null, null, 1, false, SINGLE_LOCKS, "opsPerSec", true, List.of(
-                        Target.ratio("≥ 1.6 × Redisson ops/s", "opsPerSec", "redisson", true, 1.6),
-                        Target.ratio("≥ 0.95 × raw Lettuce ops/s", "opsPerSec", "lettuce", true, 0.95)),
+                        Target.ratio("≥ 1.5 × Redisson ops/s", "opsPerSec", "redisson", true, 1.5),
+                        Target.ratio("fenced protocol ≥ 0.9 × raw SET NX (lettuce) ops/s", "opsPerSec", "lettuce", true, 0.9)),
                 locks(1, 1, t -> 0, LockLoop.Mode.TRY)));
+        all.add(sameJvm(1, List.of(Target.absolute("≥ 0.97 × lettuce-scripts, same JVM (median over blocks)",
+                "sameJvmRatio", true, 0.97))));
         all.add(contended(2, CONTENDED, List.of()));
         all.add(contended(8, CONTENDED_8, List.of(
                 Target.ratio("≥ 3 × Redisson throughput", "opsPerSec", "redisson", true, 3.0),
                 Target.absolute("acquire-wait p99 ≤ 1 ms", "acquireP99Us", false, 1000),
                 Target.spread("no thread starves (slowest thread ≥ 0.5 × fastest)", "threadMinOps", "threadMaxOps", true, 0.5),
+                HANDOFF_P50,
                 Target.absolute("never two holders at once", "violations", false, 0))));
         all.add(contended(32, CONTENDED, List.of(
                 Target.growth("throughput does not fall as threads grow (32 ÷ 2 threads ≥ 0.9)", "opsPerSec",
                         "lock-contended-2", true, 0.9))));
         all.add(new Scenario("lock-many-keys", "Many keys: 16 threads, each on its own key", null, null, 1, false,
                 SINGLE_LOCKS, "opsPerSec", true, List.of(
-                        Target.ratio("≥ 5 × Redisson ops/s", "opsPerSec", "redisson", true, 5.0),
-                        Target.ratio("≥ 0.9 × raw Lettuce ops/s", "opsPerSec", "lettuce", true, 0.9)),
+                        Target.ratio("≥ 3 × Redisson ops/s", "opsPerSec", "redisson", true, 3.0),
+                        Target.ratio("fenced protocol ≥ 0.9 × raw SET NX (lettuce) ops/s", "opsPerSec", "lettuce", true, 0.9)),
                 locks(16, 16, t -> t, LockLoop.Mode.TRY)));
+        all.add(sameJvm(16, List.of(Target.absolute("≥ 0.97 × lettuce-scripts, same JVM (median over blocks)",
+                "sameJvmRatio", true, 0.97))));
         all.add(redlock(3, REDLOCK_SERIES, List.of()));
         all.add(redlock(5, REDLOCK, List.of(
+                Target.ratio("≥ 0.9 × raw parallel Lettuce", "opsPerSec", "lettuce-parallel", true, 0.9),
                 Target.ratio("≥ 3 × Redisson (RedissonMultiLock; RedissonRedLock is deprecated in 4.x)", "opsPerSec",
-                        "redisson-multilock", true, 3.0),
-                Target.ratio("≥ 3 × RedissonRedLock (deprecated, shown for reference)", "opsPerSec",
-                        "redisson-redlock", true, 3.0),
-                Target.ratio("≥ 0.9 × raw parallel Lettuce", "opsPerSec", "lettuce-parallel", true, 0.9))));
+                        "redisson-multilock", true, 3.0))));
         all.add(redlock(7, REDLOCK_SERIES, List.of(
-                Target.growth("acquire latency nearly flat: p50 at 7 masters ≤ 1.5 × at 3", "acquireP50Us",
-                        "redlock-3", false, 1.5))));
+                Target.growthRatio("p50 growth 3 → 7 masters ≤ 1.15 × raw parallel Lettuce's growth", "acquireP50Us",
+                        "redlock-3", "lettuce-parallel", false, 1.15))));
         all.add(new Scenario("signal-latency", "Signal → wake latency at " + SIGNALS_PER_SECOND + " signals/s",
                 null, null, 1, false, SINGLE, "p50Us", false, List.of(
-                        Target.ratio("p50 ≤ 1.1 × raw Lettuce", "p50Us", "lettuce", false, 1.1),
-                        Target.ratio("p50 ≤ 0.75 × Redisson", "p50Us", "redisson", false, 0.75)),
+                        Target.ratio("p50 ≤ 1.05 × raw Lettuce", "p50Us", "lettuce", false, 1.05),
+                        Target.ratio("p99 ≤ 1.05 × raw Lettuce", "p99Us", "lettuce", false, 1.05)),
                 (impl, uris) -> new SignalLatency(signaling(impl, uris.get(0)), "bench:signal", SIGNALS_PER_SECOND)));
         all.add(new Scenario("queue-reliable", "Reliable queue: 1 producer + 4 consumers (push, take, ack), per message",
                 null, null, 1, false, SINGLE, "opsPerSec", true, List.of(
-                        Target.ratio("≥ 1.0 × raw Lettuce per message", "opsPerSec", "lettuce", true, 1.0),
+                        Target.ratio("≥ 1.0 × raw Lettuce msg/s", "opsPerSec", "lettuce", true, 1.0),
+                        Target.ratio("latency p99 ≤ 1.5 × raw Lettuce", "p99Us", "lettuce", false, 1.5),
                         Target.absolute("0 lost", "lost", false, 0)),
                 (impl, uris) -> new QueueFlow(queueing(impl, uris.get(0), 1), "bench:queue", 4, QUEUE_WINDOW)));
         all.add(new Scenario("queue-reliable-batch", "Reliable queue: 1 producer + 4 consumers, Coordis batch API ("
                 + QUEUE_BATCH + " per push, take and ack) against per-message clients",
                 null, null, 1, false, SINGLE, "opsPerSec", true, List.of(
-                        Target.ratio("≥ 3 × raw Lettuce per message, with the batch API", "opsPerSec", "lettuce", true, 3.0),
+                        Target.ratio("≥ 5 × raw Lettuce per message, with the batch API", "opsPerSec", "lettuce", true, 5.0),
                         Target.absolute("0 lost", "lost", false, 0)),
                 (impl, uris) -> new QueueFlow(queueing(impl, uris.get(0), QUEUE_BATCH), "bench:queue", 4, QUEUE_WINDOW)));
         return List.copyOf(all);
@@ -100,6 +107,18 @@ final class Scenarios {
 
     static Optional<Scenario> byId(String id) {
         return all().stream().filter(s -> s.id().equals(id)).findFirst();
+    }
+
+    /**
+     * Coordis and {@code lettuce-scripts} (Coordis's own scripts, nothing around them) in one JVM, interleaved
+     * ({@link SameJvmLoop}): {@code threads} threads, each on its own key; the ratio is the client library's cost.
+     */
+    private static Scenario sameJvm(int threads, List<Target> targets) {
+        String id = threads == 1 ? "lock-same-jvm" : "lock-same-jvm-many-keys";
+        String title = "Same JVM: Coordis against lettuce-scripts, interleaved in blocks of " + SameJvmLoop.CYCLES_PER_BLOCK
+                + " cycles, " + (threads == 1 ? "1 thread, 1 key" : threads + " threads, each on its own key");
+        return new Scenario(id, title, null, null, 1, false, List.of(Scenario.COORDIS), "opsPerSec", true, targets,
+                (impl, uris) -> new SameJvmLoop(List.of(locking("coordis", uris), locking("lettuce-scripts", uris)), threads));
     }
 
     private static Scenario contended(int threads, List<String> implementations, List<Target> targets) {

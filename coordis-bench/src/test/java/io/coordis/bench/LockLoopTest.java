@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class LockLoopTest {
 
     /** A correct in-JVM lock per process; every {@code failEvery}-th acquire throws instead. */
-    private static final class LocalLocking implements Locking {
+    private static class LocalLocking implements Locking {
         private final Semaphore permit = new Semaphore(1, true);
         private final AtomicInteger calls = new AtomicInteger();
         private final int failEvery;
@@ -69,6 +69,50 @@ class LockLoopTest {
             assertThat(f.get("violations")).isZero();
             assertThat(f.get("errors")).isZero();
             assertThat(f.get("opsPerSec")).isCloseTo(f.get("ops") / f.get("seconds"), org.assertj.core.data.Percentage.withPercentage(0.1));
+        }
+    }
+
+    @Test
+    void handOffIsTimedFromTheStartOfAReleaseToTheNextWaitersAcquireOnly() throws Exception {
+        // every release takes 2 ms before the lock is free: a waiting thread's hand-off is at least that
+        LocalLocking slowRelease = new LocalLocking(0, false) {
+            @Override
+            public void unlock(Object handle) {
+                long until = System.nanoTime() + 2_000_000;
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                super.unlock(handle);
+            }
+        };
+        try (LockLoop loop = new LockLoop(slowRelease, 3, "k", 1, t -> 0, LockLoop.Mode.WAIT)) {
+            Map<String, Double> f = loop.run(Duration.ofMillis(300));
+            assertThat(f.get("handoffs")).isPositive().isLessThanOrEqualTo(f.get("ops"));
+            assertThat(f.get("handoffP50Us")).isGreaterThanOrEqualTo(2000);
+        }
+        // one thread per key never waits for another's release: no hand-off at all
+        try (LockLoop loop = new LockLoop(new LocalLocking(0, false), 2, "k", 2, t -> t, LockLoop.Mode.TRY)) {
+            Map<String, Double> f = loop.run(Duration.ofMillis(100));
+            assertThat(f).doesNotContainKeys("handoffs", "handoffP50Us");
+        }
+    }
+
+    @Test
+    void aFailedReleaseIsCountedLikeAFailedAcquire() throws Exception {
+        AtomicInteger releases = new AtomicInteger();
+        LocalLocking failingRelease = new LocalLocking(0, false) {
+            @Override
+            public void unlock(Object handle) {
+                super.unlock(handle); // the lock is free, but the caller hears of no answer, as after a node timeout
+                if (releases.incrementAndGet() % 4 == 0) {
+                    throw new IllegalStateException("no node answered the release in time");
+                }
+            }
+        };
+        try (LockLoop loop = new LockLoop(failingRelease, 2, "k", 1, t -> 0, LockLoop.Mode.WAIT)) {
+            Map<String, Double> f = loop.run(Duration.ofMillis(200));
+            assertThat(f.get("errors")).isPositive();
+            assertThat(f.get("ops")).isGreaterThan(f.get("errors"));
         }
     }
 

@@ -76,6 +76,28 @@ class ResultsTest {
     }
 
     @Test
+    void aGrowthIsComparedWithTheAnchorsGrowthInTheSameRound() {
+        Scenario three = scenario("three", List.of());
+        Scenario seven = scenario("seven", List.of(
+                Target.growthRatio("p50 growth ≤ 1.15 × raw's", "acquireP50Us", "three", "raw", false, 1.15)));
+        Results results = new Results(2);
+        // round 1: Coordis grows 100 → 130 (1.3), raw 100 → 120 (1.2); round 2 on a slower machine, same growths
+        results.add("three", "coordis", 0, Map.of("acquireP50Us", 100.0));
+        results.add("three", "raw", 0, Map.of("acquireP50Us", 100.0));
+        results.add("seven", "coordis", 0, Map.of("acquireP50Us", 130.0));
+        results.add("seven", "raw", 0, Map.of("acquireP50Us", 120.0));
+        results.add("three", "coordis", 1, Map.of("acquireP50Us", 200.0));
+        results.add("three", "raw", 1, Map.of("acquireP50Us", 300.0));
+        results.add("seven", "coordis", 1, Map.of("acquireP50Us", 260.0));
+        results.add("seven", "raw", 1, Map.of("acquireP50Us", 360.0));
+        Summary v = results.check(seven, seven.targets().get(0));
+        assertThat(v.median()).isCloseTo(1.3 / 1.2, within(1e-9));
+        assertThat(v.max()).isCloseTo(1.3 / 1.2, within(1e-9));
+        assertThat(met(results, seven, 0)).isTrue();
+        assertThat(three.targets()).isEmpty();
+    }
+
+    @Test
     void theReportLeadsWithRatiosAndMarksMissedTargets() {
         Scenario lock = scenario("lock", List.of(Target.ratio("≥ 1.6 × Redisson", "opsPerSec", "redisson", true, 1.6)));
         Results results = new Results(2);

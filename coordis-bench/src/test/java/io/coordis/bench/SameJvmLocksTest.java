@@ -2,9 +2,12 @@ package io.coordis.bench;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SameJvmLocksTest {
 
@@ -33,5 +36,43 @@ class SameJvmLocksTest {
         assertThat(report).contains("b                   2,000 cycles/s [2,000-5,000]  CPU 50.0 us/cycle [40.0-100.0]"
                 + "   a / this: cycles/s 1.000 [0.800-1.500], CPU/cycle 0.800 [0.500-1.500]");
         assertThat(report).doesNotContain("10.000").doesNotContain("900");
+    }
+
+    @Test
+    void theSuitesSameJvmScenarioComparesTheFirstClientWithTheSecondInEveryBlock() throws Exception {
+        try (SameJvmLoop loop = new SameJvmLoop(List.of(spinning(0), spinning(50_000)), 2)) {
+            Map<String, Double> f = loop.run(Duration.ofMillis(200));
+            assertThat(f.get("sameJvmRatio")).isGreaterThan(1.5); // the second client spends 50 µs more per cycle
+            assertThat(f.get("blocks")).isGreaterThanOrEqualTo(2).matches(b -> b % 2 == 0, "whole rotations");
+            assertThat(f.get("ops")).isEqualTo(f.get("blocks") * 2 * SameJvmLoop.CYCLES_PER_BLOCK * 2);
+        }
+        assertThatThrownBy(() -> new SameJvmLoop(List.of(spinning(0)), 1)).hasMessageContaining("two clients or more");
+    }
+
+    /** An in-JVM lock client whose every cycle spins {@code nanos} (one key per thread: nothing to exclude). */
+    private static Locking spinning(long nanos) {
+        return new Locking() {
+            @Override
+            public Object tryLock(String name) {
+                long until = System.nanoTime() + nanos;
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                return name;
+            }
+
+            @Override
+            public Object lock(String name) {
+                return tryLock(name);
+            }
+
+            @Override
+            public void unlock(Object handle) {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
     }
 }

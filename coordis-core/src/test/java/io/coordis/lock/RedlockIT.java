@@ -92,7 +92,7 @@ class RedlockIT extends LockContract {
                     }
                 }
                 assertThat(calls).as("%s", s.address()).containsEntry("evalsha", 20L).containsEntry("set", 10L)
-                        .containsEntry("incr", 10L).containsEntry("hset", 10L).containsEntry("get", 10L)
+                        .containsEntry("incrby", 10L).containsEntry("hset", 10L).containsEntry("get", 10L)
                         .containsEntry("del", 10L).doesNotContainKey("publish");
                 assertThat(calls.values().stream().mapToLong(Long::longValue).sum()).as("%s", calls).isEqualTo(70L);
             });

@@ -5,7 +5,6 @@ import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
-import io.coordis.internal.redis.Replies;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -161,35 +160,35 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         }
     }
 
-    /** Runs take.lua on {@code slots} and adds a delivery for every slot that got a message. */
+    /** Runs settle.lua on {@code slots}, settling nothing, and adds a delivery for every slot that got a message. */
     private void fill(List<Integer> slots, List<Delivery> handed) throws InterruptedException {
         List<Integer> open = new ArrayList<>(slots);
         open.removeAll(handed.stream().map(d -> d.ref().slot()).toList());
         if (open.isEmpty()) {
             return;
         }
-        List<String> k = new ArrayList<>(List.of(queue.keys.queue, queue.keys.attempts));
-        for (int s : open) {
-            k.add(queue.keys.slot(id, s));
-        }
-        Object reply = Payloads.await(queue.lists, queue.lists.eval(SlotQueue.TAKE, k,
-                List.of(SlotQueue.bytes(queue.options.order().side()))), queue.name(), queue.keys.queue);
+        List<SlotQueue.Taken> taken = queue.settleAndTake(id, List.of(), open, null).taken();
         synchronized (free) {
             for (int s : open) {
                 suspect[s] = false; // looked into: empty now, or its message is handed out below
             }
         }
-        List<?> r = Replies.list(reply, open.size() * 2, SlotQueue.TAKE, queue.lists.address());
-        drained = !(r.get(r.size() - 2) instanceof byte[]); // the last slot got nothing: the queue ran empty
+        drained = taken.get(taken.size() - 1).payload() == null; // the last slot got nothing: the queue ran empty
         for (int i = 0; i < open.size(); i++) {
-            if (r.get(2 * i) instanceof byte[] payload) {
-                int slot = open.get(i);
-                long failures = Replies.number(r, 2 * i + 1, SlotQueue.TAKE, queue.lists.address());
-                long n = nextNumber(slot);
-                handed.add(new Delivery(new DeliveryRef(id, slot, n), payload, (int) Math.min(Integer.MAX_VALUE,
-                        failures + 1), queue.timer.now(), this));
+            Delivery d = delivery(open.get(i), taken.get(i));
+            if (d != null) {
+                handed.add(d);
             }
         }
+    }
+
+    /** The delivery of what {@code slot} was handed by settle.lua, or {@code null} when it got nothing. */
+    private Delivery delivery(int slot, SlotQueue.Taken taken) {
+        if (taken.payload() == null) {
+            return null;
+        }
+        return new Delivery(new DeliveryRef(id, slot, nextNumber(slot)), taken.payload(),
+                (int) Math.min(Integer.MAX_VALUE, taken.failures() + 1), queue.timer.now(), this);
     }
 
     private long nextNumber(int slot) {
@@ -212,12 +211,10 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             // consumers' traffic from queueing in front of the producers' on the shared connection.
             closing.readLock().lock();
             try {
-                ListCommands.Blocking own;
-                synchronized (blocking) {
-                    own = closed ? null : blocking[ref.slot()];
-                }
+                ListCommands.Blocking own = own(ref.slot());
                 if (own != null) {
-                    o = queue.acks(List.of(ref), own).get(0);
+                    o = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, true, Duration.ZERO)), List.of(), own)
+                            .settled().get(0);
                 }
             } finally {
                 closing.readLock().unlock();
@@ -228,6 +225,56 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         }
         giveBack(List.of(ref.slot()));
         return o;
+    }
+
+    /** The slot's own connection, or {@code null} when it has none yet or the consumer is closed. */
+    private ListCommands.Blocking own(int slot) {
+        synchronized (blocking) {
+            return closed ? null : blocking[slot];
+        }
+    }
+
+    /**
+     * Settles the delivery {@code ref} and, in the same script, hands its slot this consumer's next ready message
+     * (a delivery like one from {@link #take}: counted, held in the slot, swept if this consumer dies). When the
+     * consumer is closed, only settles. On failure the slot stays with the unsettled delivery, marked as possibly
+     * holding a moved message, so the take after the delivery is settled looks into it first.
+     */
+    @Override
+    public Delivery.Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+        int slot = ref.slot();
+        closing.readLock().lock();
+        try {
+            if (!closed) {
+                if (upkeep.stale()) {
+                    upkeep.beatNow();
+                }
+                SlotQueue.Answer answer;
+                try {
+                    answer = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, ack, delay)), List.of(slot),
+                            own(slot));
+                } catch (RuntimeException | InterruptedException e) {
+                    synchronized (free) {
+                        suspect[slot] = true;
+                    }
+                    throw e;
+                }
+                Delivery next = delivery(slot, answer.taken().get(0));
+                if (next == null) {
+                    drained = true;
+                    giveBack(List.of(slot));
+                }
+                return new Delivery.Next(answer.settled().get(0), next);
+            }
+        } finally {
+            closing.readLock().unlock();
+        }
+        return new Delivery.Next(settle(ref, ack, delay), null);
+    }
+
+    @Override
+    public Optional<Delivery> takeNext(Duration wait) throws InterruptedException {
+        return wait.isZero() ? Optional.empty() : take(wait);
     }
 
     @Override

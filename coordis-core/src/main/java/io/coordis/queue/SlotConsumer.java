@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A consumer with {@code slots} processing slots. Free slots wait in a local pool; a take borrows some,
- * fills them with {@code take.lua} (which first hands out anything already in a slot), and, when the queue
+ * fills them with {@code settle.lua} (which first hands out anything already in a slot), and, when the queue
  * is empty, blocks with {@code BLMOVE} into the first borrowed slot on that slot's own connection, then
- * runs {@code take.lua} again to hand out the slot's rightmost message. A slot returns to the pool when its
+ * runs {@code settle.lua} again to hand out the slot's rightmost message. A slot returns to the pool when its
  * delivery is settled.
  *
  * <p>The heartbeat and the sweeps run on the client's timer ({@link Upkeep}). A take whose last confirmed
@@ -38,10 +38,10 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     private final ArrayDeque<Integer> free = new ArrayDeque<>();
     /**
      * Per slot, guarded by {@link #free}: may hold a message nobody was handed (a take failed or was
-     * interrupted after its move was sent). A take looks into such a slot with take.lua before blocking.
+     * interrupted after its move was sent). A take looks into such a slot with settle.lua before blocking.
      */
     private final boolean[] suspect;
-    /** take.lua found the queue empty last time it ran: consumers keep up, so takes block first. */
+    /** settle.lua found the queue empty last time it ran: consumers keep up, so takes block first. */
     private volatile boolean drained;
     private final java.util.concurrent.atomic.AtomicLong directTakes = new java.util.concurrent.atomic.AtomicLong();
     private static final int PROBE_EVERY = 16;
@@ -58,7 +58,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         this.numbers = new long[slotCount];
         this.blocking = new ListCommands.Blocking[slotCount];
         this.suspect = new boolean[slotCount];
-        java.util.Arrays.fill(suspect, true); // until take.lua has looked once
+        java.util.Arrays.fill(suspect, true); // until settle.lua has looked once
         for (int i = 0; i < slotCount; i++) {
             free.add(i);
         }
@@ -106,7 +106,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             }
             // The queue was found empty lately (consumers keep up), one known-empty slot and time to wait: BLMOVE
             // straight away, one round trip per message as it arrives. Otherwise, and every PROBE_EVERY takes to
-            // notice a backlog, take.lua first: one round trip that also reads the count and looks into suspect slots.
+            // notice a backlog, settle.lua first: one round trip that also reads the count and looks into suspect slots.
             boolean direct = drained && slots.size() == 1 && wait.compareTo(Duration.ZERO) > 0 && !isSuspect(slots.get(0))
                     && directTakes.incrementAndGet() % PROBE_EVERY != 0;
             while (true) {

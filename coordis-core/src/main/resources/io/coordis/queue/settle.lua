@@ -94,19 +94,19 @@ for i = 1, count do
   end
 end
 
+if #KEYS < 8 + count then
+  return out
+end
+local kind = redis.call('TYPE', queue).ok
+if kind ~= 'list' and kind ~= 'none' then
+  return redis.error_reply("WRONGTYPE key '" .. queue .. "' holds a " .. kind)
+end
 local side = right and 'RIGHT' or 'LEFT'
 for i = 8 + count, #KEYS do
   local slot = KEYS[i]
   local payload = redis.call('LINDEX', slot, -1)
   if not payload then
-    payload = redis.pcall('LMOVE', queue, slot, side, 'LEFT')
-    if type(payload) == 'table' and payload.err then
-      local kind = redis.call('TYPE', queue).ok
-      if kind ~= 'list' then
-        return redis.error_reply("WRONGTYPE key '" .. queue .. "' holds a " .. kind)
-      end
-      return payload
-    end
+    payload = redis.call('LMOVE', queue, slot, side, 'LEFT')
   end
   if payload then
     answer(payload, tonumber(redis.call('HGET', attempts, redis.sha1hex(payload)) or '0'))

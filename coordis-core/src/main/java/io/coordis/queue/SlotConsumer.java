@@ -249,19 +249,24 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                 if (upkeep.stale()) {
                     upkeep.beatNow();
                 }
+                // While the queue keeps running empty (consumers keep up), the take part would find nothing and a
+                // blocking take follows anyway: settle alone, and look only every PROBE_EVERY settles.
+                boolean look = !drained || directTakes.incrementAndGet() % PROBE_EVERY == 0;
                 SlotQueue.Answer answer;
                 try {
-                    answer = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, ack, delay)), List.of(slot),
-                            own(slot));
+                    answer = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, ack, delay)),
+                            look ? List.of(slot) : List.of(), own(slot));
                 } catch (RuntimeException | InterruptedException e) {
                     synchronized (free) {
                         suspect[slot] = true;
                     }
                     throw e;
                 }
-                Delivery next = delivery(slot, answer.taken().get(0));
+                Delivery next = look ? delivery(slot, answer.taken().get(0)) : null;
+                if (look) {
+                    drained = next == null;
+                }
                 if (next == null) {
-                    drained = true;
                     giveBack(List.of(slot));
                 }
                 return new Delivery.Next(answer.settled().get(0), next);
@@ -333,7 +338,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         giveBack(slots, false);
     }
 
-    /** Returns slots to the pool; suspect ones (which may hold a moved message) to its head. */
+    /** Returns slots to the pool, to its head unless a suspect one (which may hold a moved message) is there. */
     private void giveBack(List<Integer> slots, boolean suspect) {
         if (slots.isEmpty()) {
             return;
@@ -342,7 +347,10 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             for (int s : slots) {
                 if (!free.contains(s)) {
                     this.suspect[s] |= suspect;
-                    if (suspect) {
+                    // Last returned, first borrowed: a consumer taking one at a time keeps using one slot, so its
+                    // settles and blocking takes stay on one warm connection; slots that may hold a moved message
+                    // stay in front of it.
+                    if (suspect || free.isEmpty() || !this.suspect[free.peekFirst()]) {
                         free.addFirst(s);
                     } else {
                         free.add(s);

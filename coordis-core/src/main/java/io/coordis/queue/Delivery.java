@@ -33,12 +33,15 @@ public final class Delivery {
          */
         Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException;
 
-        /** A take of the consumer's next message, waiting up to {@code wait}: after a combined call found none. */
+        /** A take of the consumer's next message, waiting up to {@code wait}, as {@link Consumer#take(Duration)}. */
         Optional<Delivery> takeNext(Duration wait) throws InterruptedException;
     }
 
-    /** What a combined settle and take answered: the settle, and the next delivery ({@code null}: none was ready). */
-    record Next(Settled settled, Delivery delivery) {
+    /**
+     * What a combined settle and take answered: the settle, the next delivery ({@code null}: none), and whether it
+     * looked for one at all (it may settle alone while the queue keeps running empty).
+     */
+    record Next(Settled settled, Delivery delivery, boolean looked) {
     }
 
     private final DeliveryRef ref;
@@ -217,18 +220,20 @@ public final class Delivery {
         if (wait == null || wait.isNegative()) {
             throw new IllegalArgumentException("take wait must be zero or positive, was " + wait);
         }
-        Delivery next;
+        Next n;
         synchronized (this) {
             if (outcome != null) {
                 return settler.takeNext(wait);
             }
-            Next n = settler.settleAndTake(ref, ack, delay);
+            n = settler.settleAndTake(ref, ack, delay);
             learn(n.settled());
             outcome = n.settled().outcome();
             settler.settled(outcome, taken);
-            next = n.delivery();
         }
-        return next != null ? Optional.of(next) : settler.takeNext(wait);
+        if (n.delivery() != null) {
+            return Optional.of(n.delivery());
+        }
+        return n.looked() && wait.isZero() ? Optional.empty() : settler.takeNext(wait);
     }
 
     /** Records what a batch ack answered. */

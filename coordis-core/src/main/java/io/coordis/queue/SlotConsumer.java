@@ -269,17 +269,17 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                 if (next == null) {
                     giveBack(List.of(slot));
                 }
-                return new Delivery.Next(answer.settled().get(0), next);
+                return new Delivery.Next(answer.settled().get(0), next, look);
             }
         } finally {
             closing.readLock().unlock();
         }
-        return new Delivery.Next(settle(ref, ack, delay), null);
+        return new Delivery.Next(settle(ref, ack, delay), null, false);
     }
 
     @Override
     public Optional<Delivery> takeNext(Duration wait) throws InterruptedException {
-        return wait.isZero() ? Optional.empty() : take(wait);
+        return take(wait);
     }
 
     @Override

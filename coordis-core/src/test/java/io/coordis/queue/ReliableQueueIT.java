@@ -199,6 +199,14 @@ class ReliableQueueIT {
             assertThat(d.ackAndTake(Duration.ZERO)).isEmpty();
             assertThat(d.outcome()).isEqualTo(Outcome.ACKED);
             assertThat(d.ackAndTake(Duration.ZERO)).as("settled before: a plain take").isEmpty();
+            // the queue ran empty, so settles go alone for a while: a message that came meanwhile is still taken
+            foreign.command("LPUSH", Prefixed.key("combined"), "e");
+            Delivery e = c.take(Duration.ofSeconds(1)).orElseThrow();
+            foreign.command("LPUSH", Prefixed.key("combined"), "f");
+            Delivery f = e.ackAndTake(Duration.ZERO).orElseThrow();
+            assertThat(e.outcome()).isEqualTo(Outcome.ACKED);
+            assertThat(f.text()).isEqualTo("f");
+            assertThat(f.ack()).isEqualTo(Outcome.ACKED);
         }
         assertThat(leftovers("combined")).isZero();
     }

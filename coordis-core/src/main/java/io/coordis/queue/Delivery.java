@@ -190,8 +190,10 @@ public final class Delivery {
      * Acknowledges, and takes the consumer's next message in the same round trip: a busy consumer spends one
      * call per message. The next message is a delivery like one from {@link Consumer#take(Duration)}: its
      * attempt counted, held in this delivery's slot until settled, put back by the sweepers if the consumer
-     * dies holding it. Only when no message was ready does it wait, up to {@code wait}, with a blocking take.
-     * The acknowledgement's outcome is {@link #outcome()} afterwards (as {@link #ack()} answers it); if this
+     * dies holding it. When none is ready, a take follows, waiting up to {@code wait}. While this consumer's
+     * last look found the queue empty (consumers keep up), the acknowledgement goes alone and that take
+     * follows at once, a blocking one when {@code wait} is positive; the combined call is tried again every few
+     * messages and whenever a take found more waiting. The acknowledgement's outcome is {@link #outcome()} afterwards (as {@link #ack()} answers it); if this
      * delivery was settled before, this is a plain take.
      *
      * @param wait how long to wait for a message when none is ready ({@link Duration#ZERO}: do not wait)

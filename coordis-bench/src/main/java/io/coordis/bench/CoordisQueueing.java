@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The Coordis reliable queue ({@link ReliableQueue}) with default options: one {@link Consumer} per
  * consumer name (heartbeat, processing slots, sweeps), started on its first take. With {@code batch} 1 it
- * is used per message ({@code push}, {@code take(wait)}, {@code Delivery.ack()}); with more, through the
+ * is used per message ({@code push}, {@code take(wait)}, {@code Delivery.ackAndTake(wait)}: the ack and the next
+ * take in one round trip while messages are ready); with more, through the
  * batch API ({@code pushAll}, {@code take(max, wait)}, {@code Consumer.ack(list)}), one round trip each.
  * An ack that does not answer {@link Outcome#ACKED} fails the run.
  */
@@ -123,6 +124,26 @@ final class CoordisQueueing implements Queueing {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while acking", e);
         }
+    }
+
+    /** {@link Delivery#ackAndTake}: the ack and the next take in one round trip when a message is ready. */
+    @Override
+    public String ackAndTake(String queue, String consumer, String message, Duration timeout)
+            throws InterruptedException {
+        Delivery d = taken.remove(consumer + "\n" + message);
+        if (d == null) {
+            throw new IllegalStateException("consumer " + consumer + " acks a message it did not take: " + message);
+        }
+        java.util.Optional<Delivery> next = d.ackAndTake(timeout);
+        if (d.outcome() != Outcome.ACKED) {
+            throw new IllegalStateException("ack of " + d + " answered " + d.outcome());
+        }
+        if (next.isEmpty()) {
+            return null;
+        }
+        String m = next.get().text();
+        taken.put(consumer + "\n" + m, next.get());
+        return m;
     }
 
     @Override

@@ -17,7 +17,8 @@ import java.util.concurrent.locks.LockSupport;
  * One producer and {@code consumers} consumers on one reliable queue: the producer pushes as fast as it
  * can while at most {@code window} messages are unacknowledged (so the queue stays short and the figure is
  * the round trip, not a backlog); each consumer takes (moving the message into its processing list) and
- * acks. A client with a batch API ({@link Queueing#batch()} &gt; 1) pushes, takes and acks up to that many
+ * acks, per message with {@link Queueing#ackAndTake} (one round trip for a client that merges the two, two
+ * otherwise). A client with a batch API ({@link Queueing#batch()} &gt; 1) pushes, takes and acks up to that many
  * messages per call instead. When the time is up the producer stops and the consumers drain what is left (at most 10 s).
  *
  * <p>Figures: {@code ops} (messages acked), {@code seconds}, {@code opsPerSec}, push-to-ack latency
@@ -62,27 +63,30 @@ final class QueueFlow implements Workload {
             threads.add(new Thread(() -> {
                 try {
                     int batch = queueing.batch();
+                    String held = null; // per message: taken with the previous ack, not yet acked
                     while (consuming) {
-                        List<String> got = batch == 1 ? single(queueing.take(queue, consumer, TAKE_TIMEOUT))
-                                : queueing.takeSome(queue, consumer, batch, TAKE_TIMEOUT);
+                        List<String> got = batch > 1 ? queueing.takeSome(queue, consumer, batch, TAKE_TIMEOUT)
+                                : single(held != null ? held : queueing.take(queue, consumer, TAKE_TIMEOUT));
+                        held = null;
                         if (got.isEmpty()) {
                             continue;
                         }
                         if (batch == 1) {
-                            queueing.ack(queue, consumer, got.get(0));
+                            if (consuming) {
+                                held = queueing.ackAndTake(queue, consumer, got.get(0), TAKE_TIMEOUT);
+                            } else {
+                                queueing.ack(queue, consumer, got.get(0));
+                            }
                         } else {
                             queueing.ackAll(queue, consumer, got);
                         }
-                        long now = System.nanoTime();
-                        for (String m : got) {
-                            int colon = m.indexOf(':');
-                            long seq = Long.parseLong(m.substring(0, colon));
-                            h.recordValue(Math.min(Math.max(0, now - Long.parseLong(m.substring(colon + 1))), MAX_NANOS));
-                            if (!seen.add(seq)) {
-                                duplicates.incrementAndGet();
-                            }
-                        }
+                        record(got, h, seen, duplicates);
                         acked.addAndGet(got.size());
+                    }
+                    if (held != null) {
+                        queueing.ack(queue, consumer, held);
+                        record(List.of(held), h, seen, duplicates);
+                        acked.incrementAndGet();
                     }
                 } catch (Throwable e) {
                     fail(failure, e);
@@ -154,6 +158,19 @@ final class QueueFlow implements Workload {
         out.put("duplicates", (double) duplicates.get());
         out.put("lost", (double) (pushed.get() - (acked.get() - duplicates.get()) - pending));
         return out;
+    }
+
+    /** Records the push-to-ack latency of {@code acked}, and duplicates. */
+    private static void record(List<String> acked, Histogram h, Set<Long> seen, AtomicLong duplicates) {
+        long now = System.nanoTime();
+        for (String m : acked) {
+            int colon = m.indexOf(':');
+            long seq = Long.parseLong(m.substring(0, colon));
+            h.recordValue(Math.min(Math.max(0, now - Long.parseLong(m.substring(colon + 1))), MAX_NANOS));
+            if (!seen.add(seq)) {
+                duplicates.incrementAndGet();
+            }
+        }
     }
 
     private static List<String> single(String message) {

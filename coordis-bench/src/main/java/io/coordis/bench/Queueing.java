@@ -22,6 +22,16 @@ interface Queueing extends AutoCloseable {
     void ack(String queue, String consumer, String message);
 
     /**
+     * Acknowledges {@code message}, then takes the next one as {@link #take} does: what a consumer that goes on
+     * taking calls. Two calls by default; a client that does both in one round trip overrides it.
+     */
+    default String ackAndTake(String queue, String consumer, String message, Duration timeout)
+            throws InterruptedException {
+        ack(queue, consumer, message);
+        return take(queue, consumer, timeout);
+    }
+
+    /**
      * How many messages one call of {@link #pushAll}, {@link #takeSome} and {@link #ackAll} handles at most:
      * 1 for a client used per message (the default), more for a batch API.
      */

@@ -2,6 +2,7 @@ package io.coordis.queue;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +26,22 @@ public final class Delivery {
 
         /** A delivery taken at {@code taken} (timer time) was settled with {@code outcome}, by this call or a batch. */
         void settled(Outcome outcome, long taken);
+
+        /**
+         * Settles and, in the same call, hands the delivery's slot the consumer's next ready message; never
+         * blocks for one.
+         */
+        Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException;
+
+        /** A take of the consumer's next message, waiting up to {@code wait}, as {@link Consumer#take(Duration)}. */
+        Optional<Delivery> takeNext(Duration wait) throws InterruptedException;
+    }
+
+    /**
+     * What a combined settle and take answered: the settle, the next delivery ({@code null}: none), and whether it
+     * looked for one at all (it may settle alone while the queue keeps running empty).
+     */
+    record Next(Settled settled, Delivery delivery, boolean looked) {
     }
 
     private final DeliveryRef ref;
@@ -167,6 +184,58 @@ public final class Delivery {
             throw new IllegalArgumentException("nack delay must be zero or positive, was " + delay);
         }
         return settle(false, delay);
+    }
+
+    /**
+     * Acknowledges, and takes the consumer's next message in the same round trip: a busy consumer spends one
+     * call per message. The next message is a delivery like one from {@link Consumer#take(Duration)}: its
+     * attempt counted, held in this delivery's slot until settled, put back by the sweepers if the consumer
+     * dies holding it. When none is ready, a take follows, waiting up to {@code wait}. While this consumer's
+     * last look found the queue empty (consumers keep up), the acknowledgement goes alone and that take
+     * follows at once, a blocking one when {@code wait} is positive; the combined call is tried again every few
+     * messages and whenever a take found more waiting. The acknowledgement's outcome is {@link #outcome()} afterwards (as {@link #ack()} answers it); if this
+     * delivery was settled before, this is a plain take.
+     *
+     * @param wait how long to wait for a message when none is ready ({@link Duration#ZERO}: do not wait)
+     * @return the next delivery, or empty when none came within {@code wait}
+     * @throws io.coordis.CoordisException when Redis did not confirm: the outcome stays unknown ({@code null});
+     *                                     call {@link #ack()} (it is safe), then take again
+     * @throws IllegalStateException       when the consumer is closed (after the acknowledgement)
+     */
+    public Optional<Delivery> ackAndTake(Duration wait) throws InterruptedException {
+        return settleAndTake(true, Duration.ZERO, wait);
+    }
+
+    /**
+     * {@link #nack(Duration)}, and takes the consumer's next message in the same round trip, as
+     * {@link #ackAndTake(Duration)} does. With FIFO order and no delay, the message given back is the next one
+     * taken (a requeue puts it at the end consumers take from next), unless it was dead-lettered.
+     */
+    public Optional<Delivery> nackAndTake(Duration delay, Duration wait) throws InterruptedException {
+        if (delay == null || delay.isNegative()) {
+            throw new IllegalArgumentException("nack delay must be zero or positive, was " + delay);
+        }
+        return settleAndTake(false, delay, wait);
+    }
+
+    private Optional<Delivery> settleAndTake(boolean ack, Duration delay, Duration wait) throws InterruptedException {
+        if (wait == null || wait.isNegative()) {
+            throw new IllegalArgumentException("take wait must be zero or positive, was " + wait);
+        }
+        Next n;
+        synchronized (this) {
+            if (outcome != null) {
+                return settler.takeNext(wait);
+            }
+            n = settler.settleAndTake(ref, ack, delay);
+            learn(n.settled());
+            outcome = n.settled().outcome();
+            settler.settled(outcome, taken);
+        }
+        if (n.delivery() != null) {
+            return Optional.of(n.delivery());
+        }
+        return n.looked() && wait.isZero() ? Optional.empty() : settler.takeNext(wait);
     }
 
     /** Records what a batch ack answered. */

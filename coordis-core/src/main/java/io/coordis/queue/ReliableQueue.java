@@ -12,7 +12,7 @@ import java.util.List;
  * <ul>
  *   <li><b>Processing slots.</b> A {@link Consumer} has {@code slots} processing lists
  *       ({@code {q}:proc:ID:K}). A take moves a message atomically from the queue into a free slot
- *       ({@code LMOVE} in {@code take.lua}, or {@code BLMOVE} to wait) and hands it out as the slot's next
+ *       ({@code LMOVE} in {@code settle.lua}, or {@code BLMOVE} to wait) and hands it out as the slot's next
  *       delivery {@code ID/K/N}. A slot's delivered message is always its rightmost element, and a slot gets
  *       no new delivery until the previous one is settled. That gives every delivery an identity without
  *       an envelope in the queue: {@code ack} removes exactly that delivery's message, even when identical

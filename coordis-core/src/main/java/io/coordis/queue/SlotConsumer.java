@@ -5,7 +5,6 @@ import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
-import io.coordis.internal.redis.Replies;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -18,9 +17,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A consumer with {@code slots} processing slots. Free slots wait in a local pool; a take borrows some,
- * fills them with {@code take.lua} (which first hands out anything already in a slot), and, when the queue
+ * fills them with {@code settle.lua} (which first hands out anything already in a slot), and, when the queue
  * is empty, blocks with {@code BLMOVE} into the first borrowed slot on that slot's own connection, then
- * runs {@code take.lua} again to hand out the slot's rightmost message. A slot returns to the pool when its
+ * runs {@code settle.lua} again to hand out the slot's rightmost message. A slot returns to the pool when its
  * delivery is settled.
  *
  * <p>The heartbeat and the sweeps run on the client's timer ({@link Upkeep}). A take whose last confirmed
@@ -39,10 +38,10 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     private final ArrayDeque<Integer> free = new ArrayDeque<>();
     /**
      * Per slot, guarded by {@link #free}: may hold a message nobody was handed (a take failed or was
-     * interrupted after its move was sent). A take looks into such a slot with take.lua before blocking.
+     * interrupted after its move was sent). A take looks into such a slot with settle.lua before blocking.
      */
     private final boolean[] suspect;
-    /** take.lua found the queue empty last time it ran: consumers keep up, so takes block first. */
+    /** settle.lua found the queue empty last time it ran: consumers keep up, so takes block first. */
     private volatile boolean drained;
     private final java.util.concurrent.atomic.AtomicLong directTakes = new java.util.concurrent.atomic.AtomicLong();
     private static final int PROBE_EVERY = 16;
@@ -59,7 +58,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         this.numbers = new long[slotCount];
         this.blocking = new ListCommands.Blocking[slotCount];
         this.suspect = new boolean[slotCount];
-        java.util.Arrays.fill(suspect, true); // until take.lua has looked once
+        java.util.Arrays.fill(suspect, true); // until settle.lua has looked once
         for (int i = 0; i < slotCount; i++) {
             free.add(i);
         }
@@ -107,7 +106,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             }
             // The queue was found empty lately (consumers keep up), one known-empty slot and time to wait: BLMOVE
             // straight away, one round trip per message as it arrives. Otherwise, and every PROBE_EVERY takes to
-            // notice a backlog, take.lua first: one round trip that also reads the count and looks into suspect slots.
+            // notice a backlog, settle.lua first: one round trip that also reads the count and looks into suspect slots.
             boolean direct = drained && slots.size() == 1 && wait.compareTo(Duration.ZERO) > 0 && !isSuspect(slots.get(0))
                     && directTakes.incrementAndGet() % PROBE_EVERY != 0;
             while (true) {
@@ -161,35 +160,35 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         }
     }
 
-    /** Runs take.lua on {@code slots} and adds a delivery for every slot that got a message. */
+    /** Runs settle.lua on {@code slots}, settling nothing, and adds a delivery for every slot that got a message. */
     private void fill(List<Integer> slots, List<Delivery> handed) throws InterruptedException {
         List<Integer> open = new ArrayList<>(slots);
         open.removeAll(handed.stream().map(d -> d.ref().slot()).toList());
         if (open.isEmpty()) {
             return;
         }
-        List<String> k = new ArrayList<>(List.of(queue.keys.queue, queue.keys.attempts));
-        for (int s : open) {
-            k.add(queue.keys.slot(id, s));
-        }
-        Object reply = Payloads.await(queue.lists, queue.lists.eval(SlotQueue.TAKE, k,
-                List.of(SlotQueue.bytes(queue.options.order().side()))), queue.name(), queue.keys.queue);
+        List<SlotQueue.Taken> taken = queue.settleAndTake(id, List.of(), open, null).taken();
         synchronized (free) {
             for (int s : open) {
                 suspect[s] = false; // looked into: empty now, or its message is handed out below
             }
         }
-        List<?> r = Replies.list(reply, open.size() * 2, SlotQueue.TAKE, queue.lists.address());
-        drained = !(r.get(r.size() - 2) instanceof byte[]); // the last slot got nothing: the queue ran empty
+        drained = taken.get(taken.size() - 1).payload() == null; // the last slot got nothing: the queue ran empty
         for (int i = 0; i < open.size(); i++) {
-            if (r.get(2 * i) instanceof byte[] payload) {
-                int slot = open.get(i);
-                long failures = Replies.number(r, 2 * i + 1, SlotQueue.TAKE, queue.lists.address());
-                long n = nextNumber(slot);
-                handed.add(new Delivery(new DeliveryRef(id, slot, n), payload, (int) Math.min(Integer.MAX_VALUE,
-                        failures + 1), queue.timer.now(), this));
+            Delivery d = delivery(open.get(i), taken.get(i));
+            if (d != null) {
+                handed.add(d);
             }
         }
+    }
+
+    /** The delivery of what {@code slot} was handed by settle.lua, or {@code null} when it got nothing. */
+    private Delivery delivery(int slot, SlotQueue.Taken taken) {
+        if (taken.payload() == null) {
+            return null;
+        }
+        return new Delivery(new DeliveryRef(id, slot, nextNumber(slot)), taken.payload(),
+                (int) Math.min(Integer.MAX_VALUE, taken.failures() + 1), queue.timer.now(), this);
     }
 
     private long nextNumber(int slot) {
@@ -212,12 +211,10 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             // consumers' traffic from queueing in front of the producers' on the shared connection.
             closing.readLock().lock();
             try {
-                ListCommands.Blocking own;
-                synchronized (blocking) {
-                    own = closed ? null : blocking[ref.slot()];
-                }
+                ListCommands.Blocking own = own(ref.slot());
                 if (own != null) {
-                    o = queue.acks(List.of(ref), own).get(0);
+                    o = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, true, Duration.ZERO)), List.of(), own)
+                            .settled().get(0);
                 }
             } finally {
                 closing.readLock().unlock();
@@ -228,6 +225,61 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         }
         giveBack(List.of(ref.slot()));
         return o;
+    }
+
+    /** The slot's own connection, or {@code null} when it has none yet or the consumer is closed. */
+    private ListCommands.Blocking own(int slot) {
+        synchronized (blocking) {
+            return closed ? null : blocking[slot];
+        }
+    }
+
+    /**
+     * Settles the delivery {@code ref} and, in the same script, hands its slot this consumer's next ready message
+     * (a delivery like one from {@link #take}: counted, held in the slot, swept if this consumer dies). When the
+     * consumer is closed, only settles. On failure the slot stays with the unsettled delivery, marked as possibly
+     * holding a moved message, so the take after the delivery is settled looks into it first.
+     */
+    @Override
+    public Delivery.Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+        int slot = ref.slot();
+        closing.readLock().lock();
+        try {
+            if (!closed) {
+                if (upkeep.stale()) {
+                    upkeep.beatNow();
+                }
+                // While the queue keeps running empty (consumers keep up), the take part would find nothing and a
+                // blocking take follows anyway: settle alone, and look only every PROBE_EVERY settles.
+                boolean look = !drained || directTakes.incrementAndGet() % PROBE_EVERY == 0;
+                SlotQueue.Answer answer;
+                try {
+                    answer = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, ack, delay)),
+                            look ? List.of(slot) : List.of(), own(slot));
+                } catch (RuntimeException | InterruptedException e) {
+                    synchronized (free) {
+                        suspect[slot] = true;
+                    }
+                    throw e;
+                }
+                Delivery next = look ? delivery(slot, answer.taken().get(0)) : null;
+                if (look) {
+                    drained = next == null;
+                }
+                if (next == null) {
+                    giveBack(List.of(slot));
+                }
+                return new Delivery.Next(answer.settled().get(0), next, look);
+            }
+        } finally {
+            closing.readLock().unlock();
+        }
+        return new Delivery.Next(settle(ref, ack, delay), null, false);
+    }
+
+    @Override
+    public Optional<Delivery> takeNext(Duration wait) throws InterruptedException {
+        return take(wait);
     }
 
     @Override
@@ -286,7 +338,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         giveBack(slots, false);
     }
 
-    /** Returns slots to the pool; suspect ones (which may hold a moved message) to its head. */
+    /** Returns slots to the pool, to its head unless a suspect one (which may hold a moved message) is there. */
     private void giveBack(List<Integer> slots, boolean suspect) {
         if (slots.isEmpty()) {
             return;
@@ -295,7 +347,10 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             for (int s : slots) {
                 if (!free.contains(s)) {
                     this.suspect[s] |= suspect;
-                    if (suspect) {
+                    // Last returned, first borrowed: a consumer taking one at a time keeps using one slot, so its
+                    // settles and blocking takes stay on one warm connection; slots that may hold a moved message
+                    // stay in front of it.
+                    if (suspect || free.isEmpty() || !this.suspect[free.peekFirst()]) {
                         free.addFirst(s);
                     } else {
                         free.add(s);

@@ -26,9 +26,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class SlotQueue extends NamedQueue implements ReliableQueue {
     static final LuaScript PUSH = LuaScript.load(SlotQueue.class, "push.lua");
-    static final LuaScript TAKE = LuaScript.load(SlotQueue.class, "take.lua");
-    static final LuaScript ACK = LuaScript.load(SlotQueue.class, "ack.lua");
-    static final LuaScript NACK = LuaScript.load(SlotQueue.class, "nack.lua");
+    /** Ack, nack and take, alone or together (settle deliveries, then hand slots their next message). */
+    static final LuaScript SETTLE = LuaScript.load(SlotQueue.class, "settle.lua");
     static final LuaScript BEAT = LuaScript.load(SlotQueue.class, "beat.lua");
     static final LuaScript SWEEP = LuaScript.load(SlotQueue.class, "sweep.lua");
     static final LuaScript PROMOTE = LuaScript.load(SlotQueue.class, "promote.lua");
@@ -93,61 +92,112 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
         return o;
     }
 
-    /** Settles one delivery: the ack or nack script for its slot. */
+    /** Settles one delivery: settle.lua for its slot, taking nothing. */
     Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
-        if (ack) {
-            return acks(List.of(ref)).get(0);
+        return settleAndTake(ref.consumer(), List.of(new Settle(ref, ack, delay)), List.of(), null).settled().get(0);
+    }
+
+    /** Acks deliveries, all of one consumer, in one script. */
+    List<Settled> acks(List<DeliveryRef> refs) throws InterruptedException {
+        if (refs.isEmpty()) {
+            return List.of();
         }
-        List<String> k = List.of(keys.slot(ref.consumer(), ref.slot()), keys.settled(ref.consumer()), keys.attempts,
-                keys.queue, keys.dead, keys.delayed, keys.delayedData, keys.enqueued);
-        List<byte[]> a = List.of(bytes(ref.slot()), bytes(ref.number()), bytes(options.maxAttempts()),
-                bytes(delay.toMillis()), bytes(options.order().side()), bytes(Tokens.next()));
-        List<?> reply = Replies.list(Payloads.await(lists, lists.eval(NACK, k, a), name, keys.queue), 2,
-                NACK, lists.address());
-        Outcome o = switch ((int) Replies.number(reply, 0, NACK, lists.address())) {
+        String consumer = refs.get(0).consumer();
+        List<Settle> settles = new ArrayList<>(refs.size());
+        for (DeliveryRef r : refs) {
+            if (!r.consumer().equals(consumer)) {
+                throw new IllegalArgumentException("deliveries of different consumers cannot be acked together: "
+                        + r + " and " + refs.get(0));
+            }
+            settles.add(new Settle(r, true, Duration.ZERO));
+        }
+        return settleAndTake(consumer, settles, List.of(), null).settled();
+    }
+
+    /** One delivery to settle in a settle.lua call: ack, or nack with a delay. */
+    record Settle(DeliveryRef ref, boolean ack, Duration delay) {
+    }
+
+    /** A message handed to a take slot: its payload ({@code null} when the queue was empty) and failed deliveries. */
+    record Taken(byte[] payload, long failures) {
+    }
+
+    /** What one settle.lua call answered: per settled delivery, then per take slot, in the order given. */
+    record Answer(List<Settled> settled, List<Taken> taken) {
+    }
+
+    /**
+     * Runs settle.lua for {@code consumer}: settles {@code settles} (all of that consumer), then hands each of its
+     * {@code takeSlots} a message, in one script; on {@code via} (a connection the caller owns) when not
+     * {@code null}, else on the shared connection.
+     */
+    Answer settleAndTake(String consumer, List<Settle> settles, List<Integer> takeSlots, ListCommands.Blocking via)
+            throws InterruptedException {
+        List<String> k = new ArrayList<>(7 + settles.size() + takeSlots.size());
+        k.addAll(List.of(keys.queue, keys.attempts, keys.settled(consumer), keys.enqueued, keys.dead, keys.delayed,
+                keys.delayedData));
+        List<byte[]> a = new ArrayList<>(3 + 5 * settles.size());
+        a.add(bytes(options.order().side()));
+        a.add(bytes(options.maxAttempts()));
+        a.add(bytes(settles.size()));
+        for (Settle s : settles) {
+            k.add(keys.slot(consumer, s.ref().slot()));
+            a.add(bytes(s.ref().slot()));
+            a.add(bytes(s.ref().number()));
+            a.add(s.ack() ? ACK_MARK : NACK_MARK);
+            a.add(bytes(s.delay().toMillis()));
+            a.add(s.ack() || s.delay().isZero() ? NO_TOKEN : bytes(Tokens.next()));
+        }
+        for (int slot : takeSlots) {
+            k.add(keys.slot(consumer, slot));
+        }
+        Object raw;
+        if (via != null) {
+            try {
+                raw = via.eval(SETTLE, k, a);
+            } catch (io.coordis.CoordisException e) {
+                throw Payloads.named(lists, e, name, keys.queue);
+            }
+        } else {
+            raw = Payloads.await(lists, lists.eval(SETTLE, k, a), name, keys.queue);
+        }
+        List<?> reply = Replies.list(raw, 2 * (settles.size() + takeSlots.size()), SETTLE, lists.address());
+        List<Settled> settled = new ArrayList<>(settles.size());
+        for (int i = 0; i < settles.size(); i++) {
+            long code = Replies.number(reply, 2 * i, SETTLE, lists.address());
+            long failures = Replies.number(reply, 2 * i + 1, SETTLE, lists.address());
+            settled.add(settles.get(i).ack() ? acked(code, failures) : nacked(code, failures));
+        }
+        List<Taken> taken = new ArrayList<>(takeSlots.size());
+        for (int i = settles.size(); i < settles.size() + takeSlots.size(); i++) {
+            taken.add(reply.get(2 * i) instanceof byte[] payload
+                    ? new Taken(payload, Replies.number(reply, 2 * i + 1, SETTLE, lists.address()))
+                    : new Taken(null, 0));
+        }
+        return new Answer(settled, taken);
+    }
+
+    private static final byte[] ACK_MARK = bytes("A");
+    private static final byte[] NACK_MARK = bytes("N");
+    private static final byte[] NO_TOKEN = bytes("-");
+
+    /** An ack's code and count: the failed deliveries before it when it removed the message. */
+    private static Settled acked(long code, long failuresBefore) {
+        return code == 1 ? new Settled(Outcome.ACKED, failuresBefore)
+                : Settled.of(code == 2 ? Outcome.ALREADY_SETTLED : Outcome.GONE);
+    }
+
+    /** A nack's code and count: the failed deliveries including this one when it saw the message. */
+    private static Settled nacked(long code, long failures) {
+        Outcome o = switch ((int) code) {
             case 1 -> Outcome.REQUEUED;
             case 2 -> Outcome.ALREADY_SETTLED;
             case 3 -> Outcome.DEAD_LETTERED;
             case 4 -> Outcome.DELAYED;
             default -> Outcome.GONE;
         };
-        // the script answers the count including this failure when it saw the message
         boolean seen = o != Outcome.ALREADY_SETTLED && o != Outcome.GONE;
-        return new Settled(o, seen ? Replies.number(reply, 1, NACK, lists.address()) - 1 : -1);
-    }
-
-    /** Acks deliveries, all of one consumer, in one script. */
-    List<Settled> acks(List<DeliveryRef> refs) throws InterruptedException {
-        return acks(refs, null);
-    }
-
-    /** Like {@link #acks(List)}, on {@code via} (a connection the caller owns) when not {@code null}. */
-    List<Settled> acks(List<DeliveryRef> refs, ListCommands.Blocking via) throws InterruptedException {
-        if (refs.isEmpty()) {
-            return List.of();
-        }
-        String consumer = refs.get(0).consumer();
-        List<String> k = new ArrayList<>(List.of(keys.settled(consumer), keys.attempts, keys.enqueued));
-        List<byte[]> a = new ArrayList<>();
-        for (DeliveryRef r : refs) {
-            if (!r.consumer().equals(consumer)) {
-                throw new IllegalArgumentException("deliveries of different consumers cannot be acked together: "
-                        + r + " and " + refs.get(0));
-            }
-            k.add(keys.slot(r.consumer(), r.slot()));
-            a.add(bytes(r.slot()));
-            a.add(bytes(r.number()));
-        }
-        Object raw = via != null ? via.eval(ACK, k, a)
-                : Payloads.await(lists, lists.eval(ACK, k, a), name, keys.queue);
-        List<?> reply = Replies.list(raw, refs.size() * 2, ACK, lists.address());
-        List<Settled> out = new ArrayList<>(refs.size());
-        for (int i = 0; i < refs.size(); i++) {
-            long code = Replies.number(reply, 2 * i, ACK, lists.address());
-            out.add(code == 1 ? new Settled(Outcome.ACKED, Replies.number(reply, 2 * i + 1, ACK, lists.address()))
-                    : Settled.of(code == 2 ? Outcome.ALREADY_SETTLED : Outcome.GONE));
-        }
-        return out;
+        return seen ? new Settled(o, failures - 1) : Settled.of(o);
     }
 
     @Override

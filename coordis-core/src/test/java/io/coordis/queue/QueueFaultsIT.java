@@ -53,7 +53,7 @@ class QueueFaultsIT {
         coordis = TestClients.builder().url(proxy.uri()).commandTimeout(Duration.ofMillis(500)).connect();
         direct = RespClient.connect(redis.server());
         // loaded beforehand, so the dropped reply is the script's own and not a NOSCRIPT before it ran
-        for (var script : List.of(SlotQueue.PUSH, SlotQueue.TAKE, SlotQueue.ACK, SlotQueue.NACK, SlotQueue.BEAT,
+        for (var script : List.of(SlotQueue.PUSH, SlotQueue.SETTLE, SlotQueue.BEAT,
                 SlotQueue.SWEEP, SlotQueue.PROMOTE)) {
             direct.command("SCRIPT", "LOAD", script.source());
         }

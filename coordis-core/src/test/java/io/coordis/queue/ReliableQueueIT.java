@@ -152,6 +152,165 @@ class ReliableQueueIT {
         assertThat(leftovers("flaky")).isZero();
     }
 
+    private long commandCalls(String command) {
+        String info = String.valueOf(foreign.command("INFO", "commandstats"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_" + command + ":calls=(\\d+)").matcher(info);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
+    @Test
+    void ackAndTakeSettlesOnceAndHandsOutTheNextMessageWithItsCountInOneCall() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("combined", QueueOptions.defaults().withSlots(1));
+        q.pushAll(List.of("a".getBytes(), "b".getBytes(), "c".getBytes()));
+        try (Consumer c = q.consumer()) {
+            Delivery a = c.take(Duration.ofSeconds(1)).orElseThrow();
+            Delivery again = a.nackAndTake(Duration.ZERO, Duration.ofSeconds(1)).orElseThrow();
+            assertThat(a.outcome()).isEqualTo(Outcome.REQUEUED);
+            assertThat(again.text()).as("a requeue is taken next").isEqualTo("a");
+            assertThat(again.attempts()).isEqualTo(2);
+            long blocking = commandCalls("blmove");
+            Delivery b = again.ackAndTake(Duration.ofSeconds(1)).orElseThrow();
+            assertThat(again.outcome()).isEqualTo(Outcome.ACKED);
+            assertThat(again.attempts()).isEqualTo(2);
+            assertThat(b.text()).isEqualTo("b");
+            assertThat(b.attempts()).isEqualTo(1);
+            assertThat(b.id()).as("the same slot, its next delivery").isNotEqualTo(again.id())
+                    .startsWith(again.id().substring(0, again.id().lastIndexOf('/')));
+            assertThat(again.ack()).as("remembered").isEqualTo(Outcome.ACKED);
+            assertThat(q.ack(again.id())).as("settled exactly once in Redis").isEqualTo(Outcome.ALREADY_SETTLED);
+            assertThat(q.stats().inFlight()).as("b is held as a delivery").isEqualTo(1);
+            Delivery cc = b.ackAndTake(Duration.ofSeconds(1)).orElseThrow();
+            assertThat(cc.text()).isEqualTo("c");
+            assertThat(commandCalls("blmove")).as("no blocking take while messages were ready").isEqualTo(blocking);
+            // none ready: it waits, and a message pushed meanwhile is taken
+            Thread pusher = new Thread(() -> {
+                try {
+                    Thread.sleep(100);
+                    foreign.command("LPUSH", Prefixed.key("combined"), "d");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            pusher.start();
+            Delivery d = cc.ackAndTake(Duration.ofSeconds(5)).orElseThrow();
+            pusher.join();
+            assertThat(cc.outcome()).isEqualTo(Outcome.ACKED);
+            assertThat(d.text()).isEqualTo("d");
+            assertThat(d.ackAndTake(Duration.ZERO)).isEmpty();
+            assertThat(d.outcome()).isEqualTo(Outcome.ACKED);
+            assertThat(d.ackAndTake(Duration.ZERO)).as("settled before: a plain take").isEmpty();
+            // the queue ran empty, so settles go alone for a while: a message that came meanwhile is still taken
+            foreign.command("LPUSH", Prefixed.key("combined"), "e");
+            Delivery e = c.take(Duration.ofSeconds(1)).orElseThrow();
+            foreign.command("LPUSH", Prefixed.key("combined"), "f");
+            Delivery f = e.ackAndTake(Duration.ZERO).orElseThrow();
+            assertThat(e.outcome()).isEqualTo(Outcome.ACKED);
+            assertThat(f.text()).isEqualTo("f");
+            assertThat(f.ack()).isEqualTo(Outcome.ACKED);
+        }
+        assertThat(leftovers("combined")).isZero();
+    }
+
+    @Test
+    void nackAndTakeDeadLettersAtTheLimitAndHandsOutTheNext() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("combined-dead", QueueOptions.defaults().withMaxAttempts(2));
+        q.pushAll(List.of("poison".getBytes(), "fine".getBytes()));
+        try (Consumer c = q.consumer()) {
+            Delivery first = c.take(Duration.ofSeconds(1)).orElseThrow();
+            Delivery second = first.nackAndTake(Duration.ZERO, Duration.ZERO).orElseThrow();
+            assertThat(second.text()).isEqualTo("poison");
+            assertThat(second.attempts()).isEqualTo(2);
+            Delivery fine = second.nackAndTake(Duration.ZERO, Duration.ZERO).orElseThrow();
+            assertThat(second.outcome()).isEqualTo(Outcome.DEAD_LETTERED);
+            assertThat(fine.text()).isEqualTo("fine");
+            assertThat(fine.ackAndTake(Duration.ZERO)).isEmpty();
+            assertThat(foreign.command("LRANGE", Prefixed.derived("combined-dead", "dead"), "0", "-1"))
+                    .isEqualTo(List.of("poison"));
+        }
+    }
+
+    @Test
+    void aMessageTakenWithAnAckIsSweptWhenItsConsumerDiesHoldingIt() throws Exception {
+        QueueOptions fast = QueueOptions.defaults().withHeartbeatTtl(Duration.ofMillis(600))
+                .withSweepInterval(Duration.ofMillis(100));
+        ReliableQueue q = coordis.reliableQueue("combined-orphan", fast);
+        q.pushAll(List.of("done".getBytes(), "held".getBytes()));
+        Coordis dying = TestClients.connect(redis.uri());
+        Consumer doomed = dying.reliableQueue("combined-orphan", fast).consumer();
+        Delivery done = doomed.take(Duration.ofSeconds(1)).orElseThrow();
+        Delivery held = done.ackAndTake(Duration.ZERO).orElseThrow();
+        assertThat(held.text()).isEqualTo("held");
+        long died = System.nanoTime();
+        dying.close(); // heartbeats stop; nothing is released (as after kill -9)
+        try (Consumer a = q.consumer()) {
+            Delivery again = a.take(Duration.ofSeconds(5)).orElseThrow();
+            Duration back = Duration.ofNanos(System.nanoTime() - died);
+            assertThat(back).as("within heartbeatTtl + 2 x sweepInterval, plus slack")
+                    .isLessThan(Duration.ofMillis(600 + 2 * 100 + 700));
+            assertThat(again.text()).isEqualTo("held");
+            assertThat(again.attempts()).as("the delivery that died counts").isEqualTo(2);
+            assertThat(q.ack(held.id())).as("the dead consumer's delivery").isEqualTo(Outcome.GONE);
+            assertThat(again.ackAndTake(Duration.ZERO)).isEmpty();
+            assertThat(again.outcome()).isEqualTo(Outcome.ACKED);
+        }
+        assertThat(leftovers("combined-orphan")).isZero();
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void concurrentConsumersAckingAndTakingLoseNothingAndAckEachOnce() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("combined-busy");
+        int messages = 2000;
+        java.util.Map<String, Integer> acked = new java.util.concurrent.ConcurrentHashMap<>();
+        List<Thread> threads = new ArrayList<>();
+        List<Consumer> consumers = new ArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        for (int t = 0; t < 4; t++) {
+            Consumer c = q.consumer();
+            consumers.add(c);
+            threads.add(new Thread(() -> {
+                try {
+                    java.util.Optional<Delivery> d = c.take(Duration.ofMillis(200));
+                    while (acked.size() < messages) {
+                        if (d.isEmpty()) {
+                            d = c.take(Duration.ofMillis(50));
+                            continue;
+                        }
+                        Delivery current = d.get();
+                        d = current.ackAndTake(Duration.ofMillis(50));
+                        assertThat(current.outcome()).isEqualTo(Outcome.ACKED);
+                        acked.merge(current.text(), 1, Integer::sum);
+                    }
+                    d.ifPresent(left -> {
+                        try {
+                            left.nack();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    });
+                } catch (Throwable e) {
+                    failed.compareAndSet(null, e);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (int i = 0; i < messages; i += 100) {
+            List<byte[]> chunk = new ArrayList<>();
+            for (int k = i; k < i + 100; k++) {
+                chunk.add(("m" + k).getBytes());
+            }
+            q.pushAll(chunk);
+        }
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        consumers.forEach(Consumer::close);
+        assertThat(failed.get()).isNull();
+        assertThat(acked).hasSize(messages);
+        assertThat(acked.values()).as("each acked once").allMatch(n -> n == 1);
+        assertThat(leftovers("combined-busy")).isZero();
+    }
+
     @Test
     void delayedNackComesBackAfterTheDelayNotBefore() throws Exception {
         ReliableQueue q = coordis.reliableQueue("later", QueueOptions.defaults().withSweepInterval(Duration.ofMillis(100)));

@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Reliable queue throughput, 1 producer + 4 consumers (push, take, ack), per message and batched,
  * against the same cycle in raw Lettuce (LPUSH, BLMOVE into a processing list, LREM), interleaved in one
- * run on one redis-server. A first ratio, not a benchmark suite. Run with
+ * run on one redis-server; per message both with the ack and the next take in one call ({@code ackAndTake}) and
+ * apart. A first ratio, not a benchmark suite. Run with
  * {@code coordis-bench/run quick QuickQueueThroughput [messages] [rounds] [batch]}.
  */
 public final class QuickQueueThroughput {
@@ -41,11 +42,13 @@ public final class QuickQueueThroughput {
             RedisClient client = RedisClient.create(server.uri());
             try {
                 ReliableQueue q = coordis.reliableQueue("quick:coordis", QueueOptions.defaults().withSlots(batch));
-                Mode coordisSingle = n -> coordis(q, n, 1);
-                Mode coordisBatch = n -> coordis(q, n, batch);
+                Mode coordisSingle = n -> coordis(q, n, 1, true);
+                Mode coordisSeparate = n -> coordis(q, n, 1, false);
+                Mode coordisBatch = n -> coordis(q, n, batch, false);
                 Mode rawSingle = n -> raw(client, n, 1);
                 Mode rawBatch = n -> raw(client, n, batch);
                 coordisSingle.run(messages / 4);
+                coordisSeparate.run(messages / 4);
                 rawSingle.run(messages / 4);
                 coordisBatch.run(messages / 4);
                 rawBatch.run(messages / 4);
@@ -53,12 +56,13 @@ public final class QuickQueueThroughput {
                         server.version(), messages, CONSUMERS, batch, rounds);
                 for (int r = 0; r < rounds; r++) {
                     double cs = coordisSingle.run(messages);
+                    double ct = coordisSeparate.run(messages);
                     double rs = rawSingle.run(messages);
                     double rb = rawBatch.run(messages);
                     double cb = coordisBatch.run(messages);
-                    System.out.printf("round %d: per message coordis %.0f msg/s, raw lettuce %.0f msg/s, ratio %.2f; "
-                            + "batched coordis %.0f msg/s, raw lettuce %.0f msg/s, ratio %.2f%n",
-                            r + 1, cs, rs, cs / rs, cb, rb, cb / rb);
+                    System.out.printf("round %d: per message coordis %.0f msg/s (ack and take apart %.0f), raw lettuce "
+                            + "%.0f msg/s, ratio %.2f (apart %.2f); batched coordis %.0f msg/s, raw lettuce %.0f msg/s, "
+                            + "ratio %.2f%n", r + 1, cs, ct, rs, cs / rs, ct / rs, cb, rb, cb / rb);
                 }
             } finally {
                 client.shutdown();
@@ -66,7 +70,8 @@ public final class QuickQueueThroughput {
         }
     }
 
-    private static double coordis(ReliableQueue q, int messages, int batch) throws Exception {
+    /** With {@code combined}, per message each ack also takes the next ({@link Delivery#ackAndTake}). */
+    private static double coordis(ReliableQueue q, int messages, int batch, boolean combined) throws Exception {
         AtomicInteger acked = new AtomicInteger();
         List<Consumer> consumers = new ArrayList<>();
         for (int i = 0; i < CONSUMERS; i++) {
@@ -92,7 +97,15 @@ public final class QuickQueueThroughput {
             });
             for (Consumer c : consumers) {
                 workers.add(() -> {
-                    while (acked.get() < messages) {
+                    Delivery held = null;
+                    while (combined && acked.get() < messages) {
+                        Delivery d = held != null ? held : c.take(Duration.ofMillis(100)).orElse(null);
+                        if (d != null) {
+                            held = d.ackAndTake(Duration.ofMillis(100)).orElse(null);
+                            acked.incrementAndGet();
+                        }
+                    }
+                    while (!combined && acked.get() < messages) {
                         List<Delivery> got = c.take(batch, Duration.ofMillis(100));
                         if (got.isEmpty()) {
                             continue;

@@ -1,0 +1,117 @@
+-- Settle deliveries, then hand slots their next message, in one step: the ack, the nack and the take of the
+-- reliable queue, and the two together ("ack and take the next" is one round trip per message for a busy
+-- consumer). Either part may be empty: a take settles nothing, an ack takes nothing.
+--
+-- Settling. A delivery is (slot, n): the n-th message handed out from that slot, always the slot's rightmost
+-- element. The slot's last settled n is recorded, so a settle retried after a lost reply finds it settled and
+-- touches nothing. An ack removes the message and clears the payload's failed-delivery count and enqueue time;
+-- a nack counts a failed delivery, then dead-letters the message at the limit, else puts it back at the end
+-- consumers take from next (at once, or after a delay).
+-- Taking. Each take slot gets the message already in it (its rightmost element, left there by a move whose
+-- reply was lost), else one moved atomically from the queue into it. A slot settled here may be taken into
+-- again: what it is handed is a delivery like any other (counted, swept if the consumer dies).
+--
+-- KEYS[1]  the queue (a plain list)
+-- KEYS[2]  failed-delivery counts: hash of SHA-1(payload) -> count
+-- KEYS[3]  settled numbers of the consumer: hash of slot index -> last settled delivery number
+-- KEYS[4]  enqueue times: hash of SHA-1(payload) -> ms
+-- KEYS[5]  dead letters (list; newest at the left)
+-- KEYS[6]  delayed messages: zset of token -> due time (ms, server clock)
+-- KEYS[7]  delayed payloads: hash of token -> payload
+-- KEYS[8..7+S]  the settled deliveries' slots (S = ARGV[3])
+-- KEYS[8+S..]   the slots to take into
+-- ARGV[1]  'R' when consumers take from the right end (FIFO), 'L' from the left (LIFO)
+-- ARGV[2]  failed deliveries after which a nacked message is dead-lettered (>= 1)
+-- ARGV[3]  S, the number of deliveries to settle
+-- ARGV[4..] five per settled delivery: slot index, delivery number, 'A' (ack) or 'N' (nack),
+--          nack delay in ms (0: requeue at once), a unique token naming a delayed entry
+--
+-- Returns a flat list: two entries per settled delivery, then two per take slot.
+--   Settled, ack:  code 1 acked now, 2 already settled (acked or nacked before), 0 gone (the slot is empty:
+--                  requeued by a sweeper that found this consumer's heartbeat expired); then, for code 1, the
+--                  payload's failed deliveries before this one (the count the ack clears), else 0
+--   Settled, nack: code 1 requeued, 4 delayed, 3 dead-lettered, 2 already settled, 0 gone; then, unless 2 or
+--                  0, the failed deliveries including this one, else 0
+--   Take slot:     payload (false when the queue was empty), failed deliveries so far (0 when none)
+-- Errors  WRONGTYPE key '<queue>' holds a <type>  when the queue key is not a list
+local queue, attempts, settled, enqueued, dead, delayed, delayedData =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local right, limit, count = ARGV[1] == 'R', tonumber(ARGV[2]), tonumber(ARGV[3])
+local out = {}
+
+local function answer(code, number)
+  out[#out + 1] = code
+  out[#out + 1] = number
+end
+
+local function ack(payload)
+  local sha = redis.sha1hex(payload)
+  local failures = tonumber(redis.call('HGET', attempts, sha) or '0')
+  if failures > 0 then
+    redis.call('HDEL', attempts, sha)
+  end
+  redis.call('HDEL', enqueued, sha)
+  answer(1, failures)
+end
+
+local function nack(payload, delay, token)
+  local sha = redis.sha1hex(payload)
+  local failures = redis.call('HINCRBY', attempts, sha, 1)
+  if failures >= limit then
+    redis.call('LPUSH', dead, payload)
+    redis.call('HDEL', attempts, sha)
+    redis.call('HDEL', enqueued, sha)
+    return answer(3, failures)
+  end
+  if delay > 0 then
+    local t = redis.call('TIME')
+    local due = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + delay
+    redis.call('ZADD', delayed, due, token)
+    redis.call('HSET', delayedData, token, payload)
+    return answer(4, failures)
+  end
+  redis.call(right and 'RPUSH' or 'LPUSH', queue, payload)
+  answer(1, failures)
+end
+
+for i = 1, count do
+  local j = 3 + (i - 1) * 5
+  local slot, index, n = KEYS[7 + i], ARGV[j + 1], tonumber(ARGV[j + 2])
+  if tonumber(redis.call('HGET', settled, index) or '0') >= n then
+    answer(2, 0)
+  else
+    local payload = redis.call('RPOP', slot)
+    if not payload then
+      answer(0, 0)
+    else
+      redis.call('HSET', settled, index, n)
+      if ARGV[j + 3] == 'A' then
+        ack(payload)
+      else
+        nack(payload, tonumber(ARGV[j + 4]), ARGV[j + 5])
+      end
+    end
+  end
+end
+
+if #KEYS < 8 + count then
+  return out
+end
+local kind = redis.call('TYPE', queue).ok
+if kind ~= 'list' and kind ~= 'none' then
+  return redis.error_reply("WRONGTYPE key '" .. queue .. "' holds a " .. kind)
+end
+local side = right and 'RIGHT' or 'LEFT'
+for i = 8 + count, #KEYS do
+  local slot = KEYS[i]
+  local payload = redis.call('LINDEX', slot, -1)
+  if not payload then
+    payload = redis.call('LMOVE', queue, slot, side, 'LEFT')
+  end
+  if payload then
+    answer(payload, tonumber(redis.call('HGET', attempts, redis.sha1hex(payload)) or '0'))
+  else
+    answer(false, 0)
+  end
+end
+return out

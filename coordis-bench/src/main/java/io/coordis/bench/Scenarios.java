@@ -97,7 +97,21 @@ final class Scenarios {
                         Target.ratio("≥ 5 × raw Lettuce per message, with the batch API", "opsPerSec", "lettuce", true, 5.0),
                         Target.absolute("0 lost", "lost", false, 0)),
                 (impl, uris) -> new QueueFlow(queueing(impl, uris.get(0), QUEUE_BATCH), "bench:queue", 4, QUEUE_WINDOW)));
+        all.add(startup());
         return List.copyOf(all);
+    }
+
+    /**
+     * The {@code coordis} command's start-up as whole processes against {@code java -version} (see {@link StartupTimes});
+     * one implementation, whose figures carry the ratios.
+     */
+    private static Scenario startup() {
+        return new Scenario("startup", "CLI start-up, whole processes: coordis --version and coordis lock NAME -- true "
+                + "against java -version", null, null, 1, false, List.of("coordis"), "lockRatio", false, List.of(
+                        Target.absolute("coordis lock NAME -- true ≤ 3 × java -version wall time", "lockRatio", false, 3.0),
+                        Target.absolute("coordis --version ≤ 1.5 × java -version wall time", "versionRatio", false, 1.5),
+                        Target.absolute("coordis lock peak RSS ≤ 80 MiB", "lockPeakMiB", false, 80)),
+                (impl, uris) -> new StartupTimes(uris.get(0)));
     }
 
     /** The figure a series is shown by: acquire latency for Redlock growth, throughput for contention. */

@@ -1,14 +1,17 @@
 package io.coordis.cli;
 
-import picocli.CommandLine;
-
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.time.Duration;
+import java.io.UncheckedIOException;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
 
-/** Entry point of the {@code coordis} command. */
+/**
+ * Entry point of the {@code coordis} command. It refers to no picocli type, so that {@code coordis --version}
+ * is answered before the command tree ({@link Commands}) is loaded.
+ */
 public final class Main {
     private Main() {
     }
@@ -33,33 +36,31 @@ public final class Main {
      * standard input ({@code signal} without DATA).
      */
     public static int run(String[] args, InputStream in, PrintStream out, PrintStream err, Map<String, String> env) {
-        return commandLine(new Terminal(in, out, err, env)).execute(args);
+        if (args.length == 1 && VERSION_OPTIONS.contains(args[0])) {
+            out.println(versionLine());
+            out.flush();
+            return 0;
+        }
+        return Commands.execute(args, new Terminal(in, out, err, env));
     }
 
-    static CommandLine commandLine(Terminal terminal) {
-        CoordisCommand root = new CoordisCommand(terminal);
-        CommandLine cli = new CommandLine(root)
-                .addSubcommand(new LockCommand(terminal))
-                .addSubcommand(new SignalCommand(terminal))
-                .addSubcommand(new WaitCommand(terminal))
-                .addSubcommand(new DemoCommand(terminal))
-                .addSubcommand(new ElectCommand(terminal))
-                .addSubcommand(new LeaderCommand(terminal))
-                .addSubcommand(QueueCommand.create(terminal))
-                .addSubcommand(new LsCommand(terminal))
-                .addSubcommand(new InspectCommand(terminal))
-                .addSubcommand(new ForceUnlockCommand(terminal))
-                .addSubcommand(new DoctorCommand(terminal))
-                .addSubcommand(new CompletionCommand(terminal));
-        ErrorReporter errors = new ErrorReporter(terminal, root);
-        // colour (help included) only on a terminal, never with NO_COLOR or TERM=dumb
-        cli.setColorScheme(CommandLine.Help.defaultColorScheme(terminal.colour()
-                ? CommandLine.Help.Ansi.ON : CommandLine.Help.Ansi.OFF));
-        return cli.registerConverter(Duration.class, new DurationParser())
-                .setExpandAtFiles(false)
-                .setOut(new PrintWriter(terminal.out(), true))
-                .setErr(new PrintWriter(terminal.err(), true))
-                .setParameterExceptionHandler(errors)
-                .setExecutionExceptionHandler(errors);
+    /** The root's version options: {@code coordis --version} alone is answered here. */
+    private static final Set<String> VERSION_OPTIONS = Set.of("--version", "-V");
+
+    /** What {@code --version} prints: the project version written into the jar at build time, and the Java version. */
+    static String versionLine() {
+        return "coordis " + version() + " (Java " + Runtime.version() + ")";
+    }
+
+    static String version() {
+        Properties p = new Properties();
+        try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
+            if (in != null) {
+                p.load(in);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the version of coordis", e);
+        }
+        return p.getProperty("version", "unknown");
     }
 }

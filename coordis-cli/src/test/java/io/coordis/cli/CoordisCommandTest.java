@@ -19,7 +19,7 @@ class CoordisCommandTest {
 
     private static ParseResult parse(Map<String, String> env, String... args) {
         PrintStream sink = new PrintStream(new ByteArrayOutputStream());
-        return Main.commandLine(new Terminal(InputStream.nullInputStream(), sink, sink, env)).parseArgs(args);
+        return Commands.commandLine(new Terminal(InputStream.nullInputStream(), sink, sink, env)).parseArgs(args);
     }
 
     private static List<String> urlsOf(ParseResult result) {

@@ -32,7 +32,7 @@ class HelpEverywhereTest {
 
     @Test
     void everyCommandHasHelpAndVersion() {
-        CommandLine root = Main.commandLine(new Terminal(System.in, new PrintStream(new ByteArrayOutputStream()),
+        CommandLine root = Commands.commandLine(new Terminal(System.in, new PrintStream(new ByteArrayOutputStream()),
                 new PrintStream(new ByteArrayOutputStream()), Map.of()));
         List<List<String>> paths = paths(root, List.of());
         assertThat(paths).as("commands found").hasSizeGreaterThan(15)
@@ -67,7 +67,7 @@ class HelpEverywhereTest {
         PrintStream saved = System.err;
         System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8)); // picocli warns about bad % here
         try {
-            CommandLine root = Main.commandLine(new Terminal(System.in, new PrintStream(new ByteArrayOutputStream()),
+            CommandLine root = Commands.commandLine(new Terminal(System.in, new PrintStream(new ByteArrayOutputStream()),
                     new PrintStream(new ByteArrayOutputStream()), Map.of()));
             for (List<String> path : paths(root, List.of())) {
                 CommandLine cl = root;

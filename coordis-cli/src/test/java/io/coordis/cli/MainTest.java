@@ -51,6 +51,32 @@ class MainTest {
     }
 
     @Test
+    void aSubcommandsVersionIsTheSameLineAsTheShortcutsAndAGlobalOptionBeforeItStillCounts() {
+        assertThat(run("--version")).isZero();
+        String alone = out();
+        out.reset();
+        assertThat(run("lock", "--version")).isZero();
+        assertThat(out()).isEqualTo(alone);
+        out.reset();
+        assertThat(run("--debug", "-V")).isZero();
+        assertThat(out()).isEqualTo(alone);
+    }
+
+    @Test
+    void onlyTheSubcommandTheArgumentsNameIsBuiltUnlessHelpOrCompletionNeedsThemAll() {
+        assertThat(Commands.subcommandNamed(new String[] {"lock", "n", "--", "true"})).isEqualTo("lock");
+        assertThat(Commands.subcommandNamed(new String[] {"-u", "redis://h:1", "--debug", "queue", "pop", "q"}))
+                .isEqualTo("queue");
+        assertThat(Commands.subcommandNamed(new String[] {"--url=redis://h:1", "--key-prefix", "lock", "ls"}))
+                .as("the value of --key-prefix is not a subcommand").isEqualTo("ls");
+        assertThat(Commands.subcommandNamed(new String[] {"--help"})).isNull();
+        assertThat(Commands.subcommandNamed(new String[] {"completion", "bash"})).isNull();
+        assertThat(Commands.subcommandNamed(new String[] {"lok", "n"})).as("a typo gets the full list").isNull();
+        assertThat(run("lok", "n")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err()).contains("lok");
+    }
+
+    @Test
     void helpListsCommandsAndExitStatuses() {
         assertThat(run("--help")).isZero();
         assertThat(out()).contains("lock", "demo", "--url", "COORDIS_URL", "75");

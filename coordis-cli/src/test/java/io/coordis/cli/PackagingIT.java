@@ -81,6 +81,27 @@ class PackagingIT {
     }
 
     @Test
+    void theLauncherUsesTheClassDataArchiveBuiltWithTheJarAndIgnoresOneThatDoesNotMatchWithoutAWord(@TempDir Path dir)
+            throws Exception {
+        assertThat(Path.of("target", "coordis.jsa")).as("recorded by 'mvn package' next to the jar").isNotEmptyFile();
+        Run archived = run(Map.of(), "", launcher(LAUNCHER, "-u", redis.uri(), "lock", "pkg:archived", "--", "true"));
+        assertThat(archived.status()).as(archived.err()).isZero();
+        assertThat(archived.err()).matches("coordis: acquired 'pkg:archived' \\(token \\d+\\)\n");
+
+        // a copy whose archive is not one the JVM can use (another JVM's, a damaged file): the same output
+        Path copy = dir.resolve("coordis");
+        Files.copy(LAUNCHER, copy);
+        Files.copy(Path.of("target", "coordis.jar"), dir.resolve("coordis.jar"));
+        Files.write(dir.resolve("coordis.jsa"), new byte[64 * 1024]);
+        Run damaged = run(Map.of(), "", launcher(copy, "-u", redis.uri(), "lock", "pkg:archived", "--", "true"));
+        assertThat(damaged.status()).as(damaged.err()).isZero();
+        assertThat(damaged.err()).matches("coordis: acquired 'pkg:archived' \\(token \\d+\\)\n");
+        Run help = run(Map.of(), "", launcher(copy, "--help"));
+        assertThat(help.status()).isZero();
+        assertThat(help.err()).isEmpty();
+    }
+
+    @Test
     void bashCompletionIsValidAndCompletesCommandsSubcommandsAndOptions(@TempDir Path dir) throws Exception {
         Run bash = run(Map.of(), "", launcher(LAUNCHER, "completion", "bash"));
         assertThat(bash.status()).as(bash.err()).isZero();

@@ -19,7 +19,7 @@ class SignalCommandTest {
 
     private static SignalCommand parse(String... args) {
         PrintStream sink = new PrintStream(new ByteArrayOutputStream());
-        ParseResult result = Main.commandLine(new Terminal(InputStream.nullInputStream(), sink, sink, Map.of()))
+        ParseResult result = Commands.commandLine(new Terminal(InputStream.nullInputStream(), sink, sink, Map.of()))
                 .parseArgs(args);
         return (SignalCommand) result.subcommand().commandSpec().userObject();
     }

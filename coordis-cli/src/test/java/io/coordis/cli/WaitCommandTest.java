@@ -18,7 +18,7 @@ class WaitCommandTest {
 
     private static WaitCommand parse(String... args) {
         PrintStream sink = new PrintStream(new ByteArrayOutputStream());
-        ParseResult result = Main.commandLine(new Terminal(InputStream.nullInputStream(), sink, sink, Map.of()))
+        ParseResult result = Commands.commandLine(new Terminal(InputStream.nullInputStream(), sink, sink, Map.of()))
                 .parseArgs(args);
         return (WaitCommand) result.subcommand().commandSpec().userObject();
     }

@@ -75,7 +75,7 @@ abstract sealed class Connector {
             client.setOptions(clusterOptions(options));
             return new Cluster(client, seeds, ticker);
         }
-        RedisClient client = RedisClient.create(resources, seeds.get(0));
+        RedisClient client = new AsyncOnlyClient(resources, seeds.get(0));
         client.setOptions(options);
         return new Standalone(client, seeds.get(0));
     }
@@ -208,7 +208,7 @@ abstract sealed class Connector {
 
         @Override
         Connector withoutAutoReconnect() {
-            RedisClient own = RedisClient.create(client.getResources(), uri);
+            RedisClient own = new AsyncOnlyClient(client.getResources(), uri);
             own.setOptions(client.getOptions().mutate().autoReconnect(false).build());
             return new Standalone(own, uri);
         }

@@ -1,0 +1,92 @@
+package io.coordis.cli;
+
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The {@code coordis} command tree (picocli). A run builds only the subcommand its arguments name, when that
+ * can be told without parsing: building the model of a subcommand (its annotations, options, converters) is a
+ * good part of a short command's start-up.
+ */
+final class Commands {
+    private Commands() {
+    }
+
+    /** Parses {@code args}, runs the command they name and answers its exit status. */
+    static int execute(String[] args, Terminal terminal) {
+        String named = subcommandNamed(args);
+        return (named == null ? commandLine(terminal) : commandLine(terminal, List.of(named))).execute(args);
+    }
+
+    /** The root's options that take a value in the next argument (unless written {@code --option=value}). */
+    private static final Set<String> ROOT_OPTIONS_WITH_VALUE = Set.of("-u", "--url", "--tls-ca", "--tls-cert",
+            "--tls-key", "--key-prefix");
+
+    /** Every subcommand, in the order {@code coordis --help} lists them. */
+    private static final Map<String, Function<Terminal, Object>> SUBCOMMANDS = subcommands();
+
+    private static Map<String, Function<Terminal, Object>> subcommands() {
+        Map<String, Function<Terminal, Object>> all = new LinkedHashMap<>();
+        all.put("lock", LockCommand::new);
+        all.put("signal", SignalCommand::new);
+        all.put("wait", WaitCommand::new);
+        all.put("demo", DemoCommand::new);
+        all.put("elect", ElectCommand::new);
+        all.put("leader", LeaderCommand::new);
+        all.put("queue", QueueCommand::create);
+        all.put("ls", LsCommand::new);
+        all.put("inspect", InspectCommand::new);
+        all.put("force-unlock", ForceUnlockCommand::new);
+        all.put("doctor", DoctorCommand::new);
+        all.put("completion", CompletionCommand::new);
+        return all;
+    }
+
+    /**
+     * The subcommand {@code args} run, when it can be told without parsing: the first argument that is not one
+     * of the root's options (or its value). {@code null} when there is none, or it is {@code completion}, which
+     * describes every subcommand: then the whole model is built, as help and error messages list them all.
+     */
+    static String subcommandNamed(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (ROOT_OPTIONS_WITH_VALUE.contains(arg)) {
+                i++;
+            } else if (!arg.startsWith("-")) {
+                return SUBCOMMANDS.containsKey(arg) && !arg.equals("completion") ? arg : null;
+            }
+        }
+        return null;
+    }
+
+    /** The whole {@code coordis} command with every subcommand. */
+    static CommandLine commandLine(Terminal terminal) {
+        return commandLine(terminal, SUBCOMMANDS.keySet());
+    }
+
+    /** The {@code coordis} command with only the subcommands {@code names}. */
+    static CommandLine commandLine(Terminal terminal, Iterable<String> names) {
+        CoordisCommand root = new CoordisCommand(terminal);
+        CommandLine cli = new CommandLine(root);
+        for (String name : names) {
+            cli.addSubcommand(SUBCOMMANDS.get(name).apply(terminal));
+        }
+        ErrorReporter errors = new ErrorReporter(terminal, root);
+        // colour (help included) only on a terminal, never with NO_COLOR or TERM=dumb
+        cli.setColorScheme(CommandLine.Help.defaultColorScheme(terminal.colour()
+                ? CommandLine.Help.Ansi.ON : CommandLine.Help.Ansi.OFF));
+        return cli.registerConverter(Duration.class, new DurationParser())
+                .setExpandAtFiles(false)
+                .setOut(new PrintWriter(terminal.out(), true))
+                .setErr(new PrintWriter(terminal.err(), true))
+                .setParameterExceptionHandler(errors)
+                .setExecutionExceptionHandler(errors);
+    }
+}

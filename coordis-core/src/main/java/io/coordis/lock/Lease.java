@@ -33,7 +33,8 @@ public interface Lease extends AutoCloseable {
     /**
      * The value this acquisition wrote at the key: for the default lock a random token unique to the
      * acquisition (what compare-and-delete compares); for the legacy lock the expiry time it first wrote
-     * (renewal writes later ones).
+     * (renewal writes later ones). A lease handed on inside one client without a call keeps the token of the
+     * acquisition at Redis it continues; the {@linkplain #fencingToken() fencing numbers} tell such leases apart.
      */
     String token();
 

@@ -18,8 +18,7 @@
 -- KEYS[5]  dead letters (list; newest at the left)
 -- KEYS[6]  delayed messages: zset of token -> due time (ms, server clock)
 -- KEYS[7]  delayed payloads: hash of token -> payload
--- KEYS[8..7+S]  the settled deliveries' slots (S = ARGV[3])
--- KEYS[8+S..]   the slots to take into
+-- KEYS[8..]  the settled deliveries' slots (the first S of these, S = ARGV[3]), then the slots to take into
 -- ARGV[1]  'R' when consumers take from the right end (FIFO), 'L' from the left (LIFO)
 -- ARGV[2]  failed deliveries after which a nacked message is dead-lettered (>= 1)
 -- ARGV[3]  S, the number of deliveries to settle

@@ -322,14 +322,21 @@ final class Handoff {
         private void handOnLocally(String token, long fence) {
             long now = timer.now();
             long start = lease.validUntil() - options.validityNanos(options.ttl());
-            int length = chain == Integer.MAX_VALUE ? chain : chain + 1;
-            LocalQueue.Gift gift = new LocalQueue.Gift(token, fence, start, length, chain == 0 ? now : chainStart,
+            LocalQueue.Gift gift = new LocalQueue.Gift(token, fence, start, nextLength(), chain == 0 ? now : chainStart,
                     false, () -> releaseInBackground(token), block);
             if (!permit.handOn(gift)) {
                 gift.discard().run();
                 return;
             }
             block.note(fence);
+        }
+
+        /**
+         * The hand-offs in a row that lead to the next lease; the count stops growing at its largest value, since a
+         * chain that never yields to pollers can be long.
+         */
+        private int nextLength() {
+            return chain == Integer.MAX_VALUE ? chain : chain + 1;
         }
 
         private long code(Object reply) {
@@ -351,9 +358,7 @@ final class Handoff {
             if (code == 1) {
                 long fence = Replies.number(Replies.list(reply, 2, SingleNodeLock.ACQUIRE, node.address()), 1,
                         SingleNodeLock.ACQUIRE, node.address());
-                // the count stops growing at its largest value: a chain that never yields to pollers can be long
-                int length = chain == Integer.MAX_VALUE ? chain : chain + 1;
-                gift = new LocalQueue.Gift(next, fence, start, length, chain == 0 ? start : chainStart, false,
+                gift = new LocalQueue.Gift(next, fence, start, nextLength(), chain == 0 ? start : chainStart, false,
                         () -> releaseInBackground(next), new Block(next, fence, BLOCK));
             } else if (code == 2) {
                 gift = LocalQueue.Gift.yieldNote();

@@ -79,11 +79,10 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         long start = timer.now();
         // numbers for hand-offs without a call when others of this client wait in line already
         int taken = permit.othersWaiting() ? Handoff.BLOCK : 1;
-        List<String> args = taken == 1
-                ? List.of(token, Durations.millis(options.ttl()), options.holderId(), Long.toString(System.currentTimeMillis()))
-                : List.of(token, Durations.millis(options.ttl()), options.holderId(), Long.toString(System.currentTimeMillis()),
-                        "", "", "", "", Integer.toString(taken));
-        CompletableFuture<Object> reply = node.eval(ACQUIRE, keys.acquire(), args);
+        List<String> args = List.of(token, Durations.millis(options.ttl()), options.holderId(),
+                Long.toString(System.currentTimeMillis()), "", "", "", "", Integer.toString(taken));
+        // one number is the script's default: the four arguments of a plain acquisition then
+        CompletableFuture<Object> reply = node.eval(ACQUIRE, keys.acquire(), taken == 1 ? args.subList(0, 4) : args);
         List<?> result;
         try {
             result = Replies.list(awaitTry(node, reply), 2, ACQUIRE, node.address());

@@ -215,6 +215,8 @@ public final class LeaseSession {
             loss = checkLocked();
             if (state != State.HELD) {
                 // ended, lost, or lost just now: nothing to plan
+            } else if (failure != null && timer.isClosed()) {
+                log.debug("renewing {} stopped: the client is closed", what); // it runs out by its TTL
             } else if (failure != null) {
                 if (!failing) {
                     log.warn("renewing {} failed, retrying until its validity ends in {}: {}", what,

@@ -82,8 +82,7 @@ final class Acquisition {
         if (!place.isDone()) {
             synchronized (this) {
                 if (result.isDone()) {
-                    place.complete(null);
-                    return;
+                    place.complete(null); // a place that came meanwhile is closed by entered()
                 }
                 waiting = place;
                 if (giveUp == null && !untilGranted) {
@@ -100,12 +99,18 @@ final class Acquisition {
     }
 
     private void entered(LocalQueue.Permit p) {
+        Timer.Handle g;
         synchronized (this) {
             if (result.isDone()) {
                 p.close();
                 return;
             }
             permit = p;
+            g = giveUp;
+            giveUp = null;
+        }
+        if (g != null) {
+            g.cancel(); // from here on, the deadline is kept between tries: a try under way is never cut short
         }
         attempt();
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * The acquire loop every lock kind shares: queue locally behind other callers of this client, try once
@@ -126,18 +127,19 @@ final class Contention {
 
     /** {@link #tryAcquire} without waiting for the reply; completed on the client's timer thread. */
     CompletableFuture<Optional<Lease>> tryAcquireAsync(String key, Contender contender) {
-        return visible(start(key, 0, false, contender), contender).thenApply(Optional::ofNullable);
+        return visible(start(key, 0, false, contender), contender, Optional::ofNullable);
     }
 
     /** {@link #acquire(String, Duration, Contender)} without a thread; completed on the client's timer thread. */
     CompletableFuture<Optional<Lease>> acquireAsync(String key, Duration wait, Contender contender) {
         Durations.notNegative(wait, "wait");
-        return visible(start(key, Durations.saturatedNanos(wait), false, contender), contender).thenApply(Optional::ofNullable);
+        return visible(start(key, Durations.saturatedNanos(wait), false, contender), contender,
+                Optional::ofNullable);
     }
 
     /** {@link #acquire(String, Contender)} without a thread; completed on the client's timer thread. */
     CompletableFuture<Lease> acquireAsync(String key, Contender contender) {
-        return visible(start(key, Long.MAX_VALUE, true, contender), contender);
+        return visible(start(key, Long.MAX_VALUE, true, contender), contender, lease -> lease);
     }
 
     private Acquisition start(String key, long waitNanos, boolean untilGranted, Contender contender) {
@@ -149,11 +151,10 @@ final class Contention {
      * thrown.
      */
     private static Lease await(Acquisition acquisition, Contender contender) throws InterruptedException {
-        if (Thread.interrupted()) {
-            acquisition.result.cancel(false);
-            throw new InterruptedException();
-        }
         try {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
             return outcome(acquisition.result);
         } catch (InterruptedException e) {
             if (!acquisition.result.cancel(false)) {
@@ -182,11 +183,12 @@ final class Contention {
     }
 
     /**
-     * The caller's view of {@code acquisition}: completed on the client's timer thread, never on a Lettuce I/O
-     * thread, so that a dependent stage that blocks holds up no reply; cancelling it gives the acquisition up.
+     * The caller's view of {@code acquisition}, its lease as {@code view} makes it: completed on the client's timer
+     * thread, never on a Lettuce I/O thread, so that a dependent stage that blocks holds up no reply; cancelling it
+     * gives the acquisition up (this future itself, not a stage derived from it, is what the caller cancels).
      */
-    private CompletableFuture<Lease> visible(Acquisition acquisition, Contender contender) {
-        CompletableFuture<Lease> visible = new CompletableFuture<>();
+    private <T> CompletableFuture<T> visible(Acquisition acquisition, Contender contender, Function<Lease, T> view) {
+        CompletableFuture<T> visible = new CompletableFuture<>();
         visible.whenComplete((v, f) -> {
             if (f instanceof CancellationException) {
                 acquisition.result.cancel(false);
@@ -198,7 +200,8 @@ final class Contention {
                 if (!once.compareAndSet(false, true)) {
                     return;
                 }
-                boolean taken = failure == null ? visible.complete(lease) : visible.completeExceptionally(failure);
+                boolean taken = failure == null ? visible.complete(view.apply(lease))
+                        : visible.completeExceptionally(failure);
                 if (!taken && lease != null) {
                     contender.abandon(lease); // the caller cancelled just as it was granted
                 }

@@ -166,12 +166,23 @@ final class LocalQueue {
     private void handToNext(String key, Entry entry) {
         while (true) {
             CompletableFuture<Permit> next;
+            Gift orphan = null;
             synchronized (entry) {
                 next = entry.waiters.poll();
                 if (next == null) {
                     entry.taken = false;
-                    return;
+                    if (entry.users == 0) {
+                        // everybody left while the gift was out with a waiter that gave up: nobody will claim it
+                        orphan = entry.gift;
+                        entry.gift = null;
+                    }
                 }
+            }
+            if (next == null) {
+                if (orphan != null) {
+                    orphan.discard().run();
+                }
+                return;
             }
             Permit permit = new Permit(key, entry);
             if (next.complete(permit)) {

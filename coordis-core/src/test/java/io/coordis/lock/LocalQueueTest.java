@@ -169,6 +169,34 @@ class LocalQueueTest {
         assertThat(q.size()).isZero();
     }
 
+    /**
+     * The only waiter giving up just as the place and a gift are handed to it: the gift is discarded once, whether
+     * the waiter left the line before or after the place came back.
+     */
+    @Test
+    void aGiftForTheOnlyWaiterThatGaveUpIsDiscardedOnce() throws Exception {
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            for (int round = 0; round < 1_000; round++) {
+                LocalQueue.Permit holder = q.tryEnter("k");
+                java.util.concurrent.CompletableFuture<LocalQueue.Permit> racing = q.enter("k");
+                java.util.concurrent.Future<?> cancel = other.submit(() -> racing.cancel(false));
+                assertThat(holder.handOn(gift)).isTrue();
+                cancel.get(10, TimeUnit.SECONDS);
+                if (!racing.isCancelled()) {
+                    assertThat(racing.join().claimGift()).isSameAs(gift);
+                    racing.join().close();
+                    discarded.incrementAndGet(); // as if: claimed, so not discarded; counted to keep one total
+                }
+                holder.close();
+                assertThat(discarded).as("round %d", round).hasValue(round + 1);
+                assertThat(q.size()).isZero();
+            }
+        } finally {
+            other.shutdownNow();
+        }
+    }
+
     /** A waiter giving up just as the place is handed to it: the place and the gift go to the next one, once. */
     @Test
     void aWaiterGivingUpAsThePlaceComesPassesItOn() throws Exception {

@@ -83,11 +83,12 @@ final class Acquisition {
             synchronized (this) {
                 if (result.isDone()) {
                     place.complete(null); // a place that came meanwhile is closed by entered()
-                }
-                waiting = place;
-                if (giveUp == null && !untilGranted) {
-                    // the wait in line is usually ended by the place, not by the deadline
-                    giveUp = timer.coarse(deadline - timer.now(), () -> result.complete(null));
+                } else {
+                    waiting = place;
+                    if (!untilGranted) {
+                        // the wait in line is usually ended by the place, not by the deadline
+                        giveUp = timer.coarse(deadline - timer.now(), () -> result.complete(null));
+                    }
                 }
             }
         }

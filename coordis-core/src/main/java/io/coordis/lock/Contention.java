@@ -157,8 +157,9 @@ final class Contention {
             }
             return outcome(acquisition.result);
         } catch (InterruptedException e) {
-            if (!acquisition.result.cancel(false)) {
-                Lease granted = acquisition.result.getNow(null);
+            CompletableFuture<Lease> result = acquisition.result;
+            if (!result.cancel(false) && !result.isCompletedExceptionally()) {
+                Lease granted = result.getNow(null);
                 if (granted != null) {
                     contender.abandon(granted);
                 }

@@ -55,6 +55,21 @@ public interface Timer extends AutoCloseable {
      */
     Handle onClose(Runnable task);
 
+    /**
+     * A pause without a thread: completes on the client's thread after {@code delayNanos} (clamped at 0), on
+     * time, or on the closing thread when the timer closes first. Cancelling it forgets the task.
+     */
+    default CompletableFuture<Void> delay(long delayNanos) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Handle due = after(delayNanos, () -> done.complete(null));
+        Handle closing = onClose(() -> done.complete(null));
+        done.whenComplete((v, f) -> {
+            due.cancel();
+            closing.cancel();
+        });
+        return done;
+    }
+
     /** Stops the timer; pending tasks never run. Idempotent. */
     @Override
     void close();

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * What every lock shares: its name, key and options, and acquiring through the client's {@link Contention}
@@ -55,6 +56,29 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
     }
 
     @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync() {
+        return contention.tryAcquireAsync(key, this);
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> acquireAsync(Duration wait) {
+        return contention.acquireAsync(key, wait, this);
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync() {
+        return contention.acquireAsync(key, this);
+    }
+
+    @Override
+    public void abandon(Lease lease) {
+        ((HeldLease) lease).abandon(this::releaseInBackground);
+    }
+
+    /** Lets go of the lock held under {@code token}, not waiting for Redis; a token that holds nothing changes nothing. */
+    abstract void releaseInBackground(String token);
+
+    @Override
     public Optional<ForcedUnlock> forceUnlock(String reason) {
         return force("", reason);
     }
@@ -68,13 +92,19 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
     abstract Optional<ForcedUnlock> force(String expected, String reason);
 
     /**
-     * Waits for one try's {@code reply} from {@code node}: at most its command timeout, and at most half the TTL, so
-     * that a slow answer leaves time to use the lease.
+     * One try's {@code reply} from {@code node}, limited to its command timeout and to half the TTL, so that a slow
+     * answer leaves time to use the lease: past that, it fails naming the node. Does not block.
      */
-    <T> T awaitTry(RedisNode node, CompletableFuture<T> reply) throws InterruptedException {
+    <T> CompletableFuture<T> tryReply(RedisNode node, CompletableFuture<T> reply) {
         // in nanoseconds: Duration.dividedBy goes through BigDecimal, and this runs on every try
         Duration half = Duration.ofNanos(options.ttl().toNanos() / 2);
-        return node.await(reply, half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout());
+        return node.within(reply, half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout());
+    }
+
+    /** The failure of a try as the Coordis exception it stands for, naming {@code node}. */
+    static CoordisException failure(RedisNode node, Throwable f) {
+        Throwable cause = f instanceof CompletionException && f.getCause() != null ? f.getCause() : f;
+        return cause instanceof CoordisException c ? c : node.translate(cause);
     }
 
     /** Runs the holder-reading {@code script} on {@code node}: its reply, at least one element long. */

@@ -2,19 +2,23 @@ package io.coordis.lock;
 
 import io.coordis.CoordisException;
 import io.coordis.Telemetry;
-import io.coordis.Ticker;
 import io.coordis.internal.Durations;
-import io.coordis.internal.Failures;
-import io.coordis.internal.MeasuredWait;
+import io.coordis.internal.Timer;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * The acquire loop every lock kind shares: queue locally behind other callers of this client, try once
  * at Redis, and while busy and time is left, pace the next try the way the lock kind knows best
- * (a pub/sub release notification, the holder's TTL, a backoff). A caller that gives up or is
- * interrupted leaves nothing behind: its local place is handed on and its pacer closed. Each acquire is
+ * (a pub/sub release notification, the holder's TTL, a backoff). The loop runs without a thread
+ * ({@link Acquisition}); the blocking calls wait for it, and an interrupt gives it up. A caller that gives up or
+ * is interrupted leaves nothing behind: its local place is handed on and its pacer closed. Each acquire is
  * reported to the client's {@link Telemetry} with how it ended.
  */
 final class Contention {
@@ -22,13 +26,19 @@ final class Contention {
     /** One lock kind's way of trying once and of waiting between tries. */
     interface Contender {
         /**
-         * One try at Redis. The lease it returns owns {@code permit} (closing the lease closes it).
-         * Interrupted only while waiting for the reply; the try then leaves nothing held.
+         * One try at Redis, without blocking: its answer, within the command timeout (a failure then). The lease
+         * it grants owns {@code permit} (closing the lease closes it).
          */
-        Attempt attempt(LocalQueue.Permit permit) throws InterruptedException;
+        CompletableFuture<Attempt> attempt(LocalQueue.Permit permit);
 
-        /** Starts waiting for another try; called once per acquire, after the first busy answer. */
-        Pacer pacer() throws InterruptedException;
+        /**
+         * Starts waiting for another try; called once per acquire, after the first busy answer, on the client's
+         * timer thread.
+         */
+        Pacer pacer();
+
+        /** Lets go of {@code lease}, granted to an acquire that gave up meanwhile, without waiting. */
+        void abandon(Lease lease);
 
         /** The lock as failures name it, e.g. {@code lock 'orders'}. */
         String object();
@@ -40,11 +50,10 @@ final class Contention {
     /** Paces the retries of one acquire call. */
     interface Pacer extends AutoCloseable {
         /**
-         * Waits before the next try, at most {@code maxNanos}; {@code last} is the busy answer before it.
-         *
-         * @return {@code false} to give up (no more retries allowed)
+         * The pause before the next try, at most {@code maxNanos}; {@code last} is the busy answer before it. The
+         * future completes with {@code false} to give up (no more retries allowed); cancelling it ends the pause.
          */
-        boolean pause(Attempt last, long maxNanos) throws InterruptedException;
+        CompletableFuture<Boolean> pause(Attempt last, long maxNanos);
 
         @Override
         void close();
@@ -78,119 +87,24 @@ final class Contention {
     }
 
     private final LocalQueue queue;
-    private final Ticker ticker;
+    private final Timer timer;
     /** The client's; its leases report to it too. */
     final Telemetry telemetry;
 
-    Contention(LocalQueue queue, Ticker ticker, Telemetry telemetry) {
+    Contention(LocalQueue queue, Timer timer, Telemetry telemetry) {
         this.queue = queue;
-        this.ticker = ticker;
+        this.timer = timer;
         this.telemetry = telemetry;
     }
 
-    /** One try, no waiting; a failure names the lock. */
+    /** One try, no waiting; waits for the reply through interrupts (restoring the flag). A failure names the lock. */
     Optional<Lease> tryAcquire(String key, Contender contender) {
-        Telemetry.Wait wait = telemetry.acquiring(contender.name());
-        long start = MeasuredWait.start(wait, ticker);
-        Optional<Lease> lease;
-        try {
-            lease = tryOnce(key, contender);
-        } catch (CoordisException e) {
-            MeasuredWait.ended(wait, ticker, Telemetry.Result.ERROR, start);
-            throw Failures.about(contender.object(), e);
-        } catch (RuntimeException e) {
-            MeasuredWait.ended(wait, ticker, Telemetry.Result.ERROR, start);
-            throw e;
-        }
-        MeasuredWait.ended(wait, ticker, lease.isPresent() ? Telemetry.Result.ACQUIRED : Telemetry.Result.BUSY, start);
-        return lease;
-    }
-
-    private Optional<Lease> tryOnce(String key, Contender contender) {
-        LocalQueue.Permit permit = queue.tryEnter(key);
-        if (permit == null) {
-            return Optional.empty();
-        }
-        boolean granted = false;
-        try {
-            Attempt attempt = attemptUninterruptibly(contender, permit);
-            granted = attempt.lease() != null;
-            return Optional.ofNullable(attempt.leaseOrThrow());
-        } finally {
-            if (!granted) {
-                permit.close();
-            }
-        }
-    }
-
-    Optional<Lease> acquire(String key, Duration wait, Contender contender) throws InterruptedException {
-        Durations.notNegative(wait, "wait");
-        return Optional.ofNullable(measured(key, Durations.saturatedNanos(wait), false, contender));
-    }
-
-    Lease acquire(String key, Contender contender) throws InterruptedException {
-        return measured(key, Long.MAX_VALUE, true, contender);
-    }
-
-    /**
-     * {@link #acquireWithin}, again and again until granted when {@code untilGranted}; told to the telemetry once.
-     * A failure names the lock.
-     */
-    private Lease measured(String key, long waitNanos, boolean untilGranted, Contender contender)
-            throws InterruptedException {
-        try {
-            return MeasuredWait.repeated(telemetry.acquiring(contender.name()), ticker, waitNanos, untilGranted,
-                    nanos -> acquireWithin(key, nanos, contender));
-        } catch (CoordisException e) {
-            throw Failures.about(contender.object(), e);
-        }
-    }
-
-    private Lease acquireWithin(String key, long waitNanos, Contender contender) throws InterruptedException {
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        long deadline = Durations.saturatedAdd(ticker.read(), waitNanos);
-        LocalQueue.Permit permit = queue.enter(key, waitNanos);
-        if (permit == null) {
-            return null;
-        }
-        boolean granted = false;
-        try {
-            Attempt attempt = contender.attempt(permit);
-            if (attempt.lease() != null || deadline - ticker.read() <= 0) {
-                granted = attempt.lease() != null;
-                return attempt.leaseOrThrow();
-            }
-            try (Pacer pacer = contender.pacer()) {
-                while (true) {
-                    if (!pacer.pause(attempt, deadline - ticker.read())) {
-                        return attempt.leaseOrThrow();
-                    }
-                    attempt = contender.attempt(permit);
-                    if (attempt.lease() != null) {
-                        granted = true;
-                        return attempt.lease();
-                    }
-                    if (deadline - ticker.read() <= 0) {
-                        return attempt.leaseOrThrow();
-                    }
-                }
-            }
-        } finally {
-            if (!granted) {
-                permit.close();
-            }
-        }
-    }
-
-    /** One try that waits for its reply through interrupts (restoring the flag), for {@code tryAcquire}. */
-    private static Attempt attemptUninterruptibly(Contender contender, LocalQueue.Permit permit) {
-        boolean interrupted = Thread.interrupted();
+        CompletableFuture<Lease> result = start(key, 0, false, contender).result;
+        boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    return contender.attempt(permit);
+                    return Optional.ofNullable(outcome(result));
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
@@ -200,5 +114,104 @@ final class Contention {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    Optional<Lease> acquire(String key, Duration wait, Contender contender) throws InterruptedException {
+        Durations.notNegative(wait, "wait");
+        return Optional.ofNullable(await(start(key, Durations.saturatedNanos(wait), false, contender), contender));
+    }
+
+    Lease acquire(String key, Contender contender) throws InterruptedException {
+        return await(start(key, Long.MAX_VALUE, true, contender), contender);
+    }
+
+    /** {@link #tryAcquire} without waiting for the reply; completed on the client's timer thread. */
+    CompletableFuture<Optional<Lease>> tryAcquireAsync(String key, Contender contender) {
+        return visible(start(key, 0, false, contender), contender, Optional::ofNullable);
+    }
+
+    /** {@link #acquire(String, Duration, Contender)} without a thread; completed on the client's timer thread. */
+    CompletableFuture<Optional<Lease>> acquireAsync(String key, Duration wait, Contender contender) {
+        Durations.notNegative(wait, "wait");
+        return visible(start(key, Durations.saturatedNanos(wait), false, contender), contender,
+                Optional::ofNullable);
+    }
+
+    /** {@link #acquire(String, Contender)} without a thread; completed on the client's timer thread. */
+    CompletableFuture<Lease> acquireAsync(String key, Contender contender) {
+        return visible(start(key, Long.MAX_VALUE, true, contender), contender, lease -> lease);
+    }
+
+    private Acquisition start(String key, long waitNanos, boolean untilGranted, Contender contender) {
+        return Acquisition.start(key, contender, queue, timer, waitNanos, untilGranted, telemetry);
+    }
+
+    /**
+     * Waits for {@code acquisition}; an interrupt gives it up (a lease granted at that instant is let go) and is
+     * thrown.
+     */
+    private static Lease await(Acquisition acquisition, Contender contender) throws InterruptedException {
+        try {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            return outcome(acquisition.result);
+        } catch (InterruptedException e) {
+            CompletableFuture<Lease> result = acquisition.result;
+            if (!result.cancel(false) && !result.isCompletedExceptionally()) {
+                Lease granted = result.getNow(null);
+                if (granted != null) {
+                    contender.abandon(granted);
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static Lease outcome(CompletableFuture<Lease> result) throws InterruptedException {
+        try {
+            return result.get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new CoordisException(null, "acquiring failed", cause);
+        }
+    }
+
+    /**
+     * The caller's view of {@code acquisition}, its lease as {@code view} makes it: completed on the client's timer
+     * thread, never on a Lettuce I/O thread, so that a dependent stage that blocks holds up no reply; cancelling it
+     * gives the acquisition up (this future itself, not a stage derived from it, is what the caller cancels).
+     */
+    private <T> CompletableFuture<T> visible(Acquisition acquisition, Contender contender, Function<Lease, T> view) {
+        CompletableFuture<T> visible = new CompletableFuture<>();
+        visible.whenComplete((v, f) -> {
+            if (f instanceof CancellationException) {
+                acquisition.result.cancel(false);
+            }
+        });
+        AtomicBoolean once = new AtomicBoolean();
+        acquisition.result.whenComplete((lease, failure) -> {
+            Runnable complete = () -> {
+                if (!once.compareAndSet(false, true)) {
+                    return;
+                }
+                boolean taken = failure == null ? visible.complete(view.apply(lease))
+                        : visible.completeExceptionally(failure);
+                if (!taken && lease != null) {
+                    contender.abandon(lease); // the caller cancelled just as it was granted
+                }
+            };
+            timer.execute(complete);
+            if (timer.isClosed()) {
+                complete.run(); // its tasks no longer run
+            }
+        });
+        return visible;
     }
 }

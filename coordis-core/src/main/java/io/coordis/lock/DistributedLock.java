@@ -4,7 +4,9 @@ import io.coordis.internal.Failures;
 import io.coordis.internal.lease.LossScope;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A lock shared by processes through Redis. Ownership is a value — the {@link Lease} an acquisition
@@ -68,13 +70,41 @@ public interface DistributedLock {
     Lease acquire() throws InterruptedException;
 
     /**
+     * {@link #tryAcquire()} without blocking: the future completes with the lease, or empty when another holder has
+     * the lock, once Redis answered. Cancelling it (before it completed) leaves nothing behind: a lease granted at
+     * that instant is released at once.
+     *
+     * <p>The future is completed on the client's own thread, never on a Redis I/O thread; dependent stages that
+     * run there should be short (hand long work to an executor of your own). A failure of Redis completes it
+     * exceptionally with the {@link io.coordis.CoordisException} {@link #tryAcquire()} would throw, naming the lock.
+     */
+    CompletableFuture<Optional<Lease>> tryAcquireAsync();
+
+    /**
+     * {@link #acquire(Duration)} without a thread: the future completes with the lease, or empty when the wait ran
+     * out. No thread waits meanwhile: the place in the local queue, the tries and the pauses between them
+     * (release notifications, the holder's TTL) are all callbacks. Cancelling the future ends the wait and leaves
+     * nothing behind: the local place goes to the next caller, a lease granted at that instant is released at once.
+     * Completion, thread and failures as for {@link #tryAcquireAsync()}.
+     *
+     * @param wait how long to wait; {@link Duration#ZERO} behaves like {@link #tryAcquireAsync()}
+     */
+    CompletableFuture<Optional<Lease>> acquireAsync(Duration wait);
+
+    /**
+     * {@link #acquire()} without a thread: the future completes with the lease once granted, however long that
+     * takes. Cancelling it ends the wait, as for {@link #acquireAsync(Duration)}.
+     */
+    CompletableFuture<Lease> acquireAsync();
+
+    /**
      * How each node voted in the most recent attempt made through this object, by any thread: the
      * granted one (also in {@link Lease#votes()}), or a busy or failed one, which
      * {@link #tryAcquire()} and {@link #acquire(Duration)} report only as an empty result. Empty before
      * the first attempt, and for the legacy lock.
      */
-    default java.util.List<NodeVote> lastVotes() {
-        return java.util.List.of();
+    default List<NodeVote> lastVotes() {
+        return List.of();
     }
 
     /**

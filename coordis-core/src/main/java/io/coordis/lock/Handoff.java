@@ -88,11 +88,11 @@ final class Handoff {
     }
 
     /**
-     * The lease the previous holder handed over with {@code permit}, or {@code null} when there is none (after
-     * the pause it asked for, if it asked to yield to other clients).
+     * The lease the previous holder handed over with {@code permit} as {@code gift} (claimed from it), or
+     * {@code null} when there is none; a gift that asks to yield to other clients asks the caller to pause for
+     * {@link #yieldNanos()} before trying.
      */
-    HeldLease claim(LocalQueue.Permit permit) throws InterruptedException {
-        LocalQueue.Gift gift = permit.claimGift();
+    HeldLease claim(LocalQueue.Permit permit, LocalQueue.Gift gift) {
         if (gift != null && gift.token() != null) {
             if (timer.now() - (gift.requestStart() + options.validityNanos(options.ttl())) >= 0) {
                 // its validity ended before it was claimed (the process stood still): let go, and try at Redis
@@ -102,10 +102,12 @@ final class Handoff {
             return lease(permit, gift.token(), gift.fence(), handedOver(), gift.requestStart(), gift.chain(),
                     gift.chainStart(), gift.block());
         }
-        if (gift != null && gift.yield()) {
-            TimeUnit.NANOSECONDS.sleep(ThreadLocalRandom.current().nextLong(YIELD_MIN_NANOS, YIELD_MAX_NANOS));
-        }
         return null;
+    }
+
+    /** The pause of a local waiter that yields to other clients. */
+    static long yieldNanos() {
+        return ThreadLocalRandom.current().nextLong(YIELD_MIN_NANOS, YIELD_MAX_NANOS);
     }
 
     /** The vote of a lease handed over locally. */

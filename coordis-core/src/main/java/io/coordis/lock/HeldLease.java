@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * A lease on its {@link LeaseSession}: renewed at a third of its TTL (unless auto-renewal is off), valid until
@@ -129,6 +130,20 @@ final class HeldLease extends Held<Lease> implements Lease {
             }
             log.debug("{} lost lock '{}' failed: {}", what, name, e.getMessage());
             return false;
+        } finally {
+            onClose.run();
+        }
+    }
+
+    /**
+     * Ends the lease at once without waiting: it was granted to an acquire that gave up meanwhile, and nobody saw
+     * it. {@code atRedis} lets go of the token in the background; the local place is handed on.
+     */
+    void abandon(Consumer<String> atRedis) {
+        try {
+            if (session().end() != LeaseSession.State.ENDED) {
+                atRedis.accept(token);
+            }
         } finally {
             onClose.run();
         }

@@ -84,11 +84,10 @@ final class LegacyLock extends ContendedLock {
             private long backoff = FIRST_BACKOFF_NANOS;
 
             @Override
-            public boolean pause(Contention.Attempt last, long maxNanos) throws InterruptedException {
+            public CompletableFuture<Boolean> pause(Contention.Attempt last, long maxNanos) {
                 long pause = pauseNanos(backoff, last.holderMillis(), ThreadLocalRandom.current().nextDouble());
-                TimeUnit.NANOSECONDS.sleep(Math.max(0, Math.min(maxNanos, pause)));
                 backoff = nextBackoff(backoff);
-                return true;
+                return timer.delay(Math.max(0, Math.min(maxNanos, pause))).thenApply(v -> true);
             }
 
             @Override
@@ -114,32 +113,41 @@ final class LegacyLock extends ContendedLock {
     }
 
     @Override
-    public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
+    public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit) {
         long start = timer.now();
         CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, keys.fence()), List.of(Durations.millis(options.ttl()),
                 MARGIN_ARG));
-        List<?> result;
-        try {
-            result = Replies.list(awaitTry(node, reply), 2, ACQUIRE, node.address());
-        } catch (NodeUnavailableException | InterruptedException e) {
-            // The script may still have run; release what it may have written so nothing stays locked.
-            reply.whenComplete((v, f) -> {
-                if (f == null && isOne(v)) {
-                    node.eval(RELEASE, List.of(key), List.of((String) ((List<?>) v).get(2)));
+        return tryReply(node, reply).handle((answer, f) -> {
+            if (f != null) {
+                CoordisException e = failure(node, f);
+                if (e instanceof NodeUnavailableException) {
+                    // The script may still have run; release what it may have written so nothing stays locked.
+                    reply.whenComplete((v, late) -> {
+                        if (late == null && isOne(v)) {
+                            releaseInBackground((String) ((List<?>) v).get(2));
+                        }
+                    });
                 }
-            });
-            throw e;
-        }
-        if (Replies.isOne(result)) {
-            Replies.list(result, 3, ACQUIRE, node.address());
-            long fence = Replies.number(result, 1, ACQUIRE, node.address());
-            String value = Replies.string(result, 2, ACQUIRE, node.address());
-            HeldLease lease = new HeldLease(name, key, value, fence,
-                    List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "")), options, start, new Written(value),
-                    timer, contention.telemetry, permit::close);
-            return Contention.Attempt.granted(lease);
-        }
-        return Contention.Attempt.busy(Replies.number(result, 1, ACQUIRE, node.address()));
+                throw e;
+            }
+            List<?> result = Replies.list(answer, 2, ACQUIRE, node.address());
+            if (Replies.isOne(result)) {
+                Replies.list(result, 3, ACQUIRE, node.address());
+                long fence = Replies.number(result, 1, ACQUIRE, node.address());
+                String value = Replies.string(result, 2, ACQUIRE, node.address());
+                HeldLease lease = new HeldLease(name, key, value, fence,
+                        List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, "")), options, start,
+                        new Written(value), timer, contention.telemetry, permit::close);
+                return Contention.Attempt.granted(lease);
+            }
+            return Contention.Attempt.busy(Replies.number(result, 1, ACQUIRE, node.address()));
+        });
+    }
+
+    /** Deletes the key while it holds {@code value}, the expiry a lease wrote. */
+    @Override
+    void releaseInBackground(String value) {
+        node.eval(RELEASE, List.of(key), List.of(value));
     }
 
     private static boolean isOne(Object reply) {

@@ -1,14 +1,15 @@
 package io.coordis.lock;
 
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * In-process queue per lock key: callers of one client that want the same lock line up here in arrival
- * order (a fair semaphore), so only one of them competes at Redis at a time and none starves. A permit is
- * not tied to a thread. Entries are removed when nobody holds or waits for them.
+ * order, so only one of them competes at Redis at a time and none starves. A place in line is a future, so
+ * nobody parks a thread to wait for it: closing a permit completes the next waiter's future (on the closing
+ * thread). A permit is not tied to a thread. Entries are removed when nobody holds or waits for them.
  *
  * <p>A holder that leaves while others wait in line may leave a {@link Gift} for the next one: the lock
  * handed over at Redis already (a hand-off by {@code acquire.lua}), or a note to give other clients a moment first.
@@ -19,9 +20,10 @@ final class LocalQueue {
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
 
     private static final class Entry {
-        final Semaphore semaphore = new Semaphore(1, true);
         volatile int users; // written only inside entries.compute
-        Gift gift; // guarded by this
+        boolean taken; // guarded by this, as the rest
+        final ArrayDeque<CompletableFuture<Permit>> waiters = new ArrayDeque<>();
+        Gift gift;
     }
 
     /**
@@ -100,36 +102,93 @@ final class LocalQueue {
         }
 
         /**
-         * Leaves the line, then frees the place: whoever gets it next must not count this permit among those
-         * waiting behind it, or it would hand the lock on to nobody.
+         * Leaves the line, then hands the place to the first waiter still waiting, or frees it: whoever gets it
+         * next must not count this permit among those waiting behind it, or it would hand the lock on to nobody.
          */
         private void free() {
             LocalQueue.this.leave(key);
-            entry.semaphore.release();
+            handToNext(key, entry);
+        }
+
+        /** Puts back the gift this permit took with a place that its waiter did not take after all. */
+        private void unclaim() {
+            synchronized (entry) {
+                entry.gift = gift;
+                gift = null;
+            }
         }
     }
 
     /** The permit if nobody in this process holds or is granted the lock right now, else {@code null}. */
     Permit tryEnter(String key) {
         Entry entry = join(key);
-        if (entry.semaphore.tryAcquire()) {
-            return new Permit(key, entry);
+        synchronized (entry) {
+            if (!entry.taken) {
+                entry.taken = true;
+                return new Permit(key, entry);
+            }
         }
         leave(key);
         return null;
     }
 
-    /** Waits in line up to {@code timeoutNanos}; {@code null} when the time ran out. */
-    Permit enter(String key, long timeoutNanos) throws InterruptedException {
+    /**
+     * A place in line: the future completes with the permit when it is this caller's turn (at once when the
+     * place is free). The caller gives up by completing the future itself (with {@code null}, or by cancelling
+     * it): the waiter then leaves the line, and a place handed to it at that instant goes to the next one.
+     */
+    CompletableFuture<Permit> enter(String key) {
         Entry entry = join(key);
-        boolean granted = false;
-        try {
-            granted = entry.semaphore.tryAcquire(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
-            return granted ? new Permit(key, entry) : null;
-        } finally {
-            if (!granted) {
+        CompletableFuture<Permit> place;
+        synchronized (entry) {
+            if (!entry.taken) {
+                entry.taken = true;
+                return CompletableFuture.completedFuture(new Permit(key, entry));
+            }
+            place = new CompletableFuture<>();
+            entry.waiters.add(place);
+        }
+        place.whenComplete((permit, failure) -> {
+            if (permit == null) {
+                synchronized (entry) {
+                    entry.waiters.remove(place);
+                }
                 leave(key);
             }
+        });
+        return place;
+    }
+
+    /**
+     * Gives the place of {@code entry} to its first waiter that still waits, completing its future on this thread
+     * (outside the entry's lock), or marks it free when nobody waits.
+     */
+    private void handToNext(String key, Entry entry) {
+        while (true) {
+            CompletableFuture<Permit> next;
+            Gift orphan = null;
+            synchronized (entry) {
+                next = entry.waiters.poll();
+                if (next == null) {
+                    entry.taken = false;
+                    if (entry.users == 0) {
+                        // everybody left while the gift was out with a waiter that gave up: nobody will claim it
+                        orphan = entry.gift;
+                        entry.gift = null;
+                    }
+                }
+            }
+            if (next == null) {
+                if (orphan != null) {
+                    orphan.discard().run();
+                }
+                return;
+            }
+            Permit permit = new Permit(key, entry);
+            if (next.complete(permit)) {
+                return;
+            }
+            permit.unclaim(); // that waiter gave up just now: the next one gets the place and the gift
         }
     }
 

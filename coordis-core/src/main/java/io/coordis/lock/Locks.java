@@ -43,7 +43,7 @@ public final class Locks {
         this.node = nodes.get(0);
         this.guards = nodes.stream().map(n -> new RestartGuard(LockNode.of(n), keyPrefix, timer)).toList();
         this.timer = timer;
-        this.contention = new Contention(new LocalQueue(), timer.ticker(), telemetry);
+        this.contention = new Contention(new LocalQueue(), timer, telemetry);
     }
 
     /**

@@ -3,7 +3,6 @@ package io.coordis.lock;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.internal.Timer;
-import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -17,7 +16,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
@@ -60,56 +58,47 @@ final class Redlock extends ContendedLock implements LeaseOps {
      */
     @Override
     public Contention.Pacer pacer() {
-        ReleaseWaiter wakeup = new ReleaseWaiter();
-        Timer.Handle closing = timer.onClose(wakeup::closed);
         return new Contention.Pacer() {
             private int retries;
 
             @Override
-            public boolean pause(Contention.Attempt last, long maxNanos) throws InterruptedException {
+            public CompletableFuture<Boolean> pause(Contention.Attempt last, long maxNanos) {
                 if (retries++ >= options.retryCount()) {
-                    return false;
+                    return CompletableFuture.completedFuture(false);
                 }
                 long delay = options.retryDelay().toNanos();
                 long pause = ThreadLocalRandom.current().nextLong(delay / 2, delay + 1);
-                wakeup.awaitNanos(Math.max(0, Math.min(maxNanos, pause)));
-                return true;
+                return timer.delay(Math.max(0, Math.min(maxNanos, pause))).thenApply(v -> true);
             }
 
             @Override
             public void close() {
-                closing.cancel();
             }
         };
     }
 
     /** One acquire round; none goes out once the client closed (its timer closes first). */
     @Override
-    public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
+    public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit) {
         if (timer.isClosed()) {
-            throw new CoordisException(null, "the connections to Redis at " + String.join(", ",
-                    lockNodes.stream().map(LockNode::address).toList()) + " are closed", null);
+            return CompletableFuture.failedFuture(new CoordisException(null, "the connections to Redis at "
+                    + String.join(", ", lockNodes.stream().map(LockNode::address).toList()) + " are closed", null));
         }
         String token = options.newToken();
-        CompletableFuture<RedlockSteps.Acquired> acquiring = steps.acquire(token);
-        RedlockSteps.Acquired a;
-        try {
-            a = acquiring.get();
-        } catch (InterruptedException e) {
-            // abandoned: whatever the round may have taken is released on every node
-            acquiring.cancel(false);
-            steps.releaseEverywhere(token);
-            throw e;
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("an acquire round never fails", e);
-        }
-        lastVotes = a.votes();
-        contention.telemetry.redlockVotes(name, a.votes());
-        if (!a.granted()) {
-            return a.refusal();
-        }
-        return Contention.Attempt.granted(new HeldLease(name, key, token, a.fence(), a.votes(), options, a.start(), this,
-                timer, contention.telemetry, permit::close));
+        return steps.acquire(token).thenApply(a -> {
+            lastVotes = a.votes();
+            contention.telemetry.redlockVotes(name, a.votes());
+            if (!a.granted()) {
+                return a.refusal();
+            }
+            return Contention.Attempt.granted(new HeldLease(name, key, token, a.fence(), a.votes(), options, a.start(),
+                    this, timer, contention.telemetry, permit::close));
+        });
+    }
+
+    @Override
+    void releaseInBackground(String token) {
+        steps.releaseEverywhere(token);
     }
 
     @Override

@@ -40,25 +40,31 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
 
     /**
      * Listens for releases on the lock's channel, so that a release between the busy answer and the
-     * next try is not missed: the first pause returns at once (the caller tries again now that it
-     * listens); later pauses last until a release is announced or the holder's TTL runs out, plus jitter.
-     * Closing the client ends the pause too, and the next try fails naming the closed connection.
+     * next try is not missed: the first pause ends once Redis confirmed the subscription (the caller tries
+     * again now that it listens); later pauses last until a release is announced or the holder's TTL runs out,
+     * plus jitter. Closing the client ends the pause too, and the next try fails naming the closed connection.
+     * Registers without waiting, except to open the node's pub/sub connection on its first use.
      */
     @Override
-    public Contention.Pacer pacer() throws InterruptedException {
+    public Contention.Pacer pacer() {
         ReleaseWaiter release = new ReleaseWaiter();
-        Subscription subscription = node.subscribe(keys.released(), release);
+        Subscription subscription;
+        try {
+            subscription = node.subscribe(List.of(keys.released()), false, release);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordisException(node.address(), "interrupted while opening the pub/sub connection", e);
+        }
         return new Contention.Pacer() {
             private boolean first = true;
 
             @Override
-            public boolean pause(Contention.Attempt last, long maxNanos) throws InterruptedException {
+            public CompletableFuture<Boolean> pause(Contention.Attempt last, long maxNanos) {
                 if (first) {
                     first = false;
-                    return true;
+                    return subscription.ready().thenApply(v -> true);
                 }
-                release.await(last.holderMillis(), maxNanos);
-                return true;
+                return release.next(timer, last.holderMillis(), maxNanos).thenApply(v -> true);
             }
 
             @Override
@@ -69,12 +75,21 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     }
 
     @Override
-    public Contention.Attempt attempt(LocalQueue.Permit permit) throws InterruptedException {
-        HeldLease handed = handoff.claim(permit);
+    public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit) {
+        LocalQueue.Gift gift = permit.claimGift();
+        HeldLease handed = handoff.claim(permit, gift);
         if (handed != null) {
             lastVotes = handed.votes();
-            return Contention.Attempt.granted(handed);
+            return CompletableFuture.completedFuture(Contention.Attempt.granted(handed));
         }
+        if (gift != null && gift.yield()) {
+            // asked to give other clients a moment first
+            return timer.delay(Handoff.yieldNanos()).thenCompose(v -> atRedis(permit));
+        }
+        return atRedis(permit);
+    }
+
+    private CompletableFuture<Contention.Attempt> atRedis(LocalQueue.Permit permit) {
         String token = options.newToken();
         long start = timer.now();
         // numbers for hand-offs without a call when others of this client wait in line already
@@ -83,21 +98,23 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
                 Long.toString(System.currentTimeMillis()), "", "", "", "", Integer.toString(taken));
         // one number is the script's default: the four arguments of a plain acquisition then
         CompletableFuture<Object> reply = node.eval(ACQUIRE, keys.acquire(), taken == 1 ? args.subList(0, 4) : args);
-        List<?> result;
-        try {
-            result = Replies.list(awaitTry(node, reply), 2, ACQUIRE, node.address());
-        } catch (CoordisException e) {
-            lastVotes = List.of(new NodeVote(node.address(),
-                    e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
-                    e.getMessage()));
-            if (e instanceof NodeUnavailableException) {
-                handoff.releaseInBackground(token);
+        return tryReply(node, reply).handle((answer, f) -> {
+            if (f != null) {
+                CoordisException e = failure(node, f);
+                lastVotes = List.of(new NodeVote(node.address(),
+                        e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
+                        e.getMessage()));
+                if (e instanceof NodeUnavailableException) {
+                    handoff.releaseInBackground(token);
+                }
+                throw e;
             }
-            throw e;
-        } catch (InterruptedException e) {
-            handoff.releaseInBackground(token);
-            throw e;
-        }
+            return answered(permit, answer, token, taken, start);
+        });
+    }
+
+    private Contention.Attempt answered(LocalQueue.Permit permit, Object answer, String token, int taken, long start) {
+        List<?> result = Replies.list(answer, 2, ACQUIRE, node.address());
         if (Replies.isOne(result)) {
             long fence = Replies.number(result, 1, ACQUIRE, node.address());
             List<NodeVote> votes = List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, ""));
@@ -108,6 +125,11 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         lastVotes = List.of(new NodeVote(node.address(), NodeVote.Vote.HELD_BY_OTHER,
                 pttl >= 0 ? "ttl " + pttl + "ms" : "no expiry"));
         return Contention.Attempt.busy(pttl);
+    }
+
+    @Override
+    void releaseInBackground(String token) {
+        handoff.releaseInBackground(token);
     }
 
     @Override

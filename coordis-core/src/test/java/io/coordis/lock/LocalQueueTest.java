@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,7 +20,9 @@ class LocalQueueTest {
         assertThat(a).isNotNull();
         assertThat(q.tryEnter("k")).isNull();
         assertThat(q.tryEnter("other")).isNotNull().satisfies(LocalQueue.Permit::close);
-        assertThat(q.enter("k", TimeUnit.MILLISECONDS.toNanos(20))).isNull();
+        java.util.concurrent.CompletableFuture<LocalQueue.Permit> gaveUp = q.enter("k");
+        assertThat(gaveUp).isNotDone();
+        gaveUp.complete(null); // the waiter gives up
         a.close();
         a.close(); // idempotent: must not hand out a second permit
         LocalQueue.Permit b = q.tryEnter("k");
@@ -138,58 +139,88 @@ class LocalQueueTest {
         assertThat(q.size()).isZero();
     }
 
-    /** Another thread queues for "k" behind {@code holder}; returns once it waits in line. */
+    /** A waiter queues for "k" behind {@code holder}; its place completes when handed on. */
     private static java.util.concurrent.CompletableFuture<LocalQueue.Permit> enterLater(LocalQueue q,
-                                                                                       LocalQueue.Permit holder)
-            throws InterruptedException {
-        java.util.concurrent.CompletableFuture<LocalQueue.Permit> f = new java.util.concurrent.CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                f.complete(q.enter("k", TimeUnit.SECONDS.toNanos(10)));
-            } catch (InterruptedException e) {
-                f.completeExceptionally(e);
-            }
-        });
-        t.start();
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!holder.othersWaiting()) {
-            assertThat(System.nanoTime() - until).as("waiter queued").isNegative();
-            Thread.sleep(1);
-        }
+                                                                                       LocalQueue.Permit holder) {
+        java.util.concurrent.CompletableFuture<LocalQueue.Permit> f = q.enter("k");
+        assertThat(holder.othersWaiting()).as("waiter queued").isTrue();
         return f;
     }
 
     @Test
-    void waitersAreServedInArrivalOrder() throws Exception {
+    void waitersAreServedInArrivalOrderAndOneThatGaveUpIsSkipped() throws Exception {
         LocalQueue.Permit first = q.tryEnter("k");
-        List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
-        List<Thread> threads = new ArrayList<>();
+        List<java.util.concurrent.CompletableFuture<LocalQueue.Permit>> places = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            places.add(q.enter("k"));
+        }
+        places.get(2).cancel(false);
+        List<Integer> order = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             int id = i;
-            CountDownLatch queued = new CountDownLatch(1);
-            Thread t = new Thread(() -> {
-                try {
-                    queued.countDown();
-                    LocalQueue.Permit p = q.enter("k", TimeUnit.SECONDS.toNanos(10));
-                    order.add(id);
-                    p.close();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            places.get(i).thenAccept(p -> {
+                order.add(id);
+                p.close(); // hands the place on, on this thread
             });
-            t.start();
-            queued.await();
-            // wait until the thread is parked in the queue before starting the next one
-            while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
-                Thread.onSpinWait();
-            }
-            threads.add(t);
         }
+        assertThat(order).isEmpty();
         first.close();
-        for (Thread t : threads) {
-            t.join(10_000);
-        }
-        assertThat(order).containsExactly(0, 1, 2, 3, 4);
+        assertThat(order).containsExactly(0, 1, 3, 4);
         assertThat(q.size()).isZero();
+    }
+
+    /**
+     * The only waiter giving up just as the place and a gift are handed to it: the gift is discarded once, whether
+     * the waiter left the line before or after the place came back.
+     */
+    @Test
+    void aGiftForTheOnlyWaiterThatGaveUpIsDiscardedOnce() throws Exception {
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            for (int round = 0; round < 1_000; round++) {
+                LocalQueue.Permit holder = q.tryEnter("k");
+                java.util.concurrent.CompletableFuture<LocalQueue.Permit> racing = q.enter("k");
+                java.util.concurrent.Future<?> cancel = other.submit(() -> racing.cancel(false));
+                assertThat(holder.handOn(gift)).isTrue();
+                cancel.get(10, TimeUnit.SECONDS);
+                if (!racing.isCancelled()) {
+                    assertThat(racing.join().claimGift()).isSameAs(gift);
+                    racing.join().close();
+                    discarded.incrementAndGet(); // as if: claimed, so not discarded; counted to keep one total
+                }
+                holder.close();
+                assertThat(discarded).as("round %d", round).hasValue(round + 1);
+                assertThat(q.size()).isZero();
+            }
+        } finally {
+            other.shutdownNow();
+        }
+    }
+
+    /** A waiter giving up just as the place is handed to it: the place and the gift go to the next one, once. */
+    @Test
+    void aWaiterGivingUpAsThePlaceComesPassesItOn() throws Exception {
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            for (int round = 0; round < 1_000; round++) {
+                LocalQueue.Permit holder = q.tryEnter("k");
+                holder.leave(gift);
+                java.util.concurrent.CompletableFuture<LocalQueue.Permit> racing = q.enter("k");
+                java.util.concurrent.CompletableFuture<LocalQueue.Permit> next = q.enter("k");
+                java.util.concurrent.Future<?> cancel = other.submit(() -> racing.cancel(false));
+                holder.close();
+                cancel.get(10, TimeUnit.SECONDS);
+                LocalQueue.Permit got = racing.isCancelled() ? next.get(10, TimeUnit.SECONDS) : racing.join();
+                assertThat(got.claimGift()).isSameAs(gift);
+                got.close();
+                if (!racing.isCancelled()) {
+                    next.get(10, TimeUnit.SECONDS).close();
+                }
+                assertThat(q.size()).isZero();
+            }
+        } finally {
+            other.shutdownNow();
+        }
+        assertThat(discarded).hasValue(0);
     }
 }

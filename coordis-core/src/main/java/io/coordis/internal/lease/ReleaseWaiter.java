@@ -1,7 +1,9 @@
 package io.coordis.internal.lease;
 
+import io.coordis.internal.Timer;
 import io.coordis.internal.redis.PubSubListener;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -11,7 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * Waits for a claim held by someone else to end: rung by an announcement on the claim's channel (register it
  * as the channel's listener), or by closing the client, or else woken when the holder's TTL runs out, plus
  * jitter so that competing waiters spread out. A ring that comes while nobody waits is kept for the next wait.
- * Thread-safe.
+ * One wait at a time, either blocking ({@link #await}) or as a future ({@link #next}). Thread-safe.
  */
 public final class ReleaseWaiter implements PubSubListener {
     /** Upper bound of the random delay added to TTL-based wake-ups. */
@@ -22,6 +24,8 @@ public final class ReleaseWaiter implements PubSubListener {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition rung = lock.newCondition();
     private boolean pending;
+    /** The wait in progress as a future, completed by the next ring; guarded by {@code lock}. */
+    private CompletableFuture<Void> waiting;
 
     @Override
     public void message(String channel, String message) {
@@ -35,12 +39,20 @@ public final class ReleaseWaiter implements PubSubListener {
     }
 
     void ring() {
+        CompletableFuture<Void> woken;
         lock.lock();
         try {
-            pending = true;
-            rung.signalAll();
+            woken = waiting;
+            waiting = null;
+            if (woken == null) {
+                pending = true;
+                rung.signalAll();
+            }
         } finally {
             lock.unlock();
+        }
+        if (woken != null && !woken.complete(null)) {
+            ring(); // that wait had ended just now: keep the ring for the next one
         }
     }
 
@@ -64,6 +76,40 @@ public final class ReleaseWaiter implements PubSubListener {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * {@link #await} without a thread: completes when rung (on the ringing thread), or after the holder's TTL
+     * plus jitter or {@code maxNanos} (on the timer's thread, or when it closes); consumes the ring. Cancelling
+     * the future ends the wait.
+     */
+    public CompletableFuture<Void> next(Timer timer, long holderPttlMillis, long maxNanos) {
+        long nanos = Math.min(maxNanos, untilExpiry(holderPttlMillis));
+        CompletableFuture<Void> next = new CompletableFuture<>();
+        lock.lock();
+        try {
+            if (pending || nanos <= 0) {
+                pending = false;
+                return CompletableFuture.completedFuture(null);
+            }
+            waiting = next;
+        } finally {
+            lock.unlock();
+        }
+        CompletableFuture<Void> due = timer.delay(nanos);
+        due.thenRun(() -> next.complete(null));
+        next.whenComplete((v, f) -> {
+            due.cancel(false);
+            lock.lock();
+            try {
+                if (waiting == next) {
+                    waiting = null;
+                }
+            } finally {
+                lock.unlock();
+            }
+        });
+        return next;
     }
 
     /** Time until a key with {@code pttlMillis} left expires, plus jitter; 0 when it is gone. */

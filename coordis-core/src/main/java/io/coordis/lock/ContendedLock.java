@@ -3,9 +3,11 @@ package io.coordis.lock;
 import io.coordis.CoordisException;
 import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
+import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
+import io.coordis.internal.redis.Subscription;
 
 import java.time.Duration;
 import java.util.List;
@@ -41,17 +43,51 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
 
     @Override
     public Optional<Lease> tryAcquire() {
-        return contention.tryAcquire(key, this);
+        return contention.tryAcquire(place(), this);
     }
 
     @Override
     public Optional<Lease> acquire(Duration wait) throws InterruptedException {
-        return contention.acquire(key, wait, this);
+        return contention.acquire(place(), wait, this);
     }
 
     @Override
     public Lease acquire() throws InterruptedException {
-        return contention.acquire(key, this);
+        return contention.acquire(place(), this);
+    }
+
+    /** Where an acquire lines up in the client's {@link LocalQueue}: behind every other acquire of the same key. */
+    String place() {
+        return key;
+    }
+
+    /**
+     * Listens for releases on the lock's channel on {@code node}, so that a release between the busy answer and the
+     * next try is not missed: the first pause returns at once (the caller tries again now that it listens); later
+     * pauses last until a release is announced or the holder's TTL runs out, plus jitter. Closing the client ends
+     * the pause too, and the next try fails naming the closed connection.
+     */
+    Contention.Pacer releasePacer(RedisNode node) throws InterruptedException {
+        ReleaseWaiter release = new ReleaseWaiter();
+        Subscription subscription = node.subscribe(keys.released(), release);
+        return new Contention.Pacer() {
+            private boolean first = true;
+
+            @Override
+            public boolean pause(Contention.Attempt last, long maxNanos) throws InterruptedException {
+                if (first) {
+                    first = false;
+                    return true;
+                }
+                release.await(last.holderMillis(), maxNanos);
+                return true;
+            }
+
+            @Override
+            public void close() {
+                subscription.close();
+            }
+        };
     }
 
     @Override

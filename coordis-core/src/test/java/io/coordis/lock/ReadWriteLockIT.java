@@ -2,6 +2,7 @@ package io.coordis.lock;
 
 import io.coordis.Coordis;
 import io.coordis.TestClients;
+import io.coordis.inspect.LockState;
 import io.coordis.testkit.ChildJvm;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
@@ -145,6 +146,11 @@ class ReadWriteLockIT {
                 .as("a plain SET NX client is excluded by readers").isNull();
         assertThat(client.lock(name).tryAcquire()).as("a plain lock is the write hold").isEmpty();
         assertThat(lock.writeLock().acquire(Duration.ofMillis(200))).isEmpty();
+        LockState state = client.inspector().lock(Prefixed.key(name)).orElseThrow();
+        assertThat(state.readers()).extracting(LockHolder::token).containsExactlyInAnyOrder(first.token(), second.token());
+        assertThat(state.writerWaiting()).as("the writer that gave up left its mark, lapsing within 2 s").isPresent();
+        assertThat(state.flags()).doesNotContain(LockState.Flag.FOREIGN);
+        assertThat(lock.readLock().tryAcquire()).as("a new reader waits behind a waiting writer").isEmpty();
         List<LockHolder> readers = lock.readers();
         assertThat(readers).extracting(LockHolder::token).containsExactlyInAnyOrder(first.token(), second.token());
         assertThat(readers).allSatisfy(h -> {
@@ -266,6 +272,22 @@ class ReadWriteLockIT {
             assertThat(write.release()).isTrue();
             assertThat(resource.report().staleRejections()).isEqualTo(1);
         }
+    }
+
+    /** The README's example, as it is written there. */
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void readmeExample() throws Exception {
+        Coordis coordis = client;
+        List<Long> cache = new ArrayList<>();
+        ReadWriteLock prices = coordis.readWriteLock("prices");
+        try (Lease read = prices.readLock().acquire(Duration.ofSeconds(5)).orElseThrow()) {
+            cache.add(read.fencingToken());                      // beside other readers, in any process
+        }
+        try (Lease write = prices.writeLock().acquire(Duration.ofSeconds(5)).orElseThrow()) {
+            cache.add(write.fencingToken());                     // alone: no reader, no other writer
+        }
+        assertThat(cache.get(1)).isGreaterThan(cache.get(0));
     }
 
     private static long fence(String line) {

@@ -13,6 +13,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -89,6 +91,28 @@ class SharedLockIT {
             assertThat(cli.exitCode()).isEqualTo(ExitCodes.LOCK_LOST);
             assertThat(cli.stdout()).isEqualTo("ready\ngot-term\n");
         }
+    }
+
+    @Test
+    void inspectShowsTheReadHoldsAndAWaitingWriter() throws InterruptedException {
+        var rw = client.readWriteLock("it:rw-inspect");
+        Lease first = rw.readLock().tryAcquire().orElseThrow();
+        Lease second = rw.readLock().tryAcquire().orElseThrow();
+        assertThat(client.lock("it:rw-inspect").acquire(Duration.ofMillis(100))).isEmpty(); // marks a waiting writer
+        InProcess cli = new InProcess();
+        assertThat(cli.run("inspect", "lock", "it:rw-inspect", "-o", "json", "-u", redis.uri())).as(cli.err()).isZero();
+        Map<String, Object> lock = TestJson.object(cli.out());
+        List<Object> readers = TestJson.list(lock.get("readers"));
+        assertThat(readers).hasSize(2);
+        assertThat(readers.stream().map(r -> TestJson.map(r).get("fence")).toList())
+                .containsExactlyInAnyOrder(first.fencingToken(), second.fencingToken());
+        assertThat(lock.get("writerWaitingMs")).isNotNull();
+        assertThat(cli.run("inspect", "lock", "it:rw-inspect", "-u", redis.uri())).as(cli.err()).isZero();
+        assertThat(cli.out()).contains("readers", "writer waiting", "fence " + first.fencingToken());
+        assertThat(cli.run("ls", "locks", "-u", redis.uri())).as(cli.err()).isZero();
+        assertThat(cli.out()).contains("2 readers");
+        first.release();
+        second.release();
     }
 
     @Test

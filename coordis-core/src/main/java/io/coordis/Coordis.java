@@ -14,6 +14,7 @@ import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Locks;
+import io.coordis.lock.ReadWriteLock;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.Queues;
@@ -125,6 +126,28 @@ public final class Coordis implements AutoCloseable {
      */
     public DistributedLock lock(String name, LockOptions options) {
         return locks.lock(name, prefixed(options));
+    }
+
+    /**
+     * A read-write lock on the resource {@code name} with default options: many readers or one writer, writers not
+     * starved; its write side is {@link #lock(String)} on the same name.
+     *
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
+     * @throws IllegalStateException    when this client has several Redlock masters (read-write locks use one node)
+     */
+    public ReadWriteLock readWriteLock(String name) {
+        return readWriteLock(name, LockOptions.defaults());
+    }
+
+    /**
+     * A read-write lock on the resource {@code name} with the given options (TTL, holder id, tokens), used by both
+     * sides.
+     *
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
+     * @throws IllegalStateException    when this client has several Redlock masters (read-write locks use one node)
+     */
+    public ReadWriteLock readWriteLock(String name, LockOptions options) {
+        return locks.readWriteLock(name, prefixed(options));
     }
 
     /**

@@ -27,17 +27,21 @@ import java.util.stream.Collectors;
  * {@code coordis lock NAME -- CMD...}: runs CMD while holding the lock NAME, like {@code flock(1)} and
  * {@code etcdctl lock}. The lease renews itself while CMD runs; if it is lost anyway, CMD is stopped and
  * the exit status is 75. Otherwise the exit status is CMD's. With three or more URLs the lock is a
- * Redlock lock over those independent masters.
+ * Redlock lock over those independent masters. With {@code --shared} it is a read hold of the read-write lock NAME,
+ * beside other read holds; without it, on a name used as a read-write lock, the write hold (the same plain lock).
  */
 @Command(name = "lock", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"Run CMD while holding the lock NAME; the lock renews itself while CMD runs.",
                 "CMD sees COORDIS_LOCK_NAME and COORDIS_LOCK_TOKEN (the fencing number) in its environment."},
-        customSynopsis = {"coordis [-u URL] lock [--ttl D] [-w D | -n] [-E N] [--grace D] [-q] NAME -- CMD [ARG...]",
+        customSynopsis = {"coordis [-u URL] lock [--shared] [--ttl D] [-w D | -n] [-E N] [--grace D] [-q] NAME -- CMD [ARG...]",
                 "coordis -u URL1 -u URL2 -u URL3... lock [--node-timeout D] [--no-restart-guard] [options] NAME -- CMD [ARG...]"},
         footer = {"", "Durations: 500ms, 30s, 1.5s, 5m, 1h.",
                 "Redlock: with 3 or more URLs of independent masters (5 is typical; --url repeated, or a "
                         + "comma-separated list in --url or COORDIS_URL) the lock is held when a majority of the "
                         + "nodes grant it. 2 URLs are refused.",
+                "Read-write lock: with --shared, CMD runs beside other --shared holders of NAME (readers), never "
+                        + "beside a holder without it (the writer, or any other client locking NAME); a waiting writer "
+                        + "goes before readers that come after it. One URL only.",
                 "Exit status: CMD's; 1 (or -E) when the lock was not acquired; 75 when the lock was lost and "
                         + "CMD was stopped; 64 usage; 69 Redis unavailable (Redlock: too few nodes could vote); "
                         + "77 credentials refused; "
@@ -61,6 +65,10 @@ final class LockCommand implements Callable<Integer> {
     @Option(names = {"-w", "--wait"}, paramLabel = "D",
             description = "Give up after waiting this long for the lock. Default: wait as long as it takes.")
     Duration wait;
+
+    @Option(names = "--shared",
+            description = "Take a shared (read) hold: run beside other --shared holders, never beside an exclusive one.")
+    boolean shared;
 
     @Option(names = {"-n", "--nonblock"}, description = "Do not wait: give up at once if the lock is held.")
     boolean nonblock;
@@ -112,14 +120,16 @@ final class LockCommand implements Callable<Integer> {
         // Closed in reverse order: the teardown stops the command and releases the lease while connected.
         try (Coordis coordis = Connections.open(nodes, spec);
              Teardown teardown = new Teardown(grace, terminal).installHook()) {
-            Optional<Lease> lease = acquire(coordis.lock(name, options));
+            DistributedLock exclusive = coordis.lock(name, options);
+            Optional<Lease> lease = acquire(shared ? coordis.readWriteLock(name, options).readLock() : exclusive,
+                    exclusive);
             if (lease.isEmpty()) {
                 return conflictExitCode;
             }
             if (!teardown.adopt(Claim.of(lease.get()))) {
                 return ExitCodes.SOFTWARE; // shutting down; the JVM's exit status wins
             }
-            progress("acquired '" + name + "' (token " + lease.get().fencingToken() + ")" + where(lease.get(), nodes.size()));
+            progress("acquired " + (shared ? "a shared hold of '" : "'") + name + "' (token " + lease.get().fencingToken() + ")" + where(lease.get(), nodes.size()));
             return new Supervisor(Claim.of(lease.get()), command, teardown, terminal).run();
         }
     }
@@ -138,6 +148,10 @@ final class LockCommand implements Callable<Integer> {
         if (separator < 0 || args.size() - separator - 1 != command.size()) {
             throw usage("put NAME before '--' and the command after it, e.g. coordis lock " + name + " -- "
                     + String.join(" ", command));
+        }
+        if (shared && parent.urls(spec, urls).size() > 1) {
+            throw usage("--shared takes a read hold on one Redis node; give one URL (read-write locks do not run "
+                    + "over Redlock masters)");
         }
         if (nonblock && wait != null) {
             throw usage("--wait and --nonblock exclude each other");
@@ -171,13 +185,16 @@ final class LockCommand implements Callable<Integer> {
         return tenth.compareTo(MAX_DEFAULT_NODE_TIMEOUT) < 0 ? tenth : MAX_DEFAULT_NODE_TIMEOUT;
     }
 
-    /** Tries once; if busy, says who holds it and waits (or not) as the options say. */
-    private Optional<Lease> acquire(DistributedLock lock) throws InterruptedException {
+    /**
+     * Tries once; if busy, says who holds it (the holder of {@code exclusive}: the writer, or the read holds) and
+     * waits (or not) as the options say.
+     */
+    private Optional<Lease> acquire(DistributedLock lock, DistributedLock exclusive) throws InterruptedException {
         Optional<Lease> lease = lock.tryAcquire();
         if (lease.isPresent()) {
             return lease;
         }
-        String heldBy = quiet ? "" : lock.holder().map(LockHolder::describe).map(h -> " held by " + h).orElse("");
+        String heldBy = quiet ? "" : exclusive.holder().map(LockHolder::describe).map(h -> " held by " + h).orElse("");
         if (nonblock) {
             progress("lock '" + name + "' is " + (heldBy.isEmpty() ? "busy" : heldBy.strip())
                     + "; not waiting (--nonblock)");

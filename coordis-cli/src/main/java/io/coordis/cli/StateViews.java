@@ -5,6 +5,7 @@ import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
 import io.coordis.inspect.SignalState;
 import io.coordis.lock.AuditEntry;
+import io.coordis.lock.LockHolder;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -37,7 +38,8 @@ final class StateViews {
     // ---- locks
 
     static String[] row(LockState l) {
-        return new String[] {l.name(), mode(l), l.holderId().orElse(l.held() ? "unknown" : "-"),
+        return new String[] {l.name(), mode(l), l.heldByReaders() ? l.readers().size() + " readers"
+                : l.holderId().orElse(l.held() ? "unknown" : "-"),
                 l.holderHost().orElse("-"), pid(l.holderPid()), time(l.heldFor()), ttl(l),
                 number(l.fencingToken()), flags(l)};
     }
@@ -62,6 +64,18 @@ final class StateViews {
         m.put("fence", l.fencingToken());
         m.put("fenceCounter", l.fenceCounter());
         m.put("waiters", l.waiters());
+        List<Map<String, Object>> readers = new ArrayList<>();
+        for (LockHolder r : l.readers()) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("token", r.token());
+            o.put("holder", r.holderId());
+            o.put("fence", r.fencingToken());
+            o.put("ttlMs", r.ttl());
+            o.put("since", r.since());
+            readers.add(o);
+        }
+        m.put("readers", readers);
+        m.put("writerWaitingMs", l.writerWaiting());
         m.put("flags", l.flags().stream().sorted().map(StateViews::lower).toList());
         if (detail) {
             List<Map<String, Object>> nodes = new ArrayList<>();
@@ -101,7 +115,14 @@ final class StateViews {
         t.row("mode", l.mode() == LockState.Mode.REDLOCK
                 ? "redlock, " + l.agreeing() + " of " + l.nodes() + " nodes agree" : lower(l.mode()).replace('-', ' '));
         t.row("held", l.held() ? "yes" : "no");
-        if (l.held()) {
+        if (l.heldByReaders()) {
+            t.row("readers", Integer.toString(l.readers().size()));
+            for (LockHolder r : l.readers()) {
+                t.row("  reader", r.holderId().orElse("unknown") + " (fence " + number(r.fencingToken()) + ", ttl left "
+                        + time(r.ttl()) + ", token " + shorten(r.token()) + ")");
+            }
+            t.row("ttl left", ttl(l));
+        } else if (l.held()) {
             t.row("holder", l.holderId().map(id -> id + " (host " + l.holderHost().orElse("?") + ", pid "
                     + pid(l.holderPid()) + ")").orElse("unknown (taken by a client that records no holder)"));
             t.row("token", l.token().orElse("-"));
@@ -112,6 +133,8 @@ final class StateViews {
         }
         t.row("fence counter", number(l.fenceCounter()));
         t.row("waiters", Long.toString(l.waiters()));
+        l.writerWaiting().ifPresent(w -> t.row("writer waiting", "yes (new readers wait; mark lasts " + time(Optional.of(w))
+                + " more)"));
         t.row("flags", flags(l));
         lines.addAll(t.lines());
         lines.add("nodes:");

@@ -1,6 +1,7 @@
 package io.coordis.inspect;
 
 import io.coordis.lock.AuditEntry;
+import io.coordis.lock.LockHolder;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -37,17 +38,22 @@ import java.util.Set;
  * @param perNode      what each node holds, in the order the nodes were given
  * @param audit        forced unlocks recorded for this lock, newest first (read from the first node
  *                     that answered); empty for {@code ls}, which does not read them
+ * @param readers      the read holds of a read-write lock while readers keep the key (its value is then
+ *                     {@code coordis:readers}), the one lasting longest last; empty otherwise
+ * @param writerWaiting how long a writer's mark that it waits for the readers lasts still (new readers wait
+ *                     behind it); empty when no writer waits
  */
 public record LockState(String name, Mode mode, int nodes, int agreeing, Optional<String> token,
                         Optional<String> holderId, Optional<Instant> since, Optional<Duration> heldFor,
                         Optional<Duration> ttl, Optional<Duration> leaseTtl, OptionalLong fencingToken,
                         OptionalLong fenceCounter, long waiters, Set<Flag> flags, List<NodeState> perNode,
-                        List<AuditEntry> audit) {
+                        List<AuditEntry> audit, List<LockHolder> readers, Optional<Duration> writerWaiting) {
 
     public LockState {
         flags = Set.copyOf(flags);
         perNode = List.copyOf(perNode);
         audit = List.copyOf(audit);
+        readers = List.copyOf(readers);
     }
 
     /** How a lock is kept. */
@@ -75,6 +81,11 @@ public record LockState(String name, Mode mode, int nodes, int agreeing, Optiona
         NOT_RENEWED,
         /** Redlock: not every node holds the majority's value (a node is down, lagging or holds another value). */
         NODES_DISAGREE
+    }
+
+    /** Whether read holds keep the lock now (then {@link #readers()} lists them). */
+    public boolean heldByReaders() {
+        return !readers.isEmpty();
     }
 
     /** Whether somebody holds the lock now. */

@@ -1,6 +1,7 @@
 package io.coordis.inspect;
 
 import io.coordis.lock.AuditEntry;
+import io.coordis.lock.LockHolder;
 import io.coordis.lock.LockLayout;
 
 import java.time.Duration;
@@ -55,6 +56,8 @@ final class LockStates {
         long counter = -1;
         List<LockState.NodeState> perNode = new ArrayList<>();
         List<AuditEntry> audit = null;
+        List<LockHolder> readers = List.of();
+        long writerWaiting = 0;
         for (NodeRead o : reads) {
             StringRead r = o.read();
             if (r == null) {
@@ -63,11 +66,15 @@ final class LockStates {
                 continue;
             }
             audit = audit == null ? r.audit() : audit;
+            writerWaiting = Math.max(writerWaiting, r.writerWaitingMillis());
             counter = Math.max(counter, r.fence().orElse(-1));
             boolean agrees = token != null && token.equals(r.value());
             LockLayout.HolderDetails details = LockLayout.holderDetails(r.holder());
             if (agrees) {
                 now = Math.max(now, r.nowMillis());
+                if (readers.isEmpty()) {
+                    readers = r.readers();
+                }
                 if (holder == null && !r.holder().isEmpty()) {
                     holder = details;
                 }
@@ -88,20 +95,22 @@ final class LockStates {
         long nowMs = now;
         Optional<Duration> heldFor = holder.since().map(s -> Duration.ofMillis(Math.max(0, nowMs - s.toEpochMilli())));
         Set<LockState.Flag> flags = token == null ? Set.of()
-                : flags(holder, legacy, noExpiry, ttl, nodes > 1 && agreeing < nodes);
+                : flags(holder, legacy || !readers.isEmpty(), noExpiry, ttl, nodes > 1 && agreeing < nodes);
         LockState.Mode mode = nodes > 1 ? LockState.Mode.REDLOCK
                 : legacy ? LockState.Mode.LEGACY : LockState.Mode.SINGLE_NODE;
         return new LockState(name, mode, nodes, agreeing, Optional.ofNullable(token), holder.holderId(),
                 holder.since(), heldFor, Optional.ofNullable(ttl), holder.leaseTtl(),
                 fencing >= 0 ? OptionalLong.of(fencing) : OptionalLong.empty(),
                 counter >= 0 ? OptionalLong.of(counter) : OptionalLong.empty(), waiters, flags, perNode,
-                audit == null ? List.of() : audit);
+                audit == null ? List.of() : audit, readers,
+                writerWaiting > 0 ? Optional.of(Duration.ofMillis(writerWaiting)) : Optional.empty());
     }
 
-    private static Set<LockState.Flag> flags(LockLayout.HolderDetails holder, boolean legacy, boolean noExpiry,
+    /** {@code detailsNotKept}: a legacy lock, or read holds, which keep no holder details for the key itself. */
+    private static Set<LockState.Flag> flags(LockLayout.HolderDetails holder, boolean detailsNotKept, boolean noExpiry,
                                              Duration ttl, boolean disagree) {
         Set<LockState.Flag> flags = EnumSet.noneOf(LockState.Flag.class);
-        if (holder.holderId().isEmpty() && !legacy) {
+        if (holder.holderId().isEmpty() && !detailsNotKept) {
             flags.add(LockState.Flag.FOREIGN);
         }
         if (noExpiry) {

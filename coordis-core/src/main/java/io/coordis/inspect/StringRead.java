@@ -6,6 +6,7 @@ import io.coordis.election.ElectionLayout;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.AuditEntry;
+import io.coordis.lock.LockHolder;
 import io.coordis.lock.LockLayout;
 
 import java.time.Duration;
@@ -35,7 +36,8 @@ import static io.coordis.internal.StoredValues.pairs;
  * belongs on a Redis of its own. Keys without a TTL and not matching an earlier rule are not shown.
  */
 record StringRead(String type, String value, long strlen, long pttl, OptionalLong fence, Map<String, String> holder,
-                  Map<String, String> leadership, OptionalLong term, List<AuditEntry> audit, long nowMillis) {
+                  Map<String, String> leadership, OptionalLong term, List<AuditEntry> audit, long nowMillis,
+                  List<LockHolder> readers, long writerWaitingMillis) {
     static final LuaScript SCRIPT = LuaScript.load(StringRead.class, "string-state.lua");
     private static final Logger LOG = LoggerFactory.getLogger(Inspector.class);
     static final int FOREIGN_MAX_BYTES = 128;
@@ -46,7 +48,8 @@ record StringRead(String type, String value, long strlen, long pttl, OptionalLon
 
     static List<String> keys(String name) {
         return List.of(name, LockLayout.fenceKey(name), LockLayout.holderKey(name), ElectionLayout.detailsKey(name),
-                ElectionLayout.termKey(name), LockLayout.auditKey(name));
+                ElectionLayout.termKey(name), LockLayout.auditKey(name), LockLayout.readersKey(name),
+                LockLayout.readerDetailsKey(name));
     }
 
     static List<String> args(int auditEntries) {
@@ -54,16 +57,18 @@ record StringRead(String type, String value, long strlen, long pttl, OptionalLon
     }
 
     /** @return the read, or a read of only the type when the key holds something other than a string */
-    static StringRead parse(Object reply) {
+    static StringRead parse(String name, Object reply) {
         List<?> r = (List<?>) reply;
         String type = (String) r.get(0);
         if (r.size() == 1) {
             return new StringRead(type, null, 0, -2, OptionalLong.empty(), Map.of(), Map.of(), OptionalLong.empty(),
-                    List.of(), 0);
+                    List.of(), 0, List.of(), 0);
         }
+        long now = (Long) r.get(9);
         return new StringRead(type, r.get(1) instanceof String s ? s : null, (Long) r.get(2), (Long) r.get(3),
                 number(r.get(4)), pairs(r.get(5)), pairs(r.get(6)), number(r.get(7)),
-                ((List<?>) r.get(8)).stream().map(e -> LockLayout.auditEntry((List<?>) e)).toList(), (Long) r.get(9));
+                ((List<?>) r.get(8)).stream().map(e -> LockLayout.auditEntry((List<?>) e)).toList(), now,
+                LockLayout.readHolds(name, (List<?>) r.get(10), (List<?>) r.get(11), now), (Long) r.get(12));
     }
 
     /**
@@ -108,7 +113,7 @@ record StringRead(String type, String value, long strlen, long pttl, OptionalLon
         List<StringRead> reads = new ArrayList<>();
         for (int i = 0; i < sent.size(); i++) {
             try {
-                reads.add(parse(Inspector.await(node, sent.get(i))));
+                reads.add(parse(names.get(i), Inspector.await(node, sent.get(i))));
             } catch (AccessDeniedException e) {
                 if (!skipDenied || e.reason() != AccessDeniedException.Reason.KEY) {
                     throw e; // a command this user may not run is a setup error, never an empty listing
@@ -131,7 +136,7 @@ record StringRead(String type, String value, long strlen, long pttl, OptionalLon
         if (value == null) {
             return Kind.NONE;
         }
-        if (!holder.isEmpty()) {
+        if (!holder.isEmpty() || LockLayout.READERS.equals(value)) {
             return Kind.LOCK;
         }
         if (!leadership.isEmpty()) {

@@ -3,9 +3,11 @@ package io.coordis.lock;
 import io.coordis.CoordisException;
 import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
+import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
+import io.coordis.internal.redis.Subscription;
 
 import java.time.Duration;
 import java.util.List;
@@ -42,32 +44,72 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
 
     @Override
     public Optional<Lease> tryAcquire() {
-        return contention.tryAcquire(key, this);
+        return contention.tryAcquire(place(), this);
     }
 
     @Override
     public Optional<Lease> acquire(Duration wait) throws InterruptedException {
-        return contention.acquire(key, wait, this);
+        return contention.acquire(place(), wait, this);
     }
 
     @Override
     public Lease acquire() throws InterruptedException {
-        return contention.acquire(key, this);
+        return contention.acquire(place(), this);
+    }
+
+    /** Where an acquire lines up in the client's {@link LocalQueue}: behind every other acquire of the same key. */
+    String place() {
+        return key;
+    }
+
+    /**
+     * Listens for releases on the lock's channel on {@code node}, so that a release between the busy answer and the
+     * next try is not missed: the first pause ends once Redis confirmed the subscription (the caller tries again now
+     * that it listens); later pauses last until a release is announced or the holder's TTL runs out, plus jitter.
+     * Closing the client ends the pause too, and the next try fails naming the closed connection. Registers without
+     * waiting, except to open the node's pub/sub connection on its first use.
+     */
+    Contention.Pacer releasePacer(RedisNode node) {
+        ReleaseWaiter release = new ReleaseWaiter();
+        Subscription subscription;
+        try {
+            subscription = node.subscribe(List.of(keys.released()), false, release);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordisException(node.address(), "interrupted while opening the pub/sub connection", e);
+        }
+        return new Contention.Pacer() {
+            private boolean first = true;
+
+            @Override
+            public CompletableFuture<Boolean> pause(Contention.Attempt last, long maxNanos) {
+                if (first) {
+                    first = false;
+                    return subscription.ready().thenApply(v -> true);
+                }
+                return release.next(timer, last.holderMillis(), maxNanos).thenApply(v -> true);
+            }
+
+            @Override
+            public void close() {
+                subscription.close();
+            }
+        };
     }
 
     @Override
     public CompletableFuture<Optional<Lease>> tryAcquireAsync() {
-        return contention.tryAcquireAsync(key, this);
+        return contention.tryAcquireAsync(place(), this);
     }
 
     @Override
     public CompletableFuture<Optional<Lease>> acquireAsync(Duration wait) {
-        return contention.acquireAsync(key, wait, this);
+        return contention.acquireAsync(place(), wait, this);
     }
 
     @Override
     public CompletableFuture<Lease> acquireAsync() {
-        return contention.acquireAsync(key, this);
+        return contention.acquireAsync(place(), this);
     }
 
     @Override

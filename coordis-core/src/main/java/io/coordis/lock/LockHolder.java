@@ -24,9 +24,10 @@ public record LockHolder(String key, String token, Optional<String> holderId, Op
         return holderId.isPresent();
     }
 
-    /** One line for people: {@code alice@web1:42 (token 7, ttl 4.2s)}. */
+    /** One line for people: {@code alice@web1:42 (token 7, ttl 4.2s)}; {@code readers (ttl 4.2s)} for read holds. */
     public String describe() {
-        StringBuilder sb = new StringBuilder(holderId.orElse("a foreign client"));
+        StringBuilder sb = new StringBuilder(holderId.orElse(LockLayout.READERS.equals(token) ? "readers"
+                : "a foreign client"));
         sb.append(" (");
         fencingToken.ifPresent(f -> sb.append("token ").append(f).append(", "));
         sb.append(ttl.map(t -> "ttl " + io.coordis.internal.Durations.format(t)).orElse("no expiry"));

@@ -5,6 +5,7 @@ import io.coordis.internal.StoredValues;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,9 +25,14 @@ import static io.coordis.internal.StoredValues.number;
  * orders               the token (SET NX PX, compatible with any client that locks that way)
  * {orders}:fence       fencing counter, a plain integer that never expires
  * {orders}:holder      holder details, a hash: token, holder, fence, since, ttl (see the field names below);
- *                      they describe the lock only while their token equals the lock's value
+ *                      they describe the lock only while their token equals the lock's value; and
+ *                      waiting-writer, until when (Unix ms, Redis's clock) a writer waits for read holds to end
  * {orders}:released    release channel, and a marker key of the same name while somebody waits
  * {orders}:audit       forced unlocks, newest first: JSON objects (see {@link AuditEntry})
+ * {orders}:readers     read holds of the read-write lock: a sorted set of token → expiry (Unix ms, Redis's clock),
+ *                      while {@code orders} holds {@value #READERS} with a PX covering the longest of them
+ * {orders}:readers:details  the read holds' details, a hash: {@code <token>:holder}, {@code <token>:fence},
+ *                      {@code <token>:since}, {@code <token>:ttl}
  * coordis:redlock:verified   per Redlock node (after the client's key prefix): the run_id a client verified
  * </pre>
  * Public for the inspector; applications have no need of it.
@@ -34,6 +40,8 @@ import static io.coordis.internal.StoredValues.number;
 public final class LockLayout {
     /** Redlock's restart-guard marker: one key per node after the client's key prefix, not derived from a name. */
     public static final String RESTART_GUARD_MARKER = "coordis:redlock:verified";
+    /** The value of a read-write lock's key while read holds keep it (the scripts {@code read-*.lua} spell it too). */
+    public static final String READERS = "coordis:readers";
     /** How many audit entries a lock keeps ({@code force-unlock.lua} trims to this). */
     public static final int AUDIT_ENTRIES = 100;
 
@@ -67,8 +75,36 @@ public final class LockLayout {
         return Keys.derived(name, "released");
     }
 
+    /** The read holds of a read-write lock: a sorted set of token → expiry. */
+    public static String readersKey(String name) {
+        return Keys.derived(name, "readers");
+    }
+
+    /** The details of a read-write lock's read holds, a hash of {@code <token>:<field>}. */
+    public static String readerDetailsKey(String name) {
+        return Keys.derived(name, "readers:details");
+    }
+
     public static String auditKey(String name) {
         return Keys.derived(name, "audit");
+    }
+
+    /**
+     * The read holds of a read-write lock, longest last, from {@code live} (a flat token/expiry list of its readers'
+     * sorted set, expiries in Unix ms) and {@code details} (its readers' details hash, flat), read at {@code nowMillis}
+     * on Redis's clock. A field that is missing reads as empty.
+     */
+    public static List<LockHolder> readHolds(String key, List<?> live, List<?> details, long nowMillis) {
+        Map<String, String> fields = StoredValues.pairs(details);
+        List<LockHolder> holds = new ArrayList<>();
+        for (int i = 0; i + 1 < live.size(); i += 2) {
+            String token = String.valueOf(live.get(i));
+            long left = number(live.get(i + 1)).orElse(nowMillis) - nowMillis;
+            holds.add(new LockHolder(key, token, Optional.ofNullable(fields.get(token + ":" + HOLDER)),
+                    number(fields.get(token + ":" + FENCE)), Optional.of(Duration.ofMillis(Math.max(0, left))),
+                    instant(number(fields.get(token + ":" + SINCE)))));
+        }
+        return holds;
     }
 
     /** Reads holder details from their fields (an {@code HGETALL} answer); empty fields when there are none. */

@@ -61,6 +61,23 @@ public final class Locks {
     }
 
     /**
+     * A read-write lock on {@code name}, whose write side is {@link #lock} on the same name.
+     *
+     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
+     * @throws IllegalStateException    on a client of several Redlock masters: read-write locks run on one node
+     */
+    public ReadWriteLock readWriteLock(String name, LockOptions options) {
+        Objects.requireNonNull(options, "lock options must not be null");
+        if (nodes.size() != 1) {
+            throw new IllegalStateException("read-write locks run on one Redis node (or a Sentinel-managed master or a "
+                    + "Cluster); this client has " + nodes.size() + " Redlock masters: connect a client to one URL");
+        }
+        String checked = checkName(name);
+        return new SingleNodeReadWriteLock(new ReaderSetLock(node, checked, options, contention, timer),
+                new SingleNodeLock(node, checked, options, contention, timer));
+    }
+
+    /**
      * A lock on {@code name} in the format of the classic {@code SETNX} pattern, for sharing it with
      * programs that still use that pattern; weaker than {@link #singleNode} (it needs synchronised clocks).
      *

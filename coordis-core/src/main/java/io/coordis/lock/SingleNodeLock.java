@@ -5,11 +5,9 @@ import io.coordis.NodeUnavailableException;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.Held;
-import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
-import io.coordis.internal.redis.Subscription;
 
 import java.time.Duration;
 import java.util.List;
@@ -38,40 +36,10 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         this.handoff = new Handoff(node, name, keys, options, timer, contention.telemetry, this);
     }
 
-    /**
-     * Listens for releases on the lock's channel, so that a release between the busy answer and the
-     * next try is not missed: the first pause ends once Redis confirmed the subscription (the caller tries
-     * again now that it listens); later pauses last until a release is announced or the holder's TTL runs out,
-     * plus jitter. Closing the client ends the pause too, and the next try fails naming the closed connection.
-     * Registers without waiting, except to open the node's pub/sub connection on its first use.
-     */
+    /** Waits for a release announced on the lock's channel, or the holder's TTL (see {@link #releasePacer}). */
     @Override
     public Contention.Pacer pacer() {
-        ReleaseWaiter release = new ReleaseWaiter();
-        Subscription subscription;
-        try {
-            subscription = node.subscribe(List.of(keys.released()), false, release);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CoordisException(node.address(), "interrupted while opening the pub/sub connection", e);
-        }
-        return new Contention.Pacer() {
-            private boolean first = true;
-
-            @Override
-            public CompletableFuture<Boolean> pause(Contention.Attempt last, long maxNanos) {
-                if (first) {
-                    first = false;
-                    return subscription.ready().thenApply(v -> true);
-                }
-                return release.next(timer, last.holderMillis(), maxNanos).thenApply(v -> true);
-            }
-
-            @Override
-            public void close() {
-                subscription.close();
-            }
-        };
+        return releasePacer(node);
     }
 
     @Override

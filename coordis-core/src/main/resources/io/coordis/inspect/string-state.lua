@@ -7,10 +7,13 @@
 -- KEYS[2]  fencing counter {name}:fence      KEYS[3]  lock holder details {name}:holder (hash)
 -- KEYS[4]  leadership details {name}:leader  KEYS[5]  term counter {name}:term
 -- KEYS[6]  forced-unlock audit {name}:audit (list of JSON objects as force-unlock.lua writes them, newest first)
+-- KEYS[7]  read holds {name}:readers (sorted set of token -> expiry, Unix ms)
+-- KEYS[8]  read holds' details {name}:readers:details (hash)
 -- ARGV[1]  how many audit entries to return, newest first (0: none)
 -- ARGV[2]  at most this many bytes of the value are returned (> 0)
 --
--- Returns {type, value or false, strlen, pttl, fence or false, holder, leadership, term or false, audit, now}
+-- Returns {type, value or false, strlen, pttl, fence or false, holder, leadership, term or false, audit, now,
+--          readers, reader details, writer waiting}
 --         type      TYPE of KEYS[1]; for anything but 'string' and 'none' nothing else is read
 --         value     the first ARGV[2] bytes of the value; strlen its full length
 --         pttl      as PTTL answers it (-2: no key, -1: no expiry)
@@ -22,6 +25,10 @@
 --                   fence that are integers and those of by, action, reason and holder that are strings.
 --                   An entry that is not a JSON object gives raw alone
 --         now       the server's clock, Unix ms
+--         readers   while the value is 'coordis:readers' (read holds of a read-write lock): flat token/expiry list
+--                   of KEYS[7]'s live members, longest last; else empty
+--         reader details  flat field/value list of KEYS[8] while readers are returned; else empty
+--         writer waiting  ms left of the 'waiting-writer' mark in KEYS[3] (0: none)
 local key, fence_key, holder_key, leader_key, term_key, audit_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local audit_count, max_bytes = tonumber(ARGV[1]), tonumber(ARGV[2])
 
@@ -85,4 +92,16 @@ if audit_count > 0 and typed(audit_key, 'list') then
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return {kind, value, strlen, redis.call('PTTL', key), fence, holder, leadership, term, audit, now}
+local readers, reader_details = {}, {}
+if value == 'coordis:readers' and typed(KEYS[7], 'zset') then
+  readers = redis.call('ZRANGEBYSCORE', KEYS[7], '(' .. now, '+inf', 'WITHSCORES')
+  if typed(KEYS[8], 'hash') then
+    reader_details = redis.call('HGETALL', KEYS[8])
+  end
+end
+local writer_waiting = 0
+if typed(holder_key, 'hash') then
+  writer_waiting = math.max(0, (tonumber(redis.call('HGET', holder_key, 'waiting-writer') or '0') or 0) - now)
+end
+return {kind, value, strlen, redis.call('PTTL', key), fence, holder, leadership, term, audit, now, readers,
+  reader_details, writer_waiting}

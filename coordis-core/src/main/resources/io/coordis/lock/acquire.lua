@@ -8,7 +8,9 @@
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
 -- KEYS[2]  fencing counter: derived from the name, same cluster slot; a plain integer, never expires
 -- KEYS[3]  holder details hash (token, holder, fence, since, ttl): derived, same slot; never expires, and
---          describes the lock only while its token field equals the lock's value
+--          describes the lock only while its token field equals the lock's value. Its 'waiting-writer' field
+--          (Unix ms, Redis's clock) is set by a busy answer on a key read holds keep ('coordis:readers', see
+--          read-acquire.lua): new read holds wait until then, so readers cannot starve writers; a grant clears it
 -- KEYS[4]  waiter marker: a key named like the release channel ({name}:released), set by a busy answer with
 --          a TTL a little past the holder's, so that release.lua publishes only while somebody may wait
 -- KEYS[5]  optional, Redlock's restart-guard marker: the node's run_id, set once a client verified that the
@@ -29,7 +31,9 @@
 --
 -- Returns {1, fence}                    acquired (or handed over); fence is the new fencing number (the first of
 --                                       the ARGV[9] taken)
---         {0, pttl, holder or false}    busy; pttl in ms as PTTL answers it (-1: no expiry)
+--         {0, pttl, holder or false}    busy; pttl in ms as PTTL answers it (-1: no expiry); while read holds
+--                                       keep the key, at most 500: the waiting writer tries again before its
+--                                       'waiting-writer' mark (2 s) lapses
 --         {-1}                          KEYS[5] given and missing or not ARGV[5]: verify the node first
 --         {0}                           hand-off: the lock is not held by ARGV[6] any more; nothing was touched
 --         {2}                           hand-off yielding to a marked waiter: released, waiting clients notified
@@ -62,13 +66,19 @@ elseif not redis.call('SET', lock, token, 'NX', 'PX', ttl) then
   if kind ~= 'string' then
     return redis.error_reply("WRONGTYPE key '" .. lock .. "' holds a " .. kind)
   end
+  local current = redis.call('GET', lock)
   local who = false
-  if redis.call('HGET', holder_key, 'token') == redis.call('GET', lock) then
+  if redis.call('HGET', holder_key, 'token') == current then
     who = redis.call('HGET', holder_key, 'holder')
   end
   local pttl = redis.call('PTTL', lock)
   -- A waiter wakes by itself at the holder's expiry at the latest; the margin covers its retry.
   redis.call('SET', marker, '1', 'PX', math.max(pttl, 0) + 5000)
+  if current == 'coordis:readers' then
+    local t = redis.call('TIME')
+    redis.call('HSET', holder_key, 'waiting-writer', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + 2000)
+    pttl = math.min(pttl, 500)
+  end
   return {0, pttl, who}
 end
 
@@ -79,7 +89,7 @@ if type(fence) == 'table' and fence.err then
 end
 fence = fence - taken + 1
 local written = redis.pcall('HSET', holder_key, 'token', token, 'holder', holder, 'fence', fence, 'since', now,
-  'ttl', ttl)
+  'ttl', ttl, 'waiting-writer', 0)
 if type(written) == 'table' and written.err then
   redis.call('DEL', lock)
   return written

@@ -17,7 +17,7 @@ class StringReadTest {
                                    Map<String, String> leadership, Long term) {
         return new StringRead("string", value, value.length(), pttl,
                 fence == null ? OptionalLong.empty() : OptionalLong.of(fence), holder, leadership,
-                term == null ? OptionalLong.empty() : OptionalLong.of(term), List.of(), NOW);
+                term == null ? OptionalLong.empty() : OptionalLong.of(term), List.of(), NOW, List.of(), 0);
     }
 
     @Test

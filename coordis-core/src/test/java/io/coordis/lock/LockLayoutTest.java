@@ -25,6 +25,21 @@ class LockLayoutTest {
     }
 
     @Test
+    void readsReadHoldsAsTheReadScriptsWriteThem() {
+        List<LockHolder> holds = LockLayout.readHolds("prices", List.of("r1", "1700000004000", "r2", "1700000009000"),
+                List.of("r1:holder", "ann@web:1", "r1:fence", "7", "r1:since", "1699999990000", "r1:ttl", "30000",
+                        "r2:holder", "bob@web:2", "r2:fence", "8"), 1700000000000L);
+        assertThat(holds).extracting(LockHolder::token).containsExactly("r1", "r2");
+        assertThat(holds.get(0).holderId()).contains("ann@web:1");
+        assertThat(holds.get(0).fencingToken()).isEqualTo(OptionalLong.of(7));
+        assertThat(holds.get(0).ttl()).contains(Duration.ofSeconds(4));
+        assertThat(holds.get(0).since()).contains(Instant.ofEpochMilli(1699999990000L));
+        assertThat(holds.get(1).ttl()).contains(Duration.ofSeconds(9));
+        assertThat(holds.get(1).since()).isEmpty();
+        assertThat(LockLayout.readHolds("prices", List.of(), List.of(), 0)).isEmpty();
+    }
+
+    @Test
     void missingOrUnreadableHolderFieldsAreEmpty() {
         LockLayout.HolderDetails none = LockLayout.holderDetails(Map.of());
         assertThat(none.holderId()).isEmpty();

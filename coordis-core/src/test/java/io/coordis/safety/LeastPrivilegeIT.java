@@ -9,6 +9,7 @@ import io.coordis.election.Leadership;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
+import io.coordis.lock.ReadWriteLock;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.Queue;
@@ -111,6 +112,15 @@ class LeastPrivilegeIT {
         Lease second = waiting.get(20, TimeUnit.SECONDS).orElseThrow();
         assertThat(second.fencingToken()).isGreaterThan(lease.fencingToken());
         second.release();
+        // read holds of a read-write lock: taken, extended, listed, released
+        ReadWriteLock rw = c.readWriteLock("app:rw", LockOptions.defaults().withTtl(Duration.ofSeconds(5)));
+        Lease reader = rw.readLock().tryAcquire().orElseThrow();
+        Lease otherReader = rw.readLock().tryAcquire().orElseThrow();
+        assertThat(reader.extend(Duration.ofSeconds(10))).isTrue();
+        assertThat(rw.readers()).hasSize(2);
+        assertThat(rw.writeLock().tryAcquire()).isEmpty();
+        assertThat(reader.release()).isTrue();
+        assertThat(otherReader.release()).isTrue();
         // watchdog keeps a short lease alive
         DistributedLock renewed = c.lock("app:watched", LockOptions.defaults().withTtl(Duration.ofMillis(1500))
                 .withAutoRenew(true));
@@ -206,6 +216,8 @@ class LeastPrivilegeIT {
         var in = c.inspector();
         assertThat(in.locks("app:*")).isNotEmpty();
         assertThat(in.lock("app:ilock")).isPresent();
+        c.readWriteLock("app:irw").readLock().tryAcquire().orElseThrow();
+        assertThat(in.lock("app:irw").orElseThrow().readers()).hasSize(1);
         assertThat(in.queues("app:*")).isNotNull();
         assertThat(in.elections("app:*")).isNotNull();
         assertThat(in.signals("app:*")).isNotNull();

@@ -47,6 +47,11 @@ public final class FencedClient implements AutoCloseable {
         call("ENTER", token);
     }
 
+    /** Enters with a shared hold (a reader): only exclusive holders inside conflict with it. */
+    public void share(long token) {
+        call("SHARE", token);
+    }
+
     /** True when the resource accepted the write; false when it refused it as stale. */
     public boolean write(long token) {
         return call("WRITE", token).equals("OK");

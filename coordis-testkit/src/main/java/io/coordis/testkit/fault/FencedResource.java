@@ -38,11 +38,17 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>fenced violations</b>: writes the fence cannot order: a token equal to the highest accepted one
  *       but from a different client (two holders were handed the same token). Must be 0.</li>
  * </ul>
+ * A reader of a read-write lock (or a holder of a shared hold of any kind) enters with {@code SHARE} instead of
+ * {@code ENTER}: readers may be inside together, so a {@code SHARE} is an overlap only while an exclusive holder is
+ * inside, and an {@code ENTER} while anybody (reader or writer) is inside. Readers draw their numbers from one
+ * counter but enter in any order, so a {@code SHARE} is a fence regression only when its token is not above every
+ * token an exclusive holder entered with.
  *
  * <p>Line protocol, one connection per client thread, every request answered with one line:
  * <pre>
  *   HELLO client 0       -> GO         (once {@link #go()} was called: a common start)
  *   ENTER client token   -> OK         (the client believes it holds the lock, or leads)
+ *   SHARE client token   -> OK         (the client believes it holds a shared hold: a read lock)
  *   WRITE client token   -> OK | STALE
  *   EXIT client token    -> OK         (it no longer believes so)
  * </pre>
@@ -70,6 +76,9 @@ public final class FencedResource implements AutoCloseable {
     private boolean started;
     private boolean anyEntered;
     private long highestEntered;
+    private boolean anyExclusive;
+    private long highestExclusive;
+    private final Set<String> sharing = new TreeSet<>();
     private long fenceRegressions;
     private final Map<String, Integer> notesPerKind = new HashMap<>();
     private boolean anyAccepted;
@@ -110,7 +119,7 @@ public final class FencedResource implements AutoCloseable {
     /**
      * One request as the resource received it, in its order and on its clock.
      *
-     * @param verb     {@code ENTER}, {@code WRITE} or {@code EXIT}
+     * @param verb     {@code ENTER}, {@code SHARE}, {@code WRITE} or {@code EXIT}
      * @param nanos    {@link System#nanoTime()} when it was judged
      * @param accepted for a write, whether it was accepted; {@code true} otherwise
      */
@@ -180,19 +189,34 @@ public final class FencedResource implements AutoCloseable {
 
     /** ENTER in this JVM, without a connection (same judgement as over TCP). */
     public synchronized void enter(String client, long token) {
+        enter(client, token, false);
+    }
+
+    /** SHARE in this JVM: a shared hold (a reader), which only an exclusive holder inside conflicts with. */
+    public synchronized void share(String client, long token) {
+        enter(client, token, true);
+    }
+
+    private void enter(String client, long token, boolean shared) {
         long now = System.nanoTime() - origin;
         enters.merge(client, 1, Integer::sum);
         if (inside.containsKey(client)) {
             protocolErrors++;
             note(now, "twice", client + " entered twice");
         }
-        if (anyEntered && token <= highestEntered) {
+        boolean regression = shared ? anyExclusive && token <= highestExclusive : anyEntered && token <= highestEntered;
+        if (regression) {
             fenceRegressions++;
-            note(now, "regression", client + " entered with token " + token + ", not above " + highestEntered);
+            note(now, "regression", client + " entered with token " + token + ", not above "
+                    + (shared ? highestExclusive : highestEntered));
         }
         highestEntered = anyEntered ? Math.max(highestEntered, token) : token;
         anyEntered = true;
-        if (!inside.isEmpty()) {
+        if (!shared) {
+            highestExclusive = anyExclusive ? Math.max(highestExclusive, token) : token;
+            anyExclusive = true;
+        }
+        if (shared ? sharing.size() < inside.size() : !inside.isEmpty()) {
             overlaps++;
             java.util.Set<String> participants = new java.util.TreeSet<>(inside.keySet());
             participants.add(client);
@@ -200,8 +224,11 @@ public final class FencedResource implements AutoCloseable {
             note(now, "overlap", client + " (token " + token + ") entered while inside: " + inside);
         }
         inside.put(client, token);
+        if (shared) {
+            sharing.add(client);
+        }
         maxInside = Math.max(maxInside, inside.size());
-        record(client, "ENTER", token, true);
+        record(client, shared ? "SHARE" : "ENTER", token, true);
     }
 
     /**
@@ -247,6 +274,7 @@ public final class FencedResource implements AutoCloseable {
     public synchronized void exit(String client, long token) {
         long now = System.nanoTime() - origin;
         Long entered = inside.remove(client);
+        sharing.remove(client);
         if (entered == null || entered != token) {
             protocolErrors++;
             note(now, "exit", client + " exited with token " + token + " but had entered with " + entered);
@@ -293,7 +321,7 @@ public final class FencedResource implements AutoCloseable {
      * @param fenceRegressions ENTERs whose token was not above every token entered before
      * @param violations       accepted writes with a token another client also wrote with (must be 0)
      * @param protocolErrors   malformed requests, EXIT without ENTER, ENTER twice
-     * @param maxInside        most clients inside at once
+     * @param maxInside        most clients inside at once (readers together count each)
      * @param highestToken     the highest token accepted
      * @param insideNow        the clients inside right now, with the token each entered with
      * @param notes            the first anomalies, with the resource's time
@@ -376,6 +404,10 @@ public final class FencedResource implements AutoCloseable {
                 case "HELLO" -> greet(p[1]);
                 case "ENTER" -> {
                     enter(p[1], token);
+                    yield "OK";
+                }
+                case "SHARE" -> {
+                    share(p[1], token);
                     yield "OK";
                 }
                 case "WRITE" -> write(p[1], token) ? "OK" : "STALE";

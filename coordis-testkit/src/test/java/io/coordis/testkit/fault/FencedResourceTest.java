@@ -33,6 +33,33 @@ class FencedResourceTest {
     }
 
     @Test
+    void readersTogetherPassButAWriterBesideAnyoneIsAnOverlap() {
+        try (FencedResource r = FencedResource.start()) {
+            r.share("r1", 2);
+            r.share("r2", 1); // readers draw from one counter but enter in any order
+            r.exit("r1", 2);
+            r.exit("r2", 1);
+            r.enter("w", 3);
+            r.exit("w", 3);
+            r.share("r3", 4);
+            FencedResource.Report clean = r.report();
+            assertThat(clean.overlaps()).isZero();
+            assertThat(clean.fenceRegressions()).isZero();
+            assertThat(clean.maxInside()).isEqualTo(2);
+
+            r.enter("w2", 5); // a writer beside a reader
+            r.exit("w2", 5);
+            r.exit("r3", 4);
+            r.enter("w3", 6);
+            r.share("r4", 7); // a reader beside a writer
+            r.share("stale", 2); // a reader with a number below a writer's that entered before
+            FencedResource.Report broken = r.report();
+            assertThat(broken.overlaps()).isEqualTo(3);
+            assertThat(broken.fenceRegressions()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void increasingTokensFromOneHolderAtATimeAreAcceptedWithNothingFlagged() {
         try (FencedResource r = FencedResource.start()) {
             correctHandOffs(r, 50);

@@ -290,12 +290,12 @@ public final class Coordis implements AutoCloseable {
     /**
      * Closes the connections; leases still open stop renewing and expire by their TTL. Callers waiting for a
      * busy lock of this client stop waiting at once and get a {@link CoordisException} naming the closed
-     * connection. The timer stops first, so that nothing is renewed or retried against connections being closed.
+     * connection.
      */
     @Override
     public void close() {
-        timer.close();
         connections.close();
+        timer.close();
     }
 
     /**

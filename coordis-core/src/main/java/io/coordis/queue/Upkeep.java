@@ -1,6 +1,7 @@
 package io.coordis.queue;
 
 import io.coordis.internal.Timer;
+import io.coordis.internal.redis.ClosedByClientException;
 import io.coordis.internal.redis.ListCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,7 +127,7 @@ final class Upkeep {
                 if (moved > 0) {
                     log.info("put back {} message(s) of dead consumers of queue '{}'", moved, queue.name());
                 }
-            } else if (!timer.isClosed()) {
+            } else if (!timer.isClosed() && !ClosedByClientException.is(failure)) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
                 log.warn("sweep of queue '{}' failed: {}", queue.name(), cause.getMessage());

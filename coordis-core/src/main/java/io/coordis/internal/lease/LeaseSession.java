@@ -4,6 +4,7 @@ import io.coordis.Telemetry;
 import io.coordis.Telemetry.Loss;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
+import io.coordis.internal.redis.ClosedByClientException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -215,7 +216,7 @@ public final class LeaseSession {
             loss = checkLocked();
             if (state != State.HELD) {
                 // ended, lost, or lost just now: nothing to plan
-            } else if (failure != null && timer.isClosed()) {
+            } else if (failure != null && ClosedByClientException.is(failure)) {
                 log.debug("renewing {} stopped: the client is closed", what); // it runs out by its TTL
             } else if (failure != null) {
                 if (!failing) {

@@ -232,7 +232,7 @@ final class Connection<K, V> implements AutoCloseable {
     }
 
     private CoordisException closedFailure() {
-        return new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
+        return new ClosedByClientException(address);
     }
 
     private CompletableFuture<StatefulConnection<K, V>> current() {

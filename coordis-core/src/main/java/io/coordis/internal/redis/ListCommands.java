@@ -233,7 +233,10 @@ public final class ListCommands implements AutoCloseable {
         /** Sends {@code command} on this connection, learning its server-side id first, and waits at most {@code block} plus the command timeout. */
         private <T> T call(String key, Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command,
                            Duration block) throws InterruptedException {
-            if (closed || retired) {
+            if (closed) {
+                throw new ClosedByClientException(address);
+            }
+            if (retired) {
                 throw new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
             }
             RedisURI owner = connector.masterFor(key, address);

@@ -237,7 +237,7 @@ public final class RedisNode implements AutoCloseable {
      */
     public synchronized ListCommands lists() {
         if (closed) {
-            throw new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
+            throw new ClosedByClientException(address);
         }
         if (lists == null) {
             lists = new ListCommands(address, connector, timer, commandTimeout, admin);

@@ -1,0 +1,23 @@
+package io.coordis.internal.redis;
+
+import io.coordis.CoordisException;
+
+import java.util.concurrent.CompletionException;
+
+/**
+ * A command refused because this client closed its connection ({@code Coordis.close()}): not a failure of Redis, so
+ * work still in flight at the close (a lease's renewal, a queue's sweep) ends quietly on it instead of warning.
+ */
+public final class ClosedByClientException extends CoordisException {
+    private static final long serialVersionUID = 1L;
+
+    ClosedByClientException(String address) {
+        super(address, "the connection to Redis at " + address + " is closed", null);
+    }
+
+    /** Whether {@code failure} (or the cause a future wrapped it in) says this client closed the connection. */
+    public static boolean is(Throwable failure) {
+        Throwable f = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        return f instanceof ClosedByClientException;
+    }
+}

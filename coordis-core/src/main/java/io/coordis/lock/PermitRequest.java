@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * One acquisition of a {@link QueuedSemaphore}, driven by replies, pub/sub and the client's timer, never by a
  * parked thread. A try that finds the permits busy takes a place in line at Redis; the request then listens on the
  * release channel and tries again when a release is announced, when the earliest holder's TTL runs out (plus
- * jitter), and every third of {@link QueuedSemaphore#PLACE} to renew its place. It ends with a permit, with empty
+ * jitter), and every third of {@link QueuedSemaphore#PLACE} to renew its place. A release wakes only the request first in line. It ends with a permit, with empty
  * when the wait ran out (leaving the line), with a failure, or cancelled: then its token is taken out of the
  * semaphore, so a permit granted in the same instant is released and its place in line is gone.
  *
@@ -171,14 +171,18 @@ final class PermitRequest implements PubSubListener {
             pause = Math.min(pause, deadline - now);
         }
         boolean again;
+        boolean over;
         synchronized (this) {
             inFlight = false;
+            over = finished;
             again = rung && !finished;
             if (!again && !finished) {
                 next = timer.after(pause, this::send);
             }
         }
-        if (again) {
+        if (over) {
+            semaphore.releaseInBackground(token); // cancelled while this try was in flight: leave the line
+        } else if (again) {
             send();
         }
     }
@@ -209,6 +213,7 @@ final class PermitRequest implements PubSubListener {
         }
         if (closeNow) {
             listening.close();
+            semaphore.releaseInBackground(token); // cancelled while this try was in flight: leave the line
             return;
         }
         listening.ready().whenComplete((ok, failure) -> timer.execute(() -> {
@@ -221,8 +226,18 @@ final class PermitRequest implements PubSubListener {
         }));
     }
 
+    /**
+     * A release names the token first in line, whose turn it may be: the others could not be granted before it, and
+     * stay asleep. A change of the permit count wakes everyone ({@link QueuedSemaphore#EVERYONE}).
+     */
     @Override
     public void message(String channel, String message) {
+        if (message.equals(token) || message.equals(QueuedSemaphore.EVERYONE)) {
+            wake();
+        }
+    }
+
+    private void wake() {
         synchronized (this) {
             if (finished) {
                 return;
@@ -238,7 +253,7 @@ final class PermitRequest implements PubSubListener {
 
     @Override
     public void gap() {
-        message(semaphore.channel, "gap"); // releases may have been missed: try again
+        wake(); // releases may have been missed: try again
     }
 
     @Override

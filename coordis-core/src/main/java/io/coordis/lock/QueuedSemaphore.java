@@ -35,6 +35,8 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
      * died holds up the line at most this long.
      */
     static final Duration PLACE = Duration.ofSeconds(3);
+    /** The message that wakes every waiter (a release wakes only the first in line, by its token). */
+    static final String EVERYONE = "permits";
 
     final RedisNode node;
     final LockOptions options;
@@ -200,7 +202,7 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
     public void setPermits(int permits) {
         checkPermits(permits, "permit count");
         call(node.set(SemaphoreLayout.permitsKey(key), Integer.toString(permits)), "setting the permit count of");
-        call(node.publish(channel, "released"), "waking the waiters of");
+        call(node.publish(channel, EVERYONE), "waking the waiters of");
     }
 
     private <T> T call(CompletableFuture<T> sent, String doing) {

@@ -17,7 +17,7 @@
 -- ARGV[4]  holder id, e.g. user@host:pid
 -- ARGV[5]  the permit count to store when none is stored yet
 -- ARGV[6]  how long the caller's place in line lasts unless renewed, in ms; '0': a try that does not wait in line
--- ARGV[7]  the channel on which waiters listen for releases
+-- ARGV[7]  the channel on which waiters listen for their turn; the message is the token of the first in line
 --
 -- Returns {1, fence}         granted; fence is the new fencing number
 --         {0, pttl, free}    busy: pttl ms until the earliest holder expires (-1: no holder), free permits now
@@ -68,9 +68,12 @@ if (first == nil or first == token) and free >= wanted then
   local fence = redis.call('INCRBY', fence_key, 1)
   redis.call('ZADD', holders, now + ttl, token)
   redis.call('HSET', details, token, wanted .. ' ' .. fence .. ' ' .. now .. ' ' .. holder)
-  -- the next in line may fit in what is left
-  if free > wanted and redis.call('ZCARD', waiters) > 0 then
-    redis.call('PUBLISH', channel, 'released')
+  -- the next in line may fit in what is left: wake it (the message is its token)
+  if free > wanted then
+    local next_in_line = redis.call('ZRANGEBYSCORE', waiters, '-inf', '+inf', 'LIMIT', 0, 1)[1]
+    if next_in_line then
+      redis.call('PUBLISH', channel, next_in_line)
+    end
   end
   return {1, fence}
 end

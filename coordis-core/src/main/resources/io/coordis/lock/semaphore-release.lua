@@ -1,5 +1,5 @@
 -- Take a token out of a semaphore: as a holder (release) and as a waiter (a caller that gave up), and wake the
--- waiters when that may let one of them in.
+-- first in line, whose turn it may now be (only it: the others could not be granted before it).
 --
 -- Keys and value formats: io.coordis.lock.SemaphoreLayout.
 --
@@ -8,7 +8,7 @@
 -- KEYS[3]  waiters: a sorted set, token -> arrival
 -- KEYS[4]  waiters' lapse times: a sorted set, token -> lapse time
 -- ARGV[1]  token of the acquisition
--- ARGV[2]  the channel on which waiters listen for releases
+-- ARGV[2]  the channel on which waiters listen for their turn; the message is the token of the first in line
 --
 -- Returns {1}  the token held permits until now: released
 --         {0}  the token held none (expired, never granted, or released before); its place in line, if any, is gone
@@ -21,8 +21,11 @@ local expiry = tonumber(redis.call('ZSCORE', holders, token))
 local removed = redis.call('ZREM', holders, token) + redis.call('ZREM', waiters, token)
 redis.call('HDEL', details, token)
 redis.call('ZREM', lapses, token)
-if removed > 0 and redis.call('ZCARD', waiters) > 0 then
-  redis.call('PUBLISH', channel, 'released')
+if removed > 0 then
+  local first = redis.call('ZRANGEBYSCORE', waiters, '-inf', '+inf', 'LIMIT', 0, 1)[1]
+  if first then
+    redis.call('PUBLISH', channel, first)
+  end
 end
 if expiry and expiry > now then
   return {1}

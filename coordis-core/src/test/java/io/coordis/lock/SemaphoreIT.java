@@ -2,6 +2,7 @@ package io.coordis.lock;
 
 import io.coordis.Coordis;
 import io.coordis.TestClients;
+import io.coordis.inspect.SemaphoreState;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.fault.FencedClient;
@@ -78,6 +79,38 @@ class SemaphoreIT {
         assertThat(pool.tryAcquire(2)).isPresent();
         assertThat(one.extend(Duration.ofSeconds(5))).isTrue();
         assertThat(pool.permits()).isEqualTo(3);
+    }
+
+    @Test
+    @Timeout(30)
+    void theInspectorShowsHoldersFencesTtlsAndWaiters() throws Exception {
+        Semaphore pool = client.semaphore("sem:seen", 2, LockOptions.defaults().withHolderId("worker 7"));
+        Permit held = pool.tryAcquire(2).orElseThrow();
+        CompletableFuture<Optional<Permit>> waiting = other.semaphore("sem:seen", 2).acquireAsync(Duration.ofSeconds(20));
+        awaitWaiters("sem:seen", 1);
+        client.semaphore("sem:idle", 4).setPermits(4);
+
+        SemaphoreState state = client.inspector().semaphore(Prefixed.key("sem:seen")).orElseThrow();
+        assertThat(state.permits()).hasValue(2);
+        assertThat(state.held()).isEqualTo(2);
+        assertThat(state.fencingCounter()).hasValue(held.fencingToken());
+        assertThat(state.holders()).singleElement().satisfies(h -> {
+            assertThat(h.token()).isEqualTo(held.token());
+            assertThat(h.permits()).isEqualTo(2);
+            assertThat(h.holderId()).contains("worker 7");
+            assertThat(h.fence()).hasValue(held.fencingToken());
+            assertThat(h.ttl()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(30));
+        });
+        assertThat(state.waiters()).singleElement().satisfies(w -> {
+            assertThat(w.waiting()).isLessThan(Duration.ofSeconds(20));
+            assertThat(w.lapsesIn()).isPositive().isLessThanOrEqualTo(QueuedSemaphore.PLACE);
+        });
+        assertThat(client.inspector().semaphores(Prefixed.key("sem:*")).stream().map(SemaphoreState::name))
+                .containsExactly(Prefixed.key("sem:idle"), Prefixed.key("sem:seen"));
+        assertThat(client.inspector().semaphore(Prefixed.key("sem:nothing"))).isEmpty();
+        assertThat(client.inspector().locks(Prefixed.key("sem:*"))).as("not shown as locks").isEmpty();
+        held.release();
+        waiting.get(5, TimeUnit.SECONDS).orElseThrow().release();
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.coordis.cli;
 
-import io.coordis.Coordis;
 import io.coordis.DurationText;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
@@ -109,19 +108,9 @@ final class LockCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         LockOptions options = checkArguments();
         List<String> nodes = parent.urls(spec, urls);
-        // Closed in reverse order: the teardown stops the command and releases the lease while connected.
-        try (Coordis coordis = Connections.open(nodes, spec);
-             Teardown teardown = new Teardown(grace, terminal).installHook()) {
-            Optional<Lease> lease = acquire(coordis.lock(name, options));
-            if (lease.isEmpty()) {
-                return conflictExitCode;
-            }
-            if (!teardown.adopt(Claim.of(lease.get()))) {
-                return ExitCodes.SOFTWARE; // shutting down; the JVM's exit status wins
-            }
-            progress("acquired '" + name + "' (token " + lease.get().fencingToken() + ")" + where(lease.get(), nodes.size()));
-            return new Supervisor(Claim.of(lease.get()), command, teardown, terminal).run();
-        }
+        return HeldRun.run(spec, nodes, grace, terminal, conflictExitCode, quiet, command, coordis ->
+                acquire(coordis.lock(name, options)).map(lease -> new HeldRun.Acquired(Claim.of(lease),
+                        "acquired '" + name + "' (token " + lease.fencingToken() + ")" + where(lease, nodes.size()))));
     }
 
     /** Checks what picocli cannot, before anything touches Redis. */
@@ -129,25 +118,7 @@ final class LockCommand implements Callable<Integer> {
         if (name.isBlank()) {
             throw usage("lock name must not be blank: name the resource to lock, e.g. orders:42");
         }
-        if (command.isEmpty()) {
-            throw usage("missing command: give the command to run after '--', e.g. coordis lock " + name
-                    + " -- make deploy");
-        }
-        List<String> args = spec.commandLine().getParseResult().originalArgs();
-        int separator = args.indexOf("--");
-        if (separator < 0 || args.size() - separator - 1 != command.size()) {
-            throw usage("put NAME before '--' and the command after it, e.g. coordis lock " + name + " -- "
-                    + String.join(" ", command));
-        }
-        if (nonblock && wait != null) {
-            throw usage("--wait and --nonblock exclude each other");
-        }
-        if (conflictExitCode < 0 || conflictExitCode > 255) {
-            throw usage("--conflict-exit-code must be in 0..255, was " + conflictExitCode);
-        }
-        if (grace.isNegative()) {
-            throw usage("--grace must not be negative");
-        }
+        HeldRun.check(spec, "coordis lock " + name, command, nonblock, wait, conflictExitCode, grace);
         LockOptions options;
         try {
             options = LockOptions.defaults().withTtl(ttl).withRestartGuard(!noRestartGuard);
@@ -221,6 +192,6 @@ final class LockCommand implements Callable<Integer> {
     }
 
     private ParameterException usage(String message) {
-        return new ParameterException(spec.commandLine(), message);
+        return HeldRun.usage(spec, message);
     }
 }

@@ -114,6 +114,18 @@ class SemaphoreIT {
     }
 
     @Test
+    @Timeout(30)
+    void theReadmeExampleRuns() throws Exception {
+        List<String> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+        SemaphoreExample.render(client, "job-1", (job, fence) -> written.add(job + "@" + fence));
+        assertThat(written).containsExactly("job-1@1");
+        List<String> jobs = java.util.stream.IntStream.range(0, 10).mapToObj(i -> "job-" + i).toList();
+        assertThat(SemaphoreExample.renderWithoutBlocking(client, jobs, (job, fence) -> written.add(job)))
+                .hasSize(10).doesNotHaveDuplicates();
+        assertThat(client.semaphore("renderers", 4).tryAcquire(4)).as("every permit given back").isPresent();
+    }
+
+    @Test
     void badInputIsRefusedNamingWhatToWriteInstead() {
         assertThatThrownBy(() -> client.semaphore("sem:bad", 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("permit count must be at least 1, was 0");

@@ -15,6 +15,7 @@ import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Locks;
 import io.coordis.lock.ReadWriteLock;
+import io.coordis.lock.Semaphore;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.Queues;
@@ -148,6 +149,28 @@ public final class Coordis implements AutoCloseable {
      */
     public ReadWriteLock readWriteLock(String name, LockOptions options) {
         return locks.readWriteLock(name, prefixed(options));
+    }
+
+    /**
+     * A semaphore on {@code name} with default lock options for its permits (TTL 30 s, renewed while held); see
+     * {@link #semaphore(String, int, LockOptions)}.
+     */
+    public Semaphore semaphore(String name, int permits) {
+        return semaphore(name, permits, LockOptions.defaults());
+    }
+
+    /**
+     * A semaphore on {@code name}: at most {@code permits} permits held at once across every client, each a lease
+     * with the options' TTL, renewal and holder id. The count is stored in Redis: {@code permits} is written by
+     * the first acquisition when none is stored yet, and otherwise the stored one applies
+     * ({@link Semaphore#setPermits} changes it). Its keys derive from the name after this client's key prefix, in
+     * one hash slot.
+     *
+     * @throws IllegalArgumentException when the name is blank or too long, or {@code permits} is below 1
+     * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
+     */
+    public Semaphore semaphore(String name, int permits, LockOptions options) {
+        return locks.semaphore(name, permits, prefixed(options));
     }
 
     /**

@@ -5,6 +5,7 @@ import io.coordis.election.LeaderEvent;
 import io.coordis.election.Leadership;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
+import io.coordis.lock.Permit;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.Outcome;
@@ -119,6 +120,29 @@ class ClusterIT {
         Set<RedisServer> owners = new HashSet<>();
         names.forEach(n -> owners.add(cluster.masterForKey(Prefixed.key(n))));
         assertThat(owners).as("the names covered every master").hasSize(3);
+    }
+
+    @Test
+    void semaphoresOnEveryMasterKeepTheirKeysInOneSlotAndWakeTheirWaiters() throws Exception {
+        List<String> names = new ArrayList<>(namesOnEveryMaster("sem-"));
+        names.add("{tenant-7}:pool"); // a name with its own hash tag
+        try (Coordis other = TestClients.connect(cluster.uri())) {
+            for (String name : names) {
+                String key = Prefixed.key(name);
+                Permit first = coordis.semaphore(name, 1).tryAcquire().orElseThrow();
+                assertThat(onOwner(key, "ZSCORE", key, first.token())).as("holders at the name, on its slot's master")
+                        .isNotNull();
+                CompletableFuture<Optional<Permit>> waiting = other.semaphore(name, 1).acquireAsync(Duration.ofSeconds(20));
+                Thread.sleep(100);
+                assertThat(waiting).as("the waiter waits while the permit is held").isNotDone();
+                assertThat(first.release()).isTrue();
+                Permit second = waiting.get(20, TimeUnit.SECONDS).orElseThrow();
+                assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+                assertThat(coordis.inspector().semaphore(key).orElseThrow().holders()).singleElement()
+                        .satisfies(h -> assertThat(h.fence()).hasValue(second.fencingToken()));
+                assertThat(second.release()).isTrue();
+            }
+        }
     }
 
     @Test

@@ -2,12 +2,14 @@ package io.coordis.cli;
 
 import io.coordis.election.Leadership;
 import io.coordis.lock.Lease;
+import io.coordis.lock.Permit;
 
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What a supervised command runs under: a lock's lease ({@code lock}) or a leadership ({@code elect}).
+ * What a supervised command runs under: a lock's lease ({@code lock}), a semaphore's permit ({@code semaphore}) or a
+ * leadership ({@code elect}).
  * {@link Supervisor} stops the command when it is lost; {@link Teardown} releases it at the end.
  */
 interface Claim {
@@ -63,6 +65,42 @@ interface Claim {
             @Override
             public void release() {
                 lease.release();
+            }
+        };
+    }
+
+    /** A semaphore's permit as a claim. */
+    static Claim of(Permit permit) {
+        return new Claim() {
+            @Override
+            public String what() {
+                return "permit of semaphore '" + permit.name() + "'";
+            }
+
+            @Override
+            public String describe() {
+                return what() + " (token " + permit.fencingToken() + ")";
+            }
+
+            @Override
+            public Map<String, String> environment() {
+                return Map.of(SemaphoreCommand.NAME_ENV, permit.name(), SemaphoreCommand.TOKEN_ENV,
+                        Long.toString(permit.fencingToken()));
+            }
+
+            @Override
+            public CompletableFuture<?> lost() {
+                return permit.lost().toCompletableFuture();
+            }
+
+            @Override
+            public boolean isHeld() {
+                return permit.isHeld();
+            }
+
+            @Override
+            public void release() {
+                permit.release();
             }
         };
     }

@@ -35,6 +35,7 @@ final class Commands {
     private static Map<String, Function<Terminal, Object>> subcommands() {
         Map<String, Function<Terminal, Object>> all = new LinkedHashMap<>();
         all.put("lock", LockCommand::new);
+        all.put("semaphore", SemaphoreCommand::new);
         all.put("signal", SignalCommand::new);
         all.put("wait", WaitCommand::new);
         all.put("demo", DemoCommand::new);

@@ -16,21 +16,23 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
-/** {@code coordis inspect lock|election|queue|signal NAME [-o text|json]}: everything about one object. */
+/** {@code coordis inspect lock|election|queue|signal|semaphore NAME [-o text|json]}: everything about one object. */
 @Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Show everything about one lock, election, queue or signal.",
+        description = {"Show everything about one lock, election, queue, signal or semaphore.",
                 "lock: holder (id, host, pid), token, since, TTL left of the lease TTL, fencing number and "
                         + "counter, waiters, flags, each node's value, TTL and fence (several --url: Redlock, "
                         + "and whether the nodes agree), and forced unlocks (newest first).",
                 "election: leader, term, since, TTL left, term counter, observers. queue: depth, ages, "
-                        + "in-flight, overdue, dead letters, each consumer. signal: subscribers, latched event."},
+                        + "in-flight, overdue, dead letters, each consumer. signal: subscribers, latched event.",
+                "semaphore: permit count, permits held, fencing counter, each holder (permits, id, fence, TTL "
+                        + "left) and each waiter in line."},
         footer = {"", "Exit status: 0 shown; 1 nothing known under NAME; 64 usage (unknown kind, or NAME holds "
                 + "another kind of object); 69 Redis unavailable; 77 credentials refused."})
 final class InspectCommand implements Callable<Integer> {
     /** Nothing is known under the name (like {@code leader} when nobody leads). */
     static final int NOTHING_FOUND = 1;
 
-    @Parameters(index = "0", paramLabel = "KIND", description = "lock, election, queue or signal.")
+    @Parameters(index = "0", paramLabel = "KIND", description = "lock, election, queue, signal or semaphore.")
     String kind;
 
     @Parameters(index = "1", paramLabel = "NAME", description = "The object's name (its Redis key or channel).")
@@ -84,6 +86,11 @@ final class InspectCommand implements Callable<Integer> {
                     json0 = state.map(StateViews::json);
                     text = state.map(StateViews::text).orElse(null);
                 }
+                case SEMAPHORES -> {
+                    var state = inspector.semaphore(name);
+                    json0 = state.map(StateViews::json);
+                    text = state.map(StateViews::text).orElse(null);
+                }
                 default -> {
                     var state = inspector.signal(name);
                     json0 = Optional.of(StateViews.json(state));
@@ -106,6 +113,7 @@ final class InspectCommand implements Callable<Integer> {
     private static String hint(WrongTypeException e) {
         return switch (String.valueOf(e.actualType())) {
             case "list" -> " (a queue? try 'inspect queue " + e.key() + "')";
+            case "zset" -> " (a semaphore? try 'inspect semaphore " + e.key() + "')";
             case "election" -> " (try 'inspect election " + e.key() + "')";
             case "lock" -> " (try 'inspect lock " + e.key() + "')";
             default -> "";

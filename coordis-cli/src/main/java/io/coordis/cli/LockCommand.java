@@ -1,6 +1,5 @@
 package io.coordis.cli;
 
-import io.coordis.Coordis;
 import io.coordis.DurationText;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
@@ -117,21 +116,13 @@ final class LockCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         LockOptions options = checkArguments();
         List<String> nodes = parent.urls(spec, urls);
-        // Closed in reverse order: the teardown stops the command and releases the lease while connected.
-        try (Coordis coordis = Connections.open(nodes, spec);
-             Teardown teardown = new Teardown(grace, terminal).installHook()) {
+        return HeldRun.run(spec, nodes, grace, terminal, conflictExitCode, quiet, command, coordis -> {
             DistributedLock exclusive = coordis.lock(name, options);
-            Optional<Lease> lease = acquire(shared ? coordis.readWriteLock(name, options).readLock() : exclusive,
-                    exclusive);
-            if (lease.isEmpty()) {
-                return conflictExitCode;
-            }
-            if (!teardown.adopt(Claim.of(lease.get()))) {
-                return ExitCodes.SOFTWARE; // shutting down; the JVM's exit status wins
-            }
-            progress("acquired " + (shared ? "a shared hold of '" : "'") + name + "' (token " + lease.get().fencingToken() + ")" + where(lease.get(), nodes.size()));
-            return new Supervisor(Claim.of(lease.get()), command, teardown, terminal).run();
-        }
+            return acquire(shared ? coordis.readWriteLock(name, options).readLock() : exclusive, exclusive)
+                    .map(lease -> new HeldRun.Acquired(Claim.of(lease), "acquired "
+                            + (shared ? "a shared hold of '" : "'") + name + "' (token " + lease.fencingToken() + ")"
+                            + where(lease, nodes.size())));
+        });
     }
 
     /** Checks what picocli cannot, before anything touches Redis. */
@@ -139,28 +130,10 @@ final class LockCommand implements Callable<Integer> {
         if (name.isBlank()) {
             throw usage("lock name must not be blank: name the resource to lock, e.g. orders:42");
         }
-        if (command.isEmpty()) {
-            throw usage("missing command: give the command to run after '--', e.g. coordis lock " + name
-                    + " -- make deploy");
-        }
-        List<String> args = spec.commandLine().getParseResult().originalArgs();
-        int separator = args.indexOf("--");
-        if (separator < 0 || args.size() - separator - 1 != command.size()) {
-            throw usage("put NAME before '--' and the command after it, e.g. coordis lock " + name + " -- "
-                    + String.join(" ", command));
-        }
+        HeldRun.check(spec, "coordis lock " + name, command, nonblock, wait, conflictExitCode, grace);
         if (shared && parent.urls(spec, urls).size() > 1) {
             throw usage("--shared takes a read hold on one Redis node; give one URL (read-write locks do not run "
                     + "over Redlock masters)");
-        }
-        if (nonblock && wait != null) {
-            throw usage("--wait and --nonblock exclude each other");
-        }
-        if (conflictExitCode < 0 || conflictExitCode > 255) {
-            throw usage("--conflict-exit-code must be in 0..255, was " + conflictExitCode);
-        }
-        if (grace.isNegative()) {
-            throw usage("--grace must not be negative");
         }
         LockOptions options;
         try {
@@ -238,6 +211,6 @@ final class LockCommand implements Callable<Integer> {
     }
 
     private ParameterException usage(String message) {
-        return new ParameterException(spec.commandLine(), message);
+        return HeldRun.usage(spec, message);
     }
 }

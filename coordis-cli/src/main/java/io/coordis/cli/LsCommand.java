@@ -6,6 +6,7 @@ import io.coordis.inspect.Glob;
 import io.coordis.inspect.Inspector;
 import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
+import io.coordis.inspect.SemaphoreState;
 import io.coordis.inspect.SignalState;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,7 +32,8 @@ import java.util.concurrent.Callable;
  * objects are recognised.
  */
 @Command(name = "ls", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"List locks, elections, queues and signals: one table per kind (all four without KIND).",
+        description = {"List locks, elections, queues, signals and semaphores: one table per kind (without KIND, "
+                + "all of them; semaphores only when there are any).",
                 "Objects are found with SCAN (never KEYS) and PUBSUB CHANNELS, so locks and queues made by other "
                         + "clients show up too (a plain SET NX PX lock with an unknown holder). SCAN walks the "
                         + "whole keyspace: cheap on a Redis kept for coordination, slow on a big data Redis.",
@@ -43,7 +45,7 @@ final class LsCommand implements Callable<Integer> {
     private static final String CLEAR_SCREEN = "\033[H\033[2J";
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "KIND",
-            description = "locks, elections, queues or signals. Default: all four.")
+            description = "locks, elections, queues, signals or semaphores. Default: all of them.")
     String kind;
 
     @Option(names = "--match", paramLabel = "GLOB", defaultValue = "*",
@@ -146,11 +148,21 @@ final class LsCommand implements Callable<Integer> {
                         items.add(StateViews.json(q));
                     }
                 }
-                default -> {
+                case SIGNALS -> {
                     table = new Table(StateViews.SIGNAL_COLUMNS);
                     for (SignalState s : inspector.signals(match)) {
                         table.row(StateViews.row(s));
                         items.add(StateViews.json(s));
+                    }
+                }
+                default -> {
+                    table = new Table(StateViews.SEMAPHORE_COLUMNS);
+                    for (SemaphoreState s : inspector.semaphores(match)) {
+                        table.row(StateViews.row(s));
+                        items.add(StateViews.json(s));
+                    }
+                    if (items.isEmpty() && kinds.size() > 1) {
+                        continue; // in the listing of every kind, semaphores only when there are any
                     }
                 }
             }

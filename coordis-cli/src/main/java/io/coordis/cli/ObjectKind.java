@@ -7,7 +7,7 @@ import java.util.Locale;
 
 /** The kinds of objects {@code ls} and {@code inspect} show; singular and plural names are both accepted. */
 enum ObjectKind {
-    LOCKS, ELECTIONS, QUEUES, SIGNALS;
+    LOCKS, ELECTIONS, QUEUES, SIGNALS, SEMAPHORES;
 
     String plural() {
         return name().toLowerCase(Locale.ROOT);
@@ -25,7 +25,8 @@ enum ObjectKind {
                 return k;
             }
         }
-        String choices = plural ? "locks, elections, queues or signals" : "lock, election, queue or signal";
+        String choices = plural ? "locks, elections, queues, signals or semaphores"
+                : "lock, election, queue, signal or semaphore";
         throw new ParameterException(caller.commandLine(), "unknown kind '" + given + "': use " + choices);
     }
 

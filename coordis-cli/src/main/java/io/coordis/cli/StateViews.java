@@ -3,6 +3,7 @@ package io.coordis.cli;
 import io.coordis.inspect.ElectionState;
 import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
+import io.coordis.inspect.SemaphoreState;
 import io.coordis.inspect.SignalState;
 import io.coordis.lock.AuditEntry;
 import io.coordis.lock.LockHolder;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
@@ -30,6 +32,7 @@ final class StateViews {
     static final String[] QUEUE_COLUMNS = {"NAME", "DEPTH", "IN-FLIGHT", "OLDEST READY", "OLDEST IN-FLIGHT", "OVERDUE",
             "DEAD", "CONSUMERS"};
     static final String[] SIGNAL_COLUMNS = {"CHANNEL", "SUBSCRIBERS", "LAST EVENT"};
+    static final String[] SEMAPHORE_COLUMNS = {"NAME", "PERMITS", "HELD", "HOLDERS", "WAITING", "FENCE", "NEXT EXPIRY"};
     private static final int SHOWN_CHARS = 40;
 
     private StateViews() {
@@ -275,7 +278,79 @@ final class StateViews {
         return t.lines();
     }
 
+    // ---- semaphores
+
+    static String[] row(SemaphoreState s) {
+        return new String[] {s.name(), count(s.permits()), Integer.toString(s.held()),
+                Integer.toString(s.holders().size()), Integer.toString(s.waiters().size()), number(s.fencingCounter()),
+                time(s.holders().stream().map(SemaphoreState.Holder::ttl).min(Duration::compareTo))};
+    }
+
+    static Map<String, Object> json(SemaphoreState s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", s.name());
+        m.put("permits", s.permits().isPresent() ? s.permits().getAsInt() : null);
+        m.put("held", s.held());
+        m.put("fencingCounter", s.fencingCounter());
+        List<Map<String, Object>> holders = new ArrayList<>();
+        for (SemaphoreState.Holder h : s.holders()) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("token", h.token());
+            o.put("permits", h.permits());
+            o.put("holder", h.holderId());
+            o.put("fence", h.fence());
+            o.put("since", h.since());
+            o.put("ttlMs", h.ttl());
+            holders.add(o);
+        }
+        m.put("holders", holders);
+        List<Map<String, Object>> waiters = new ArrayList<>();
+        for (SemaphoreState.Waiter w : s.waiters()) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("token", w.token());
+            o.put("waitingMs", w.waiting());
+            o.put("lapsesInMs", w.lapsesIn());
+            waiters.add(o);
+        }
+        m.put("waiters", waiters);
+        return m;
+    }
+
+    static List<String> text(SemaphoreState s) {
+        List<String> lines = new ArrayList<>();
+        Table t = new Table("semaphore", s.name());
+        t.row("permits", count(s.permits()) + (s.permits().isEmpty() ? " (none stored yet)" : ""));
+        t.row("held", Integer.toString(s.held()) + (s.permits().isPresent() && s.held() > s.permits().getAsInt()
+                ? " (over the count, which was lowered: new permits wait)" : ""));
+        t.row("fence counter", number(s.fencingCounter()));
+        lines.addAll(t.lines());
+        lines.add("holders:" + (s.holders().isEmpty() ? " none" : ""));
+        if (!s.holders().isEmpty()) {
+            Table h = new Table("  TOKEN", "PERMITS", "HOLDER", "FENCE", "HELD FOR", "TTL");
+            Instant now = Instant.now();
+            for (SemaphoreState.Holder x : s.holders()) {
+                h.row("  " + x.token(), Integer.toString(x.permits()), x.holderId().orElse("unknown"), number(x.fence()),
+                        time(x.since().map(since -> Duration.between(since, now)).filter(d -> !d.isNegative())),
+                        time(Optional.of(x.ttl())));
+            }
+            lines.addAll(h.lines());
+        }
+        lines.add("waiters:" + (s.waiters().isEmpty() ? " none" : ""));
+        if (!s.waiters().isEmpty()) {
+            Table w = new Table("  TOKEN", "WAITING FOR", "PLACE LAPSES IN");
+            for (SemaphoreState.Waiter x : s.waiters()) {
+                w.row("  " + x.token(), time(Optional.of(x.waiting())), time(Optional.of(x.lapsesIn())));
+            }
+            lines.addAll(w.lines());
+        }
+        return lines;
+    }
+
     // ---- cells
+
+    private static String count(OptionalInt n) {
+        return n.isPresent() ? Integer.toString(n.getAsInt()) : "-";
+    }
 
     private static String mode(LockState l) {
         return switch (l.mode()) {

@@ -464,9 +464,9 @@ class LsInspectIT {
                 .hasLineCount(1);
 
         cli.assertUsageError(cli.run("ls", "widgets", "-u", redis.uri()),
-                "unknown kind 'widgets': use locks, elections, queues or signals", "coordis ls");
+                "unknown kind 'widgets': use locks, elections, queues, signals or semaphores", "coordis ls");
         cli.assertUsageError(cli.run("inspect", "widget", "x", "-u", redis.uri()),
-                "unknown kind 'widget': use lock, election, queue or signal", "coordis inspect");
+                "unknown kind 'widget': use lock, election, queue, signal or semaphore", "coordis inspect");
         cli.assertUsageError(cli.run("ls", "--match", "app:[x", "-u", redis.uri()),
                 "--match: bad match pattern 'app:[x': the '[' at position 5 has no closing ']'", "coordis ls");
         cli.assertUsageError(cli.run("ls", "-o", "yaml", "-u", redis.uri()),

@@ -92,7 +92,7 @@ class MainTest {
 
     @Test
     void noCommandIsAUsageError() {
-        assertUsageError(run(), "missing command: use one of lock, signal, wait, demo", "coordis");
+        assertUsageError(run(), "missing command: use one of lock, semaphore, signal, wait, demo", "coordis");
     }
 
     @Test

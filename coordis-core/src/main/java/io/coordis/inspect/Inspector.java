@@ -8,6 +8,7 @@ import io.coordis.internal.redis.AdminCommands;
 import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.LockLayout;
+import io.coordis.lock.SemaphoreLayout;
 import io.coordis.queue.QueueLayout;
 import io.coordis.signal.SignalLayout;
 
@@ -240,6 +241,48 @@ public final class Inspector {
     public Optional<QueueState> queue(String name) throws InterruptedException {
         checkName(name, "queue");
         return QueueStates.read(nodes.get(0), name);
+    }
+
+    /**
+     * The semaphores whose names match {@code glob}, by name: every name with a stored permit count (read on the
+     * first node). Idle semaphores are listed too, with no holders.
+     *
+     * @throws IllegalArgumentException when {@code glob} is malformed
+     */
+    public List<SemaphoreState> semaphores(String glob) throws InterruptedException {
+        Glob match = Glob.of(glob);
+        RedisNode node = nodes.get(0);
+        TreeSet<String> names = new TreeSet<>();
+        for (String key : scan(node, "*:permits", "string")) {
+            KeyLayout.owner(key, SemaphoreLayout::permitsKey).filter(match::matches).ifPresent(names::add);
+        }
+        List<SemaphoreState> semaphores = new ArrayList<>();
+        for (String name : names) {
+            try {
+                SemaphoreStates.read(node, name).ifPresent(semaphores::add);
+            } catch (AccessDeniedException e) {
+                if (e.reason() != AccessDeniedException.Reason.KEY) {
+                    throw e;
+                }
+                LOG.debug("listing semaphores: '{}' left out, this user may not read it", name);
+            } catch (WrongTypeException e) {
+                LOG.debug("listing semaphores: '{}' left out, its name holds another type", name);
+            }
+        }
+        return semaphores;
+    }
+
+    /**
+     * The semaphore {@code name}: its permit count, holders (permits, holder, fencing number, TTL left), fencing
+     * counter and waiters in line.
+     *
+     * @return empty when nothing is stored for {@code name}
+     * @throws WrongTypeException       when the key holds another Redis type than a sorted set
+     * @throws IllegalArgumentException when the name is blank
+     */
+    public Optional<SemaphoreState> semaphore(String name) throws InterruptedException {
+        checkName(name, "semaphore");
+        return SemaphoreStates.read(nodes.get(0), name);
     }
 
     /**

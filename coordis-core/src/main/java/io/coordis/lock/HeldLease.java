@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * start of the last successful acquire/extend request + TTL − drift (drift = TTL × 1 % + 2 ms), lost when a
  * renewal says "not ours" or that deadline passes without one.
  */
-final class HeldLease extends Held<Lease> implements Lease {
+sealed class HeldLease extends Held<Lease> implements Lease permits HeldPermit {
     private static final Logger log = LoggerFactory.getLogger(HeldLease.class);
 
     private final String token;
@@ -36,7 +36,13 @@ final class HeldLease extends Held<Lease> implements Lease {
 
     HeldLease(String name, String key, String token, long fencingToken, List<NodeVote> votes, LockOptions options,
               long requestStart, LeaseOps ops, Timer timer, Telemetry telemetry, Runnable onClose) {
-        super("lock", name, key);
+        this("lock", name, key, token, fencingToken, votes, options, requestStart, ops, timer, telemetry, onClose);
+    }
+
+    /** A lease on a {@code kind} of claim ({@code lock}, {@code semaphore}) as messages name it. */
+    HeldLease(String kind, String name, String key, String token, long fencingToken, List<NodeVote> votes,
+              LockOptions options, long requestStart, LeaseOps ops, Timer timer, Telemetry telemetry, Runnable onClose) {
+        super(kind, name, key);
         this.token = token;
         this.fencingToken = fencingToken;
         this.votes = List.copyOf(votes);
@@ -128,7 +134,7 @@ final class HeldLease extends Held<Lease> implements Lease {
             if (before == LeaseSession.State.HELD) {
                 throw named(e);
             }
-            log.debug("{} lost lock '{}' failed: {}", what, name, e.getMessage());
+            log.debug("{} lost {} failed: {}", what, object(), e.getMessage());
             return false;
         } finally {
             onClose.run();
@@ -176,7 +182,7 @@ final class HeldLease extends Held<Lease> implements Lease {
 
     @Override
     protected void onLoss(Telemetry.Loss why) {
-        log.warn("lock '{}' {}; fencing token {} is stale", name, why == Telemetry.Loss.NOT_OURS
+        log.warn("{} {}; fencing token {} is stale", object(), why == Telemetry.Loss.NOT_OURS
                 ? "is no longer held by this lease (expired or taken over)"
                 : "could not be renewed before its validity ended", fencingToken);
     }

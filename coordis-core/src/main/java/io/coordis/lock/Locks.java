@@ -25,6 +25,7 @@ public final class Locks {
     private final List<RestartGuard> guards;
     private final AtomicReference<Duration> largestRedlockTtl = new AtomicReference<>(Duration.ZERO);
     private final Timer timer;
+    private final Telemetry telemetry;
     private final Contention contention;
 
     /**
@@ -43,6 +44,7 @@ public final class Locks {
         this.node = nodes.get(0);
         this.guards = nodes.stream().map(n -> new RestartGuard(LockNode.of(n), keyPrefix, timer)).toList();
         this.timer = timer;
+        this.telemetry = telemetry;
         this.contention = new Contention(new LocalQueue(), timer, telemetry);
     }
 
@@ -89,6 +91,23 @@ public final class Locks {
         }
         return new LegacyLock(node, checkName(name), Objects.requireNonNull(options, "lock options must not be null"),
                 contention, timer);
+    }
+
+    /**
+     * A semaphore on {@code name} with {@code permits} permits (written only when none is stored), each permit a
+     * lease with the options' TTL and holder id.
+     *
+     * @throws IllegalArgumentException when the name is blank or too long, or {@code permits} is below 1
+     * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
+     */
+    public Semaphore semaphore(String name, int permits, LockOptions options) {
+        Objects.requireNonNull(options, "lock options must not be null");
+        if (nodes.size() != 1) {
+            throw new IllegalStateException("a semaphore lives on one Redis, but this client talks to " + nodes.size()
+                    + " independent masters (Redlock): connect a separate client to one Redis for semaphores");
+        }
+        return new QueuedSemaphore(node, Keys.requireName("semaphore name", name,
+                "name the semaphore, e.g. \"pool:db\""), permits, options, timer, telemetry);
     }
 
     static String checkName(String name) {

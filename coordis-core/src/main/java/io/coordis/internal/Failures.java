@@ -5,6 +5,7 @@ import io.coordis.CommandRejectedException;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.WrongTypeException;
+import io.coordis.internal.redis.ClosedByClientException;
 
 /**
  * Names the object an operation failed on. The Redis layer knows the node and the cause ("Redis at
@@ -39,7 +40,7 @@ public final class Failures {
         if (failure instanceof AccessDeniedException a) {
             return new AccessDeniedException(node, a.reason(), prefix + message, failure);
         }
-        if (failure.getClass() == CoordisException.class) {
+        if (failure.getClass() == CoordisException.class || failure instanceof ClosedByClientException) {
             return new CoordisException(node, prefix + message, failure);
         }
         return failure;

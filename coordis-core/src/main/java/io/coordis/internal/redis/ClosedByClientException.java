@@ -2,8 +2,6 @@ package io.coordis.internal.redis;
 
 import io.coordis.CoordisException;
 
-import java.util.concurrent.CompletionException;
-
 /**
  * A command refused because this client closed its connection ({@code Coordis.close()}): not a failure of Redis, so
  * work still in flight at the close (a lease's renewal, a queue's sweep) ends quietly on it instead of warning.
@@ -15,9 +13,13 @@ public final class ClosedByClientException extends CoordisException {
         super(address, "the connection to Redis at " + address + " is closed", null);
     }
 
-    /** Whether {@code failure} (or the cause a future wrapped it in) says this client closed the connection. */
+    /** Whether {@code failure} or one of its causes says this client closed the connection. */
     public static boolean is(Throwable failure) {
-        Throwable f = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        return f instanceof ClosedByClientException;
+        for (Throwable f = failure; f != null; f = f.getCause() == f ? null : f.getCause()) {
+            if (f instanceof ClosedByClientException) {
+                return true;
+            }
+        }
+        return false;
     }
 }

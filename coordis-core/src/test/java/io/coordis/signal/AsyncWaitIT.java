@@ -57,8 +57,9 @@ class AsyncWaitIT {
         assertThat(waiting).isNotDone();
 
         assertThat(signals.signal("async:one", "done")).isEqualTo(1);
-        assertThat(waiting.get(5, TimeUnit.SECONDS)).map(Signal::data).contains("done");
+        // waited for through the dependent: a thread blocked in get() may run the future's dependents itself
         assertThat(thread.get(5, TimeUnit.SECONDS)).startsWith("coordis-timer");
+        assertThat(waiting.get(5, TimeUnit.SECONDS)).map(Signal::data).contains("done");
         await().atMost(Duration.ofSeconds(5)).until(() -> numsub("async:one") == 0);
     }
 
@@ -99,11 +100,12 @@ class AsyncWaitIT {
     void cancellingRacingTheSignalNeverLeavesASubscription() throws Exception {
         int delivered = 0;
         int cancelled = 0;
-        for (int i = 0; i < 300; i++) {
+        for (int i = 0; i < 200; i++) {
             String channel = "async:race:" + i;
             CompletableFuture<Optional<Signal>> waiting = signals.awaitAsync(channel, Duration.ofSeconds(10));
             if (i % 2 == 0) {
-                await().atMost(Duration.ofSeconds(5)).until(() -> numsub(channel) >= 1);
+                await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5))
+                        .until(() -> numsub(channel) >= 1 || waiting.isDone());
             }
             CompletableFuture<Long> sent = CompletableFuture.supplyAsync(() -> signals.signal(channel, "go"));
             LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(300_000));
@@ -116,7 +118,7 @@ class AsyncWaitIT {
             sent.get(5, TimeUnit.SECONDS);
         }
         assertThat(cancelled).isPositive();
-        assertThat(delivered + cancelled).isEqualTo(300);
+        assertThat(delivered + cancelled).isEqualTo(200);
         await().atMost(Duration.ofSeconds(5)).until(() -> ((List<?>) redis.server().command("PUBSUB", "CHANNELS",
                 Prefixed.key("async:race:*"))).isEmpty());
     }

@@ -18,7 +18,7 @@ import java.util.concurrent.CompletionException;
  * meanwhile is resigned at once. Campaigns of one candidate run one after another ({@link #after}).
  */
 final class Campaign implements PubSubListener {
-    private enum State { QUEUED, TRYING, WAITING, DONE }
+    private enum State { QUEUED, TRYING, CONFIRMING, WAITING, DONE }
 
     final CompletableFuture<HeldLeadership> result = new CompletableFuture<>();
     /** Completed when this campaign is over, so the candidate's next one may start. */
@@ -36,6 +36,8 @@ final class Campaign implements PubSubListener {
     private Subscription subscription;
     private Timer.Handle wake;
     private Timer.Handle expiry;
+    /** The candidate's campaign before this one: this one is over only once that one is too. */
+    private CompletableFuture<Void> previous;
 
     Campaign(LeaseElection election, Timer timer, long waitNanos, boolean untilElected) {
         this.election = election;
@@ -45,8 +47,29 @@ final class Campaign implements PubSubListener {
         result.whenComplete((v, f) -> ended(f instanceof CancellationException));
     }
 
-    /** Starts this campaign once {@code previous} (the candidate's campaign before it) is over. */
+    /**
+     * Starts this campaign once {@code previous} (the candidate's campaign before it) is over. Registers for the
+     * election's announcements first, on the calling thread: registering takes the pub/sub connection's monitor (and
+     * the first registration of a client opens that connection), which a reply's I/O thread must never wait for.
+     */
     void after(CompletableFuture<Void> previous) {
+        synchronized (this) {
+            this.previous = previous;
+        }
+        try {
+            Subscription s = election.subscribeChanges(this);
+            synchronized (this) {
+                subscription = s;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            result.completeExceptionally(e);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+        if (result.isDone()) {
+            return;
+        }
         if (previous.isDone()) {
             begin(); // its try goes out before the deadline can end it, also with no time to wait
         }
@@ -111,7 +134,7 @@ final class Campaign implements PubSubListener {
             return;
         }
         boolean timedOut = false;
-        boolean subscribe = false;
+        boolean confirm = false;
         boolean retry = false;
         synchronized (this) {
             if (state == State.DONE) {
@@ -119,8 +142,9 @@ final class Campaign implements PubSubListener {
             }
             if (bounded && timer.now() - deadline >= 0) {
                 timedOut = true;
-            } else if (subscription == null) {
-                subscribe = true;
+            } else if (!subscription.ready().isDone()) {
+                state = State.CONFIRMING;
+                confirm = true;
             } else if (rung) {
                 rung = false;
                 retry = true;
@@ -133,50 +157,28 @@ final class Campaign implements PubSubListener {
             result.complete(null);
         } else if (retry) {
             attempt();
-        } else if (subscribe) {
-            subscribe();
+        } else if (confirm) {
+            subscription.ready().whenComplete(this::confirmed);
         }
     }
 
     /**
-     * Subscribes to the election's channel; the next try comes right after Redis confirmed, so that an
+     * Redis confirmed the subscription after a try lost: the next try comes right after that, so that an
      * announcement between the first try and the subscription is not missed.
      */
-    private void subscribe() {
-        Subscription s;
-        try {
-            s = election.subscribeChanges(this);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            result.completeExceptionally(e);
-            return;
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
+    private void confirmed(Void ignored, Throwable failure) {
+        if (failure != null) {
+            result.completeExceptionally(election.subscribeFailure(failure));
             return;
         }
         synchronized (this) {
-            if (state != State.DONE) {
-                subscription = s;
-                s = null;
-            }
-        }
-        if (s != null) {
-            s.close(); // ended meanwhile
-            return;
-        }
-        subscription.ready().whenComplete((v, f) -> {
-            if (f != null) {
-                result.completeExceptionally(election.subscribeFailure(f));
+            if (state != State.CONFIRMING) {
                 return;
             }
-            synchronized (this) {
-                if (state == State.DONE) {
-                    return;
-                }
-                rung = false;
-            }
-            attempt();
-        });
+            state = State.TRYING;
+            rung = false;
+        }
+        attempt();
     }
 
     /** An announcement on the election's channel: a leader resigned or was elected. */
@@ -194,7 +196,7 @@ final class Campaign implements PubSubListener {
     private void ring() {
         synchronized (this) {
             if (state != State.WAITING) {
-                rung = state == State.TRYING;
+                rung = state == State.TRYING; // while confirming, the try after the confirmation comes anyway
                 return;
             }
             state = State.TRYING;
@@ -227,9 +229,11 @@ final class Campaign implements PubSubListener {
     /** Ends the campaign however it ended: stops its timers, unsubscribes, lets the next campaign start. */
     private void ended(boolean cancelled) {
         Subscription s;
+        CompletableFuture<Void> before;
         synchronized (this) {
             state = State.DONE;
             s = subscription;
+            before = previous;
             if (wake != null) {
                 wake.cancel();
             }
@@ -240,6 +244,10 @@ final class Campaign implements PubSubListener {
         if (s != null) {
             s.close();
         }
-        over.complete(null);
+        if (before == null) {
+            over.complete(null);
+        } else {
+            before.whenComplete((v, f) -> over.complete(null)); // one that ended while queued keeps its place
+        }
     }
 }

@@ -114,6 +114,7 @@ class AsyncTakeIT {
                     Thread.sleep(5); // its BLMOVE is out: the cancel ends it
                 }
                 String payload = "m" + i;
+                boolean cancelledFirst = i % 3 == 1 && waiting.cancel(true); // then the take ends before any push
                 CompletableFuture<Long> pushed = CompletableFuture.supplyAsync(() -> {
                     try {
                         return q.push(payload);
@@ -122,7 +123,7 @@ class AsyncTakeIT {
                     }
                 });
                 LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(1_500_000));
-                if (waiting.cancel(true)) {
+                if (cancelledFirst || waiting.cancel(true)) {
                     cancelled++;
                 } else {
                     Delivery d = waiting.get(5, TimeUnit.SECONDS).orElseThrow();

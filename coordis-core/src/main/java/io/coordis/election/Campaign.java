@@ -47,28 +47,10 @@ final class Campaign implements PubSubListener {
         result.whenComplete((v, f) -> ended(f instanceof CancellationException));
     }
 
-    /**
-     * Starts this campaign once {@code previous} (the candidate's campaign before it) is over. Registers for the
-     * election's announcements first, on the calling thread: registering takes the pub/sub connection's monitor (and
-     * the first registration of a client opens that connection), which a reply's I/O thread must never wait for.
-     */
+    /** Starts this campaign once {@code previous} (the candidate's campaign before it) is over. */
     void after(CompletableFuture<Void> previous) {
         synchronized (this) {
             this.previous = previous;
-        }
-        try {
-            Subscription s = election.subscribeChanges(this);
-            synchronized (this) {
-                subscription = s;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            result.completeExceptionally(e);
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-        }
-        if (result.isDone()) {
-            return;
         }
         if (previous.isDone()) {
             begin(); // its try goes out before the deadline can end it, also with no time to wait
@@ -134,6 +116,7 @@ final class Campaign implements PubSubListener {
             return;
         }
         boolean timedOut = false;
+        boolean subscribe = false;
         boolean confirm = false;
         boolean retry = false;
         synchronized (this) {
@@ -142,8 +125,9 @@ final class Campaign implements PubSubListener {
             }
             if (bounded && timer.now() - deadline >= 0) {
                 timedOut = true;
-            } else if (!subscription.ready().isDone()) {
+            } else if (subscription == null || !subscription.ready().isDone()) {
                 state = State.CONFIRMING;
+                subscribe = subscription == null;
                 confirm = true;
             } else if (rung) {
                 rung = false;
@@ -158,8 +142,33 @@ final class Campaign implements PubSubListener {
         } else if (retry) {
             attempt();
         } else if (confirm) {
-            subscription.ready().whenComplete(this::confirmed);
+            Subscription s = subscribe ? subscribe() : subscription;
+            if (s != null) {
+                s.ready().whenComplete(this::confirmed);
+            }
         }
+    }
+
+    /**
+     * Registers for the election's announcements after a try lost (an uncontended campaign never subscribes), without
+     * blocking: this may run on a reply's I/O thread. {@code null} when the campaign ended meanwhile or failed.
+     */
+    private Subscription subscribe() {
+        Subscription s;
+        try {
+            s = election.subscribeChanges(this);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+            return null;
+        }
+        synchronized (this) {
+            if (state != State.DONE) {
+                subscription = s;
+                return s;
+            }
+        }
+        s.close();
+        return null;
     }
 
     /**

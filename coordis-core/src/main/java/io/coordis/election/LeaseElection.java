@@ -174,9 +174,9 @@ final class LeaseElection extends Named implements LeaderElection {
         return mine != null && mine.isHeld() ? mine : null;
     }
 
-    /** Registers {@code listener} for the announcements on the election's channel, without waiting for Redis. */
-    Subscription subscribeChanges(PubSubListener listener) throws InterruptedException {
-        return node.subscribe(List.of(channel), false, listener);
+    /** Registers {@code listener} for the announcements on the election's channel; never blocks. */
+    Subscription subscribeChanges(PubSubListener listener) {
+        return node.subscribeLater(List.of(channel), false, listener);
     }
 
     /** The failure of a subscription to the election's channel, naming the node and the election. */

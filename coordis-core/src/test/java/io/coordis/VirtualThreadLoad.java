@@ -29,10 +29,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The blocking API from many virtual threads, for {@code VirtualThreadsIT}, which runs it on Java 21 or later with
- * two carrier threads: contended lock acquisitions, reliable takes, signal waits and campaigns, all at once. Prints
+ * two carrier threads: contended lock acquisitions, reliable takes, signal waits and campaigns, all at once (a round
+ * of a twentieth of each first, unrecorded, so that classes are loaded and initialised). Prints
  * {@code DONE <counts>} when every task finished, then {@code PINNED total=N classloading=L coordis=M} from a JFR
- * recording of {@code jdk.VirtualThreadPinned} (threshold 0): pinnings while the JVM loads a class on first use are
- * counted apart (the JVM's, and no wait), and the stack of each other pinning with a Coordis frame is printed. Compiled for
+ * recording of {@code jdk.VirtualThreadPinned} (threshold 0): pinnings while the JVM loads a class are counted apart
+ * (the JVM's, and no wait), and the stack of each other pinning with a Coordis frame is printed. Compiled for
  * Java 17: virtual threads are reached by reflection. Exits when its stdin closes.
  *
  * <p>Arguments: Redis URL, key prefix ({@code -} for none), seconds allowed.
@@ -63,86 +64,18 @@ public final class VirtualThreadLoad {
         String prefix = args[1].equals("-") ? "" : args[1];
         long seconds = Long.parseLong(args[2]);
 
-        Recording recording = new Recording();
-        recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
-        recording.start();
         ExecutorService virtual = (ExecutorService) java.util.concurrent.Executors.class
                 .getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
-        List<Future<?>> tasks = new ArrayList<>();
-        AtomicInteger locked = new AtomicInteger();
-        AtomicInteger taken = new AtomicInteger();
-        AtomicInteger signalled = new AtomicInteger();
-        AtomicInteger elected = new AtomicInteger();
+        Recording recording = new Recording();
+        recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
+        // a small round first, not recorded: the JVM pins a thread while it loads and initialises a class on first
+        // use, which is the JVM's and no wait
+        run(virtual, url, prefix, seconds, 20);
+        recording.start();
         long start = System.nanoTime();
-        try (Coordis coordis = Coordis.builder().url(url).keyPrefix(prefix).connect()) {
-            Duration wait = Duration.ofSeconds(seconds);
-            DistributedLock lock = coordis.lock("vt:lock");
-            for (int i = 0; i < LOCKERS; i++) {
-                tasks.add(virtual.submit(() -> {
-                    try (Lease lease = lock.acquire(wait).orElseThrow()) {
-                        Thread.sleep(0, 100_000);
-                        locked.incrementAndGet();
-                    }
-                    return null;
-                }));
-            }
-            ReliableQueue queue = coordis.reliableQueue("vt:queue");
-            Consumer consumer = queue.consumer();
-            for (int i = 0; i < TAKERS; i++) {
-                tasks.add(virtual.submit(() -> {
-                    Delivery d = consumer.take(wait).orElseThrow();
-                    d.ack();
-                    taken.incrementAndGet();
-                    return null;
-                }));
-            }
-            Signals signals = coordis.signals();
-            for (int i = 0; i < WAITERS; i++) {
-                String channel = "vt:signal:" + i;
-                tasks.add(virtual.submit(() -> {
-                    Optional<Signal> s = signals.await(channel, wait);
-                    if (s.isPresent()) {
-                        signalled.incrementAndGet();
-                    }
-                    return null;
-                }));
-            }
-            for (int i = 0; i < CANDIDATES; i++) {
-                LeaderElection election = coordis.election("vt:election",
-                        ElectionOptions.defaults().withCandidateId("vt-" + i).withTtl(Duration.ofSeconds(10)));
-                tasks.add(virtual.submit((Callable<Void>) () -> {
-                    Leadership l = election.campaign(wait).orElseThrow();
-                    elected.incrementAndGet();
-                    l.resign();
-                    return null;
-                }));
-            }
-            for (int i = 0; i < TAKERS; i++) {
-                queue.push("m" + i);
-            }
-            // a wait may subscribe after its signal went out: signal each channel until someone heard it
-            for (int i = 0; i < WAITERS; i++) {
-                while (signals.signal("vt:signal:" + i, "go") == 0 && System.nanoTime() - start
-                        < TimeUnit.SECONDS.toNanos(seconds)) {
-                    Thread.sleep(1);
-                }
-            }
-            try {
-                for (Future<?> f : tasks) {
-                    f.get(Math.max(1, TimeUnit.SECONDS.toNanos(seconds) - (System.nanoTime() - start)),
-                            TimeUnit.NANOSECONDS);
-                }
-            } catch (java.util.concurrent.TimeoutException e) {
-                System.out.printf("TIMEOUT locked=%d taken=%d signalled=%d elected=%d%n", locked.get(), taken.get(),
-                        signalled.get(), elected.get());
-                System.out.flush();
-                throw e;
-            }
-            consumer.close();
-        }
+        String counts = run(virtual, url, prefix, seconds, 1);
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        System.out.printf("DONE ms=%d locked=%d taken=%d signalled=%d elected=%d%n", millis, locked.get(), taken.get(),
-                signalled.get(), elected.get());
+        System.out.printf("DONE ms=%d %s%n", millis, counts);
         recording.stop();
         Path file = Files.createTempFile("coordis-vt-", ".jfr");
         recording.dump(file);
@@ -175,5 +108,85 @@ public final class VirtualThreadLoad {
         System.out.flush();
         virtual.shutdownNow();
         System.exit(0);
+    }
+
+    /** The load, each count divided by {@code divisor}, on fresh names; answers the counts reached. */
+    private static String run(ExecutorService virtual, String url, String prefix, long seconds, int divisor)
+            throws Exception {
+        List<Future<?>> tasks = new ArrayList<>();
+        AtomicInteger locked = new AtomicInteger();
+        AtomicInteger taken = new AtomicInteger();
+        AtomicInteger signalled = new AtomicInteger();
+        AtomicInteger elected = new AtomicInteger();
+        long start = System.nanoTime();
+        String tag = "vt" + divisor + ":";
+        try (Coordis coordis = Coordis.builder().url(url).keyPrefix(prefix).connect()) {
+            Duration wait = Duration.ofSeconds(seconds);
+            DistributedLock lock = coordis.lock(tag + "lock");
+            for (int i = 0; i < LOCKERS / divisor; i++) {
+                tasks.add(virtual.submit(() -> {
+                    try (Lease lease = lock.acquire(wait).orElseThrow()) {
+                        Thread.sleep(0, 100_000);
+                        locked.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            ReliableQueue queue = coordis.reliableQueue(tag + "queue");
+            Consumer consumer = queue.consumer();
+            for (int i = 0; i < TAKERS / divisor; i++) {
+                tasks.add(virtual.submit(() -> {
+                    Delivery d = consumer.take(wait).orElseThrow();
+                    d.ack();
+                    taken.incrementAndGet();
+                    return null;
+                }));
+            }
+            Signals signals = coordis.signals();
+            for (int i = 0; i < WAITERS / divisor; i++) {
+                String channel = tag + "signal:" + i;
+                tasks.add(virtual.submit(() -> {
+                    Optional<Signal> s = signals.await(channel, wait);
+                    if (s.isPresent()) {
+                        signalled.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            for (int i = 0; i < CANDIDATES / divisor; i++) {
+                LeaderElection election = coordis.election(tag + "election",
+                        ElectionOptions.defaults().withCandidateId("vt-" + i).withTtl(Duration.ofSeconds(10)));
+                tasks.add(virtual.submit((Callable<Void>) () -> {
+                    Leadership l = election.campaign(wait).orElseThrow();
+                    elected.incrementAndGet();
+                    l.resign();
+                    return null;
+                }));
+            }
+            for (int i = 0; i < TAKERS / divisor; i++) {
+                queue.push("m" + i);
+            }
+            // a wait may subscribe after its signal went out: signal each channel until someone heard it
+            for (int i = 0; i < WAITERS / divisor; i++) {
+                while (signals.signal(tag + "signal:" + i, "go") == 0 && System.nanoTime() - start
+                        < TimeUnit.SECONDS.toNanos(seconds)) {
+                    Thread.sleep(1);
+                }
+            }
+            try {
+                for (Future<?> f : tasks) {
+                    f.get(Math.max(1, TimeUnit.SECONDS.toNanos(seconds) - (System.nanoTime() - start)),
+                            TimeUnit.NANOSECONDS);
+                }
+            } catch (java.util.concurrent.TimeoutException e) {
+                System.out.printf("TIMEOUT locked=%d taken=%d signalled=%d elected=%d%n", locked.get(), taken.get(),
+                        signalled.get(), elected.get());
+                System.out.flush();
+                throw e;
+            }
+            consumer.close();
+        }
+        return String.format("locked=%d taken=%d signalled=%d elected=%d", locked.get(), taken.get(),
+                signalled.get(), elected.get());
     }
 }

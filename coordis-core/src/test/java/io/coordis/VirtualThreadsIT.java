@@ -54,7 +54,7 @@ class VirtualThreadsIT {
             if (finished.isEmpty() || finished.get().startsWith("TIMEOUT")) {
                 dumpThreads(java.get(), child.pid());
             }
-            String done = finished.orElseThrow(() -> new AssertionError("no progress: " + child.lines()));
+            String done = finished.orElseThrow(() -> new AssertionError("no progress: " + child.describe()));
             String pinned = child.awaitLine("PINNED ", Duration.ofSeconds(10));
             System.out.println(done + "; " + pinned);
             assertThat(done).contains("locked=400", "taken=200", "signalled=1000", "elected=100");

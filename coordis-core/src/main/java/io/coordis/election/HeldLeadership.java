@@ -44,6 +44,17 @@ final class HeldLeadership extends Held<Leadership> implements Leadership {
         return election.resignAtRedis(term);
     }
 
+    /**
+     * Ends this leadership here and resigns it at Redis without waiting (for a campaign cancelled in the instant it
+     * won): does not block.
+     */
+    void resignInBackground() {
+        if (session().end() == LeaseSession.State.HELD) {
+            election.ended(this, "resigned");
+            election.resignInBackground(term);
+        }
+    }
+
     @Override
     protected void onLoss(Telemetry.Loss why) {
         if (why == Telemetry.Loss.DEADLINE) {

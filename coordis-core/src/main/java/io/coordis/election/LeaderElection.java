@@ -2,6 +2,7 @@ package io.coordis.election;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -55,6 +56,21 @@ public interface LeaderElection extends AutoCloseable {
      *                                      at once, so other candidates need not wait out its TTL
      */
     Optional<Leadership> campaign(Duration timeout) throws InterruptedException;
+
+    /**
+     * {@link #campaign(Duration)} without a thread waiting: the campaign rides on the election's pub/sub channel
+     * and the client's timer, and the future completes with the leadership, or empty when another candidate still
+     * led when the time was up. It completes on the client's timer thread: chain only quick work, or hand it to an
+     * executor with {@code thenApplyAsync(fn, executor)}. Cancelling it ends the campaign and leaves nothing held: a
+     * leadership won in that instant is resigned at once (in the background), so other candidates need not wait
+     * out its TTL. Campaigns of one candidate run one after another, blocking ones included.
+     *
+     * @return the leadership, or empty on timeout; fails with a {@link io.coordis.CoordisException} as
+     *         {@link #campaign(Duration)} throws it
+     * @throws IllegalArgumentException for a negative timeout
+     * @throws IllegalStateException    when this candidate was closed
+     */
+    CompletableFuture<Optional<Leadership>> campaignAsync(Duration timeout);
 
     /** Like {@link #campaign(Duration)} without a time limit. */
     Leadership campaign() throws InterruptedException;

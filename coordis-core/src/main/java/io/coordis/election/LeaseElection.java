@@ -10,8 +10,8 @@ import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.lease.LossScope;
-import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
 import io.coordis.internal.redis.Subscription;
@@ -24,8 +24,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -50,7 +51,9 @@ final class LeaseElection extends Named implements LeaderElection {
     private final Set<LeaderWatch> watches = ConcurrentHashMap.newKeySet();
     private final CandidateEvents events;
     private final LeaderReader reader;
-    private final ReentrantLock campaigning = new ReentrantLock();
+    /** Completes when the candidate's last campaign is over: each starts after the one before it. */
+    private final AtomicReference<CompletableFuture<Void>> campaigns =
+            new AtomicReference<>(CompletableFuture.completedFuture(null));
     private final Telemetry telemetry;
     private volatile HeldLeadership current;
     private volatile boolean closed;
@@ -79,102 +82,143 @@ final class LeaseElection extends Named implements LeaderElection {
     @Override
     public Optional<Leadership> campaign(Duration timeout) throws InterruptedException {
         Durations.notNegative(timeout, "campaign timeout");
-        return Optional.ofNullable(measured(Durations.saturatedNanos(timeout), false));
+        return Optional.ofNullable(awaitCampaign(Durations.saturatedNanos(timeout), false));
     }
 
     @Override
     public Leadership campaign() throws InterruptedException {
-        return measured(Long.MAX_VALUE, true);
+        return awaitCampaign(Long.MAX_VALUE, true);
+    }
+
+    @Override
+    public CompletableFuture<Optional<Leadership>> campaignAsync(Duration timeout) {
+        Durations.notNegative(timeout, "campaign timeout");
+        Campaign campaign = start(Durations.saturatedNanos(timeout), false);
+        CompletableFuture<Optional<Leadership>> out = new CompletableFuture<>();
+        campaign.result.whenComplete((won, failure) -> {
+            Throwable named = failure == null ? null : failure instanceof CoordisException e ? named(e) : failure;
+            Runnable relay = () -> {
+                boolean taken = named == null ? out.complete(Optional.ofNullable(won)) : out.completeExceptionally(named);
+                if (!taken && won != null && !campaign.reused) {
+                    won.resignInBackground(); // the caller cancelled in the instant it was won
+                }
+            };
+            timer.execute(relay);
+            if (timer.isClosed()) {
+                relay.run();
+            }
+        });
+        out.whenComplete((v, f) -> {
+            if (out.isCancelled()) {
+                campaign.result.cancel(false);
+            }
+        });
+        return out;
     }
 
     /**
-     * {@link #campaignWithin}, again and again until elected when {@code untilElected}; told to the telemetry once.
-     * A failure names the election.
+     * A campaign waited for on this thread: the same {@link Campaign} as {@link #campaignAsync}, and an interrupt
+     * cancels it (a leadership won in that instant is resigned). A failure names the election.
      */
-    private Leadership measured(long waitNanos, boolean untilElected) throws InterruptedException {
-        try {
-            return MeasuredWait.repeated(telemetry.campaigning(name), timer.ticker(), waitNanos, untilElected,
-                    this::campaignWithin);
-        } catch (CoordisException e) {
-            throw named(e);
-        }
-    }
-
-    /**
-     * Tries once; while another candidate leads, waits for an announcement on the channel or for the
-     * leader's TTL to run out (plus jitter), then tries again. The first retry comes right after the
-     * subscription is confirmed, so a resignation between the first try and the subscription is not missed.
-     */
-    private Leadership campaignWithin(long waitNanos) throws InterruptedException {
+    private HeldLeadership awaitCampaign(long waitNanos, boolean untilElected) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        checkOpen();
-        long deadline = Durations.saturatedAdd(timer.now(), waitNanos);
-        if (!campaigning.tryLock(waitNanos, TimeUnit.NANOSECONDS)) {
-            return null;
-        }
+        Campaign campaign = start(waitNanos, untilElected);
         try {
-            HeldLeadership mine = current;
-            if (mine != null && mine.isHeld()) {
-                return mine;
-            }
-            Attempt attempt = attempt();
-            if (attempt.won != null || deadline - timer.now() <= 0) {
-                return attempt.won;
-            }
-            ReleaseWaiter change = new ReleaseWaiter();
-            try (Subscription ignored = node.subscribe(channel, change)) {
-                while (true) {
-                    attempt = attempt();
-                    if (attempt.won != null) {
-                        return attempt.won;
-                    }
-                    long left = deadline - timer.now();
-                    if (left <= 0) {
-                        return null;
-                    }
-                    change.await(attempt.pttlMillis, left);
+            return campaign.result.get();
+        } catch (InterruptedException e) {
+            if (!campaign.result.cancel(false)) {
+                HeldLeadership won = campaign.result.getNow(null);
+                if (won != null && !campaign.reused) {
+                    won.resignInBackground();
                 }
             }
-        } finally {
-            campaigning.unlock();
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof CoordisException c) {
+                throw named(c);
+            }
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof InterruptedException i) {
+                throw i;
+            }
+            throw new IllegalStateException(cause);
         }
+    }
+
+    /**
+     * Starts a campaign after the ones before it (one runs at a time per candidate), told to the telemetry once:
+     * ends with the leadership, or {@code null} past {@code waitNanos} unless {@code untilElected}.
+     */
+    private Campaign start(long waitNanos, boolean untilElected) {
+        checkOpen();
+        Telemetry.Wait wait = telemetry.campaigning(name);
+        long began = MeasuredWait.start(wait, timer.ticker());
+        Campaign campaign = new Campaign(this, timer, waitNanos, untilElected);
+        campaign.result.whenComplete((won, failure) -> MeasuredWait.ended(wait, timer.ticker(),
+                won != null ? Telemetry.Result.ACQUIRED
+                        : failure instanceof CancellationException ? Telemetry.Result.INTERRUPTED
+                        : failure != null ? Telemetry.Result.ERROR
+                        : waitNanos == 0 ? Telemetry.Result.BUSY : Telemetry.Result.TIMEOUT, began));
+        campaign.after(campaigns.getAndSet(campaign.over));
+        return campaign;
+    }
+
+    /** This candidate's leadership while it is valid, else {@code null}. */
+    HeldLeadership currentLeadership() {
+        HeldLeadership mine = current;
+        return mine != null && mine.isHeld() ? mine : null;
+    }
+
+    /** Registers {@code listener} for the announcements on the election's channel; never blocks. */
+    Subscription subscribeChanges(PubSubListener listener) {
+        return node.subscribeLater(List.of(channel), false, listener);
+    }
+
+    /** The failure of a subscription to the election's channel, naming the node and the election. */
+    CoordisException subscribeFailure(Throwable failure) {
+        return named(node.translate(failure));
     }
 
     /** One campaign try: a leadership won, or the other leader's remaining TTL. */
-    private record Attempt(HeldLeadership won, long pttlMillis) {
+    record Attempt(HeldLeadership won, long pttlMillis) {
     }
 
-    private Attempt attempt() throws InterruptedException {
+    /**
+     * Sends one campaign try; completes with its answer on the reply's thread, or fails naming the election (a
+     * try whose answer was lost resigns, in the background, what it may have won).
+     */
+    CompletableFuture<Attempt> attemptAsync() {
         long start = timer.now();
         long seen = events.highestTerm();
         String claim = Tokens.next();
-        CompletableFuture<Object> reply = node.eval(ELECT, List.of(key, termKey, detailsKey), List.of(id,
+        CompletableFuture<Object> reply = node.within(node.eval(ELECT, List.of(key, termKey, detailsKey), List.of(id,
                 Durations.millis(options.ttl()), "0", Long.toString(seen),
-                Long.toString(System.currentTimeMillis()), channel, claim));
-        List<?> r;
-        try {
-            r = Replies.list(node.await(reply, opTimeout), 3, ELECT, node.address());
-        } catch (CoordisException e) {
-            if (e instanceof NodeUnavailableException) {
-                resignClaimInBackground(claim);
+                Long.toString(System.currentTimeMillis()), channel, claim)), opTimeout);
+        return reply.handle((raw, failure) -> {
+            if (failure != null) {
+                CoordisException e = node.translate(failure);
+                if (e instanceof NodeUnavailableException) {
+                    resignClaimInBackground(claim);
+                }
+                throw named(e);
             }
-            throw e;
-        } catch (InterruptedException e) {
-            resignClaimInBackground(claim);
-            throw e;
-        }
-        if (Replies.isOne(r)) {
-            long term = Replies.number(r, 1, ELECT, node.address());
-            HeldLeadership won = new HeldLeadership(this, term, start, options, timer, telemetry);
-            current = won;
-            events.elected(won, seen, Replies.number(r, 2, ELECT, node.address()));
-            return new Attempt(won, 0);
-        }
-        long pttl = Replies.number(r, 1, ELECT, node.address());
-        events.observed(r.size() > 2 ? r.get(2) : null, r.size() > 3 ? r.get(3) : null);
-        return new Attempt(null, pttl);
+            List<?> r = Replies.list(raw, 3, ELECT, node.address());
+            if (Replies.isOne(r)) {
+                long term = Replies.number(r, 1, ELECT, node.address());
+                HeldLeadership won = new HeldLeadership(this, term, start, options, timer, telemetry);
+                current = won;
+                events.elected(won, seen, Replies.number(r, 2, ELECT, node.address()));
+                return new Attempt(won, 0);
+            }
+            long pttl = Replies.number(r, 1, ELECT, node.address());
+            events.observed(r.size() > 2 ? r.get(2) : null, r.size() > 3 ? r.get(3) : null);
+            return new Attempt(null, pttl);
+        });
     }
 
     /**

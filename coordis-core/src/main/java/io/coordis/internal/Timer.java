@@ -40,6 +40,19 @@ public interface Timer extends AutoCloseable {
     void execute(Runnable task);
 
     /**
+     * Completes {@code future} with {@code value}, or with {@code failure} when that is not {@code null}, on the
+     * client's thread, so that what the caller chained on it never runs on (and never holds up) an I/O thread;
+     * on the calling thread once the timer is closed. For futures handed to applications.
+     */
+    default <T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
+        Runnable task = failure == null ? () -> future.complete(value) : () -> future.completeExceptionally(failure);
+        execute(task);
+        if (isClosed()) {
+            task.run(); // a closed timer drops the task; completing twice does nothing
+        }
+    }
+
+    /**
      * {@code future}, failed with a {@link TimeoutException} unless it completes within {@code timeoutNanos}
      * (up to a tick more). The failure is completed off the client's thread, so the future's dependents
      * never hold it up.

@@ -3,6 +3,7 @@ package io.coordis.queue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One consumer of a {@link ReliableQueue}: a heartbeat, up to {@code slots} processing slots, and a sweeper
@@ -21,6 +22,24 @@ public interface Consumer extends AutoCloseable {
      *                              handed out by a later take, or put back by {@link #close()}
      */
     Optional<Delivery> take(Duration wait) throws InterruptedException;
+
+    /**
+     * {@link #take(Duration)} without a thread waiting: the future completes with a delivery, or empty when none
+     * came within {@code wait}. It completes on the client's timer thread: chain only quick work, or hand it to an
+     * executor with {@code thenApplyAsync(fn, executor)}.
+     *
+     * <p>Each take needs one of the consumer's {@code slots} ({@link QueueOptions#withSlots}): at most that many
+     * wait at Redis at once, each with a blocking {@code BLMOVE} on its slot's own connection (renewed at most
+     * every heartbeat TTL); further takes wait in the consumer, in arrival order, without a connection. For
+     * thousands of concurrent takes, give the consumer more slots only as far as Redis should hold connections.
+     *
+     * <p>Cancelling the future ends the wait and leaves nothing behind: a message moved for this take in that
+     * instant goes back to the end of the queue consumers take from next, without counting a failed delivery;
+     * a {@code BLMOVE} under way is ended by closing its connection (the slot's next take opens another).
+     *
+     * @throws IllegalStateException when the consumer is closed (a take under way when it closes fails with it)
+     */
+    CompletableFuture<Optional<Delivery>> takeAsync(Duration wait);
 
     /** Takes up to {@code max} messages in one round trip, waiting up to {@code wait} for the first. */
     List<Delivery> take(int max, Duration wait) throws InterruptedException;

@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +50,10 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     private final java.util.concurrent.locks.ReadWriteLock closing = new java.util.concurrent.locks.ReentrantReadWriteLock();
     private final Upkeep upkeep;
     private volatile boolean closed;
+    /** Takes without a thread waiting for a slot, in arrival order; guarded by {@link #free}. */
+    private final ArrayDeque<CompletableFuture<Integer>> slotWaiters = new ArrayDeque<>();
+    /** Takes without a thread that are under way; guarded by {@link #free}. */
+    private int asyncTakes;
 
     private SlotConsumer(SlotQueue queue) {
         this.queue = queue;
@@ -183,7 +188,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     }
 
     /** The delivery of what {@code slot} was handed by settle.lua, or {@code null} when it got nothing. */
-    private Delivery delivery(int slot, SlotQueue.Taken taken) {
+    Delivery delivery(int slot, SlotQueue.Taken taken) {
         if (taken.payload() == null) {
             return null;
         }
@@ -191,7 +196,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                 (int) Math.min(Integer.MAX_VALUE, taken.failures() + 1), queue.timer.now(), this);
     }
 
-    private long nextNumber(int slot) {
+    long nextNumber(int slot) {
         synchronized (numbers) {
             return ++numbers[slot];
         }
@@ -334,19 +339,70 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         }
     }
 
-    private void giveBack(List<Integer> slots) {
+    void giveBack(List<Integer> slots) {
         giveBack(slots, false);
     }
 
+    /**
+     * A free slot for a take that does not wait on a thread: at once when one is free, else when one is given back
+     * (slots go to such takes first, in arrival order). Cancelling the future gives up the place in line; a slot
+     * handed to a future cancelled in the same instant goes back to the pool. Fails when the consumer is closed.
+     */
+    CompletableFuture<Integer> borrowAsync() {
+        synchronized (free) {
+            if (closed) {
+                return CompletableFuture.failedFuture(closedFailure());
+            }
+            if (!free.isEmpty()) {
+                return CompletableFuture.completedFuture(free.poll());
+            }
+            CompletableFuture<Integer> waiter = new CompletableFuture<>();
+            slotWaiters.add(waiter);
+            return waiter;
+        }
+    }
+
+    /** Counts a take that does not wait on a thread in, unless the consumer is closed: {@link #close} waits for it. */
+    boolean enter() {
+        synchronized (free) {
+            if (closed) {
+                return false;
+            }
+            asyncTakes++;
+            return true;
+        }
+    }
+
+    /** Counts such a take out. */
+    void exit() {
+        synchronized (free) {
+            asyncTakes--;
+            free.notifyAll();
+        }
+    }
+
+    IllegalStateException closedFailure() {
+        return new IllegalStateException("consumer " + id + " of queue '" + queue.name() + "' is closed");
+    }
+
     /** Returns slots to the pool, to its head unless a suspect one (which may hold a moved message) is there. */
-    private void giveBack(List<Integer> slots, boolean suspect) {
+    void giveBack(List<Integer> slots, boolean suspect) {
         if (slots.isEmpty()) {
             return;
         }
+        List<Integer> handed = new ArrayList<>();
+        List<CompletableFuture<Integer>> to = new ArrayList<>();
         synchronized (free) {
             for (int s : slots) {
-                if (!free.contains(s)) {
-                    this.suspect[s] |= suspect;
+                if (free.contains(s)) {
+                    continue;
+                }
+                this.suspect[s] |= suspect;
+                CompletableFuture<Integer> waiter = closed ? null : nextSlotWaiter();
+                if (waiter != null) {
+                    handed.add(s); // a take waiting without a thread gets it, and looks into it first if suspect
+                    to.add(waiter);
+                } else {
                     // Last returned, first borrowed: a consumer taking one at a time keeps using one slot, so its
                     // settles and blocking takes stay on one warm connection; slots that may hold a moved message
                     // stay in front of it.
@@ -359,9 +415,44 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             }
             free.notifyAll();
         }
+        for (int i = 0; i < handed.size(); i++) {
+            if (!to.get(i).complete(handed.get(i))) {
+                giveBack(List.of(handed.get(i)), false); // its take ended meanwhile
+            }
+        }
     }
 
-    private ListCommands.Blocking blocking(int slot) {
+    /** The first take in line for a slot that still waits, or {@code null}. Under {@link #free}'s monitor. */
+    private CompletableFuture<Integer> nextSlotWaiter() {
+        CompletableFuture<Integer> w;
+        while ((w = slotWaiters.poll()) != null) {
+            if (!w.isDone()) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /** Whether {@code slot} may hold a message nobody was handed; settle.lua looked into it when {@code false}. */
+    void looked(int slot) {
+        synchronized (free) {
+            suspect[slot] = false;
+        }
+    }
+
+    long ttlNanos() {
+        return ttlNanos;
+    }
+
+    Upkeep upkeep() {
+        return upkeep;
+    }
+
+    SlotQueue queue() {
+        return queue;
+    }
+
+    ListCommands.Blocking blocking(int slot) {
         synchronized (blocking) {
             requireOpen();
             if (blocking[slot] == null) {
@@ -373,13 +464,17 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
 
     @Override
     public void close() {
+        List<CompletableFuture<Integer>> waiting;
         synchronized (free) {
             if (closed) {
                 return;
             }
             closed = true;
             free.notifyAll();
+            waiting = new ArrayList<>(slotWaiters);
+            slotWaiters.clear();
         }
+        waiting.forEach(w -> w.completeExceptionally(closedFailure()));
         upkeep.stop();
         boolean confirmed = true;
         synchronized (blocking) {
@@ -391,6 +486,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         }
         closing.writeLock().lock(); // takes still running finish (and see the consumer closed) first
         closing.writeLock().unlock();
+        awaitAsyncTakes();
         if (!confirmed) {
             // A blocked move may still land in a slot: leave the registration, so sweepers recover it
             // once the heartbeat (not renewed any more) expires.
@@ -405,6 +501,57 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             log.warn("consumer {} of queue '{}' could not put its messages back ({}); sweepers will once its "
                     + "heartbeat expires", id, queue.name(), e.getMessage());
         }
+    }
+
+    /**
+     * Waits until no take without a thread is under way (their blocking moves end at once when the connections
+     * are retired; a script's reply comes within the command timeout), at most twice the command timeout.
+     */
+    private void awaitAsyncTakes() {
+        long deadline = queue.timer.now() + queue.lists.commandTimeout().toNanos() * 2;
+        boolean interrupted = false;
+        synchronized (free) {
+            long left;
+            while (asyncTakes > 0 && (left = deadline - queue.timer.now()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(free, left);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public CompletableFuture<Optional<Delivery>> takeAsync(Duration wait) {
+        long nanos = Math.max(0, io.coordis.internal.Durations.saturatedNanos(
+                java.util.Objects.requireNonNull(wait, "wait must not be null")));
+        requireOpen();
+        PendingTake take = new PendingTake(this, io.coordis.internal.Durations.saturatedAdd(queue.timer.now(), nanos));
+        CompletableFuture<Optional<Delivery>> out = new CompletableFuture<>();
+        take.result.whenComplete((delivery, failure) -> {
+            Runnable relay = () -> {
+                boolean taken = failure == null ? out.complete(Optional.ofNullable(delivery))
+                        : out.completeExceptionally(failure);
+                if (!taken && delivery != null) {
+                    take.putBack(delivery.ref().slot()); // the caller cancelled in the instant it was taken
+                }
+            };
+            queue.timer.execute(relay);
+            if (queue.timer.isClosed()) {
+                relay.run();
+            }
+        });
+        out.whenComplete((v, f) -> {
+            if (out.isCancelled()) {
+                take.result.cancel(false);
+            }
+        });
+        take.start();
+        return out;
     }
 
     @Override

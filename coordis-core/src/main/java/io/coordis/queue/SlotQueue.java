@@ -1,6 +1,7 @@
 package io.coordis.queue;
 
 import io.coordis.Telemetry;
+import io.coordis.internal.Failures;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
@@ -133,24 +134,8 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
      */
     Answer settleAndTake(String consumer, List<Settle> settles, List<Integer> takeSlots, ListCommands.Blocking via)
             throws InterruptedException {
-        List<String> k = new ArrayList<>(7 + settles.size() + takeSlots.size());
-        k.addAll(List.of(keys.queue, keys.attempts, keys.settled(consumer), keys.enqueued, keys.dead, keys.delayed,
-                keys.delayedData));
-        List<byte[]> a = new ArrayList<>(3 + 5 * settles.size());
-        a.add(bytes(options.order().side()));
-        a.add(bytes(options.maxAttempts()));
-        a.add(bytes(settles.size()));
-        for (Settle s : settles) {
-            k.add(keys.slot(consumer, s.ref().slot()));
-            a.add(bytes(s.ref().slot()));
-            a.add(bytes(s.ref().number()));
-            a.add(s.ack() ? ACK_MARK : NACK_MARK);
-            a.add(bytes(s.delay().toMillis()));
-            a.add(s.ack() || s.delay().isZero() ? NO_TOKEN : bytes(Tokens.next()));
-        }
-        for (int slot : takeSlots) {
-            k.add(keys.slot(consumer, slot));
-        }
+        List<String> k = settleKeys(consumer, settles, takeSlots);
+        List<byte[]> a = settleArgs(settles);
         Object raw;
         if (via != null) {
             try {
@@ -161,20 +146,77 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
         } else {
             raw = Payloads.await(lists, lists.eval(SETTLE, k, a), name, keys.queue);
         }
-        List<?> reply = Replies.list(raw, 2 * (settles.size() + takeSlots.size()), SETTLE, lists.address());
+        return answer(raw, settles, takeSlots.size());
+    }
+
+    /**
+     * {@link #settleAndTake} on the shared connection, without waiting: completes on the reply's thread; a failure
+     * names the queue.
+     */
+    CompletableFuture<Answer> settleAndTakeAsync(String consumer, List<Settle> settles, List<Integer> takeSlots) {
+        return lists.eval(SETTLE, settleKeys(consumer, settles, takeSlots), settleArgs(settles)).handle((raw, f) -> {
+            if (f != null) {
+                throw Failures.about(Failures.object("queue", name), lists.translate(f));
+            }
+            return answer(raw, settles, takeSlots.size());
+        });
+    }
+
+    private List<String> settleKeys(String consumer, List<Settle> settles, List<Integer> takeSlots) {
+        List<String> k = new ArrayList<>(7 + settles.size() + takeSlots.size());
+        k.addAll(List.of(keys.queue, keys.attempts, keys.settled(consumer), keys.enqueued, keys.dead, keys.delayed,
+                keys.delayedData));
+        for (Settle s : settles) {
+            k.add(keys.slot(consumer, s.ref().slot()));
+        }
+        for (int slot : takeSlots) {
+            k.add(keys.slot(consumer, slot));
+        }
+        return k;
+    }
+
+    private List<byte[]> settleArgs(List<Settle> settles) {
+        List<byte[]> a = new ArrayList<>(3 + 5 * settles.size());
+        a.add(bytes(options.order().side()));
+        a.add(bytes(options.maxAttempts()));
+        a.add(bytes(settles.size()));
+        for (Settle s : settles) {
+            a.add(bytes(s.ref().slot()));
+            a.add(bytes(s.ref().number()));
+            a.add(s.ack() ? ACK_MARK : NACK_MARK);
+            a.add(bytes(s.delay().toMillis()));
+            a.add(s.ack() || s.delay().isZero() ? NO_TOKEN : bytes(Tokens.next()));
+        }
+        return a;
+    }
+
+    private Answer answer(Object raw, List<Settle> settles, int takeSlots) {
+        List<?> reply = Replies.list(raw, 2 * (settles.size() + takeSlots), SETTLE, lists.address());
         List<Settled> settled = new ArrayList<>(settles.size());
         for (int i = 0; i < settles.size(); i++) {
             long code = Replies.number(reply, 2 * i, SETTLE, lists.address());
             long failures = Replies.number(reply, 2 * i + 1, SETTLE, lists.address());
             settled.add(settles.get(i).ack() ? acked(code, failures) : nacked(code, failures));
         }
-        List<Taken> taken = new ArrayList<>(takeSlots.size());
-        for (int i = settles.size(); i < settles.size() + takeSlots.size(); i++) {
+        List<Taken> taken = new ArrayList<>(takeSlots);
+        for (int i = settles.size(); i < settles.size() + takeSlots; i++) {
             taken.add(reply.get(2 * i) instanceof byte[] payload
                     ? new Taken(payload, Replies.number(reply, 2 * i + 1, SETTLE, lists.address()))
                     : new Taken(null, 0));
         }
         return new Answer(settled, taken);
+    }
+
+    /**
+     * Puts back what {@code slot} of {@code consumer} holds, at the end consumers take from next, counting no
+     * failed delivery (sweep.lua's 'return' mode): for a take cancelled after it moved a message. Does not block;
+     * answers how many messages went back.
+     */
+    CompletableFuture<Integer> putBack(String consumer, int slot) {
+        List<String> k = new ArrayList<>(List.of(keys.heartbeat(consumer), keys.registry, keys.queue, keys.attempts,
+                keys.dead, keys.enqueued, keys.settled(consumer), keys.slot(consumer, slot)));
+        return lists.eval(SWEEP, k, sweepArgs(consumer, "return", false)).thenApply(raw -> (int) Replies.number(
+                Replies.list(raw, 2, SWEEP, lists.address()), 0, SWEEP, lists.address()));
     }
 
     private static final byte[] ACK_MARK = bytes("A");

@@ -60,9 +60,13 @@ final class Upkeep {
 
     /** Beats, waiting for the reply. */
     void beatNow() throws InterruptedException {
+        queue.lists.await(beatAsync());
+    }
+
+    /** Beats without waiting: completes (on the reply's thread) when Redis confirmed. */
+    CompletableFuture<Void> beatAsync() {
         long sent = timer.now();
-        queue.lists.await(queue.lists.eval(SlotQueue.BEAT, beatKeys(), beatArgs()));
-        lastBeatNanos = sent;
+        return queue.lists.eval(SlotQueue.BEAT, beatKeys(), beatArgs()).thenAccept(reply -> lastBeatNanos = sent);
     }
 
     /** Stops the heartbeat and the sweeps; a sweep under way ends on its own. */

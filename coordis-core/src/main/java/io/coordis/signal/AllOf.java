@@ -1,5 +1,7 @@
 package io.coordis.signal;
 
+import io.coordis.internal.Timer;
+
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,8 +13,8 @@ final class AllOf extends Pending<Map<String, Signal>> implements Gathering {
     private final List<String> channels;
     private final Map<String, Signal> firsts = new ConcurrentHashMap<>();
 
-    AllOf(List<String> channels) {
-        super("gathering on " + channels, "every channel delivered");
+    AllOf(List<String> channels, Timer timer) {
+        super("gathering on " + channels, "every channel delivered", timer);
         this.channels = List.copyOf(channels);
     }
 

@@ -1,5 +1,7 @@
 package io.coordis.signal;
 
+import io.coordis.internal.Timer;
+
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
@@ -12,8 +14,8 @@ final class OneShot extends Pending<Signal> implements Waiter {
     private final List<String> channels;
     private final Consumer<OneShot> recheck;
 
-    OneShot(List<String> channels, Consumer<OneShot> recheck) {
-        super("waiter on " + channels, "a signal arrived");
+    OneShot(List<String> channels, Consumer<OneShot> recheck, Timer timer) {
+        super("waiter on " + channels, "a signal arrived", timer);
         this.channels = List.copyOf(channels);
         this.recheck = recheck;
     }

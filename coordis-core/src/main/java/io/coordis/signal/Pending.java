@@ -2,8 +2,10 @@ package io.coordis.signal;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Timer;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -26,10 +28,13 @@ abstract class Pending<T> implements Fanout.Sink {
     /** What ends the wait, e.g. {@code a signal arrived}. */
     private final String until;
     private volatile Fanout fanout;
+    /** Where {@link #awaitAsync} keeps its deadlines and completes its futures. */
+    private final Timer timer;
 
-    Pending(String what, String until) {
+    Pending(String what, String until, Timer timer) {
         this.what = what;
         this.until = until;
+        this.timer = timer;
     }
 
     void attach(Fanout fanout) {
@@ -69,6 +74,38 @@ abstract class Pending<T> implements Fanout.Sink {
         } catch (ExecutionException e) {
             throw clientClosed(e);
         }
+    }
+
+    /**
+     * The result within {@code timeout}, without a thread waiting: completed on the client's timer thread by the
+     * result, the deadline (empty; a zero or negative timeout polls) or a failure as {@link #await} throws it.
+     * Cancelling the future ends this wait only; closing is the owner's.
+     */
+    public CompletableFuture<Optional<T>> awaitAsync(Duration timeout) {
+        long nanos = Durations.saturatedNanos(Objects.requireNonNull(timeout, "timeout must not be null"));
+        CompletableFuture<Optional<T>> out = new CompletableFuture<>();
+        if (nanos <= 0 || result.isDone()) {
+            try {
+                out.complete(poll());
+            } catch (RuntimeException e) {
+                out.completeExceptionally(e);
+            }
+            return out;
+        }
+        Timer.Handle deadline = timer.coarse(nanos, () -> out.complete(Optional.empty()));
+        result.whenComplete((value, failure) -> {
+            deadline.cancel();
+            if (out.isDone()) {
+                return;
+            }
+            if (failure == null) {
+                timer.complete(out, Optional.of(value), null);
+            } else {
+                timer.complete(out, null, failure instanceof CancellationException ? closed() : failure);
+            }
+        });
+        out.whenComplete((v, f) -> deadline.cancel());
+        return out;
     }
 
     public Optional<T> poll() {

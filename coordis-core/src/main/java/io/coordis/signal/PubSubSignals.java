@@ -2,9 +2,9 @@ package io.coordis.signal;
 
 import io.coordis.CoordisException;
 import io.coordis.Telemetry;
-import io.coordis.Ticker;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Failures;
+import io.coordis.internal.Timer;
 import io.coordis.internal.Utf8;
 import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.LuaScript;
@@ -20,6 +20,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 
@@ -36,11 +38,11 @@ public final class PubSubSignals implements Signals {
     private final List<RedisNode> nodes;
     private final List<String> addresses;
     private final String prefix;
-    private final Ticker ticker;
+    private final Timer timer;
     private final int maxDataBytes;
     private final Telemetry telemetry;
 
-    private PubSubSignals(RedisNode master, List<RedisNode> replicas, String prefix, Ticker ticker, int maxDataBytes,
+    private PubSubSignals(RedisNode master, List<RedisNode> replicas, String prefix, Timer timer, int maxDataBytes,
                           Telemetry telemetry) {
         this.master = master;
         this.prefix = prefix;
@@ -49,27 +51,27 @@ public final class PubSubSignals implements Signals {
         all.addAll(replicas);
         this.nodes = List.copyOf(all);
         this.addresses = nodes.stream().map(RedisNode::address).toList();
-        this.ticker = ticker;
+        this.timer = timer;
         this.maxDataBytes = maxDataBytes;
         this.telemetry = telemetry;
     }
 
     static {
         Wiring.provide(PubSubSignals.class,
-                w -> over(w.nodes().get(0), w.replicas(), w.keyPrefix(), w.ticker(), w.maxSignalBytes(), w.telemetry()));
+                w -> over(w.nodes().get(0), w.replicas(), w.keyPrefix(), w.timer(), w.maxSignalBytes(), w.telemetry()));
     }
 
     /**
      * Signals published on {@code master} and heard on it and on {@code replicas} (may be empty), refusing
      * data over {@code maxDataBytes}, on channels (and event keys) that begin with {@code prefix} (may be empty),
-     * which the caller's names and the channels handed back leave out, reporting to {@code telemetry}. For
-     * {@link io.coordis.Coordis}; the nodes stay owned by the caller.
+     * which the caller's names and the channels handed back leave out, reporting to {@code telemetry}, with deadlines
+     * on {@code timer}. For {@link io.coordis.Coordis}; the nodes stay owned by the caller.
      */
-    static PubSubSignals over(RedisNode master, List<RedisNode> replicas, String prefix, Ticker ticker,
+    static PubSubSignals over(RedisNode master, List<RedisNode> replicas, String prefix, Timer timer,
                               int maxDataBytes, Telemetry telemetry) {
         return new PubSubSignals(Objects.requireNonNull(master, "master"), List.copyOf(replicas),
                 Objects.requireNonNull(prefix, "prefix"),
-                Objects.requireNonNull(ticker, "ticker"), maxDataBytes, Objects.requireNonNull(telemetry, "telemetry"));
+                Objects.requireNonNull(timer, "timer"), maxDataBytes, Objects.requireNonNull(telemetry, "telemetry"));
     }
 
     @Override
@@ -151,17 +153,67 @@ public final class PubSubSignals implements Signals {
     @Override
     public Gathering gathering(Collection<String> channels) throws InterruptedException {
         List<String> names = names(channels);
-        AllOf all = new AllOf(names);
+        AllOf all = new AllOf(names, timer);
         all.attach(open(names, false, all, objectOf(names, false)));
         return all;
     }
 
     @Override
     public Optional<Signal> await(String channel, Duration timeout) throws InterruptedException {
-        Objects.requireNonNull(timeout, "timeout must not be null");
-        try (Waiter w = waiter(channel)) {
-            return w.await(timeout);
+        CompletableFuture<Optional<Signal>> waiting = awaitAsync(channel, timeout);
+        try {
+            return waiting.get();
+        } catch (InterruptedException e) {
+            waiting.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
         }
+    }
+
+    @Override
+    public CompletableFuture<Optional<Signal>> awaitAsync(String channel, Duration timeout) {
+        List<String> names = List.of(requireName(channel, "channel"));
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        OneShot w = new OneShot(names, null, timer);
+        CompletableFuture<Optional<Signal>> out = new CompletableFuture<>();
+        // from the call, not from the confirmation: the deadline covers subscribing too
+        CompletableFuture<Optional<Signal>> waiting = w.awaitAsync(Durations.saturatedNanos(timeout) <= 0
+                ? Duration.ofNanos(1) : timeout);
+        waiting.whenComplete((v, f) -> {
+            if (f == null) {
+                out.complete(v);
+            } else {
+                out.completeExceptionally(f instanceof CompletionException && f.getCause() != null ? f.getCause() : f);
+            }
+        });
+        out.whenComplete((v, f) -> {
+            waiting.cancel(false);
+            w.close(); // unsubscribes, also when the subscription is confirmed after this
+        });
+        CompletableFuture<Fanout> opening;
+        try {
+            opening = Fanout.openAsync(nodes, prefix, names, false, w, telemetry, timer);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            out.completeExceptionally(e);
+            return out;
+        }
+        opening.whenComplete((fanout, failure) -> {
+            if (fanout != null) {
+                w.attach(fanout);
+            } else if (!opening.isCancelled()) {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                timer.complete(out, null, cause instanceof CoordisException c
+                        ? Failures.about(objectOf(names, false), c) : cause);
+            }
+        });
+        out.whenComplete((v, f) -> opening.cancel(false));
+        return out;
     }
 
     @Override
@@ -183,7 +235,7 @@ public final class PubSubSignals implements Signals {
     private Subscription listening(List<String> names, boolean pattern, SignalListener listener)
             throws InterruptedException {
         Objects.requireNonNull(listener, "listener must not be null");
-        Listening l = new Listening(listener, addresses, ticker);
+        Listening l = new Listening(listener, addresses, timer.ticker());
         l.attach(open(names, pattern, l, objectOf(names, pattern)));
         return l;
     }
@@ -196,7 +248,7 @@ public final class PubSubSignals implements Signals {
     /** Like {@link #oneShot(List, boolean, Consumer)}, a failure naming {@code object} (e.g. an event). */
     OneShot oneShot(List<String> names, boolean pattern, Consumer<OneShot> recheck, String object)
             throws InterruptedException {
-        OneShot w = new OneShot(names, recheck);
+        OneShot w = new OneShot(names, recheck, timer);
         w.attach(open(names, pattern, w, object));
         return w;
     }
@@ -205,7 +257,7 @@ public final class PubSubSignals implements Signals {
     private Fanout open(List<String> names, boolean pattern, Fanout.Sink sink, String object)
             throws InterruptedException {
         try {
-            return Fanout.open(nodes, prefix, names, pattern, sink, telemetry);
+            return Fanout.open(nodes, prefix, names, pattern, sink, telemetry, timer);
         } catch (CoordisException e) {
             throw Failures.about(object, e);
         }

@@ -3,6 +3,7 @@ package io.coordis.signal;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Signal and wait over Redis pub/sub: plain {@code PUBLISH}/{@code SUBSCRIBE} on the channel names given,
@@ -87,6 +88,20 @@ public interface Signals {
      * @return the signal, or empty on timeout
      */
     Optional<Signal> await(String channel, Duration timeout) throws InterruptedException;
+
+    /**
+     * {@link #await(String, Duration)} without a thread waiting: subscribes, and completes with the first signal,
+     * or empty when {@code timeout} (counted from this call, subscribing included) passes first; then unsubscribes.
+     * The future completes on the client's timer thread: chain only quick work, or hand it to an executor with
+     * {@code thenApplyAsync(fn, executor)}. Cancelling it ends the wait and unsubscribes.
+     * Only a client's first subscription waits on the calling thread, for its pub/sub connection to open (at most
+     * the command timeout).
+     *
+     * @return the signal, or empty on timeout; fails with a {@link io.coordis.CoordisException} when no node could
+     *         be subscribed or the client was closed first
+     * @throws IllegalArgumentException for an empty or too long channel, before anything is sent
+     */
+    CompletableFuture<Optional<Signal>> awaitAsync(String channel, Duration timeout);
 
     /**
      * Delivers every signal on {@code channels} to {@code listener} until the subscription is closed.

@@ -3,6 +3,7 @@ package io.coordis.signal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -34,6 +35,16 @@ public interface Waiter extends AutoCloseable {
      *                                     long the timeout)
      */
     Optional<Signal> await(Duration timeout) throws InterruptedException;
+
+    /**
+     * {@link #await(Duration)} without a thread waiting: completes with the signal, or empty when {@code timeout}
+     * passes first (a zero or negative timeout only checks), or fails as {@code await} throws (an
+     * {@link IllegalStateException} when the waiter is closed first, a {@link io.coordis.CoordisException} when the
+     * client is). Completes on the client's timer thread: chain only quick work, or hand it to an executor with
+     * {@code thenApplyAsync(fn, executor)}. Cancelling the future ends this wait only; the waiter stays subscribed
+     * until closed.
+     */
+    CompletableFuture<Optional<Signal>> awaitAsync(Duration timeout);
 
     /**
      * The signal if it arrived already; never blocks (try-wait).

@@ -2,7 +2,9 @@
 -- redelivered first. Mode 'dead': only if the consumer's heartbeat key is absent (the check and the moves
 -- are one atomic step, so a live consumer is never robbed and concurrent sweepers cannot both move a
 -- message), counting a failed delivery per message and dead-lettering at the limit. Mode 'release': the
--- consumer itself closing; no check, nothing counted, registration and heartbeat removed.
+-- consumer itself closing; no check, nothing counted, registration and heartbeat removed. Mode 'return': the
+-- consumer giving back what one take moved but did not hand out (it was cancelled); no check, nothing counted,
+-- registration and heartbeat kept.
 --
 -- KEYS[1]  heartbeat key      KEYS[2]  registry (hash)    KEYS[3]  the queue
 -- KEYS[4]  failed-delivery counts (hash of SHA-1(payload) -> count)
@@ -10,7 +12,7 @@
 -- KEYS[8..] the consumer's processing slots
 -- ARGV[1]  consumer id   ARGV[2]  failed deliveries before dead-lettering   ARGV[3]  'R' or 'L' (take end)
 -- ARGV[4]  '1' to also remove the registration (dead mode; the caller saw it past its retention)
--- ARGV[5]  'dead' or 'release'
+-- ARGV[5]  'dead', 'release' or 'return'
 --
 -- Returns {requeued, deadLettered}, or {-1, 0} when the heartbeat is present (the consumer is alive)
 local hb, registry, queue, attempts, dead, enqueued, settled = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]

@@ -55,6 +55,14 @@ public final class ChildJvm implements AutoCloseable {
      * @throws IllegalStateException as {@link #start(String, Class, List)}
      */
     public static ChildJvm start(String name, Class<?> main, List<String> jvmArgs, List<String> args) {
+        return start(name, Path.of(System.getProperty("java.home"), "bin", "java"), main, jvmArgs, args);
+    }
+
+    /**
+     * Like {@link #start(String, Class, List, List)} on another {@code java} executable (another JDK, say, to run
+     * the test classes on a newer Java than the build's).
+     */
+    public static ChildJvm start(String name, Path java, Class<?> main, List<String> jvmArgs, List<String> args) {
         String classpath = classpath();
         String home = main.getProtectionDomain().getCodeSource().getLocation().getPath();
         if (!classpath.contains(stripSlash(home))) {
@@ -62,7 +70,7 @@ public final class ChildJvm implements AutoCloseable {
                     + "); configure the test runner not to use a manifest-only jar");
         }
         List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                java.toString(),
                 "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         command.addAll(jvmArgs);

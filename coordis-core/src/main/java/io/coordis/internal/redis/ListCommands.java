@@ -160,6 +160,11 @@ public final class ListCommands implements AutoCloseable {
                 .thenApply(t -> Long.parseLong(text(t.get(0))) * 1000 + Long.parseLong(text(t.get(1))) / 1000);
     }
 
+    /** Translates any failure into the Coordis exception family, naming this node. */
+    public CoordisException translate(Throwable failure) {
+        return RedisErrors.translate(failure, address);
+    }
+
     /** A new dedicated connection for blocking commands; opened on first use, closed by its owner. */
     public Blocking blocking() {
         return new Blocking();
@@ -183,12 +188,13 @@ public final class ListCommands implements AutoCloseable {
     }
 
     /**
-     * A connection of its own for blocking pops. One call at a time. After a call that timed out, failed
+     * A connection of its own for blocking pops. One call at a time; {@link #abandonAsync()} may come from
+     * another thread while it waits. After a call that timed out, failed
      * or was interrupted, the connection is closed and the server is told to drop it ({@code CLIENT KILL}),
      * so that it cannot move a message after the caller stopped listening; the next call opens a new one.
      */
     public final class Blocking implements AutoCloseable {
-        private Connection<byte[], byte[]> conn;
+        private volatile Connection<byte[], byte[]> conn;
         /** On a cluster, the master that {@link #conn} talks to; {@code null} elsewhere. */
         private RedisURI node;
         private volatile long clientId = -1;
@@ -204,10 +210,34 @@ public final class ListCommands implements AutoCloseable {
          */
         public byte[] move(String source, String destination, boolean fromRight, Duration block)
                 throws InterruptedException {
+            return call(moveCommand(source, destination, fromRight, block), source, block);
+        }
+
+        /**
+         * {@link #move} without a thread waiting: completes (on an I/O thread) with the moved message or
+         * {@code null}; on a failure, once this connection is abandoned (see {@link #abandonAsync()}), with the
+         * failure translated. {@link #abandonAsync()} while it waits ends it: it then fails. Either way the message
+         * may or may not have been moved; the caller must look at {@code destination}.
+         */
+        public CompletableFuture<byte[]> moveAsync(String source, String destination, boolean fromRight,
+                                                   Duration block) {
+            CompletableFuture<byte[]> sent;
+            try {
+                sent = send(source, moveCommand(source, destination, fromRight, block), block);
+            } catch (CoordisException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            return sent.handle((moved, failure) -> failure == null ? CompletableFuture.completedFuture(moved)
+                    : abandonAsync().<byte[]>thenCompose(confirmed -> CompletableFuture.failedFuture(
+                            RedisErrors.translate(failure, address)))).thenCompose(f -> f);
+        }
+
+        private Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<byte[]>> moveCommand(
+                String source, String destination, boolean fromRight, Duration block) {
             LMoveArgs args = fromRight ? LMoveArgs.Builder.rightLeft() : LMoveArgs.Builder.leftLeft();
             double seconds = Math.max(0.001, block.toMillis() / 1000.0);
             connector.requireOneSlot(List.of(source, destination), address);
-            return call(source, c -> c.blmove(bytes(source), bytes(destination), args, seconds), block);
+            return c -> c.blmove(bytes(source), bytes(destination), args, seconds);
         }
 
         /**
@@ -219,42 +249,21 @@ public final class ListCommands implements AutoCloseable {
             connector.requireOneSlot(keys, address);
             byte[][] k = keys.stream().map(ListCommands::bytes).toArray(byte[][]::new);
             byte[][] a = args.toArray(byte[][]::new);
-            return call(keys.get(0), c -> ScriptRunner.run(c, script, k, a), Duration.ZERO);
+            return call(c -> ScriptRunner.run(c, script, k, a), keys.get(0), Duration.ZERO);
         }
 
         /** {@code BRPOP key block} (or {@code BLPOP}): the value, or {@code null} after {@code block}. */
         public byte[] pop(String key, boolean right, Duration block) throws InterruptedException {
             double seconds = Math.max(0.001, block.toMillis() / 1000.0);
-            KeyValue<byte[], byte[]> kv = call(key, c -> right ? c.brpop(seconds, bytes(key)) : c.blpop(seconds, bytes(key)),
-                    block);
+            KeyValue<byte[], byte[]> kv = call(c -> right ? c.brpop(seconds, bytes(key)) : c.blpop(seconds, bytes(key)),
+                    key, block);
             return kv == null || !kv.hasValue() ? null : kv.getValue();
         }
 
-        /** Sends {@code command} on this connection, learning its server-side id first, and waits at most {@code block} plus the command timeout. */
-        private <T> T call(String key, Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command,
+        /** {@link #send}, waited for; a failure or interrupt abandons the connection first. */
+        private <T> T call(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command, String key,
                            Duration block) throws InterruptedException {
-            if (closed) {
-                throw new ClosedByClientException(address);
-            }
-            if (retired) {
-                throw new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
-            }
-            RedisURI owner = connector.masterFor(key, address);
-            if (conn != null && !Objects.equals(owner, node)) {
-                abandon(); // the slot moved (failover): talk to its new master
-            }
-            if (conn == null) {
-                conn = Connection.dedicated(address, connector, ByteArrayCodec.INSTANCE, timer, commandTimeout);
-                node = owner;
-                clientId = -1;
-            }
-            CompletableFuture<T> result = conn.send(node, c -> {
-                CompletionStage<Long> id = clientId < 0 ? c.clientId() : CompletableFuture.completedFuture(clientId);
-                return id.thenCompose(n -> {
-                    clientId = n;
-                    return command.apply(c);
-                });
-            }, block.plus(commandTimeout));
+            CompletableFuture<T> result = send(key, command, block);
             try {
                 return result.get();
             } catch (InterruptedException e) {
@@ -267,33 +276,85 @@ public final class ListCommands implements AutoCloseable {
         }
 
         /**
+         * Sends {@code command} on this connection, learning its server-side id first, with a deadline of
+         * {@code block} plus the command timeout. Does not block.
+         */
+        private synchronized <T> CompletableFuture<T> send(
+                String key, Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command,
+                Duration block) {
+            if (closed) {
+                throw new ClosedByClientException(address);
+            }
+            if (retired) {
+                throw new CoordisException(address, "the connection to Redis at " + address + " is closed", null);
+            }
+            RedisURI owner = connector.masterFor(key, address);
+            if (conn != null && !Objects.equals(owner, node)) {
+                abandonAsync(); // the slot moved (failover): talk to its new master
+            }
+            if (conn == null) {
+                conn = Connection.dedicated(address, connector, ByteArrayCodec.INSTANCE, timer, commandTimeout);
+                node = owner;
+                clientId = -1;
+            }
+            Connection<byte[], byte[]> on = conn;
+            return on.send(node, c -> {
+                CompletionStage<Long> id = clientId < 0 ? c.clientId() : CompletableFuture.completedFuture(clientId);
+                return id.thenCompose(n -> {
+                    if (conn == on) {
+                        clientId = n;
+                    }
+                    return command.apply(c);
+                });
+            }, block.plus(commandTimeout));
+        }
+
+        /**
          * Drops this connection: closes it and, when its server-side id is known, kills it on the server
          * through the node's command connection, waiting at most the command timeout. Answers whether the server
          * confirmed, i.e. whether a blocked command of this connection can no longer move anything.
          */
         public boolean abandon() {
-            Connection<byte[], byte[]> old = conn;
-            long id = clientId;
-            RedisURI on = node;
-            conn = null;
-            node = null;
-            clientId = -1;
+            try {
+                return abandonAsync().get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (ExecutionException e) {
+                return false;
+            }
+        }
+
+        /**
+         * {@link #abandon()} without waiting: completes with whether the server confirmed, once it answered (or
+         * at once when there is nothing to kill). A command blocked on this connection fails meanwhile.
+         */
+        public CompletableFuture<Boolean> abandonAsync() {
+            Connection<byte[], byte[]> old;
+            long id;
+            RedisURI on;
+            synchronized (this) {
+                old = conn;
+                id = clientId;
+                on = node;
+                conn = null;
+                node = null;
+                clientId = -1;
+            }
             if (old == null) {
-                return true;
+                return CompletableFuture.completedFuture(true);
             }
-            boolean confirmed = false;
-            if (id >= 0 && !closed) {
-                try {
-                    admin.killClient(id, on).get();
-                    confirmed = true;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (ExecutionException e) {
-                    log.debug("could not end a blocking connection to {} on the server: {}", address, e.toString());
+            if (id < 0 || closed) {
+                old.drop();
+                return CompletableFuture.completedFuture(false);
+            }
+            return admin.killClient(id, on).handle((n, failure) -> {
+                if (failure != null) {
+                    log.debug("could not end a blocking connection to {} on the server: {}", address, failure.toString());
                 }
-            }
-            old.drop();
-            return confirmed;
+                old.drop();
+                return failure == null;
+            });
         }
 
         /**

@@ -149,6 +149,19 @@ final class Listeners {
         return entry.listeners.isEmpty();
     }
 
+    /** The connection could not be opened: every confirmation still awaited fails with {@code failure}. */
+    void failPending(Throwable failure) {
+        channels.values().forEach(e -> fail(e, failure));
+        patterns.values().forEach(e -> fail(e, failure));
+    }
+
+    private static void fail(Entry entry, Throwable failure) {
+        CompletableFuture<Void> confirmed = entry.confirmed;
+        if (confirmed != null) {
+            confirmed.completeExceptionally(failure);
+        }
+    }
+
     /** The connection dropped: every registration will report a gap when Redis confirms it again. */
     void interrupted() {
         channels.values().forEach(e -> e.interrupted.set(true));

@@ -203,11 +203,20 @@ public final class RedisNode implements AutoCloseable {
      * {@link PubSubListener#gap()}. Messages arrive on a Lettuce I/O thread.
      *
      * @throws CoordisException     when the pub/sub connection cannot be opened
-     * @throws InterruptedException when interrupted while it opens (it is closed once it opens)
+     * @throws InterruptedException when interrupted while it opens (nothing stays registered)
      */
     public Subscription subscribe(Collection<String> names, boolean patterns, PubSubListener listener)
             throws InterruptedException {
         return subscriptions.subscribe(names, patterns, listener);
+    }
+
+    /**
+     * Like {@link #subscribe(Collection, boolean, PubSubListener)}, and never blocks, not even to open the pub/sub
+     * connection on first use (its failure then fails {@link Subscription#ready()}): for steps that run on a reply's
+     * I/O thread or on the client's timer.
+     */
+    public Subscription subscribeLater(Collection<String> names, boolean patterns, PubSubListener listener) {
+        return subscriptions.subscribeLater(names, patterns, listener);
     }
 
     /**

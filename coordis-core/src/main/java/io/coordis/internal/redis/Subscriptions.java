@@ -56,6 +56,8 @@ final class Subscriptions {
     private final Listeners listeners;
     /** The current connection: the only one whose messages and confirmations count. Changed under the monitor. */
     private volatile StatefulRedisPubSubConnection<String, String> connection;
+    /** The first connection while it opens; guarded by the monitor. */
+    private CompletableFuture<Void> opening;
     /** The lost connection being replaced, so that one loss starts one replacement. */
     private StatefulRedisPubSubConnection<String, String> replacing;
     private boolean closed;
@@ -92,26 +94,59 @@ final class Subscriptions {
      * the returned registration's {@link Subscription#ready()} completes on confirmation.
      *
      * @throws CoordisException     when the pub/sub connection cannot be opened
-     * @throws InterruptedException when interrupted while it opens (it is closed when it opens later)
+     * @throws InterruptedException when interrupted while it opens (nothing stays registered; the connection opens
+     *                              for later use)
      */
     Subscription subscribe(Collection<String> names, boolean pattern, PubSubListener listener)
             throws InterruptedException {
+        Registered r = register(names, pattern, listener);
+        if (r.opening() != null) {
+            try {
+                r.opening().get();
+            } catch (InterruptedException e) {
+                r.subscription().close();
+                throw e;
+            } catch (ExecutionException e) {
+                r.subscription().close();
+                throw RedisErrors.translate(e.getCause(), address);
+            }
+        }
+        return r.subscription();
+    }
+
+    /**
+     * Like {@link #subscribe(Collection, boolean, PubSubListener)}, and never blocks, not even to open the connection
+     * on first use: a connection that cannot be opened fails {@link Subscription#ready()}. For callers on an I/O
+     * thread or the client's timer: this object's monitor is never held while anything is waited for.
+     */
+    Subscription subscribeLater(Collection<String> names, boolean pattern, PubSubListener listener) {
+        return register(names, pattern, listener).subscription();
+    }
+
+    /** A registration, and the opening of the connection when this registration started it or must wait for it. */
+    private record Registered(Subscription subscription, CompletableFuture<?> opening) {
+    }
+
+    private Registered register(Collection<String> names, boolean pattern, PubSubListener listener) {
         List<String> unique = List.copyOf(new LinkedHashSet<>(names));
         Listeners.Added added;
+        CompletableFuture<?> waitFor = null;
         synchronized (this) {
             if (closed) {
                 throw new IllegalStateException("connection to " + address + " is closed");
             }
-            StatefulRedisPubSubConnection<String, String> conn = connection();
             added = listeners.add(unique, pattern, listener);
-            if (!added.toSend().isEmpty() && conn.isOpen()) {
+            StatefulRedisPubSubConnection<String, String> conn = connection;
+            if (conn == null) {
+                waitFor = open(); // the opened connection subscribes every registered name
+            } else if (!added.toSend().isEmpty() && conn.isOpen()) {
                 send(conn, added.toSend(), pattern, added.pending());
             }
             // else the connection was lost: its replacement subscribes every registered name
         }
         CompletableFuture<Void> ready = added.ready();
         AtomicBoolean open = new AtomicBoolean(true);
-        return new Subscription() {
+        Subscription subscription = new Subscription() {
             @Override
             public void close() {
                 if (open.compareAndSet(true, false)) {
@@ -124,6 +159,51 @@ final class Subscriptions {
                 return ready;
             }
         };
+        return new Registered(subscription, waitFor);
+    }
+
+    /**
+     * Opens the pub/sub connection on first use, without waiting: once open it becomes the current connection and
+     * subscribes every registered name; when it cannot be opened, every registration waiting for a confirmation
+     * fails with the cause, and the next registration tries again. Under the monitor; one opening at a time.
+     */
+    private CompletableFuture<?> open() {
+        if (opening != null) {
+            return opening;
+        }
+        CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> started;
+        try {
+            if (connector == null) {
+                connector = template.withoutAutoReconnect();
+            }
+            started = connector.connectPubSubAsync();
+        } catch (RuntimeException e) {
+            started = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        opening = done;
+        started.whenCompleteAsync((opened, failure) -> {
+            synchronized (this) {
+                opening = null;
+                if (failure == null && !closed) {
+                    connection = attach(opened);
+                    resubscribe(opened, false);
+                    resubscribe(opened, true);
+                    replaceIfLost(opened);
+                } else if (failure != null) {
+                    listeners.failPending(RedisErrors.translate(failure, address));
+                }
+            }
+            if (failure == null && closed) {
+                opened.closeAsync();
+            }
+            if (failure == null) {
+                done.complete(null);
+            } else {
+                done.completeExceptionally(failure);
+            }
+        });
+        return done;
     }
 
     /**
@@ -185,37 +265,6 @@ final class Subscriptions {
                 connection.async().unsubscribe(args);
             }
         }
-    }
-
-    /**
-     * The pub/sub connection, opened on first use. Opening waits interruptibly: an interrupted caller leaves at
-     * once, and a connection that opens after it left is closed, so none is left behind unused.
-     */
-    private StatefulRedisPubSubConnection<String, String> connection() throws InterruptedException {
-        if (connection == null) {
-            CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> opening;
-            try {
-                if (connector == null) {
-                    connector = template.withoutAutoReconnect();
-                }
-                opening = connector.connectPubSubAsync();
-            } catch (RuntimeException e) {
-                throw RedisErrors.translate(e, address);
-            }
-            try {
-                StatefulRedisPubSubConnection<String, String> opened = opening.get();
-                connection = attach(opened);
-                replaceIfLost(opened);
-            } catch (InterruptedException e) {
-                opening.thenAccept(StatefulRedisPubSubConnection::closeAsync);
-                throw e;
-            } catch (ExecutionException e) {
-                throw RedisErrors.translate(e.getCause(), address);
-            } catch (RuntimeException e) {
-                throw RedisErrors.translate(e, address);
-            }
-        }
-        return connection;
     }
 
     private StatefulRedisPubSubConnection<String, String> attach(StatefulRedisPubSubConnection<String, String> conn) {

@@ -5,6 +5,9 @@ import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
+import io.coordis.lock.Permit;
+import io.coordis.lock.ReadWriteLock;
+import io.coordis.lock.Semaphore;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.ReliableQueue;
@@ -29,7 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The blocking API from many virtual threads, for {@code VirtualThreadsIT}, which runs it on Java 21 or later with
- * two carrier threads: contended lock acquisitions, reliable takes, signal waits and campaigns, all at once (a round
+ * two carrier threads: contended lock acquisitions, semaphore permits, read and write holds, reliable takes, signal
+ * waits and campaigns, all at once (a round
  * of a twentieth of each first, unrecorded, so that classes are loaded and initialised). Prints
  * {@code DONE <counts>} when every task finished, then {@code PINNED total=N classloading=L coordis=M} from a JFR
  * recording of {@code jdk.VirtualThreadPinned} (threshold 0): pinnings while the JVM loads a class are counted apart
@@ -43,6 +47,12 @@ public final class VirtualThreadLoad {
     private static final int TAKERS = 200;
     private static final int WAITERS = 1_000;
     private static final int CANDIDATES = 100;
+    /** Semaphore acquisitions, on a semaphore of {@link #PERMITS} permits. */
+    private static final int PERMIT_TAKERS = 300;
+    private static final int PERMITS = 4;
+    /** Read holds of one read-write lock, with writers among them. */
+    private static final int READERS = 200;
+    private static final int WRITERS = 20;
 
     private VirtualThreadLoad() {
     }
@@ -118,6 +128,8 @@ public final class VirtualThreadLoad {
         AtomicInteger taken = new AtomicInteger();
         AtomicInteger signalled = new AtomicInteger();
         AtomicInteger elected = new AtomicInteger();
+        AtomicInteger permitted = new AtomicInteger();
+        AtomicInteger shared = new AtomicInteger();
         long start = System.nanoTime();
         String tag = "vt" + divisor + ":";
         try (Coordis coordis = Coordis.builder().url(url).keyPrefix(prefix).connect()) {
@@ -128,6 +140,28 @@ public final class VirtualThreadLoad {
                     try (Lease lease = lock.acquire(wait).orElseThrow()) {
                         Thread.sleep(0, 100_000);
                         locked.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            Semaphore semaphore = coordis.semaphore(tag + "semaphore", PERMITS);
+            for (int i = 0; i < PERMIT_TAKERS / divisor; i++) {
+                tasks.add(virtual.submit(() -> {
+                    try (Permit permit = semaphore.acquire(wait).orElseThrow()) {
+                        Thread.sleep(0, 100_000);
+                        permitted.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            ReadWriteLock readWrite = coordis.readWriteLock(tag + "rw");
+            for (int i = 0; i < (READERS + WRITERS) / divisor; i++) {
+                DistributedLock side = i % ((READERS + WRITERS) / WRITERS) == 0 ? readWrite.writeLock()
+                        : readWrite.readLock();
+                tasks.add(virtual.submit(() -> {
+                    try (Lease lease = side.acquire(wait).orElseThrow()) {
+                        Thread.sleep(0, 100_000);
+                        shared.incrementAndGet();
                     }
                     return null;
                 }));
@@ -179,14 +213,14 @@ public final class VirtualThreadLoad {
                             TimeUnit.NANOSECONDS);
                 }
             } catch (java.util.concurrent.TimeoutException e) {
-                System.out.printf("TIMEOUT locked=%d taken=%d signalled=%d elected=%d%n", locked.get(), taken.get(),
-                        signalled.get(), elected.get());
+                System.out.printf("TIMEOUT locked=%d taken=%d signalled=%d elected=%d permitted=%d readwrite=%d%n",
+                        locked.get(), taken.get(), signalled.get(), elected.get(), permitted.get(), shared.get());
                 System.out.flush();
                 throw e;
             }
             consumer.close();
         }
-        return String.format("locked=%d taken=%d signalled=%d elected=%d", locked.get(), taken.get(),
-                signalled.get(), elected.get());
+        return String.format("locked=%d taken=%d signalled=%d elected=%d permitted=%d readwrite=%d", locked.get(),
+                taken.get(), signalled.get(), elected.get(), permitted.get(), shared.get());
     }
 }

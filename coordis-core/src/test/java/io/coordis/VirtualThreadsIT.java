@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The blocking API on virtual threads: {@link VirtualThreadLoad} on a Java 21+ JDK, with the virtual-thread scheduler
- * held to two carriers, must finish every lock acquisition, take, signal wait and campaign within its bound, and JFR
- * must record no pinned virtual thread with a Coordis frame on its stack. The JDK is {@code COORDIS_TEST_JAVA25}
+ * held to two carriers, must finish every lock acquisition, semaphore permit, read and write hold, take, signal wait
+ * and campaign within its bound, and JFR must record no pinned virtual thread with a Coordis frame on its stack. The JDK is {@code COORDIS_TEST_JAVA25}
  * (a {@code java} executable or a JDK home), else the newest JDK of at least 21 under {@code /usr/lib/jvm}; without
  * one the test is skipped, except on CI ({@code CI} set), where it fails.
  */
@@ -57,7 +57,8 @@ class VirtualThreadsIT {
             String done = finished.orElseThrow(() -> new AssertionError("no progress: " + child.describe()));
             String pinned = child.awaitLine("PINNED ", Duration.ofSeconds(10));
             System.out.println(done + "; " + pinned);
-            assertThat(done).contains("locked=400", "taken=200", "signalled=1000", "elected=100");
+            assertThat(done).contains("locked=400", "taken=200", "signalled=1000", "elected=100", "permitted=300",
+                    "readwrite=220");
             Matcher m = Pattern.compile("coordis=(\\d+)").matcher(pinned);
             assertThat(m.find()).isTrue();
             assertThat(Integer.parseInt(m.group(1)))

@@ -24,7 +24,7 @@ import java.util.function.IntUnaryOperator;
  * return of the next thread's acquire on that key, counted only when that acquire began before the release did
  * (it was waiting); {@code busy} (a non-waiting acquire found the lock
  * taken), {@code errors} (an acquire or a release threw, e.g. a Redlock quorum lost to node timeouts on
- * an overloaded machine; the run fails only when errors outnumber successes) and {@code violations} (two holders at once).
+ * an overloaded machine; the run fails only when errors outnumber successes) and {@code violations} (more holders at once than the key admits: two, for a lock).
  */
 final class LockLoop implements Workload {
     /** Whether an acquire may wait for the lock ({@code WAIT}) or must find it free ({@code TRY}). */
@@ -37,6 +37,8 @@ final class LockLoop implements Workload {
     private final String prefix;
     private final IntUnaryOperator keyOfThread;
     private final Mode mode;
+    /** How many may hold one key at once: 1 for a lock, the permits of a semaphore, unbounded for read holds. */
+    private final int capacity;
     private final AtomicInteger[] holders;
     /** Per key, {@link System#nanoTime()} just before the last release began. */
     private final AtomicLongArray releaseStarted;
@@ -51,6 +53,13 @@ final class LockLoop implements Workload {
      * @param keys        how many distinct key indexes {@code keyOfThread} can return
      */
     LockLoop(Locking locking, int threads, String prefix, int keys, IntUnaryOperator keyOfThread, Mode mode) {
+        this(locking, threads, prefix, keys, keyOfThread, mode, 1);
+    }
+
+    /** @param capacity how many holders one key admits at once; more is counted as a violation */
+    LockLoop(Locking locking, int threads, String prefix, int keys, IntUnaryOperator keyOfThread, Mode mode,
+            int capacity) {
+        this.capacity = capacity;
         this.locking = locking;
         this.threads = threads;
         this.prefix = prefix;
@@ -182,7 +191,7 @@ final class LockLoop implements Workload {
                     handoff.recordValue(Math.min(t1 - released, MAX_NANOS));
                 }
             }
-            if (holding.incrementAndGet() != 1) {
+            if (holding.incrementAndGet() > capacity) {
                 violations.incrementAndGet();
             }
             local += handle.hashCode();

@@ -25,6 +25,8 @@ final class Scenarios {
     static final int QUEUE_BATCH = 32;
     /** Unacknowledged messages the queue producer allows (the queue stays short). */
     static final int QUEUE_WINDOW = 256;
+    /** Permits of the uncontended semaphore scenario; the contended one has fewer than its threads. */
+    static final int SEMAPHORE_PERMITS = 4;
     /** Signals a second in the signal scenario. */
     static final int SIGNALS_PER_SECOND = 1_000;
 
@@ -38,6 +40,8 @@ final class Scenarios {
     private static final List<String> CONTENDED = List.of("coordis", "redisson", "lettuce-spin");
     /** With 8 threads, also Coordis without the pause for clients that poll without marking (p99 apart). */
     private static final List<String> CONTENDED_8 = List.of("coordis", "redisson", "lettuce-spin", "coordis-no-yield");
+    /** Coordis's semaphore against Redisson's two: {@code RSemaphore} and {@code RPermitExpirableSemaphore}. */
+    private static final List<String> SEMAPHORES = List.of("coordis", "redisson-semaphore", "redisson-expirable");
     private static final List<String> REDLOCK =
             List.of("coordis", "redisson-multilock", "redisson-redlock", "lettuce-sequential", "lettuce-parallel");
     private static final List<String> REDLOCK_SERIES =
@@ -97,6 +101,17 @@ final class Scenarios {
                         Target.ratio("≥ 5 × raw Lettuce per message, with the batch API", "opsPerSec", "lettuce", true, 5.0),
                         Target.absolute("0 lost", "lost", false, 0)),
                 (impl, uris) -> new QueueFlow(queueing(impl, uris.get(0), QUEUE_BATCH), "bench:queue", 4, QUEUE_WINDOW)));
+        all.add(new Scenario("semaphore-uncontended", "Semaphore acquire/release cycle: 1 thread, " + SEMAPHORE_PERMITS
+                + " permits (Coordis's permits are fenced leases; RSemaphore's never expire; RPermitExpirableSemaphore's"
+                + " expire after 30 s without renewal)", null, null, 1, false, SEMAPHORES, "opsPerSec", true, List.of(),
+                shared(1, SEMAPHORE_PERMITS, LockLoop.Mode.TRY, CoordisShared.Kind.SEMAPHORE)));
+        all.add(new Scenario("semaphore-contended-8", "Semaphore: 8 threads, 2 permits (acquire waits, tiny work, release)",
+                null, null, 1, false, SEMAPHORES, "opsPerSec", true, List.of(
+                        Target.absolute("never more holders than permits", "violations", false, 0)),
+                shared(8, 2, LockLoop.Mode.WAIT, CoordisShared.Kind.SEMAPHORE)));
+        all.add(new Scenario("read-lock-4", "Read lock: 4 threads hold one name's read lock at once (acquire, tiny work,"
+                + " release)", null, null, 1, false, List.of("coordis", "redisson"), "opsPerSec", true, List.of(),
+                shared(4, Integer.MAX_VALUE, LockLoop.Mode.TRY, CoordisShared.Kind.READ)));
         all.add(startup());
         return List.copyOf(all);
     }
@@ -150,6 +165,26 @@ final class Scenarios {
 
     private static Workload.Factory locks(int threads, int keys, IntUnaryOperator keyOfThread, LockLoop.Mode mode) {
         return (impl, uris) -> new LockLoop(locking(impl, uris), threads, "bench:lock:", keys, keyOfThread, mode);
+    }
+
+    /**
+     * {@code threads} threads on one name of a shared hold ({@code kind}), which admits {@code permits} holders at
+     * once (read holds: any number).
+     */
+    private static Workload.Factory shared(int threads, int permits, LockLoop.Mode mode, CoordisShared.Kind kind) {
+        return (impl, uris) -> new LockLoop(sharedLocking(impl, uris.get(0), kind, permits), threads, "bench:shared:", 1,
+                t -> 0, mode, permits);
+    }
+
+    /** The shared-hold client named {@code impl}: {@code redisson} is Redisson's read lock. */
+    static Locking sharedLocking(String impl, String uri, CoordisShared.Kind kind, int permits) {
+        return switch (impl) {
+            case "coordis" -> new CoordisShared(uri, kind, permits);
+            case "redisson-semaphore" -> new RedissonShared(uri, RedissonShared.Kind.SEMAPHORE, permits);
+            case "redisson-expirable" -> new RedissonShared(uri, RedissonShared.Kind.PERMIT_EXPIRABLE, permits);
+            case "redisson" -> new RedissonShared(uri, RedissonShared.Kind.READ, permits);
+            default -> throw new IllegalArgumentException("no shared-hold implementation named '" + impl + "'");
+        };
     }
 
     /** The lock client named {@code impl}. */

@@ -104,7 +104,7 @@ class AsyncTakeIT {
     void aCancelRacingTheTakeNeverStrandsAMessageNorCountsAnAttempt() throws Exception {
         String name = "async:q:race";
         ReliableQueue q = coordis.reliableQueue(name, QueueOptions.defaults().withSlots(1));
-        int rounds = 300;
+        int rounds = 1_000;
         int cancelled = 0;
         int acked = 0;
         try (Consumer c = q.consumer()) {

@@ -34,6 +34,47 @@ class ClientsIT {
     static final RedisExtension three = RedisExtension.masters(3);
 
     @ParameterizedTest
+    @ValueSource(strings = {"coordis", "redisson-semaphore", "redisson-expirable"})
+    void semaphoresAdmitTheirPermitsAndNoMore(String impl) throws Exception {
+        String name = "bench:semaphore:" + impl;
+        try (Locking semaphore = Scenarios.sharedLocking(impl, one.uri(), CoordisShared.Kind.SEMAPHORE, 2)) {
+            Object first = semaphore.tryLock(name);
+            Object second = semaphore.tryLock(name);
+            assertThat(first).as("first permit").isNotNull();
+            assertThat(second).as("second permit").isNotNull();
+            assertThat(semaphore.tryLock(name)).as("a third of two permits").isNull();
+            semaphore.unlock(first);
+            Object third = semaphore.tryLock(name);
+            assertThat(third).as("the permit released").isNotNull();
+            semaphore.unlock(second);
+            semaphore.unlock(third);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"coordis", "redisson"})
+    void readHoldsShareAndKeepAWriterOut(String impl) throws Exception {
+        String name = "bench:read:" + impl;
+        String key = (impl.equals("coordis") ? "coordis-read:" : "redisson-read:") + name;
+        try (Locking reads = Scenarios.sharedLocking(impl, one.uri(), CoordisShared.Kind.READ, Integer.MAX_VALUE);
+             Coordis writer = Coordis.connect(one.uri())) {
+            Object first = reads.tryLock(name);
+            Object second = reads.tryLock(name);
+            assertThat(first).isNotNull();
+            assertThat(second).isNotNull();
+            if (impl.equals("coordis")) {
+                assertThat(writer.readWriteLock(key).writeLock().tryAcquire()).as("a writer beside readers").isEmpty();
+            }
+            reads.unlock(first);
+            reads.unlock(second);
+            if (impl.equals("coordis")) {
+                assertThat(writer.readWriteLock(key).writeLock().tryAcquire()).as("a writer once readers left")
+                        .hasValueSatisfying(Lease::close);
+            }
+        }
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"coordis", "coordis-no-yield", "redisson", "lettuce", "lettuce-scripts"})
     void singleServerLocksExcludeAndRelease(String impl) throws Exception {
         excludesAndReleases(impl, List.of(one.server()));

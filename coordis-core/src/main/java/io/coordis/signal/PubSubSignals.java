@@ -170,6 +170,10 @@ public final class PubSubSignals implements Signals {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
             }
+            if (e.getCause() instanceof InterruptedException i) {
+                Thread.interrupted(); // interrupted while the pub/sub connection opened: told by the exception
+                throw i;
+            }
             throw new IllegalStateException(e.getCause());
         }
     }

@@ -6,14 +6,13 @@ import io.coordis.internal.redis.PubSubListener;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Waits for a claim held by someone else to end: rung by an announcement on the claim's channel (register it
  * as the channel's listener), or by closing the client, or else woken when the holder's TTL runs out, plus
  * jitter so that competing waiters spread out. A ring that comes while nobody waits is kept for the next wait.
- * One wait at a time, either blocking ({@link #await}) or as a future ({@link #next}). Thread-safe.
+ * One wait at a time, as a future ({@link #next}). Thread-safe.
  */
 public final class ReleaseWaiter implements PubSubListener {
     /** Upper bound of the random delay added to TTL-based wake-ups. */
@@ -22,7 +21,7 @@ public final class ReleaseWaiter implements PubSubListener {
     static final long NO_EXPIRY_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition rung = lock.newCondition();
+    /** A ring that came while nobody waited, kept for the next wait; guarded by {@code lock}. */
     private boolean pending;
     /** The wait in progress as a future, completed by the next ring; guarded by {@code lock}. */
     private CompletableFuture<Void> waiting;
@@ -46,7 +45,6 @@ public final class ReleaseWaiter implements PubSubListener {
             waiting = null;
             if (woken == null) {
                 pending = true;
-                rung.signalAll();
             }
         } finally {
             lock.unlock();
@@ -57,30 +55,9 @@ public final class ReleaseWaiter implements PubSubListener {
     }
 
     /**
-     * Waits until rung, or the holder's TTL ({@code holderPttlMillis} as Redis reports it: {@code -1} no expiry,
-     * {@code -2} gone) plus jitter runs out, or {@code maxNanos} pass, whichever comes first; consumes the ring.
-     */
-    public void await(long holderPttlMillis, long maxNanos) throws InterruptedException {
-        awaitNanos(Math.min(maxNanos, untilExpiry(holderPttlMillis)));
-    }
-
-    /** Waits until rung or {@code nanos} pass, whichever comes first; consumes the ring. */
-    public void awaitNanos(long nanos) throws InterruptedException {
-        lock.lockInterruptibly();
-        try {
-            long left = nanos;
-            while (!pending && left > 0) {
-                left = rung.awaitNanos(left);
-            }
-            pending = false;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * {@link #await} without a thread: completes when rung (on the ringing thread), or after the holder's TTL
-     * plus jitter or {@code maxNanos} (on the timer's thread, or when it closes); consumes the ring. Cancelling
+     * Waits without a thread until rung, or the holder's TTL ({@code holderPttlMillis} as Redis reports it: {@code -1}
+     * no expiry, {@code -2} gone) plus jitter runs out, or {@code maxNanos} pass, whichever comes first: completes when
+     * rung (on the ringing thread), or else on the timer's thread (or when it closes); consumes the ring. Cancelling
      * the future ends the wait.
      */
     public CompletableFuture<Void> next(Timer timer, long holderPttlMillis, long maxNanos) {

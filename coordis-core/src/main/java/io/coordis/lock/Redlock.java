@@ -9,7 +9,6 @@ import io.coordis.internal.redis.Replies;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -145,7 +144,12 @@ final class Redlock extends ContendedLock implements LeaseOps {
         return Optional.of(new ForcedUnlock(key, first.token(), holderId, fence, forced.size(), nodes.size()));
     }
 
-    /** The holder whose value is on the most nodes (a Coordis holder's details come from any of them). */
+    /**
+     * The holder whose value is on a majority of the nodes (a Coordis holder's details come from any of them);
+     * empty when no value is: a value on a minority holds nothing (a majority can grant the lock to someone
+     * else), as right after a release that returned once a majority had let go while a slow node had not yet.
+     * {@code Inspector} shows every node's value.
+     */
     @Override
     public Optional<LockHolder> holder() {
         List<CompletableFuture<List<?>>> pending = new ArrayList<>();
@@ -160,7 +164,7 @@ final class Redlock extends ContendedLock implements LeaseOps {
                 byToken.computeIfAbsent((String) r.get(0), t -> new ArrayList<>()).add(r);
             }
         }
-        return byToken.values().stream().max(Comparator.comparingInt(List::size)).map(this::describe);
+        return byToken.values().stream().filter(on -> on.size() >= steps.quorum()).findFirst().map(this::describe);
     }
 
     private LockHolder describe(List<List<?>> replies) {

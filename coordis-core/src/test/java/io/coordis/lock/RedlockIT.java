@@ -104,12 +104,16 @@ class RedlockIT extends LockContract {
         List<RedisServer> s = redis.servers();
         s.get(0).command("SET", Prefixed.key("split"), "theirs", "PX", "10000");
         s.get(1).command("SET", Prefixed.key("split"), "theirs", "PX", "10000");
+        // a value on a minority holds nothing: it is no holder
+        assertThat(a.lock("split", OPTIONS).holder()).isEmpty();
         Lease lease = a.lock("split", OPTIONS).tryAcquire().orElseThrow();
         assertThat(Quorum.count(lease.votes(), NodeVote.Vote.HELD_BY_OTHER)).isEqualTo(2);
+        assertThat(a.lock("split", OPTIONS).holder().orElseThrow().token()).isEqualTo(lease.token());
         lease.close();
         assertThat(s.get(0).command("GET", Prefixed.key("split"))).isEqualTo("theirs");
 
         s.get(2).command("SET", Prefixed.key("split"), "theirs", "PX", "10000");
+        assertThat(a.lock("split", OPTIONS).holder().orElseThrow().token()).isEqualTo("theirs");
         assertThat(a.lock("split", OPTIONS).tryAcquire()).isEmpty();
         // a failed attempt leaves nothing of ours behind (its release goes to every node without waiting)
         for (RedisServer server : s) {

@@ -143,7 +143,9 @@ final class ForeignClient implements AutoCloseable {
         String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(12));
         String p = Prefixed.prefix();
         for (RedisServer server : servers) {
-            List<String> rule = new ArrayList<>(List.of("ACL", "SETUSER", USER, "reset", "on", ">" + password));
+            // Redis 6.2 gives a reset user every channel (acl-pubsub-default allchannels): take that back first
+            List<String> rule = new ArrayList<>(List.of("ACL", "SETUSER", USER, "reset", "resetchannels", "on",
+                    ">" + password));
             rule.addAll(p.isEmpty() ? List.of("~*", "&*")
                     : List.of("~" + p + "*", "~{" + p + "*", "&" + p + "*", "&{" + p + "*"));
             rule.add("+@all");

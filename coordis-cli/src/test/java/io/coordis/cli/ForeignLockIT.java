@@ -4,6 +4,7 @@ import io.coordis.Coordis;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
+import io.coordis.lock.QuorumUnavailableException;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.fault.FencedClient;
@@ -176,7 +177,12 @@ class ForeignLockIT {
                  FencedClient fenced = FencedClient.connect(resource.address(), client)) {
                 DistributedLock lock = coordis.lock(name, options);
                 while (!stop.getAsBoolean()) {
-                    Optional<Lease> acquired = lock.acquire(Duration.ofMillis(500));
+                    Optional<Lease> acquired;
+                    try {
+                        acquired = lock.acquire(Duration.ofMillis(500));
+                    } catch (QuorumUnavailableException e) {
+                        continue; // Redlock: too few nodes answered in time on this busy machine; nothing held
+                    }
                     if (acquired.isEmpty()) {
                         continue;
                     }

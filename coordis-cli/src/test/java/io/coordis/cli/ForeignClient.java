@@ -78,7 +78,7 @@ final class ForeignClient implements AutoCloseable {
     /** Fails (CI) or skips (elsewhere) unless node and interop/node's packages are installed. */
     static void requireNode() {
         String missing = Files.isDirectory(interop().resolve("node/node_modules/redlock"))
-                && Files.isDirectory(interop().resolve("node/node_modules/ioredis")) ? null : "its npm packages";
+                && Files.isDirectory(interop().resolve("node/node_modules/ioredis")) ? null : "interop/node/node_modules";
         if (node() == null) {
             missing = "node";
         }

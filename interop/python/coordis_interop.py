@@ -65,6 +65,7 @@ def lock(args):
     fenced = Fenced(args.fenced, args.client)
     kind = UnsafeLock if args.broken else Lock
     held = busy = lost = 0
+    emit(event="started", client=args.client)
     for _ in range(args.holds):
         # redis-py's Lock: SET name token NX PX ttl, polled every `sleep` seconds; released by a
         # compare-and-delete script

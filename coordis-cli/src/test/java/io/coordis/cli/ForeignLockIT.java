@@ -12,6 +12,8 @@ import io.coordis.testkit.fault.FencedResource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * threads and {@code coordis lock} runs (with their fencing numbers), redis-py's {@code Lock} and node-redlock on
  * the one Redis (without: the resource judges them by overlap). No holder is ever paused, so every overlap would be
  * two holders inside their validity at once. The negative control runs a redis-py lock that takes the name with
- * {@code SET} without {@code NX}; the resource must report the overlaps it causes.
+ * {@code SET} without {@code NX} beside a Coordis holder; the resource must report the overlaps it causes.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class ForeignLockIT {
@@ -68,8 +70,8 @@ class ForeignLockIT {
                         foreignDone::get)));
             }
             awaitFirstHold(resource, "lib-1");
-            try (ForeignClient py1 = pythonHolder(login, resource, name, "py-1", false);
-                 ForeignClient py2 = pythonHolder(login, resource, name, "py-2", false);
+            try (ForeignClient py1 = pythonHolder(login, resource, name, "py-1", false, PYTHON_HOLDS);
+                 ForeignClient py2 = pythonHolder(login, resource, name, "py-2", false, PYTHON_HOLDS);
                  ForeignClient node = ForeignClient.nodeRedlock(login, "--redis", redis.server().address(), "--name",
                          Prefixed.key(name), "--holds", Integer.toString(NODE_HOLDS), "--ttl-ms", "5000",
                          "--fenced", resource.address(), "--client", "node-1")) {
@@ -99,7 +101,7 @@ class ForeignLockIT {
                         report.staleRejections());
                 assertThat(p1).containsEntry("held", (long) PYTHON_HOLDS).containsEntry("lost", 0L);
                 assertThat(p2).containsEntry("held", (long) PYTHON_HOLDS).containsEntry("lost", 0L);
-                assertThat(n).containsEntry("held", (long) NODE_HOLDS);
+                assertThat(n).containsEntry("held", (long) NODE_HOLDS).containsEntry("lost", 0L);
                 assertThat(cliHolds).isEqualTo(CLI_CHAINS * CLI_RUNS_PER_CHAIN);
                 assertThat(libraryHolds).as("the library's threads took turns too").isPositive();
                 assertThat(report.overlaps()).as("holders inside at once: %s", report.notes()).isZero();
@@ -116,36 +118,43 @@ class ForeignLockIT {
         }
     }
 
-    @Test
-    void aForeignLockWithoutNxIsCaughtOverlappingTheOthers() throws Exception {
-        String name = "interop:broken";
+    /**
+     * The negative control, and its pair: a Coordis holder is inside while a redis-py client tries ten holds. The
+     * real {@code Lock} waits for the release (0 overlaps, and the Coordis lease is still its own when released); a
+     * lock that takes the name with {@code SET} without {@code NX} barges in, and the referee reports the overlaps.
+     */
+    @ParameterizedTest(name = "without NX: {0}")
+    @ValueSource(booleans = {false, true})
+    void aForeignLockWithoutNxBargesInAndTheRefereeCatchesIt(boolean broken) throws Exception {
+        String name = "interop:barge-" + broken;
         Map<String, String> login = ForeignClient.login(redis.servers());
         ForeignClient.requirePython();
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        AtomicBoolean foreignDone = new AtomicBoolean();
-        try (FencedResource resource = FencedResource.recording()) {
-            Future<Integer> library = pool.submit(libraryHolder(ForeignLockIT::connect, OPTIONS, resource, name,
-                    "lib-1", foreignDone::get));
-            awaitFirstHold(resource, "lib-1");
-            try (ForeignClient correct = pythonHolder(login, resource, name, "py-correct", false);
-                 ForeignClient broken = pythonHolder(login, resource, name, "py-broken", true)) {
-                correct.done();
-                Map<String, Object> b = broken.done();
-                foreignDone.set(true);
-                library.get(30, TimeUnit.SECONDS);
+        try (FencedResource resource = FencedResource.recording();
+             Coordis coordis = connect();
+             FencedClient inside = FencedClient.connect(resource.address(), "lib-1")) {
+            Lease lease = coordis.lock(name, OPTIONS).tryAcquire().orElseThrow();
+            inside.enter(lease.fencingToken());
+            try (ForeignClient python = pythonHolder(login, resource, name, "py", broken, 10)) {
+                python.awaitEvent("started");
+                Thread.sleep(500);
+                inside.exit(lease.fencingToken());
+                boolean stillOurs = lease.release();
+                Map<String, Object> done = python.done();
 
                 FencedResource.Report report = resource.report();
-                System.out.printf("interop lock, negative control: %d holds, overlaps %d (with py-broken %d)%n",
-                        report.totalEnters(), report.overlaps(), report.overlaps() - resource.overlapsAmong(
-                                c -> !c.equals("py-broken")));
-                assertThat(b).containsEntry("held", (long) PYTHON_HOLDS);
-                assertThat(report.overlaps() - resource.overlapsAmong(c -> !c.equals("py-broken")))
-                        .as("overlaps the referee caught with the client that takes the name without NX").isPositive();
+                System.out.printf("interop lock, %s: %d holds, overlaps %d, Coordis lease still its own: %s%n",
+                        broken ? "SET without NX" : "redis-py Lock", report.totalEnters(), report.overlaps(), stillOurs);
+                assertThat(done).containsEntry("held", 10L);
+                if (broken) {
+                    assertThat(report.overlaps()).as("the referee catches SET without NX").isPositive();
+                    assertThat(stillOurs).as("the broken client overwrote the Coordis holder's value").isFalse();
+                } else {
+                    assertThat(report.overlaps()).as("%s", report.notes()).isZero();
+                    assertThat(stillOurs).isTrue();
+                    assertThat(resource.events("ENTER").get(1).nanos()).as("redis-py waited for the release")
+                            .isGreaterThan(resource.events("EXIT").get(0).nanos());
+                }
             }
-        } finally {
-            foreignDone.set(true);
-            pool.shutdownNow();
-            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         }
     }
 
@@ -155,9 +164,9 @@ class ForeignLockIT {
     }
 
     private static ForeignClient pythonHolder(Map<String, String> login, FencedResource resource, String name,
-                                              String client, boolean broken) {
+                                              String client, boolean broken, int holds) {
         List<String> args = new ArrayList<>(List.of("lock", "--redis", redis.server().address(), "--name",
-                Prefixed.key(name), "--holds", Integer.toString(PYTHON_HOLDS), "--ttl-ms", "5000", "--wait-ms",
+                Prefixed.key(name), "--holds", Integer.toString(holds), "--ttl-ms", "5000", "--wait-ms",
                 "30000", "--fenced", resource.address(), "--client", client));
         if (broken) {
             args.add("--broken");

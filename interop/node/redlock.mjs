@@ -9,7 +9,7 @@ import net from "node:net";
 import readline from "node:readline";
 import { parseArgs } from "node:util";
 import Redis from "ioredis";
-import Redlock from "redlock";
+import Redlock, { ExecutionError } from "redlock";
 
 const { values: args } = parseArgs({
   options: {
@@ -58,7 +58,7 @@ const clients = args.redis.split(",").map((address) => {
   });
 });
 // short retries with jitter, so that this client competes with Coordis's woken waiters
-const redlock = new Redlock(clients, { retryCount: 2000, retryDelay: 10, retryJitter: 5 });
+const redlock = new Redlock(clients, { retryCount: 500, retryDelay: 10, retryJitter: 5 });
 const call = await fencedResource(args.fenced, args.client);
 const ttl = Number(args["ttl-ms"]);
 
@@ -67,8 +67,19 @@ const MARGIN_MS = 100;
 let held = 0;
 let expired = 0;
 let lost = 0;
+let busy = 0;
+const deadline = Date.now() + 45_000;
 while (held < Number(args.holds)) {
-  const lock = await redlock.acquire([args.name], ttl);
+  let lock;
+  try {
+    lock = await redlock.acquire([args.name], ttl);
+  } catch (e) {
+    if (!(e instanceof ExecutionError) || Date.now() > deadline) {
+      throw new Error(`gave up after ${held} holds: ${e.message}`);
+    }
+    busy++; // no quorum within the retries: try again
+    continue;
+  }
   if (lock.expiration - Date.now() > MARGIN_MS) {
     // no fencing number: the resource judges these holds by overlap only
     await call("ENTER", 0);
@@ -83,6 +94,6 @@ while (held < Number(args.holds)) {
   await redlock.release(lock, { retryCount: 0 }).catch(() => lost++);
   await sleep(Math.random() * 3);
 }
-console.log(JSON.stringify({ event: "done", client: args.client, held, expired, lost }));
+console.log(JSON.stringify({ event: "done", client: args.client, held, expired, lost, busy }));
 await Promise.all(clients.map((c) => c.quit()));
 process.exit(0);

@@ -66,7 +66,7 @@ class ForeignLockIT {
         try (FencedResource resource = FencedResource.recording()) {
             List<Future<Integer>> library = new ArrayList<>();
             for (int i = 1; i <= 2; i++) {
-                library.add(pool.submit(libraryHolder(ForeignLockIT::connect, OPTIONS, resource, name, "lib-" + i,
+                library.add(pool.submit(libraryHolder(ForeignLockIT::connect, OPTIONS, resource, name, "lib-" + i, 3,
                         foreignDone::get)));
             }
             awaitFirstHold(resource, "lib-1");
@@ -175,11 +175,11 @@ class ForeignLockIT {
     }
 
     /**
-     * A Coordis client whose thread takes the lock, enters with its fencing number, writes and leaves, until
-     * {@code stop}; answers how many times it held.
+     * A Coordis client whose thread takes the lock, enters with its fencing number, writes and leaves, then pauses
+     * up to {@code maxPauseMillis}, until {@code stop}; answers how many times it held.
      */
     static Callable<Integer> libraryHolder(Supplier<Coordis> connect, LockOptions options, FencedResource resource,
-                                           String name, String client, BooleanSupplier stop) {
+                                           String name, String client, int maxPauseMillis, BooleanSupplier stop) {
         return () -> {
             int held = 0;
             try (Coordis coordis = connect.get();
@@ -202,7 +202,7 @@ class ForeignLockIT {
                         fenced.exit(lease.fencingToken());
                     }
                     held++;
-                    Thread.sleep(ThreadLocalRandom.current().nextInt(0, 4));
+                    Thread.sleep(ThreadLocalRandom.current().nextInt(0, maxPauseMillis + 1));
                 }
             }
             return held;

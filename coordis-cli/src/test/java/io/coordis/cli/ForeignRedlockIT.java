@@ -56,8 +56,10 @@ class ForeignRedlockIT {
         try (FencedResource resource = FencedResource.recording()) {
             List<Future<Integer>> library = new ArrayList<>();
             for (int i = 1; i <= 2; i++) {
+                // a pause after each hold leaves the name free between them, so that node-redlock, which only
+                // polls, is not starved by two Coordis clients waking each other on release
                 library.add(pool.submit(ForeignLockIT.libraryHolder(ForeignRedlockIT::connect, OPTIONS, resource, name,
-                        "lib-" + i, foreignDone::get)));
+                        "lib-" + i, 15, foreignDone::get)));
             }
             ForeignLockIT.awaitFirstHold(resource, "lib-1");
             try (ForeignClient node1 = node(login, masters, resource, name, "node-1");

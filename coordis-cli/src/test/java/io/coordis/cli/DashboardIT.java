@@ -6,6 +6,7 @@ import io.coordis.election.Leadership;
 import io.coordis.inspect.LockState;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
+import io.coordis.queue.Consumer;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
@@ -23,7 +24,6 @@ import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -142,6 +142,14 @@ class DashboardIT {
                 + "']");
     }
 
+    /** Clicks what {@code by} finds; the rows are drawn anew at every refresh, so a click may need a second try. */
+    private static void click(By by) throws IOException {
+        within(Duration.ofSeconds(5)).until(d -> {
+            d.findElement(by).click();
+            return true;
+        });
+    }
+
     @Test
     @Order(1)
     void aLockTakenByAnotherProcessAppearsWithHolderAndFenceAndGoesAfterItsRelease() throws Exception {
@@ -154,13 +162,13 @@ class DashboardIT {
             LockState held = coordis.inspector().lock(name).orElseThrow();
             long seen = System.nanoTime();
             // two refreshes of the sampler, one of the page, and slack for a machine shared by several builds
-            WebElement r = within(Duration.ofMillis(2 * REFRESH_MS + 2_000)).until(d -> d.findElements(row("lock", name))
-                    .stream().findFirst().orElse(null));
+            List<String> cells = within(Duration.ofMillis(2 * REFRESH_MS + 2_000)).until(d -> d.findElements(row("lock", name))
+                    .stream().findFirst().map(r -> List.of(r.findElement(By.cssSelector("td.holder")).getText(),
+                            r.findElement(By.cssSelector("td.fence")).getText(), r.getText())).orElse(null));
             long tookMs = (System.nanoTime() - seen) / 1_000_000;
-            assertThat(r.findElement(By.cssSelector("td.holder")).getText()).isEqualTo(held.holderId().orElseThrow());
-            assertThat(r.findElement(By.cssSelector("td.fence")).getText())
-                    .isEqualTo(Long.toString(held.fencingToken().orElseThrow()));
-            assertThat(r.getText()).contains(Long.toString(holder.pid()));
+            assertThat(cells.get(0)).isEqualTo(held.holderId().orElseThrow());
+            assertThat(cells.get(1)).isEqualTo(Long.toString(held.fencingToken().orElseThrow()));
+            assertThat(cells.get(2)).contains(Long.toString(holder.pid()));
             System.out.println("the lock appeared on the page " + tookMs + " ms after it was taken");
 
             Files.createFile(go);
@@ -176,10 +184,9 @@ class DashboardIT {
         String name = Prefixed.key("dash:jobs");
         coordis.reliableQueue("dash:jobs").push("first");
         By depthChart = By.cssSelector("td:nth-child(8)");
-        WebElement cell = within(Duration.ofSeconds(5)).until(d -> d.findElements(row("queue", name)).stream()
+        String before = within(Duration.ofSeconds(5)).until(d -> d.findElements(row("queue", name)).stream()
                 .findFirst().map(r -> r.findElement(depthChart)).filter(c -> "1".equals(c.getAttribute("data-last")))
-                .orElse(null));
-        String before = cell.findElement(By.cssSelector("polyline.depth")).getAttribute("points");
+                .map(c -> c.findElement(By.cssSelector("polyline.depth")).getAttribute("points")).orElse(null));
         for (int i = 0; i < 24; i++) {
             coordis.reliableQueue("dash:jobs").push("job-" + i);
         }
@@ -188,8 +195,9 @@ class DashboardIT {
                 .map(c -> c.findElement(By.cssSelector("polyline.depth")).getAttribute("points")).orElse(null));
         assertThat(after).isNotEqualTo(before);
         assertThat(after.split(" ").length).as("points of the depth line").isGreaterThan(before.split(" ").length);
-        assertThat(browser().findElement(row("queue", name)).findElement(By.cssSelector("td.depth")).getText())
-                .isEqualTo("25");
+        String depth = within(Duration.ofSeconds(2)).until(d -> d.findElement(row("queue", name))
+                .findElement(By.cssSelector("td.depth")).getText());
+        assertThat(depth).isEqualTo("25");
     }
 
     @Test
@@ -202,12 +210,12 @@ class DashboardIT {
         }
         WebDriver b = browser();
         for (String n : hostile) {
-            WebElement r = within(Duration.ofSeconds(5)).until(d -> d.findElements(row("lock", Prefixed.key(n))).stream()
-                    .findFirst().orElse(null));
-            assertThat(r.findElement(By.cssSelector("td.name")).getText()).isEqualTo(Prefixed.key(n));
+            String shown = within(Duration.ofSeconds(5)).until(d -> d.findElements(row("lock", Prefixed.key(n))).stream()
+                    .findFirst().map(r -> r.findElement(By.cssSelector("td.name")).getText()).orElse(null));
+            assertThat(shown).isEqualTo(Prefixed.key(n));
         }
         // the detail view (what inspect shows) keeps them text too
-        b.findElement(row("lock", Prefixed.key(hostile.get(0)))).click();
+        click(row("lock", Prefixed.key(hostile.get(0))));
         within(Duration.ofSeconds(5)).until(d -> d.findElement(By.id("detail-text")).getText()
                 .contains(Prefixed.key(hostile.get(0))));
         CliProcess.sleep(3 * REFRESH_MS);
@@ -228,6 +236,7 @@ class DashboardIT {
              LeaderElection election = coordis.election("reports:scheduler")) {
             raw.command("SET", Prefixed.key("py:nightly-export"), "c2b9f1e0", "NX", "PX", "20000"); // a redis-py lock
             Leadership leadership = election.campaign(Duration.ofSeconds(5)).orElseThrow();
+            Consumer consumer = coordis.reliableQueue("emails").consumer();
             try (RespClient subscriber = RespClient.connect(redis.server())) {
                 subscriber.command("SUBSCRIBE", Prefixed.key("deploys"));
                 coordis.signals().event("builds:done", Duration.ofMinutes(5)).signal("build 1842 ok");
@@ -238,17 +247,20 @@ class DashboardIT {
                     }
                     CliProcess.sleep(REFRESH_MS / 2);
                 }
+                consumer.take(Duration.ofSeconds(5)).orElseThrow(); // one in flight
                 WebDriver b = browser();
                 within(Duration.ofSeconds(5)).until(d -> !d.findElements(row("election", Prefixed.key("reports:scheduler")))
                         .isEmpty() && !d.findElements(row("signal", Prefixed.key("deploys"))).isEmpty());
-                b.findElement(row("lock", Prefixed.key("orders:42"))).click();
-                within(Duration.ofSeconds(5)).until(d -> d.findElement(By.id("detail-text")).getText().contains("fence"));
+                click(row("lock", Prefixed.key("orders:42")));
+                within(Duration.ofSeconds(5)).until(d -> d.findElement(By.id("detail-text")).getText()
+                        .contains("billing@web-1:4242 (host web-1, pid 4242)"));
+                b.findElement(By.id("detail-close")).click();
                 File shot = ((TakesScreenshot) b).getScreenshotAs(OutputType.FILE);
                 Files.createDirectories(SCREENSHOT.getParent());
                 Files.copy(shot.toPath(), SCREENSHOT, StandardCopyOption.REPLACE_EXISTING);
                 assertThat(Files.size(SCREENSHOT)).isGreaterThan(10_000);
-                b.findElement(By.id("detail-close")).click();
             }
+            consumer.close();
             leadership.resign();
             lease.release();
         }

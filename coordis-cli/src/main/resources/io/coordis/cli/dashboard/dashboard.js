@@ -8,6 +8,8 @@
   let failures = 0;
   let detail = null; // {kind, name} of the object shown on the right
   let lastState = null;
+  const longestTtl = new Map(); // the longest TTL seen per object, the bar's full length when no lease TTL is known
+  let drawnTtl = new Set();
 
   function $(id) { return document.getElementById(id); }
 
@@ -46,8 +48,13 @@
 
   function cell(text, cls) { return el('td', value(text), cls); }
 
-  function ttlCell(ttlMs, fullMs) {
+  function ttlCell(key, ttlMs, fullMs) {
     const td = el('td');
+    drawnTtl.add(key);
+    if (ttlMs !== null && ttlMs !== undefined && !fullMs) {
+      fullMs = Math.max(longestTtl.get(key) || 0, ttlMs);
+      longestTtl.set(key, fullMs);
+    }
     const wrap = el('div', null, 'ttl');
     if (ttlMs !== null && ttlMs !== undefined) {
       const bar = el('div', null, 'bar');
@@ -120,7 +127,7 @@
       for (const f of l.flags) { flags.appendChild(el('span', f, 'flag')); }
       const mode = l.mode === 'redlock' ? 'redlock ' + l.agreeing + '/' + l.nodes + ' agree' : l.mode;
       return row('lock', l.name, [cell(l.name, 'name'), cell(holder, 'holder'), cell(host), cell(time(l.heldForMs)),
-        ttlCell(l.ttlMs, l.leaseTtlMs), cell(l.fence, 'fence'), cell(l.waiters), cell(mode), flags]);
+        ttlCell('lock ' + l.name, l.ttlMs, l.leaseTtlMs), cell(l.fence, 'fence'), cell(l.waiters), cell(mode), flags]);
     });
   }
 
@@ -130,7 +137,7 @@
         .map(t => t.term + ' ' + t.leader).join(', ');
       return row('election', e.name, [cell(e.name, 'name'), cell(e.leader, 'leader'), cell(e.term, 'term'),
         cell(e.since === null ? '-' : clock(e.since) + ' (' + time(e.leaderForMs) + ')'),
-        ttlCell(e.leader === null ? null : e.ttlMs, null), cell(terms || '-')]);
+        ttlCell('election ' + e.name, e.leader === null ? null : e.ttlMs, null), cell(terms || '-')]);
     });
   }
 
@@ -173,6 +180,7 @@
 
   function draw(state) {
     lastState = state;
+    drawnTtl = new Set();
     $('redis').textContent = state.redis.join(', ') + '  ' + state.match;
     const error = $('error');
     error.hidden = !state.error;
@@ -186,6 +194,9 @@
     fill('signals', signals(byKind.signals || none), 'no channels with subscribers');
     $('semaphores').hidden = !byKind.semaphores;
     fill('semaphores', semaphores(byKind.semaphores || none), 'no semaphores');
+    for (const key of [...longestTtl.keys()]) {
+      if (!drawnTtl.has(key)) { longestTtl.delete(key); }
+    }
     const status = $('status');
     status.classList.toggle('stale', !!state.error);
     status.textContent = 'read ' + clock(state.at) + ', every ' + time(state.refreshMs);

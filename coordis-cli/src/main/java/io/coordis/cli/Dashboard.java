@@ -12,7 +12,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -90,6 +92,13 @@ final class Dashboard implements AutoCloseable {
     URI address() {
         InetSocketAddress a = server.getAddress();
         String host = a.getAddress().getHostAddress();
+        if (a.getAddress().isAnyLocalAddress()) { // every interface: name one a browser can open
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (UnknownHostException e) {
+                host = InetAddress.getLoopbackAddress().getHostAddress();
+            }
+        }
         return URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort() + "/");
     }
 

@@ -345,7 +345,7 @@ class DashboardIT {
     }
 
     @Test
-    @Order(7)
+    @Order(6)
     void aNonLoopbackAddressIsRefusedWithoutAllowRemote() {
         InProcess cli = new InProcess();
         assertThat(cli.run("dashboard", "-u", redis.uri(), "--listen", "0.0.0.0:0")).isEqualTo(64);
@@ -354,6 +354,23 @@ class DashboardIT {
         assertThat(cli.err()).contains("give HOST:PORT, e.g. 127.0.0.1:7380");
         assertThat(cli.run("dashboard", "-u", redis.uri(), "--refresh", "10ms")).isEqualTo(64);
         assertThat(cli.err()).contains("--refresh must be between 100ms and 1m");
+    }
+
+    @Test
+    @Order(7)
+    void withAllowRemoteItListensEverywhereWarnsAndStopsOnSigtermWithStatusZero() throws Exception {
+        try (CliProcess remote = CliProcess.start("dashboard", "-u", redis.uri(), "--listen", "0.0.0.0:0",
+                "--allow-remote")) {
+            remote.awaitStdout("coordis dashboard: http://");
+            assertThat(remote.stderr()).contains("warning: listening on 0.0.0.0:0 without a login");
+            String at = remote.stdout().lines().filter(l -> l.startsWith("coordis dashboard: ")).findFirst().orElseThrow();
+            int port = URI.create(at.substring("coordis dashboard: ".length()).strip()).getPort();
+            HttpResponse<String> state = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/api/state")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(state.statusCode()).isEqualTo(200);
+            remote.terminate();
+            assertThat(remote.exitCode()).as(remote.stderr()).isZero();
+        }
     }
 
     @Test

@@ -149,12 +149,14 @@ final class LsCommand implements Callable<Integer> {
         for (ObjectKind k : kinds) {
             Table table;
             List<Object> items = new ArrayList<>();
+            List<Object> states = new ArrayList<>();
             switch (k) {
                 case LOCKS -> {
                     table = new Table(StateViews.LOCK_COLUMNS);
                     for (LockState l : inspector.locks(match)) {
                         table.row(StateViews.row(l));
                         items.add(StateViews.json(l, false));
+                        states.add(l);
                     }
                 }
                 case ELECTIONS -> {
@@ -189,13 +191,16 @@ final class LsCommand implements Callable<Integer> {
                     }
                 }
             }
-            listings.add(new Listing(k, table, items));
+            listings.add(new Listing(k, table, items, states));
         }
         return listings;
     }
 
-    /** One kind's objects: the table {@code ls} prints and the items of its JSON document. */
-    record Listing(ObjectKind kind, Table table, List<Object> items) {
+    /**
+     * One kind's objects: the table {@code ls} prints, the items of its JSON document, and for locks the states they
+     * were made from (the dashboard shows each Redlock node's part).
+     */
+    record Listing(ObjectKind kind, Table table, List<Object> items, List<Object> states) {
         /** The document {@code ls -o json} prints for this kind: kind, match, at and items. */
         Map<String, Object> document(String match, Instant at) {
             Map<String, Object> doc = new LinkedHashMap<>();

@@ -2,6 +2,7 @@ package io.coordis.cli;
 
 import io.coordis.Urls;
 import io.coordis.inspect.Inspector;
+import io.coordis.inspect.LockState;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,8 +21,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the dashboard shows: every {@code refresh} it lists every kind of object as {@code ls -o json} does (the same
- * documents, from {@link LsCommand#listings}), and keeps for the last minutes each queue's depth, in-flight count
- * and dead letters, and each election's recent terms, so a page opened late still draws them. One thread samples;
+ * documents, from {@link LsCommand#listings}) with each Redlock lock's nodes as {@code inspect} shows them, and keeps
+ * for the last minutes each queue's depth, in-flight count and dead letters, and each election's recent terms, so a
+ * page opened late still draws them. One thread samples;
  * {@link #latest()} may be called from any thread.
  */
 final class Snapshots implements AutoCloseable {
@@ -105,7 +107,21 @@ final class Snapshots implements AutoCloseable {
         history.put("queues", points(queues));
         history.put("elections", points(elections));
         doc.put("history", history);
+        doc.put("redlockNodes", redlockNodes());
         return doc;
+    }
+
+    /** Each Redlock lock's nodes, as {@code inspect lock -o json} shows them ({@code perNode}), by lock name. */
+    private Map<String, Object> redlockNodes() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (LsCommand.Listing l : listings) {
+            for (Object state : l.states()) {
+                if (state instanceof LockState lock && lock.mode() == LockState.Mode.REDLOCK) {
+                    out.put(lock.name(), StateViews.nodes(lock));
+                }
+            }
+        }
+        return out;
     }
 
     private void record(Instant at) {

@@ -18,15 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
-import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.io.BufferedReader;
@@ -53,7 +49,6 @@ import static io.coordis.cli.TestJson.list;
 import static io.coordis.cli.TestJson.map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * {@code coordis dashboard} as a user runs it (a JVM of its own, stopped with Ctrl-C), read by headless Chromium
@@ -64,8 +59,6 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DashboardIT {
     private static final long REFRESH_MS = 200;
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     /** Written by the test that fills the page; README.md shows a copy (docs/dashboard.png). */
     static final Path SCREENSHOT = Path.of("target", "dashboard.png");
 
@@ -75,7 +68,6 @@ class DashboardIT {
     private static CliProcess dashboard;
     private static URI page;
     private static WebDriver browser;
-    private static Path profile;
     private static Coordis coordis;
     private static RespClient raw;
     private static final HttpClient http = HttpClient.newHttpClient();
@@ -107,26 +99,10 @@ class DashboardIT {
         }
     }
 
-    /** The browser, started on first use; without Chromium the browser tests fail in CI and are skipped elsewhere. */
+    /** The browser, started on first use. */
     private static WebDriver browser() throws IOException {
         if (browser == null) {
-            boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-            if (!present && "true".equals(System.getenv("CI"))) {
-                throw new AssertionError(CHROMIUM + " or " + CHROMEDRIVER + " is missing: .ci/run installs them "
-                        + "(apt-get install chromium chromium-driver)");
-            }
-            assumeThat(present).as("Chromium and chromedriver (apt-get install chromium chromium-driver) are not "
-                    + "installed; the dashboard's browser tests are skipped").isTrue();
-            profile = Files.createTempDirectory("coordis-dashboard-chromium");
-            ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments("--headless=new",
-                    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    "--window-size=1400,1000", "--user-data-dir=" + profile);
-            ChromeDriverService service = new ChromeDriverService.Builder()
-                    .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-            browser = new ChromeDriver(service, options);
-            browser.manage().window().setSize(new Dimension(1400, 1000));
-            browser.get(page.toString());
+            browser = Chromium.open(page.toString());
         }
         return browser;
     }

@@ -118,16 +118,34 @@
     return td;
   }
 
-  function locks(doc) {
+  // A Redlock lock's nodes as small squares: agrees, differs, free or error, each with its node and TTL as a title.
+  function nodesCell(l, nodes) {
+    const td = el('td');
+    if (l.mode !== 'redlock') {
+      td.textContent = l.mode;
+      return td;
+    }
+    td.appendChild(el('span', 'redlock ' + l.agreeing + '/' + l.nodes + ' '));
+    for (const n of nodes || []) {
+      const state = n.error ? 'error' : n.token === null ? 'free' : n.agrees ? 'agrees' : 'differs';
+      const dot = el('span', null, 'node ' + state);
+      dot.setAttribute('title', n.node + ': ' + state + (n.error ? ' (' + n.error + ')' : '')
+        + (n.ttlMs !== null && n.token !== null ? ', ttl ' + time(n.ttlMs) : ''));
+      dot.setAttribute('data-node', n.node);
+      td.appendChild(dot);
+    }
+    return td;
+  }
+
+  function locks(doc, redlockNodes) {
     return doc.items.map(l => {
       const h = l.holder || {};
       const host = h.host ? h.host + (h.pid !== null && h.pid !== undefined ? ' / ' + h.pid : '') : '-';
       const holder = l.held ? (h.id || (l.readers.length ? l.readers.length + ' readers' : 'unknown')) : '-';
       const flags = el('td');
       for (const f of l.flags) { flags.appendChild(el('span', f, 'flag')); }
-      const mode = l.mode === 'redlock' ? 'redlock ' + l.agreeing + '/' + l.nodes + ' agree' : l.mode;
       return row('lock', l.name, [cell(l.name, 'name'), cell(holder, 'holder'), cell(host), cell(time(l.heldForMs)),
-        ttlCell('lock ' + l.name, l.ttlMs, l.leaseTtlMs), cell(l.fence, 'fence'), cell(l.waiters), cell(mode), flags]);
+        ttlCell('lock ' + l.name, l.ttlMs, l.leaseTtlMs), cell(l.fence, 'fence'), cell(l.waiters), nodesCell(l, redlockNodes[l.name]), flags]);
     });
   }
 
@@ -188,7 +206,7 @@
     const byKind = {};
     for (const d of state.listings) { byKind[d.kind] = d; }
     const none = {items: []};
-    fill('locks', locks(byKind.locks || none), 'no locks');
+    fill('locks', locks(byKind.locks || none, state.redlockNodes || {}), 'no locks');
     fill('elections', elections(byKind.elections || none, state.history.elections), 'no elections');
     fill('queues', queues(byKind.queues || none, state.history.queues), 'no queues');
     fill('signals', signals(byKind.signals || none), 'no channels with subscribers');

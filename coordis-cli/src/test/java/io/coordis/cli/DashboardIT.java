@@ -202,6 +202,17 @@ class DashboardIT {
         assertThat(b.findElements(By.tagName("script"))).as("only the page's own script").hasSize(1);
         assertThat(((JavascriptExecutor) b).executeScript("return typeof window.pwned")).isEqualTo("undefined");
         b.findElement(By.id("detail-close")).click();
+
+        // the negative control: a page that wrote a name as markup would fail the checks above, and the
+        // Content-Security-Policy still keeps the injected handler from running
+        ((JavascriptExecutor) b).executeScript("const probe = document.createElement('div'); probe.id = 'probe';"
+                + "probe.innerHTML = arguments[0]; document.body.appendChild(probe);",
+                "<img src=x onerror=\"window.pwned=1\">");
+        CliProcess.sleep(300);
+        assertThat(b.findElements(By.cssSelector("[onerror]"))).as("what the checks catch").hasSize(1);
+        assertThat(((JavascriptExecutor) b).executeScript("return typeof window.pwned")).as("blocked by the CSP")
+                .isEqualTo("undefined");
+        ((JavascriptExecutor) b).executeScript("document.getElementById('probe').remove();");
     }
 
     @Test

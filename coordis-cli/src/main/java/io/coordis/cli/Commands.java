@@ -44,6 +44,7 @@ final class Commands {
         all.put("queue", QueueCommand::create);
         all.put("ls", LsCommand::new);
         all.put("inspect", InspectCommand::new);
+        all.put("dashboard", DashboardCommand::new);
         all.put("force-unlock", ForceUnlockCommand::new);
         all.put("doctor", DoctorCommand::new);
         all.put("completion", CompletionCommand::new);

@@ -106,7 +106,8 @@ final class DemoCommand implements Callable<Integer> {
             terminal.err().printf("%nthe tour took %.1f s%n", (System.nanoTime() - started) / 1e9);
             if (keep) {
                 terminal.err().println("redis-server keeps running on " + server.address()
-                        + " for the commands above; press Enter (or Ctrl-C) to stop it");
+                        + " for the commands above; watch it in a browser with '" + launcher() + " -u "
+                        + Urls.redact(server.uri()) + " dashboard'; press Enter (or Ctrl-C) to stop it");
                 awaitEnter();
             }
             server.stop();
@@ -156,7 +157,8 @@ final class DemoCommand implements Callable<Integer> {
                 "  terminal 2:  " + c + " queue push demo:jobs 'resize photo-3'",
                 "  terminal 1:  " + c + " elect demo:leader --ttl 5s -- sleep 30",
                 "  terminal 2:  " + c + " leader demo:leader",
-                "  either:      " + c + " ls --match 'demo:*'");
+                "  either:      " + c + " ls --match 'demo:*'",
+                "  a browser:   " + c + " dashboard --match 'demo:*'   (then open the address it prints)");
     }
 
     /** {@code java -jar /path/coordis.jar} when running from the jar, else {@code coordis}. */

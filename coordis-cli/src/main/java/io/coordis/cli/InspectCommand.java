@@ -68,45 +68,40 @@ final class InspectCommand implements Callable<Integer> {
         try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
             Inspector inspector = coordis.inspector();
             String name = coordis.keyPrefix() + this.name;
-            Optional<Object> json0;
-            List<String> text;
-            switch (k) {
-                case LOCKS -> {
-                    var state = inspector.lock(name);
-                    json0 = state.map(s -> StateViews.json(s, true));
-                    text = state.map(StateViews::text).orElse(null);
-                }
-                case ELECTIONS -> {
-                    var state = inspector.election(name);
-                    json0 = state.map(StateViews::json);
-                    text = state.map(StateViews::text).orElse(null);
-                }
-                case QUEUES -> {
-                    var state = inspector.queue(name);
-                    json0 = state.map(StateViews::json);
-                    text = state.map(StateViews::text).orElse(null);
-                }
-                case SEMAPHORES -> {
-                    var state = inspector.semaphore(name);
-                    json0 = state.map(StateViews::json);
-                    text = state.map(StateViews::text).orElse(null);
-                }
-                default -> {
-                    var state = inspector.signal(name);
-                    json0 = Optional.of(StateViews.json(state));
-                    text = StateViews.text(state);
-                }
-            }
-            if (json0.isEmpty()) {
+            Optional<View> view = view(inspector, k, name);
+            if (view.isEmpty()) {
                 terminal.say("no " + k.singular() + " '" + name + "' (nothing under that name, nor the keys Coordis "
                         + "keeps beside it)");
                 return NOTHING_FOUND;
             }
-            terminal.output(json ? Json.write(json0.get()) : String.join("\n", text));
+            terminal.output(json ? Json.write(view.get().json()) : String.join("\n", view.get().text()));
             return ExitCodes.OK;
         } catch (WrongTypeException e) {
             throw new CommandFailure(ExitCodes.USAGE, e.getMessage() + hint(e), e);
         }
+    }
+
+    /** What {@code inspect} shows of one object: the document of {@code -o json} and the lines of text. */
+    record View(Object json, List<String> text) {
+    }
+
+    /**
+     * What {@code inspect} shows of the object {@code name} (its Redis name) of kind {@code k}; empty when nothing
+     * is known under the name. A signal is always known (it may have no subscriber).
+     *
+     * @throws WrongTypeException when the name holds another kind of object
+     */
+    static Optional<View> view(Inspector inspector, ObjectKind k, String name) throws InterruptedException {
+        return switch (k) {
+            case LOCKS -> inspector.lock(name).map(s -> new View(StateViews.json(s, true), StateViews.text(s)));
+            case ELECTIONS -> inspector.election(name).map(s -> new View(StateViews.json(s), StateViews.text(s)));
+            case QUEUES -> inspector.queue(name).map(s -> new View(StateViews.json(s), StateViews.text(s)));
+            case SEMAPHORES -> inspector.semaphore(name).map(s -> new View(StateViews.json(s), StateViews.text(s)));
+            case SIGNALS -> {
+                var state = inspector.signal(name);
+                yield Optional.of(new View(StateViews.json(state), StateViews.text(state)));
+            }
+        };
     }
 
     /** Which command shows the object the key is, when it is another kind of Coordis object. */

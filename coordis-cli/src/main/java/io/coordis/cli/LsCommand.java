@@ -123,15 +123,40 @@ final class LsCommand implements Callable<Integer> {
     static List<String> render(Inspector inspector, List<ObjectKind> kinds, String match, boolean json, Instant at)
             throws InterruptedException {
         List<String> lines = new ArrayList<>();
+        for (Listing listing : listings(inspector, kinds, match)) {
+            if (json) {
+                lines.add(Json.write(listing.document(match, at)));
+            } else {
+                if (kinds.size() > 1) {
+                    if (listing.kind() != kinds.get(0)) {
+                        lines.add("");
+                    }
+                    lines.add(listing.kind().plural() + " (" + listing.items().size() + ")");
+                }
+                lines.addAll(listing.table().lines());
+            }
+        }
+        return lines;
+    }
+
+    /**
+     * The objects of each of {@code kinds} whose names match {@code match}, as table rows and as JSON items; in
+     * the listing of every kind, semaphores only when there are any.
+     */
+    static List<Listing> listings(Inspector inspector, List<ObjectKind> kinds, String match)
+            throws InterruptedException {
+        List<Listing> listings = new ArrayList<>();
         for (ObjectKind k : kinds) {
             Table table;
             List<Object> items = new ArrayList<>();
+            List<Object> states = new ArrayList<>();
             switch (k) {
                 case LOCKS -> {
                     table = new Table(StateViews.LOCK_COLUMNS);
                     for (LockState l : inspector.locks(match)) {
                         table.row(StateViews.row(l));
                         items.add(StateViews.json(l, false));
+                        states.add(l);
                     }
                 }
                 case ELECTIONS -> {
@@ -162,28 +187,29 @@ final class LsCommand implements Callable<Integer> {
                         items.add(StateViews.json(s));
                     }
                     if (items.isEmpty() && kinds.size() > 1) {
-                        continue; // in the listing of every kind, semaphores only when there are any
+                        continue;
                     }
                 }
             }
-            if (json) {
-                Map<String, Object> doc = new LinkedHashMap<>();
-                doc.put("kind", k.plural());
-                doc.put("match", match);
-                doc.put("at", at);
-                doc.put("items", items);
-                lines.add(Json.write(doc));
-            } else {
-                if (kinds.size() > 1) {
-                    if (k != kinds.get(0)) {
-                        lines.add("");
-                    }
-                    lines.add(k.plural() + " (" + items.size() + ")");
-                }
-                lines.addAll(table.lines());
-            }
+            listings.add(new Listing(k, table, items, states));
         }
-        return lines;
+        return listings;
+    }
+
+    /**
+     * One kind's objects: the table {@code ls} prints, the items of its JSON document, and for locks the states they
+     * were made from (the dashboard shows each Redlock node's part).
+     */
+    record Listing(ObjectKind kind, Table table, List<Object> items, List<Object> states) {
+        /** The document {@code ls -o json} prints for this kind: kind, match, at and items. */
+        Map<String, Object> document(String match, Instant at) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("kind", kind.plural());
+            doc.put("match", match);
+            doc.put("at", at);
+            doc.put("items", items);
+            return doc;
+        }
     }
 
     /** Whether standard output is the terminal the user watches (not a pipe or a file). */

@@ -81,20 +81,7 @@ final class StateViews {
         m.put("writerWaitingMs", l.writerWaiting());
         m.put("flags", l.flags().stream().sorted().map(StateViews::lower).toList());
         if (detail) {
-            List<Map<String, Object>> nodes = new ArrayList<>();
-            for (LockState.NodeState n : l.perNode()) {
-                Map<String, Object> o = new LinkedHashMap<>();
-                o.put("node", n.node());
-                o.put("token", n.token());
-                o.put("ttlMs", n.ttl());
-                o.put("holder", n.holderId());
-                o.put("fence", n.fencingToken());
-                o.put("fenceCounter", n.fenceCounter());
-                o.put("agrees", n.agrees());
-                o.put("error", n.error());
-                nodes.add(o);
-            }
-            m.put("perNode", nodes);
+            m.put("perNode", nodes(l));
             List<Map<String, Object>> audit = new ArrayList<>();
             for (AuditEntry a : l.audit()) {
                 Map<String, Object> o = new LinkedHashMap<>();
@@ -110,6 +97,24 @@ final class StateViews {
             m.put("audit", audit);
         }
         return m;
+    }
+
+    /** What each node holds of the lock: the {@code perNode} field of {@code inspect lock -o json}. */
+    static List<Map<String, Object>> nodes(LockState l) {
+        List<Map<String, Object>> nodes = new ArrayList<>();
+        for (LockState.NodeState n : l.perNode()) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("node", n.node());
+            o.put("token", n.token());
+            o.put("ttlMs", n.ttl());
+            o.put("holder", n.holderId());
+            o.put("fence", n.fencingToken());
+            o.put("fenceCounter", n.fenceCounter());
+            o.put("agrees", n.agrees());
+            o.put("error", n.error());
+            nodes.add(o);
+        }
+        return nodes;
     }
 
     static List<String> text(LockState l) {

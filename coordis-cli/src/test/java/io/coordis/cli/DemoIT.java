@@ -131,8 +131,10 @@ class DemoIT {
             assertThat(server.group(1)).as("the version the demo ran").isEqualTo(embedded.version()).startsWith("6.2.");
             assertTheTour(cli, 4, 3);
             String port = server.group(2);
-            List<String> paste = cli.stdout().lines().filter(l -> l.contains("terminal ") || l.contains("either:")).toList();
-            assertThat(paste).hasSizeGreaterThanOrEqualTo(8).allMatch(l -> l.contains("-u redis://127.0.0.1:" + port + " "));
+            List<String> paste = cli.stdout().lines().filter(l -> l.contains("terminal ") || l.contains("either:")
+                    || l.contains("a browser:")).toList();
+            assertThat(paste).hasSizeGreaterThanOrEqualTo(9).allMatch(l -> l.contains("-u redis://127.0.0.1:" + port + " "));
+            assertThat(paste).anyMatch(l -> l.contains(" dashboard --match 'demo:*'"));
             assertThat(cli.stderr()).contains("stopped redis-server on 127.0.0.1:" + port, "demo --keep");
         }
     }

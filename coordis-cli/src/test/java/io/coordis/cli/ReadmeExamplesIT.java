@@ -52,6 +52,7 @@ class ReadmeExamplesIT {
             "elect reports:scheduler --observe", "runs until Ctrl-C (ElectIT)",
             "queue work jobs", "runs until stopped (QueueCommandIT)",
             "ls locks --watch", "redraws until Ctrl-C (ReadmeLsExamplesIT)",
+            "coordis.jar dashboard", "serves a web page until Ctrl-C (DashboardIT)",
             "--tls-cert client.pem", "needs a TLS server and certificate files of its own (TlsCliIT)");
 
     /**

@@ -1,5 +1,8 @@
 package io.coordis.queue;
 
+import io.coordis.Replication;
+import io.coordis.internal.Failures;
+import io.coordis.internal.Replicas;
 import io.coordis.internal.redis.ListCommands;
 
 import java.util.List;
@@ -33,9 +36,21 @@ abstract class NamedQueue {
     }
 
     public final long pushAll(List<byte[]> payloads) throws InterruptedException {
-        return pushChecked(Payloads.checked(payloads, options.maxMessageBytes(), name));
+        long length = pushChecked(Payloads.checked(payloads, options.maxMessageBytes(), name));
+        Replication replication = options.replicationOrNone();
+        if (!replication.isNone()) {
+            String key = key();
+            Payloads.await(lists, Replicas.confirm(lists.replicate(key, replication.replicas(), replication.timeout()),
+                    replication, Failures.object("queue", name), key, lists.address(), "the messages are in the queue "
+                            + "on the master, not taken back, and a failover before they replicate may lose them "
+                            + "(pushing again may deliver them twice)"), name, key);
+        }
+        return length;
     }
 
     /** Sends {@code payloads}, every one checked already; answers the queue's length after the push. */
     abstract long pushChecked(List<byte[]> payloads) throws InterruptedException;
+
+    /** The Redis key of the list that pushes go to. */
+    abstract String key();
 }

@@ -80,6 +80,18 @@ public final class ListCommands implements AutoCloseable {
         return connection.send(c -> c.lpush(bytes(key), v));
     }
 
+    /** {@link RedisNode#replicate} on this shared connection of binary commands, after a write of {@code key}. */
+    public CompletableFuture<Long> replicate(String key, int replicas, Duration timeout) {
+        RedisURI owner;
+        try {
+            owner = connector.masterFor(key, address);
+        } catch (CoordisException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return connection.send(owner, c -> c.waitForReplication(replicas, timeout.toMillis()),
+                commandTimeout.plus(timeout));
+    }
+
     /** {@code RPOP key count} (or {@code LPOP} when {@code right} is false); an empty list when none. */
     public CompletableFuture<List<byte[]>> pop(String key, boolean right, long count) {
         return connection.<List<byte[]>>send(c -> right ? c.rpop(bytes(key), count) : c.lpop(bytes(key), count))

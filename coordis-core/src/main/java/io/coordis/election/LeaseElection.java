@@ -239,11 +239,12 @@ final class LeaseElection extends Named implements LeaderElection {
         }
         long term = Replies.number(r, 1, ELECT, node.address());
         return Replicas.confirm(node.replicate(key, replication.replicas(), replication.timeout()), replication,
-                        object(), key, node.address(),
+                        object(), key, node.addressFor(key),
                         "term " + term + " was given up and this candidate does not lead")
                 .handle((v, f) -> f == null ? CompletableFuture.completedFuture(raw)
                         : resignScript(term).handle((x, g) -> {
-                            Throwable cause = f instanceof CompletionException && f.getCause() != null ? f.getCause() : f;
+                            Throwable cause = f instanceof CompletionException && f.getCause() != null
+                                    ? f.getCause() : f;
                             throw cause instanceof CoordisException c ? named(c) : named(node.translate(cause));
                         }))
                 .thenCompose(x -> x);

@@ -96,7 +96,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
             return CompletableFuture.completedFuture(answer);
         }
         return Replicas.confirm(node.replicate(key, replication.replicas(), replication.timeout()), replication,
-                        object(), key, node.address(), "the grant was given back and nothing is held")
+                        object(), key, node.addressFor(key), "the grant was given back and nothing is held")
                 .handle((v, f) -> f == null ? CompletableFuture.completedFuture(answer)
                         : node.eval(RELEASE, keys.release(), List.of(token, keys.released())).handle((x, g) -> {
                             if (g != null) {

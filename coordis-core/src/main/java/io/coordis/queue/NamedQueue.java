@@ -6,6 +6,7 @@ import io.coordis.internal.Replicas;
 import io.coordis.internal.redis.ListCommands;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What both kinds of queue share: the name, the options, the list commands, and pushing, where every payload
@@ -40,10 +41,11 @@ abstract class NamedQueue {
         Replication replication = options.replicationOrNone();
         if (!replication.isNone()) {
             String key = key();
-            Payloads.await(lists, Replicas.confirm(lists.replicate(key, replication.replicas(), replication.timeout()),
-                    replication, Failures.object("queue", name), key, lists.address(), "the messages are in the queue "
-                            + "on the master, not taken back, and a failover before they replicate may lose them "
-                            + "(pushing again may deliver them twice)"), name, key);
+            CompletableFuture<Long> acks = lists.replicate(key, replication.replicas(), replication.timeout());
+            Payloads.await(lists, Replicas.confirm(acks, replication, Failures.object("queue", name), key,
+                    lists.addressFor(key), "the messages are in the queue on the master, not taken back, and a "
+                            + "failover before they replicate may lose them (pushing again may deliver them twice)"),
+                    name, key);
         }
         return length;
     }

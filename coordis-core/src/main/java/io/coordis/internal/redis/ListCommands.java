@@ -92,6 +92,22 @@ public final class ListCommands implements AutoCloseable {
                 commandTimeout.plus(timeout));
     }
 
+    /**
+     * The node that serves {@code key}, as {@code host:port}: on a cluster the master of its slot in the current
+     * topology (this node's address when none is known), elsewhere this node's address. For messages.
+     */
+    public String addressFor(String key) {
+        if (!connector.isCluster()) {
+            return address;
+        }
+        try {
+            RedisURI owner = connector.masterFor(key, address);
+            return owner == null ? address : owner.getHost() + ":" + owner.getPort();
+        } catch (CoordisException e) {
+            return address;
+        }
+    }
+
     /** {@code RPOP key count} (or {@code LPOP} when {@code right} is false); an empty list when none. */
     public CompletableFuture<List<byte[]>> pop(String key, boolean right, long count) {
         return connection.<List<byte[]>>send(c -> right ? c.rpop(bytes(key), count) : c.lpop(bytes(key), count))

@@ -155,6 +155,22 @@ public final class RedisNode implements AutoCloseable {
                 commandTimeout.plus(timeout));
     }
 
+    /**
+     * The node that serves {@code key}, as {@code host:port}: on a cluster the master of its slot in the current
+     * topology (this node's address when none is known), elsewhere this node's address. For messages.
+     */
+    public String addressFor(String key) {
+        if (!connector.isCluster()) {
+            return address;
+        }
+        try {
+            RedisURI owner = connector.masterFor(key, address);
+            return owner == null ? address : owner.getHost() + ":" + owner.getPort();
+        } catch (CoordisException e) {
+            return address;
+        }
+    }
+
     /** {@code PUBLISH channel message}, answering how many subscribers received it. */
     public CompletableFuture<Long> publish(String channel, String message) {
         return connection.send(c -> c.publish(channel, message));

@@ -17,12 +17,19 @@ import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisGroup;
 import io.coordis.testkit.RedisServer;
+import io.coordis.testkit.fault.FencedResource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -94,6 +101,52 @@ class ReplicatedAcquisitionIT {
             try (Lease again = lock.tryAcquire().orElseThrow()) {
                 assertThat(again.fencingToken()).isGreaterThan(before + 1);
             }
+        }
+    }
+
+    /**
+     * Threads of one client in line for one lock pass it on locally with fencing numbers from a block taken by a
+     * grant that waited for the replica: every number a holder gets is on the replica already, and the referee sees
+     * one holder at a time with rising numbers.
+     */
+    @Test
+    void localHandOffsUseNumbersTheReplicaHasAlready(RedisGroup group) throws Exception {
+        try (Coordis c = TestClients.connect(group.master().uri()); FencedResource resource = FencedResource.start()) {
+            DistributedLock lock = c.lock("busy", LockOptions.defaults().withReplication(ONE));
+            String fence = Prefixed.derived("busy", "fence");
+            List<String> problems = new CopyOnWriteArrayList<>();
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<?>> workers = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    String client = "t" + t;
+                    workers.add(pool.submit(() -> {
+                        for (int i = 0; i < 50; i++) {
+                            try (Lease lease = lock.acquire(Duration.ofSeconds(30)).orElseThrow()) {
+                                long n = lease.fencingToken();
+                                resource.enter(client, n);
+                                resource.write(client, n);
+                                long onReplica = Long.parseLong((String) replica(group).command("GET", fence));
+                                if (onReplica < n) {
+                                    problems.add(client + " holds " + n + " but the replica's counter is " + onReplica);
+                                }
+                                resource.exit(client, n);
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> w : workers) {
+                    w.get(120, TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            FencedResource.Report report = resource.report();
+            assertThat(problems).isEmpty();
+            assertThat(report.totalEnters()).isEqualTo(200);
+            assertThat(report.violations() + report.fenceRegressions() + report.overlaps()).as("%s", report.notes())
+                    .isZero();
         }
     }
 

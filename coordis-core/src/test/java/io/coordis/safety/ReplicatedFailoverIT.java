@@ -21,9 +21,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * The failover that replication loses, staged step by step on a real master and replica, judged by the
  * {@link FencedResource}: the replica is promoted while the old master still takes a grant (a partition's
- * failover), then the old master dies. Without a replica wait the grant is lost and a second client gets the same fencing number while the
- * first still holds it (the referee counts the violation: the negative control); with the wait the first grant never
- * counts, so the referee sees one holder at a time and rising numbers.
+ * failover), then the old master dies. Without a replica wait the grant is lost and a second client gets the same
+ * fencing number while the first still holds it (the referee counts the violation: the negative control); with the
+ * wait the first grant never counts, so the referee sees one holder at a time and rising numbers.
  */
 class ReplicatedFailoverIT {
     private static final Duration TTL = Duration.ofSeconds(10);

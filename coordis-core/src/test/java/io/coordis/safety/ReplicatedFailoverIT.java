@@ -7,6 +7,7 @@ import io.coordis.TestClients;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisGroup;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.fault.FencedResource;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -39,7 +41,7 @@ class ReplicatedFailoverIT {
 
     @Test
     void withAReplicaWaitTheLostGrantNeverCounted() throws Exception {
-        FencedResource.Report report = failover(Replication.toReplicas(1, Duration.ofMillis(100)));
+        FencedResource.Report report = failover(Replication.toReplicas(1, Duration.ofSeconds(1)));
         assertThat(report.violations()).as("%s", report.notes()).isZero();
         assertThat(report.fenceRegressions()).isZero();
         assertThat(report.overlaps()).isZero();
@@ -57,10 +59,10 @@ class ReplicatedFailoverIT {
             LockOptions options = LockOptions.defaults().withTtl(TTL).withReplication(replication);
             try (Coordis a = TestClients.connect(master.uri())) {
                 DistributedLock lock = a.lock("account", options);
-                try (Lease first = lock.tryAcquire().orElseThrow()) {
-                    hold(resource, "a", first);
-                }
-                master.command("WAIT", "1", "5000");
+                Lease first = lock.tryAcquire().orElseThrow();
+                hold(resource, "a", first);
+                awaitReplicated(replica, Prefixed.key("account"), Prefixed.derived("account", "fence"),
+                        first.fencingToken());
                 // the failover's promotion, as Sentinel makes it while the old master is cut off: the replica stops
                 // replicating and takes writes, and the old master goes on taking them too
                 replica.command("REPLICAOF", "NO", "ONE");
@@ -79,6 +81,22 @@ class ReplicatedFailoverIT {
                 }
             }
             return resource.report();
+        }
+    }
+
+    /**
+     * Blocks until the replica has the first grant's fencing number and its release (the lock key gone): a
+     * {@code WAIT} from another connection would not wait for the client's writes.
+     */
+    private static void awaitReplicated(RedisServer replica, String key, String fence, long number)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!(Long.toString(number).equals(replica.command("GET", fence))
+                && Long.valueOf(0).equals(replica.command("EXISTS", key)))) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the replica did not get the first grant and its release within 10 s");
+            }
+            Thread.sleep(5);
         }
     }
 

@@ -28,6 +28,7 @@ abstract class ClientSettings {
     String keyPrefix = "";
     Telemetry telemetry = Telemetry.NONE;
     ClientResources clientResources;
+    Replication replication = Replication.none();
 
     /** The Redis URL; required (or {@link #urls}). */
     public Coordis.Builder url(String url) {
@@ -130,6 +131,19 @@ abstract class ClientSettings {
                     + " bytes long in UTF-8, over the limit of 256 bytes");
         }
         return prefix;
+    }
+
+    /**
+     * The replicas that lock grants, leadership terms and queue pushes of this client wait for, unless their options
+     * say otherwise ({@code LockOptions.withReplication}, {@code ElectionOptions.withReplication},
+     * {@code QueueOptions.withReplication}): see {@link Replication}. Applies to single-node locks, lease elections
+     * and queues; semaphores, read-write locks, legacy locks and the counter election do not wait, and a client of
+     * several Redlock masters refuses it when connecting. Default: {@link Replication#none()}.
+     */
+    public Coordis.Builder replication(Replication replication) {
+        this.replication = Objects.requireNonNull(replication,
+                "replication must not be null (use Replication.none() for no wait)");
+        return self();
     }
 
     /** Upper bound on one round trip, also the connect timeout; default 2 s, at least 10 ms. */

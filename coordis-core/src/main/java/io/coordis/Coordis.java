@@ -50,7 +50,8 @@ import java.util.Objects;
  * would land in different slots (braces without a valid tag, such as {@code a{}b}) fails with a
  * {@link CommandRejectedException} naming CROSSSLOT. Several URLs with a cluster among them (Redlock over a
  * cluster) and replica URLs with a cluster are refused. Replication in a cluster is asynchronous: a write the
- * master acknowledged but had not passed on before it failed can be lost in a failover.
+ * master acknowledged but had not passed on before it failed can be lost in a failover, on Sentinel as on a cluster;
+ * {@link Builder#replication} makes grants, terms and pushes wait for replicas, which narrows that window.
  *
  * <p>Given three or more URLs of independent masters ({@link Builder#urls}), locks are Redlock locks over
  * all of them; such a client connects to each node in the background, so a minority of nodes may be down
@@ -68,8 +69,15 @@ public final class Coordis implements AutoCloseable {
     private final Elections elections;
     private final Queues queues;
     private final Inspector inspector;
+    private final Replication replication;
 
     private Coordis(Builder b) {
+        if (b.urls.size() > 1 && !b.replication.isNone()) {
+            throw new IllegalArgumentException("a client of " + b.urls.size() + " Redlock masters does not wait for "
+                    + "replicas, but the builder asks for " + b.replication + ": Redlock's safety rests on a majority "
+                    + "of independent masters; leave replication off (Replication.none()) for this client");
+        }
+        this.replication = b.replication;
         this.timer = new ClientTimer(b.ticker);
         try {
             this.connections = Connections.open(b.urls, b.replicaUrls, b.commandTimeout, b.tls, timer,
@@ -126,7 +134,8 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock lock(String name, LockOptions options) {
-        return locks.lock(name, prefixed(options));
+        LockOptions o = prefixed(options);
+        return locks.lock(name, o.replication().isEmpty() && !replication.isNone() ? o.withReplication(replication) : o);
     }
 
     /**
@@ -212,7 +221,9 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public LeaderElection election(String name, ElectionOptions options) {
-        return elections.election(name, prefixed(options));
+        ElectionOptions o = prefixed(options);
+        return elections.election(name,
+                o.replication().isEmpty() && !replication.isNone() ? o.withReplication(replication) : o);
     }
 
     /**
@@ -243,7 +254,7 @@ public final class Coordis implements AutoCloseable {
 
     /** Like {@link #queue(String)} with {@code options} (order, maximum message size). */
     public Queue queue(String name, QueueOptions options) {
-        return queues().plain(name, options);
+        return queues().plain(name, replicated(options));
     }
 
     /** A reliable queue on the list {@code name} with default options; see {@link ReliableQueue}. */
@@ -259,13 +270,19 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public ReliableQueue reliableQueue(String name, QueueOptions options) {
-        return queues().reliable(name, options);
+        return queues().reliable(name, replicated(options));
     }
 
     /** {@code options} with this client's key prefix before their own. */
     private LockOptions prefixed(LockOptions options) {
         Objects.requireNonNull(options, "lock options must not be null");
         return keyPrefix().isEmpty() ? options : options.withKeyPrefix(keyPrefix() + options.keyPrefix());
+    }
+
+    /** {@code options} with this client's replication unless they set their own. */
+    private QueueOptions replicated(QueueOptions options) {
+        Objects.requireNonNull(options, "queue options must not be null");
+        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication) : options;
     }
 
     /** {@code options} with this client's key prefix before their own. */

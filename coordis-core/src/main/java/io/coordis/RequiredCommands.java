@@ -98,6 +98,7 @@ public final class RequiredCommands {
             c("zrange", Use.LOCKS, "the longest read hold, which the key's expiry follows"),
             c("zrangebyscore", Use.LOCKS, "read holds and permits whose TTL ran out, lapsed waiters, the first in line"),
             c("hgetall", Use.LOCKS, "read holds' details; permits held"),
+            c("wait", Use.LOCKS, "grants that must reach replicas (LockOptions.withReplication)"),
 
             c("publish", Use.SIGNALS, "notify"),
             c("subscribe", Use.SIGNALS, "wait"),
@@ -129,6 +130,7 @@ public final class RequiredCommands {
             c("publish", Use.ELECTIONS, "observers learn of changes"),
             c("subscribe", Use.ELECTIONS, "observers and waiting candidates"),
             c("unsubscribe", Use.ELECTIONS, "observers and waiting candidates"),
+            c("wait", Use.ELECTIONS, "terms that must reach replicas (ElectionOptions.withReplication)"),
 
             c("lpush", Use.QUEUES, "push"),
             c("rpush", Use.QUEUES, "nack to the consuming end, requeue"),
@@ -162,6 +164,7 @@ public final class RequiredCommands {
             c("type", Use.QUEUES, "wrong-type checks naming the object"),
             c("time", Use.QUEUES, "enqueue times, heartbeats"),
             c("client|id", Use.QUEUES, "identifying a blocked connection"),
+            c("wait", Use.QUEUES, "pushes that must reach replicas (QueueOptions.withReplication)"),
 
             c("cluster|nodes", Use.CLUSTER, "the slot map and the nodes, read on connect, on redirects and every 30 s"),
             c("asking", Use.CLUSTER, "following an ASK redirect while a slot migrates"),

@@ -116,7 +116,8 @@ public final class Doctor {
         }
         Map<String, String> config = new HashMap<>();
         try {
-            for (String parameter : List.of("appendfsync", "save", "maxmemory-policy")) { // one each: 6.2 takes one
+            for (String parameter : List.of("appendfsync", "save", "maxmemory-policy", "min-replicas-to-write",
+                    "min-replicas-max-lag")) { // one each: 6.2 takes one
                 config.putAll(node.await(admin.configGet(parameter), timeout));
             }
         } catch (CoordisException e) {
@@ -132,6 +133,11 @@ public final class Doctor {
 
         version.ifPresent(v -> findings.add(versionFinding(at, v)));
         role.ifPresent(r -> findings.add(roleFinding(at, r, replicas, link)));
+        if (role.filter("master"::equals).isPresent() && replicas.orElse(0) > 0
+                && config.containsKey("min-replicas-to-write")) {
+            findings.add(replicationFinding(at, replicas.get(), Integer.parseInt(config.get("min-replicas-to-write")),
+                    Integer.parseInt(config.getOrDefault("min-replicas-max-lag", "10"))));
+        }
         policy.ifPresent(p -> findings.add(evictionFinding(at, p, maxmemory.orElse(-1L))));
         aof.ifPresent(a -> findings.add(persistenceFinding(at, a, fsync, save, info.get("rdb_last_bgsave_status"))));
 
@@ -227,6 +233,32 @@ public final class Doctor {
         Finding.Severity severity = link.filter("up"::equals).isPresent() ? Finding.Severity.WARN : Finding.Severity.FAIL;
         return new Finding(severity, at, "role", "a replica" + linkText + ": writes are refused (READONLY)",
                 "point Coordis at the master, or at Sentinel (redis-sentinel://...) so it follows failovers");
+    }
+
+    /** The largest {@code min-replicas-max-lag} that passes: Redis's default. */
+    static final int MAX_REPLICA_LAG_SECONDS = 10;
+
+    /**
+     * On a master with {@code replicas} connected replicas: whether it stops taking writes once cut off from them
+     * ({@code min-replicas-to-write} replicas with at most {@code min-replicas-max-lag} seconds of lag).
+     */
+    static Finding replicationFinding(String at, int replicas, int minReplicas, int maxLag) {
+        String fix = "CONFIG SET min-replicas-to-write 1 and CONFIG SET min-replicas-max-lag "
+                + MAX_REPLICA_LAG_SECONDS + " (and the same in redis.conf)";
+        if (minReplicas <= 0) {
+            return new Finding(Finding.Severity.WARN, at, "replication", "master with " + replicas + " replica(s) but "
+                    + "min-replicas-to-write 0: a master cut off from its replicas keeps granting locks, terms and "
+                    + "messages that the failover then loses", fix);
+        }
+        if (maxLag > MAX_REPLICA_LAG_SECONDS || maxLag <= 0) {
+            return new Finding(Finding.Severity.WARN, at, "replication", "min-replicas-to-write " + minReplicas
+                    + " with min-replicas-max-lag " + maxLag + ": a master cut off from its replicas keeps taking "
+                    + "writes for " + (maxLag <= 0 ? "an unbounded time" : maxLag + " s") + ", which the failover "
+                    + "then loses", fix);
+        }
+        return new Finding(Finding.Severity.OK, at, "replication", "min-replicas-to-write " + minReplicas
+                + ", min-replicas-max-lag " + maxLag + ": a master cut off from its replicas refuses writes within "
+                + maxLag + " s", "");
     }
 
     static Finding evictionFinding(String at, String policy, long maxmemory) {

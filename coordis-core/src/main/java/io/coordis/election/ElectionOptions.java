@@ -1,11 +1,13 @@
 package io.coordis.election;
 
+import io.coordis.Replication;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Hosts;
 import io.coordis.internal.lease.LeaseSession;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -23,6 +25,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>{@code clockDriftFactor} — the share of the TTL assumed lost to clock drift between this process
  *       and Redis: a leader counts its term as over at start of its last successful renewal + TTL −
  *       (TTL × factor + 2 ms); default 0.01.</li>
+ *   <li>{@code replication} — replicas that must have a new term before it counts; default the client's (none).</li>
  * </ul>
  */
 public final class ElectionOptions {
@@ -45,17 +48,21 @@ public final class ElectionOptions {
     private final String candidateId;
     private final String keyPrefix;
     private final double clockDriftFactor;
+    /** {@code null}: the client's default. */
+    private final Replication replication;
 
-    private ElectionOptions(Duration ttl, String candidateId, String keyPrefix, double clockDriftFactor) {
+    private ElectionOptions(Duration ttl, String candidateId, String keyPrefix, double clockDriftFactor,
+                            Replication replication) {
         this.ttl = ttl;
         this.candidateId = candidateId;
         this.keyPrefix = keyPrefix;
         this.clockDriftFactor = clockDriftFactor;
+        this.replication = replication;
     }
 
     /** Default options with a fresh default candidate id. */
     public static ElectionOptions defaults() {
-        return new ElectionOptions(DEFAULT_TTL, defaultCandidateId(), "", 0.01);
+        return new ElectionOptions(DEFAULT_TTL, defaultCandidateId(), "", 0.01, null);
     }
 
     /** {@code user@host:pid:<6 random hex digits>}: tells apart two candidates in one process. */
@@ -68,7 +75,7 @@ public final class ElectionOptions {
      */
     public ElectionOptions withTtl(Duration ttl) {
         return new ElectionOptions(Durations.between(ttl, MIN_TTL, MAX_TTL, "election ttl"), candidateId, keyPrefix,
-                clockDriftFactor);
+                clockDriftFactor, replication);
     }
 
     /**
@@ -84,19 +91,45 @@ public final class ElectionOptions {
             throw new IllegalArgumentException("candidate id must not contain blanks or line breaks, was \""
                     + id.replaceAll("\\R", "\\\\n") + "\"");
         }
-        return new ElectionOptions(ttl, id, keyPrefix, clockDriftFactor);
+        return new ElectionOptions(ttl, id, keyPrefix, clockDriftFactor, replication);
     }
 
     public ElectionOptions withKeyPrefix(String keyPrefix) {
         return new ElectionOptions(ttl, candidateId, Objects.requireNonNull(keyPrefix, "key prefix must not be null"),
-                clockDriftFactor);
+                clockDriftFactor, replication);
     }
 
     /**
      * @throws IllegalArgumentException unless {@code 0 <= factor < 0.3}
      */
     public ElectionOptions withClockDriftFactor(double factor) {
-        return new ElectionOptions(ttl, candidateId, keyPrefix, LeaseSession.checkDriftFactor(factor, 0.3));
+        return new ElectionOptions(ttl, candidateId, keyPrefix, LeaseSession.checkDriftFactor(factor, 0.3),
+                replication);
+    }
+
+    /**
+     * Wait after each term taken at Redis (the election key, the term counter's increment) until
+     * {@code replication}'s replicas have it ({@code WAIT} on the connection that wrote it); a term that too few
+     * replicas acknowledged in time is given up at once (resigned, waited for, so another candidate may take it) and
+     * the campaign fails with a {@link io.coordis.NotReplicatedException}: this candidate does not lead, and no
+     * elected event was sent. Renewals do not wait: a
+     * renewal lost in a failover leaves the replicated term with its earlier expiry, which the leader's local term
+     * check covers. Default: the client's ({@code Coordis.Builder.replication}), none unless set. The lease
+     * election only; the counter election refuses it.
+     */
+    public ElectionOptions withReplication(Replication replication) {
+        Objects.requireNonNull(replication, "replication must not be null (use Replication.none() for no wait)");
+        return new ElectionOptions(ttl, candidateId, keyPrefix, clockDriftFactor, replication);
+    }
+
+    /** The replication set by {@link #withReplication}; empty when the client's default applies. */
+    public Optional<Replication> replication() {
+        return Optional.ofNullable(replication);
+    }
+
+    /** The replication that applies: as set, else none (the client puts its default in before making a candidate). */
+    Replication replicationOrNone() {
+        return replication != null ? replication : Replication.none();
     }
 
     public Duration ttl() {

@@ -1,5 +1,6 @@
 package io.coordis.election;
 
+import io.coordis.Replication;
 import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
@@ -41,6 +42,12 @@ public final class Elections {
      */
     public LeaderElection election(String name, ElectionOptions options) {
         Objects.requireNonNull(options, "election options must not be null");
+        Replication r = options.replicationOrNone();
+        if (!r.isNone() && r.timeout().multipliedBy(3).compareTo(options.ttl()) >= 0) {
+            throw new IllegalArgumentException("the replica timeout " + Durations.format(r.timeout())
+                    + " must be below a third of the election ttl " + Durations.format(options.ttl())
+                    + " (the renewal interval); write a shorter wait (e.g. 50ms) or a longer ttl");
+        }
         return new LeaseElection(node(), checkName(name, "election name"), options, timer, telemetry);
     }
 

@@ -2,11 +2,13 @@ package io.coordis.election;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.Replication;
 import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.MeasuredWait;
 import io.coordis.internal.Named;
+import io.coordis.internal.Replicas;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.lease.LossScope;
@@ -25,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -45,6 +48,7 @@ final class LeaseElection extends Named implements LeaderElection {
     private final String detailsKey;
     private final String channel;
     private final ElectionOptions options;
+    private final Replication replication;
     private final String id;
     private final Timer timer;
     private final Duration opTimeout;
@@ -65,6 +69,7 @@ final class LeaseElection extends Named implements LeaderElection {
         this.detailsKey = Keys.derived(key, "leader");
         this.channel = Keys.derived(key, "changed");
         this.options = options;
+        this.replication = options.replicationOrNone();
         this.id = options.candidateId();
         this.timer = timer;
         this.telemetry = telemetry;
@@ -207,6 +212,8 @@ final class LeaseElection extends Named implements LeaderElection {
                 }
                 throw named(e);
             }
+            return raw;
+        }).thenCompose(this::replicated).thenApply(raw -> {
             List<?> r = Replies.list(raw, 3, ELECT, node.address());
             if (Replies.isOne(r)) {
                 long term = Replies.number(r, 1, ELECT, node.address());
@@ -219,6 +226,28 @@ final class LeaseElection extends Named implements LeaderElection {
             events.observed(r.size() > 2 ? r.get(2) : null, r.size() > 3 ? r.get(3) : null);
             return new Attempt(null, pttl);
         });
+    }
+
+    /**
+     * {@code raw}, a campaign try's answer, once a term it won reached the replicas the options ask for; a term
+     * that did not is resigned (waited for) and the try fails with the {@link io.coordis.NotReplicatedException}.
+     */
+    private CompletableFuture<Object> replicated(Object raw) {
+        List<?> r = Replies.list(raw, 3, ELECT, node.address());
+        if (replication.isNone() || !Replies.isOne(r)) {
+            return CompletableFuture.completedFuture(raw);
+        }
+        long term = Replies.number(r, 1, ELECT, node.address());
+        return Replicas.confirm(node.replicate(key, replication.replicas(), replication.timeout()), replication,
+                        object(), key, node.addressFor(key),
+                        "term " + term + " was given up and this candidate does not lead")
+                .handle((v, f) -> f == null ? CompletableFuture.completedFuture(raw)
+                        : resignScript(term).handle((x, g) -> {
+                            Throwable cause = f instanceof CompletionException && f.getCause() != null
+                                    ? f.getCause() : f;
+                            throw cause instanceof CoordisException c ? named(c) : named(node.translate(cause));
+                        }))
+                .thenCompose(x -> x);
     }
 
     /**

@@ -285,6 +285,10 @@ final class Handoff {
                 handOnLocally(token, fence);
                 return true;
             }
+            if (!options.replicationOrNone().isNone()) {
+                // a new block is taken by a grant that waits for the replicas: the next in line acquires at Redis
+                return atRedis.release(token);
+            }
             String next = options.newToken();
             long start = timer.now();
             CompletableFuture<Object> sent = node.eval(SingleNodeLock.ACQUIRE, keys.acquire(),

@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.Replication;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Hosts;
 import io.coordis.internal.Tokens;
@@ -28,6 +29,7 @@ import java.util.function.Supplier;
  *       to Redis and pause briefly, for clients that poll with {@code SET NX} and leave no mark; default on.
  *       Off only when every client of the lock marks its wait (Coordis clients do).</li>
  *   <li>{@code tokenLabel} — text put before each acquisition's random token in the lock's value; default none.</li>
+ *   <li>{@code replication} — replicas that must have a grant before it counts; default the client's (none).</li>
  * </ul>
  * Redlock only (locks over several independent masters):
  * <ul>
@@ -52,7 +54,7 @@ public final class LockOptions {
     public static final Duration MAX_TTL = Duration.ofDays(30);
     private static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
     private static final LockOptions DEFAULTS = new LockOptions(Duration.ofSeconds(30), true, null, "", null, 0.01,
-            null, Duration.ofMillis(200), Integer.MAX_VALUE, true, true, null);
+            null, Duration.ofMillis(200), Integer.MAX_VALUE, true, true, null, null);
 
     private final Duration ttl;
     private final boolean autoRenew;
@@ -66,10 +68,13 @@ public final class LockOptions {
     private final boolean restartGuard;
     private final boolean yieldToPollers;
     private final Supplier<String> tokenLabel;
+    /** {@code null}: the client's default. */
+    private final Replication replication;
 
     private LockOptions(Duration ttl, boolean autoRenew, Duration maxHold, String keyPrefix, String holderId,
                         double clockDriftFactor, Duration nodeTimeout, Duration retryDelay, int retryCount,
-                        boolean restartGuard, boolean yieldToPollers, Supplier<String> tokenLabel) {
+                        boolean restartGuard, boolean yieldToPollers, Supplier<String> tokenLabel,
+                        Replication replication) {
         this.ttl = ttl;
         this.autoRenew = autoRenew;
         this.maxHold = maxHold;
@@ -82,6 +87,7 @@ public final class LockOptions {
         this.restartGuard = restartGuard;
         this.yieldToPollers = yieldToPollers;
         this.tokenLabel = tokenLabel;
+        this.replication = replication;
     }
 
     public static LockOptions defaults() {
@@ -93,7 +99,8 @@ public final class LockOptions {
      */
     public LockOptions withTtl(Duration ttl) {
         return new LockOptions(checkTtl(ttl), autoRenew, maxHold, keyPrefix, holderId,
-                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel);
+                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel,
+                replication);
     }
 
     /** {@code ttl} when it is within {@link #MIN_TTL} and {@link #MAX_TTL}; for options and {@code Lease.extend}. */
@@ -103,7 +110,8 @@ public final class LockOptions {
 
     public LockOptions withAutoRenew(boolean autoRenew) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers, tokenLabel);
+                retryCount, restartGuard, yieldToPollers, tokenLabel,
+                replication);
     }
 
     /**
@@ -111,12 +119,14 @@ public final class LockOptions {
      */
     public LockOptions withMaxHold(Duration maxHold) {
         return new LockOptions(ttl, autoRenew, Durations.atLeast(maxHold, MIN_TTL, "max hold"), keyPrefix, holderId,
-                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel);
+                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel,
+                replication);
     }
 
     public LockOptions withKeyPrefix(String keyPrefix) {
         return new LockOptions(ttl, autoRenew, maxHold, Objects.requireNonNull(keyPrefix, "key prefix must not be null"),
-                holderId, clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel);
+                holderId, clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel,
+                replication);
     }
 
     /**
@@ -128,7 +138,8 @@ public final class LockOptions {
             throw new IllegalArgumentException("holder id must not be blank");
         }
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers, tokenLabel);
+                retryCount, restartGuard, yieldToPollers, tokenLabel,
+                replication);
     }
 
     /**
@@ -137,7 +148,7 @@ public final class LockOptions {
     public LockOptions withClockDriftFactor(double factor) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId,
                 LeaseSession.checkDriftFactor(factor, 0.5), nodeTimeout, retryDelay, retryCount, restartGuard,
-                yieldToPollers, tokenLabel);
+                yieldToPollers, tokenLabel, replication);
     }
 
     /**
@@ -146,7 +157,7 @@ public final class LockOptions {
     public LockOptions withNodeTimeout(Duration timeout) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor,
                 Durations.atLeast(timeout, Duration.ofMillis(1), "node timeout"), retryDelay, retryCount, restartGuard,
-                yieldToPollers, tokenLabel);
+                yieldToPollers, tokenLabel, replication);
     }
 
     /**
@@ -155,7 +166,7 @@ public final class LockOptions {
     public LockOptions withRetryDelay(Duration delay) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
                 Durations.atLeast(delay, Duration.ofMillis(1), "retry delay"), retryCount, restartGuard,
-                yieldToPollers, tokenLabel);
+                yieldToPollers, tokenLabel, replication);
     }
 
     /**
@@ -166,12 +177,13 @@ public final class LockOptions {
             throw new IllegalArgumentException("retry count must not be negative, was " + count);
         }
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                count, restartGuard, yieldToPollers, tokenLabel);
+                count, restartGuard, yieldToPollers, tokenLabel,
+                replication);
     }
 
     public LockOptions withRestartGuard(boolean on) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, on, yieldToPollers, tokenLabel);
+                retryCount, on, yieldToPollers, tokenLabel, replication);
     }
 
     /**
@@ -185,7 +197,7 @@ public final class LockOptions {
      */
     public LockOptions withYieldToPollers(boolean on) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, on, tokenLabel);
+                retryCount, restartGuard, on, tokenLabel, replication);
     }
 
     /**
@@ -196,7 +208,27 @@ public final class LockOptions {
      */
     public LockOptions withTokenLabel(Supplier<String> label) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers, Objects.requireNonNull(label, "token label must not be null"));
+                retryCount, restartGuard, yieldToPollers,
+                Objects.requireNonNull(label, "token label must not be null"), replication);
+    }
+
+    /**
+     * Wait after each grant at Redis until {@code replication}'s replicas have it (the key, the token and the fencing
+     * counter's increment: {@code WAIT} on the connection that wrote them); a grant that too few replicas acknowledged
+     * in time is given back (compare-and-delete, waited for) and the acquire fails with a
+     * {@link io.coordis.NotReplicatedException}, nothing held. Renewals do not wait: a renewal lost in a failover
+     * leaves the replicated grant with its earlier expiry, so the lock lapses sooner (reported to the holder as a
+     * loss when its renewal then answers "not ours"), and no second holder is made. Hand-offs between callers of
+     * this client pass numbers taken by a grant that was waited for; a new block of them is taken at Redis by a
+     * grant that waits. Default: the client's ({@code Coordis.Builder.replication}), which is
+     * {@link Replication#none()} unless set. Single-node locks (standalone, Sentinel, Cluster) and read-write locks'
+     * write side; Redlock, the legacy lock, read holds and semaphores refuse it.
+     */
+    public LockOptions withReplication(Replication replication) {
+        Objects.requireNonNull(replication, "replication must not be null (use Replication.none() for no wait)");
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
+                retryCount, restartGuard, yieldToPollers, tokenLabel,
+                replication);
     }
 
     /** A fresh value for an acquisition: a random token, after the token label if there is one. */
@@ -263,6 +295,16 @@ public final class LockOptions {
         return yieldToPollers;
     }
 
+    /** The replication set by {@link #withReplication}; empty when the client's default applies. */
+    public Optional<Replication> replication() {
+        return Optional.ofNullable(replication);
+    }
+
+    /** The replication that applies: as set, else none (the client puts its default in before making a lock). */
+    Replication replicationOrNone() {
+        return replication != null ? replication : Replication.none();
+    }
+
     /**
      * Validity of a lock with {@code lockTtl}, in nanoseconds: the TTL minus the
      * drift allowance (TTL × factor + 2 ms). Add it to the request's start to get the deadline.
@@ -276,6 +318,7 @@ public final class LockOptions {
         return "LockOptions[ttl=" + Durations.format(ttl) + ", autoRenew=" + autoRenew
                 + (maxHold != null ? ", maxHold=" + Durations.format(maxHold) : "")
                 + ", keyPrefix='" + keyPrefix + "', holderId=" + holderId()
-                + (yieldToPollers ? "" : ", yieldToPollers=false") + "]";
+                + (yieldToPollers ? "" : ", yieldToPollers=false")
+                + (replication != null && !replication.isNone() ? ", replication=" + replication : "") + "]";
     }
 }

@@ -1,6 +1,8 @@
 package io.coordis.lock;
 
+import io.coordis.Replication;
 import io.coordis.Telemetry;
+import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Wiring;
@@ -56,8 +58,11 @@ public final class Locks {
     public DistributedLock lock(String name, LockOptions options) {
         Objects.requireNonNull(options, "lock options must not be null");
         if (nodes.size() == 1) {
+            checkReplicationWait(options);
             return new SingleNodeLock(node, checkName(name), options, contention, timer);
         }
+        refuseReplication(options, "a Redlock lock", "Redlock's safety rests on a majority of independent masters, "
+                + "not on replicas: leave replication off for Redlock (or lock on one replicated master instead)");
         largestRedlockTtl.accumulateAndGet(options.ttl(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
         return new Redlock(nodes, guards, largestRedlockTtl::get, checkName(name), options, contention, timer);
     }
@@ -74,6 +79,8 @@ public final class Locks {
             throw new IllegalStateException("read-write locks run on one Redis node (or a Sentinel-managed master or a "
                     + "Cluster); this client has " + nodes.size() + " Redlock masters: connect a client to one URL");
         }
+        refuseReplication(options, "a read-write lock", "its read holds are not waited for: use a plain lock "
+                + "for writes that must reach replicas");
         String checked = checkName(name);
         return new SingleNodeReadWriteLock(new ReaderSetLock(node, checked, options, contention, timer),
                 new SingleNodeLock(node, checked, options, contention, timer));
@@ -89,7 +96,10 @@ public final class Locks {
         if (nodes.size() != 1) {
             throw new IllegalStateException("the legacy lock runs on one Redis node; this client has " + nodes.size());
         }
-        return new LegacyLock(node, checkName(name), Objects.requireNonNull(options, "lock options must not be null"),
+        Objects.requireNonNull(options, "lock options must not be null");
+        refuseReplication(options, "the legacy lock", "its SETNX format is kept for programs that do not wait for "
+                + "replicas either: use a plain lock for writes that must reach replicas");
+        return new LegacyLock(node, checkName(name), options,
                 contention, timer);
     }
 
@@ -106,8 +116,37 @@ public final class Locks {
             throw new IllegalStateException("a semaphore lives on one Redis, but this client talks to " + nodes.size()
                     + " independent masters (Redlock): connect a separate client to one Redis for semaphores");
         }
+        refuseReplication(options, "a semaphore", "its permits are not waited for: use a lock for a grant that "
+                + "must reach replicas");
         return new QueuedSemaphore(node, Keys.requireName("semaphore name", name,
                 "name the semaphore, e.g. \"pool:db\""), permits, options, timer, telemetry);
+    }
+
+    /**
+     * Refuses options that ask {@code what} to wait for replicas, which it does not do, saying {@code why}.
+     *
+     * @throws IllegalArgumentException when the options ask for replication
+     */
+    private static void refuseReplication(LockOptions options, String what, String why) {
+        Replication r = options.replicationOrNone();
+        if (!r.isNone()) {
+            throw new IllegalArgumentException(what + " does not wait for replicas, but the lock options ask for "
+                    + r + ": " + why + "; write LockOptions.withReplication(Replication.none()) for it");
+        }
+    }
+
+    /**
+     * Refuses a replica wait that would use up half the TTL: a grant must leave time to use and renew it.
+     *
+     * @throws IllegalArgumentException when the wait is not below half the TTL
+     */
+    private static void checkReplicationWait(LockOptions options) {
+        Replication r = options.replicationOrNone();
+        if (!r.isNone() && r.timeout().multipliedBy(2).compareTo(options.ttl()) >= 0) {
+            throw new IllegalArgumentException("the replica timeout " + Durations.format(r.timeout())
+                    + " must be below half the lock ttl " + Durations.format(options.ttl())
+                    + ": a grant must leave time to use and renew it; write a shorter wait (e.g. 50ms) or a longer ttl");
+        }
     }
 
     static String checkName(String name) {

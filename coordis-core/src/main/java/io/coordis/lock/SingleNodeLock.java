@@ -2,7 +2,9 @@ package io.coordis.lock;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.Replication;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Replicas;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.Held;
 import io.coordis.internal.redis.LuaScript;
@@ -29,10 +31,12 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
 
     private final RedisNode node;
     private final Handoff handoff;
+    private final Replication replication;
 
     SingleNodeLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
         super("lock", name, options, contention, timer);
         this.node = node;
+        this.replication = options.replicationOrNone();
         this.handoff = new Handoff(node, name, keys, options, timer, contention.telemetry, this);
     }
 
@@ -77,8 +81,30 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
                 }
                 throw e;
             }
-            return answered(permit, answer, token, taken, start);
-        });
+            return answer;
+        }).thenCompose(answer -> replicated(answer, token)).thenApply(answer -> answered(permit, answer, token, taken,
+                start));
+    }
+
+    /**
+     * {@code answer}, an acquire's reply, once a grant in it reached the replicas the options ask for; a grant that
+     * did not is given back (compare-and-delete, waited for) and the try fails with the
+     * {@link io.coordis.NotReplicatedException}, or with the failure of the {@code WAIT} itself.
+     */
+    private CompletableFuture<Object> replicated(Object answer, String token) {
+        if (replication.isNone() || !Replies.isOne(Replies.list(answer, 2, ACQUIRE, node.address()))) {
+            return CompletableFuture.completedFuture(answer);
+        }
+        return Replicas.confirm(node.replicate(key, replication.replicas(), replication.timeout()), replication,
+                        object(), key, node.addressFor(key), "the grant was given back and nothing is held")
+                .handle((v, f) -> f == null ? CompletableFuture.completedFuture(answer)
+                        : node.eval(RELEASE, keys.release(), List.of(token, keys.released())).handle((x, g) -> {
+                            if (g != null) {
+                                handoff.releaseInBackground(token);
+                            }
+                            throw failure(node, f);
+                        }))
+                .thenCompose(x -> x);
     }
 
     private Contention.Attempt answered(LocalQueue.Permit permit, Object answer, String token, int taken, long start) {

@@ -24,6 +24,11 @@ final class ListQueue extends NamedQueue implements Queue {
     }
 
     @Override
+    String key() {
+        return key;
+    }
+
+    @Override
     long pushChecked(List<byte[]> checked) throws InterruptedException {
         if (checked.isEmpty()) {
             return depth();

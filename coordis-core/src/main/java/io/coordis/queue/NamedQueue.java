@@ -1,8 +1,12 @@
 package io.coordis.queue;
 
+import io.coordis.Replication;
+import io.coordis.internal.Failures;
+import io.coordis.internal.Replicas;
 import io.coordis.internal.redis.ListCommands;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What both kinds of queue share: the name, the options, the list commands, and pushing, where every payload
@@ -33,9 +37,22 @@ abstract class NamedQueue {
     }
 
     public final long pushAll(List<byte[]> payloads) throws InterruptedException {
-        return pushChecked(Payloads.checked(payloads, options.maxMessageBytes(), name));
+        long length = pushChecked(Payloads.checked(payloads, options.maxMessageBytes(), name));
+        Replication replication = options.replicationOrNone();
+        if (!replication.isNone()) {
+            String key = key();
+            CompletableFuture<Long> acks = lists.replicate(key, replication.replicas(), replication.timeout());
+            Payloads.await(lists, Replicas.confirm(acks, replication, Failures.object("queue", name), key,
+                    lists.addressFor(key), "the messages are in the queue on the master, not taken back, and a "
+                            + "failover before they replicate may lose them (pushing again may deliver them twice)"),
+                    name, key);
+        }
+        return length;
     }
 
     /** Sends {@code payloads}, every one checked already; answers the queue's length after the push. */
     abstract long pushChecked(List<byte[]> payloads) throws InterruptedException;
+
+    /** The Redis key of the list that pushes go to. */
+    abstract String key();
 }

@@ -1,9 +1,11 @@
 package io.coordis.queue;
 
+import io.coordis.Replication;
 import io.coordis.internal.Durations;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How a queue and its consumers behave. Immutable; each {@code with...} method returns a changed copy.
@@ -21,11 +23,12 @@ import java.util.Objects;
  *       default 2 s, at least 50 ms, at most 30 days.</li>
  *   <li>{@code slots} — how many deliveries one consumer may hold at once (the largest batch, or the
  *       number of threads taking from it); default 16, 1 to 1024.</li>
+ *   <li>{@code replication} — replicas that must have a push before it counts; default the client's (none).</li>
  * </ul>
  */
 public final class QueueOptions {
     private static final QueueOptions DEFAULTS = new QueueOptions(Order.FIFO, 1 << 20, 5, Duration.ofSeconds(10),
-            Duration.ofSeconds(2), 16);
+            Duration.ofSeconds(2), 16, null);
     /** The shortest heartbeat TTL: renewal at a third of it must fit a round trip. */
     public static final Duration MIN_HEARTBEAT_TTL = Duration.ofMillis(300);
     /**
@@ -41,15 +44,18 @@ public final class QueueOptions {
     private final Duration heartbeatTtl;
     private final Duration sweepInterval;
     private final int slots;
+    /** {@code null}: the client's default. */
+    private final Replication replication;
 
     private QueueOptions(Order order, int maxMessageBytes, int maxAttempts, Duration heartbeatTtl,
-                         Duration sweepInterval, int slots) {
+                         Duration sweepInterval, int slots, Replication replication) {
         this.order = order;
         this.maxMessageBytes = maxMessageBytes;
         this.maxAttempts = maxAttempts;
         this.heartbeatTtl = heartbeatTtl;
         this.sweepInterval = sweepInterval;
         this.slots = slots;
+        this.replication = replication;
     }
 
     public static QueueOptions defaults() {
@@ -58,7 +64,7 @@ public final class QueueOptions {
 
     public QueueOptions withOrder(Order order) {
         return new QueueOptions(Objects.requireNonNull(order, "order must not be null"), maxMessageBytes, maxAttempts,
-                heartbeatTtl, sweepInterval, slots);
+                heartbeatTtl, sweepInterval, slots, replication);
     }
 
     /** @throws IllegalArgumentException unless 1 ≤ bytes ≤ 512 MiB (Redis's own limit) */
@@ -66,7 +72,7 @@ public final class QueueOptions {
         if (bytes < 1 || bytes > 512 << 20) {
             throw new IllegalArgumentException("max message size must be between 1 byte and 512 MiB, was " + bytes);
         }
-        return new QueueOptions(order, bytes, maxAttempts, heartbeatTtl, sweepInterval, slots);
+        return new QueueOptions(order, bytes, maxAttempts, heartbeatTtl, sweepInterval, slots, replication);
     }
 
     /** @throws IllegalArgumentException when {@code attempts} is below 1 */
@@ -74,7 +80,7 @@ public final class QueueOptions {
         if (attempts < 1) {
             throw new IllegalArgumentException("max attempts must be at least 1, was " + attempts);
         }
-        return new QueueOptions(order, maxMessageBytes, attempts, heartbeatTtl, sweepInterval, slots);
+        return new QueueOptions(order, maxMessageBytes, attempts, heartbeatTtl, sweepInterval, slots, replication);
     }
 
     /**
@@ -83,13 +89,13 @@ public final class QueueOptions {
      */
     public QueueOptions withHeartbeatTtl(Duration ttl) {
         return new QueueOptions(order, maxMessageBytes, maxAttempts,
-                Durations.between(ttl, MIN_HEARTBEAT_TTL, MAX_INTERVAL, "heartbeat ttl"), sweepInterval, slots);
+                Durations.between(ttl, MIN_HEARTBEAT_TTL, MAX_INTERVAL, "heartbeat ttl"), sweepInterval, slots, replication);
     }
 
     /** @throws IllegalArgumentException when {@code interval} is below 50 ms or above {@link #MAX_INTERVAL} */
     public QueueOptions withSweepInterval(Duration interval) {
         return new QueueOptions(order, maxMessageBytes, maxAttempts, heartbeatTtl,
-                Durations.between(interval, Duration.ofMillis(50), MAX_INTERVAL, "sweep interval"), slots);
+                Durations.between(interval, Duration.ofMillis(50), MAX_INTERVAL, "sweep interval"), slots, replication);
     }
 
     /** @throws IllegalArgumentException unless 1 ≤ slots ≤ 1024 */
@@ -97,7 +103,31 @@ public final class QueueOptions {
         if (slots < 1 || slots > 1024) {
             throw new IllegalArgumentException("slots must be between 1 and 1024, was " + slots);
         }
-        return new QueueOptions(order, maxMessageBytes, maxAttempts, heartbeatTtl, sweepInterval, slots);
+        return new QueueOptions(order, maxMessageBytes, maxAttempts, heartbeatTtl, sweepInterval, slots, replication);
+    }
+
+    /**
+     * Wait after each push until {@code replication}'s replicas have the messages ({@code WAIT} on the connection
+     * that pushed them); when too few acknowledged in time, the push fails with a
+     * {@link io.coordis.NotReplicatedException}: the messages are in the queue on the master (a push is not taken
+     * back, since a consumer may have taken them already) but a failover before they reach a replica may lose
+     * them; pushing again may deliver them twice. Takes, acks and nacks do not wait: one lost in a failover makes
+     * its message delivered again, which at-least-once delivery allows already, while a lost push is a lost
+     * message. Default: the client's ({@code Coordis.Builder.replication}), none unless set.
+     */
+    public QueueOptions withReplication(Replication replication) {
+        Objects.requireNonNull(replication, "replication must not be null (use Replication.none() for no wait)");
+        return new QueueOptions(order, maxMessageBytes, maxAttempts, heartbeatTtl, sweepInterval, slots, replication);
+    }
+
+    /** The replication set by {@link #withReplication}; empty when the client's default applies. */
+    public Optional<Replication> replication() {
+        return Optional.ofNullable(replication);
+    }
+
+    /** The replication that applies: as set, else none (the client puts its default in before making a queue). */
+    Replication replicationOrNone() {
+        return replication != null ? replication : Replication.none();
     }
 
     public Order order() {
@@ -128,6 +158,7 @@ public final class QueueOptions {
     public String toString() {
         return "QueueOptions[order=" + order + ", maxMessageBytes=" + maxMessageBytes + ", maxAttempts=" + maxAttempts
                 + ", heartbeatTtl=" + Durations.format(heartbeatTtl) + ", sweepInterval="
-                + Durations.format(sweepInterval) + ", slots=" + slots + "]";
+                + Durations.format(sweepInterval) + ", slots=" + slots
+                + (replication != null && !replication.isNone() ? ", replication=" + replication : "") + "]";
     }
 }

@@ -57,6 +57,11 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     }
 
     @Override
+    String key() {
+        return keys.queue;
+    }
+
+    @Override
     long pushChecked(List<byte[]> checked) throws InterruptedException {
         long length = 0;
         for (int from = 0; from < checked.size() || from == 0; from += PUSH_CHUNK) {

@@ -2,6 +2,8 @@ package io.coordis.safety;
 
 import io.coordis.AccessDeniedException;
 import io.coordis.Coordis;
+import io.coordis.NotReplicatedException;
+import io.coordis.Replication;
 import io.coordis.RequiredCommands;
 import io.coordis.RequiredCommands.Use;
 import io.coordis.election.LeaderElection;
@@ -143,6 +145,22 @@ class LeastPrivilegeIT {
                 stuck.key(), stuckLease.isHeld(), stuck.holder()).isPresent();
         assertThat(redis.server().command("LLEN", "{app:stuck}:audit")).isEqualTo(1L);
         assertThat(stuck.holder()).isEmpty();
+        // a grant that must reach a replica this server lacks is given back
+        DistributedLock replicated = c.lock("app:replicated", LockOptions.defaults().withReplication(NO_REPLICA));
+        notReplicated(replicated::tryAcquire);
+        assertThat(replicated.holder()).isEmpty();
+    }
+
+    /** Asks for a replica that the test server does not have: every write that waits for it is not replicated. */
+    private static final Replication NO_REPLICA = Replication.toReplicas(1, Duration.ofMillis(1));
+
+    /** Runs {@code call}, which must fail as not replicated: a refused WAIT fails the pass with its denial. */
+    private static void notReplicated(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        Throwable t = catchThrowable(call);
+        if (t instanceof AccessDeniedException denied) {
+            throw denied;
+        }
+        assertThat(t).isInstanceOf(NotReplicatedException.class);
     }
 
     static void signalPass(Coordis c) throws Exception {
@@ -180,6 +198,11 @@ class LeastPrivilegeIT {
             assertThat(events).isNotEmpty();
         }
         e.close();
+        try (LeaderElection unreplicated = c.election("app:elect2",
+                io.coordis.election.ElectionOptions.defaults().withReplication(NO_REPLICA))) {
+            notReplicated(() -> unreplicated.campaign(Duration.ofSeconds(5)));
+            assertThat(unreplicated.leader()).isEmpty();
+        }
         var counter = c.counterElection("app:counter", Duration.ofSeconds(5));
         assertThat(counter.round()).isTrue();
         counter.stepDown();
@@ -216,6 +239,7 @@ class LeastPrivilegeIT {
             assertThat(consumer.take(Duration.ofSeconds(10))).isPresent();
         }
         r.sweep();
+        notReplicated(() -> c.reliableQueue("app:rq3", QueueOptions.defaults().withReplication(NO_REPLICA)).push("w"));
     }
 
     static void inspectPass(Coordis c) throws Exception {

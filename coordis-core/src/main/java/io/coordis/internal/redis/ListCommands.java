@@ -80,6 +80,34 @@ public final class ListCommands implements AutoCloseable {
         return connection.send(c -> c.lpush(bytes(key), v));
     }
 
+    /** {@link RedisNode#replicate} on this shared connection of binary commands, after a write of {@code key}. */
+    public CompletableFuture<Long> replicate(String key, int replicas, Duration timeout) {
+        RedisURI owner;
+        try {
+            owner = connector.masterFor(key, address);
+        } catch (CoordisException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return connection.send(owner, c -> c.waitForReplication(replicas, timeout.toMillis()),
+                commandTimeout.plus(timeout));
+    }
+
+    /**
+     * The node that serves {@code key}, as {@code host:port}: on a cluster the master of its slot in the current
+     * topology (this node's address when none is known), elsewhere this node's address. For messages.
+     */
+    public String addressFor(String key) {
+        if (!connector.isCluster()) {
+            return address;
+        }
+        try {
+            RedisURI owner = connector.masterFor(key, address);
+            return owner == null ? address : owner.getHost() + ":" + owner.getPort();
+        } catch (CoordisException e) {
+            return address;
+        }
+    }
+
     /** {@code RPOP key count} (or {@code LPOP} when {@code right} is false); an empty list when none. */
     public CompletableFuture<List<byte[]>> pop(String key, boolean right, long count) {
         return connection.<List<byte[]>>send(c -> right ? c.rpop(bytes(key), count) : c.lpop(bytes(key), count))

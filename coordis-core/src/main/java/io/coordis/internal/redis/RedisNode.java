@@ -2,6 +2,7 @@ package io.coordis.internal.redis;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.Timer;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.StringCodec;
 
 import java.time.Duration;
@@ -134,6 +135,40 @@ public final class RedisNode implements AutoCloseable {
     /** {@code DEL key}, answering how many keys were removed. */
     public CompletableFuture<Long> del(String key) {
         return connection.send(c -> c.del(key));
+    }
+
+    /**
+     * {@code WAIT replicas timeout} after a write of {@code key}, on the connection that wrote it (on a cluster, the
+     * connection to the master of the key's slot): answers how many replicas acknowledged every write sent before it
+     * on that connection. The reply comes within {@code timeout} plus a round trip; the deadline is the command
+     * timeout plus {@code timeout}. While it waits, the commands sent after it on the shared connection wait too.
+     * Does not block.
+     */
+    public CompletableFuture<Long> replicate(String key, int replicas, Duration timeout) {
+        RedisURI owner;
+        try {
+            owner = connector.masterFor(key, address);
+        } catch (CoordisException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return connection.send(owner, c -> c.waitForReplication(replicas, timeout.toMillis()),
+                commandTimeout.plus(timeout));
+    }
+
+    /**
+     * The node that serves {@code key}, as {@code host:port}: on a cluster the master of its slot in the current
+     * topology (this node's address when none is known), elsewhere this node's address. For messages.
+     */
+    public String addressFor(String key) {
+        if (!connector.isCluster()) {
+            return address;
+        }
+        try {
+            RedisURI owner = connector.masterFor(key, address);
+            return owner == null ? address : owner.getHost() + ":" + owner.getPort();
+        } catch (CoordisException e) {
+            return address;
+        }
     }
 
     /** {@code PUBLISH channel message}, answering how many subscribers received it. */

@@ -273,6 +273,9 @@ final class Failovers implements Workload {
                     sinceStart(resumed[2], start), sinceStart(resumed[3], start), start, mark);
             failovers.add(f);
             System.out.println(name + ": " + f);
+            if (!f.resumed()) {
+                System.out.println(name + ": not resumed after failover " + n + "; the workload's threads:\n" + threadDump());
+            }
         }
         done = true;
     }
@@ -458,6 +461,20 @@ final class Failovers implements Workload {
         }
         throw new AssertionError("the old master " + old.address() + " was still a master " + FAILOVER_BOUND
                 + " after its replica was promoted");
+    }
+
+    /** The stacks of the soak's own threads and of Lettuce's, for a failover the workload did not come back from. */
+    private static String threadDump() {
+        StringBuilder b = new StringBuilder();
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (t.getName().startsWith("soak-") || t.getName().startsWith("lettuce-")) {
+                b.append(t.getName()).append(' ').append(t.getState()).append('\n');
+                for (StackTraceElement e : stack) {
+                    b.append("    at ").append(e).append('\n');
+                }
+            }
+        });
+        return b.toString();
     }
 
     private static void add(Samples s, long ms) {

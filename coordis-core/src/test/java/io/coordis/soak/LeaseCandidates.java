@@ -80,7 +80,9 @@ final class LeaseCandidates implements Workload {
         boolean resumed = Recovery.resumedAfterLast(resource, faults, startedNanos, RESUME_BOUND);
         Samples recovery = Recovery.afterFaults(resource, faults);
         long campaignErrors = 0;
+        List<String> described = new ArrayList<>();
         for (ChildJvm c : candidates) {
+            described.add(c.describe());
             c.closeInput();
             Matcher m = STATS.matcher(c.awaitLine("STATS", Duration.ofSeconds(30)));
             assertThat(m.find()).as(c.describe()).isTrue();
@@ -102,6 +104,9 @@ final class LeaseCandidates implements Workload {
                 .check("the fenced resource saw no malformed or unpaired requests", e.protocolErrors() == 0)
                 .check("the election made progress, also within " + RESUME_BOUND.toSeconds() + " s of the last fault"
                         + " being healed", elections.elections() > 0 && resumed);
+        if (elections.elections() == 0) {
+            report.note("No election: the candidates were\n\n```\n" + String.join("\n", described) + "\n```");
+        }
         if (!e.notes().isEmpty() || !elections.examples().isEmpty()) {
             report.note("First anomalies: leaders " + e.notes().stream().limit(3).toList() + "; election histories "
                     + elections.examples());

@@ -218,10 +218,15 @@ final class ReplicatedWorkload implements AutoCloseable {
                     deliveries.add(Integer.parseInt(d.text()));
                 }
                 lastDelivery.set(System.nanoTime());
-                try {
-                    consumer.ack(batch);
-                } catch (CoordisException e) {
-                    // unacked: redelivered once its heartbeat lapses (a duplicate)
+                while (true) {
+                    try {
+                        consumer.ack(batch);
+                        break;
+                    } catch (CoordisException e) {
+                        // an unsettled delivery keeps its slot: ack again until Redis answers (once the sweepers gave
+                        // the message back, the answer is that it was not ours any more, and the slot is free)
+                        Thread.sleep(50);
+                    }
                 }
             }
         } finally {

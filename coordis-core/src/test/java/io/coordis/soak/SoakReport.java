@@ -84,15 +84,16 @@ final class SoakReport {
 
     /**
      * For a failed run (or when {@code anyway}): copies the files of {@code dir} (histories) and writes {@code lines}
-     * (fault times and the like) to {@code soak-evidence/<run>-<seed>/} beside the report, and names that folder in
-     * a note.
+     * (fault times and the like) to {@code soak-evidence/<run>-<seed>[-<workload>]/} beside the report, and names that
+     * folder in a note.
      */
     SoakReport keepEvidence(Path dir, List<String> lines, boolean anyway) {
         if (failedChecks.isEmpty() && !anyway) {
             return this;
         }
         Path report = SoakSettings.reportFile().toAbsolutePath();
-        Path into = report.getParent().resolve("soak-evidence").resolve(run.split(":")[0] + "-" + seed);
+        String workload = part.isEmpty() ? "" : "-" + part.replace(": ", "").replace(' ', '-');
+        Path into = report.getParent().resolve("soak-evidence").resolve(run.split(":")[0] + "-" + seed + workload);
         try {
             Files.createDirectories(into);
             try (var files = Files.list(dir)) {

@@ -1,31 +1,16 @@
 package io.coordis.soak;
 
-import io.coordis.testkit.RedisServer;
-import io.coordis.testkit.RespException;
-import io.coordis.testkit.SentinelGroup;
-import io.coordis.testkit.fault.FencedResource;
-import io.coordis.testkit.history.Histories;
-import io.coordis.testkit.history.History;
-import io.coordis.testkit.history.SignalChecker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code soak.failovers} (default 20) Sentinel failovers of a master with one replica watched by three
  * sentinels, while locks, a reliable queue and signals keep working through the {@code redis-sentinel://} URL
- * ({@link SentinelWorkload}). The failovers alternate between {@code SENTINEL FAILOVER} and a kill -9 of the
- * master (which is restarted afterwards and rejoins as a replica), the seed choosing which comes first, each after
- * 5-15 s of quiet with the replica in sync.
+ * ({@link Failovers}, {@link ReplicatedWorkload}). The failovers alternate between {@code SENTINEL FAILOVER}
+ * and a kill -9 of the master (which is restarted afterwards and rejoins as a replica), the seed choosing which
+ * comes first, each after 5-15 s of quiet with the replica in sync.
  *
  * <p>What Coordis promises on Sentinel (README, docs/safety.md "Soak"): clients follow the master the sentinels
  * name; replication is asynchronous, so a failover may lose the latest lock grants (a fencing number handed out
@@ -36,260 +21,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * without failing on them, fenced violations, overlaps and messages lost, and reports the time to resume.
  */
 class SentinelFailoverSoak {
-    private static final Duration FAILOVER_BOUND = Duration.ofSeconds(30);
-    private static final Duration RESUME_BOUND = Duration.ofSeconds(60);
-    private static final Duration HEALTHY_BOUND = Duration.ofSeconds(120);
-
     @TempDir
     Path dir;
-
-    /** One failover and what the workload saw around it; times in ms from the provocation, -1 for never. */
-    private record Failover(int n, boolean killed, String from, String to, long promotedMs, long demotedMs, long acquireMs,
-                            long fenceMs, long queueMs, long signalMs, long startNanos, int mark) {
-        boolean resumed() {
-            return acquireMs >= 0 && fenceMs >= 0 && queueMs >= 0 && signalMs >= 0;
-        }
-    }
 
     @Test
     void locksQueuesAndSignalsCarryOnThroughRepeatedFailovers() throws Exception {
         int count = SoakSettings.failovers();
         long seed = SoakSettings.seed("SentinelFailoverSoak");
-        Random random = new Random(seed);
-        SoakReport report = new SoakReport("SentinelFailoverSoak: repeated Sentinel failovers", seed);
-        List<Failover> failovers = new ArrayList<>();
-        List<FencedResource.Report> before = new ArrayList<>();
-        long begin = System.nanoTime();
-        try (SentinelGroup group = SentinelGroup.start(1, 3);
-             FencedResource resource = FencedResource.start();
-             History sender = History.open(dir.resolve("sender.jsonl"), "sender");
-             History listener = History.open(dir.resolve("listener.jsonl"), "listener");
-             SentinelWorkload work = SentinelWorkload.start(group.sentinelUri(), resource, sender, listener)) {
-            boolean killFirst = random.nextBoolean();
-            for (int n = 1; n <= count; n++) {
-                awaitHealthy(group);
-                Thread.sleep(5000 + random.nextInt(10_000));
-                RedisServer old = group.master();
-                boolean kill = (n % 2 == 1) == killFirst; // the two kinds take turns
-                before.add(resource.report());
-                long start = System.nanoTime();
-                int mark = work.pushed();
-                if (kill) {
-                    old.kill();
-                } else {
-                    sentinelFailover(group);
-                }
-                RedisServer promoted = group.awaitFailover(old, FAILOVER_BOUND);
-                long promotedAt = System.nanoTime();
-                long settled = kill ? promotedAt : awaitDemoted(old, promotedAt);
-                if (kill) {
-                    old.restart(Duration.ZERO); // comes back as a master; the sentinels turn it into a replica
-                }
-                long[] resumed = work.awaitResumedAfter(settled, RESUME_BOUND);
-                Failover f = new Failover(n, kill, old.address(), promoted.address(), ms(promotedAt - start),
-                        ms(settled - start), sinceStart(resumed[0], start), sinceStart(resumed[1], start),
-                        sinceStart(resumed[2], start), sinceStart(resumed[3], start), start, mark);
-                failovers.add(f);
-                System.out.println("SentinelFailoverSoak: " + f);
-            }
-            Thread.sleep(5000);
-            work.stopAndDrain(Duration.ofMinutes(2), group);
-            report(report, work, resource.report(), before, failovers, count, begin);
-        }
-    }
-
-    private void report(SoakReport report, SentinelWorkload work, FencedResource.Report lock, List<FencedResource.Report> before,
-                        List<Failover> failovers, int count, long begin) {
-        SignalChecker.Result signals = SignalChecker.check(Histories.read(dir));
-        List<Integer> lost = work.lostIds();
-        int[] lostPer = new int[failovers.size()];
-        for (int id : lost) {
-            int nearest = 0;
-            for (int i = 1; i < failovers.size(); i++) {
-                if (Math.abs(failovers.get(i).mark() - id) < Math.abs(failovers.get(nearest).mark() - id)) {
-                    nearest = i;
-                }
-            }
-            if (!failovers.isEmpty()) {
-                lostPer[nearest]++;
-            }
-        }
-        List<List<String>> rows = new ArrayList<>();
-        rows.add(List.of("#", "how", "old -> new master", "new master agreed", "old master demoted", "lock acquired",
-                "fenced write accepted", "message delivered", "signal heard", "fenced violations", "overlaps",
-                "stale writes refused", "messages lost", "signal gaps"));
-        boolean allResumed = true;
-        long killed = failovers.stream().filter(Failover::killed).count();
-        Samples acquireResume = new Samples();
-        Samples lockResume = new Samples();
-        Samples queueResume = new Samples();
-        Samples signalResume = new Samples();
-        Samples promotion = new Samples();
-        for (int i = 0; i < failovers.size(); i++) {
-            Failover f = failovers.get(i);
-            FencedResource.Report from = before.get(i);
-            FencedResource.Report to = i + 1 < before.size() ? before.get(i + 1) : lock;
-            long end = i + 1 < failovers.size() ? failovers.get(i + 1).startNanos() : Long.MAX_VALUE;
-            allResumed &= f.resumed();
-            add(acquireResume, f.acquireMs());
-            add(lockResume, f.fenceMs());
-            add(queueResume, f.queueMs());
-            add(signalResume, f.signalMs());
-            add(promotion, f.promotedMs());
-            rows.add(List.of(Integer.toString(f.n()), f.killed() ? "kill -9" : "SENTINEL FAILOVER", f.from() + " -> " + f.to(),
-                    f.promotedMs() + " ms", f.killed() ? "(killed)" : f.demotedMs() + " ms", shown(f.acquireMs()),
-                    shown(f.fenceMs()), shown(f.queueMs()), shown(f.signalMs()),
-                    Long.toString(to.violations() - from.violations()), Long.toString(to.overlaps() - from.overlaps()),
-                    Long.toString(to.staleRejections() - from.staleRejections()), Integer.toString(lostPer[i]),
-                    Long.toString(work.gapsBetween(f.startNanos(), end))));
-        }
-        long violationsBeforeFirst = before.isEmpty() ? lock.violations() : before.get(0).violations();
-        Map<String, Long> queue = work.queueFigures();
-        long pushed = work.pushed();
-        report.figure("duration", SoakReport.duration(Duration.ofNanos(System.nanoTime() - begin)))
-                .figure("failovers (soak.failovers)", failovers.size() + " of " + count + ": " + (failovers.size() - killed)
-                        + " SENTINEL FAILOVER, " + killed + " kill -9 of the master")
-                .figure("provocation to the sentinels agreeing on a writable new master", promotion.summary())
-                .figure("provocation to the next lock acquired", acquireResume.summary())
-                .figure("provocation to the next fenced write accepted", lockResume.summary())
-                .figure("provocation to the next message delivered", queueResume.summary())
-                .figure("provocation to the next signal heard", signalResume.summary())
-                .figure("lock acquisitions (entered the resource)", SoakReport.count(lock.totalEnters()))
-                .figure("lock fenced violations (all / before the first failover)", lock.violations() + " / " + violationsBeforeFirst)
-                .figure("lock unfenced overlaps", lock.overlaps() + " (" + SoakReport.rate(lock.overlaps(), lock.totalEnters(), 10_000)
-                        + " per 10k acquisitions)")
-                .figure("lock stale writes refused by the fence", SoakReport.count(lock.staleRejections()))
-                .figure("acquire latency (successful calls)", work.acquireLatency().summary())
-                .figure("messages pushed / lost", SoakReport.count(pushed) + " / " + lost.size() + " ("
-                        + SoakReport.rate(lost.size(), pushed, 1_000_000) + " per million, "
-                        + SoakReport.rate(lost.size(), Math.max(1, failovers.size()), 1) + " per failover)")
-                .figure("duplicates", SoakReport.count(queue.get("duplicates")) + " ("
-                        + SoakReport.rate(queue.get("duplicates"), pushed, 1_000_000) + " per million)")
-                .figure("left waiting / in processing lists at the end", queue.get("left") + " / " + queue.get("stuck"))
-                .figure("signals sent / heard / missed, each covered by a gap / silently missed",
-                        SoakReport.count(signals.sent()) + " / " + SoakReport.count(signals.heard()) + " / "
-                                + signals.missedWithGap() + " / " + signals.silentlyMissed())
-                .figure("signal gap rate", SoakReport.rate(signals.missedWithGap(), signals.sent(), 1000)
-                        + " missed per 1,000 sent; " + work.gaps() + " gaps reported")
-                .figure("signals heard twice (breaks at-most-once delivery; reported, not asserted yet)", signals.duplicates());
-        report.table(rows);
-        report.check("every signal missed was covered by a gap the library reported, none heard that nobody sent",
-                        signals.silentlyMissed() == 0 && signals.phantoms() == 0)
-                .check("nothing delivered that was not pushed", queue.get("phantoms") == 0)
-                .check("0 fenced violations before the first failover (one master, nothing lost)", violationsBeforeFirst == 0)
-                .check("after every failover the lock, the queue and the signals resumed within " + RESUME_BOUND.toSeconds()
-                        + " s", allResumed && failovers.size() == count);
-        report.note("Not asserted, as docs/safety.md says a failover may lose them: fenced violations (a fencing number the"
-                + " old master handed out before the promoted replica had it), overlaps and lost messages. Each lost"
-                + " message is counted for the failover whose start was nearest in push order. Times are from the"
-                + " provocation; the workload's times count from the moment the old master stopped answering as master"
-                + " (SENTINEL FAILOVER: it keeps serving its clients until the sentinels demote it, and what it accepts"
-                + " meanwhile is lost; kill -9: from the promotion). A fenced write is accepted again only once the"
-                + " promoted master's fencing counter has passed the highest number the resource accepted.");
-        if (!signals.examples().isEmpty() || !lock.notes().isEmpty()) {
-            report.note("Examples: signals " + signals.examples() + "; lock " + lock.notes().stream().limit(3).toList());
-        }
-        report.keepEvidence(dir, failovers.stream().map(Failover::toString).toList(), signals.duplicates() > 0);
-        report.write();
-
-        assertThat(signals.silentlyMissed() + signals.phantoms()).as("signal accounting: " + signals).isZero();
-        assertThat(queue.get("phantoms")).as("deliveries nobody pushed").isZero();
-        assertThat(violationsBeforeFirst).as("fenced violations before the first failover").isZero();
-        assertThat(failovers).as("failovers done").hasSize(count);
-        assertThat(allResumed).as("work resumed after every failover: " + failovers).isTrue();
-    }
-
-    /** Blocks until the sentinels agree on a writable master whose replica is in sync and seen healthy by all. */
-    private static void awaitHealthy(SentinelGroup group) throws InterruptedException {
-        long deadline = System.nanoTime() + HEALTHY_BOUND.toNanos();
-        String last = "";
-        while (System.nanoTime() < deadline) {
-            RedisServer m = group.awaitMaster(s -> true, HEALTHY_BOUND);
-            try {
-                boolean synced = group.servers().stream().filter(s -> s != m).allMatch(r -> r.isRunning()
-                        && "slave".equals(r.info("replication").get("role"))
-                        && "up".equals(r.info("replication").get("master_link_status"))
-                        && Integer.toString(m.port()).equals(r.info("replication").get("master_port")));
-                boolean seen = group.sentinels().stream().allMatch(s -> replicasHealthy(s.command("SENTINEL", "REPLICAS",
-                        group.masterName())));
-                if (synced && seen) {
-                    return;
-                }
-                last = "master " + m.address() + ", replica in sync " + synced + ", seen healthy by every sentinel " + seen;
-            } catch (RuntimeException e) {
-                last = e.toString();
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("the group did not become healthy within " + HEALTHY_BOUND + ": " + last);
-    }
-
-    private static boolean replicasHealthy(Object reply) {
-        if (!(reply instanceof List<?> replicas) || replicas.isEmpty()) {
-            return false;
-        }
-        for (Object r : replicas) {
-            List<?> fields = (List<?>) r;
-            for (int i = 0; i + 1 < fields.size(); i += 2) {
-                String name = Watch.text(fields.get(i));
-                String value = Watch.text(fields.get(i + 1));
-                if ((name.equals("flags") && !value.equals("slave")) || (name.equals("master-link-status") && !value.equals("ok"))) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    /** SENTINEL FAILOVER, asked again while a sentinel answers that it cannot yet (INPROG, NOGOODSLAVE). */
-    private static void sentinelFailover(SentinelGroup group) throws InterruptedException {
-        long deadline = System.nanoTime() + FAILOVER_BOUND.toNanos();
-        while (true) {
-            try {
-                group.failover();
-                return;
-            } catch (RespException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(500);
-            }
-        }
-    }
-
-    /** When the old master stopped being a writable master after a SENTINEL FAILOVER (it became a replica). */
-    private static long awaitDemoted(RedisServer old, long from) throws InterruptedException {
-        long deadline = from + FAILOVER_BOUND.toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                Object role = old.command("ROLE");
-                if (!(role instanceof List<?> l) || !"master".equals(Watch.text(l.get(0)))) {
-                    return System.nanoTime();
-                }
-            } catch (RuntimeException e) {
-                return System.nanoTime();
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the old master " + old.address() + " was still a master " + FAILOVER_BOUND
-                + " after its replica was promoted");
-    }
-
-    private static void add(Samples s, long ms) {
-        if (ms >= 0) {
-            s.add(TimeUnit.MILLISECONDS.toNanos(ms));
-        }
-    }
-
-    private static String shown(long ms) {
-        return ms < 0 ? "never" : ms + " ms";
-    }
-
-    private static long ms(long nanos) {
-        return TimeUnit.NANOSECONDS.toMillis(nanos);
-    }
-
-    private static long sinceStart(long at, long start) {
-        return at < 0 ? -1 : ms(at - start);
+        new Harness("SentinelFailoverSoak", "repeated Sentinel failovers", seed)
+                .add(new Failovers("sentinel", Failovers.sentinel(), dir.resolve("sentinel"), count, true))
+                .runUntilDone();
     }
 }

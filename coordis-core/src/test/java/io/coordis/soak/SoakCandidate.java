@@ -49,10 +49,21 @@ public final class SoakCandidate {
     private static volatile long elections;
     private static volatile long errors;
 
+    /** Connects as a supervised process would: again after a failure (Redis down, loading or slow at start). */
+    private static Coordis connect(String redis) throws InterruptedException {
+        while (true) {
+            try {
+                return TestClients.builder().url("redis://" + redis).commandTimeout(Duration.ofMillis(500)).connect();
+            } catch (CoordisException e) {
+                errors++;
+                Thread.sleep(200);
+            }
+        }
+    }
+
     private static void campaign(String redis, String name, String id, Duration ttl, Path historyFile, String resource,
                                  Random random) {
-        try (Coordis coordis = TestClients.builder().url("redis://" + redis).commandTimeout(Duration.ofMillis(500))
-                .connect();
+        try (Coordis coordis = connect(redis);
              History history = History.open(historyFile, id);
              FencedClient fenced = FencedClient.connect(resource, id)) {
             LeaderElection election = coordis.election(name, ElectionOptions.defaults().withCandidateId(id).withTtl(ttl));

@@ -26,35 +26,52 @@ final class SoakReport {
     private final List<String> checks = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final List<String> tables = new ArrayList<>();
-    private boolean failed;
+    private final List<String> failedChecks = new ArrayList<>();
+    private String part = "";
 
     SoakReport(String run, long seed) {
         this.run = run;
         this.seed = seed;
     }
 
+    /**
+     * Names the workload whose figures, checks, notes and tables follow, put in front of each (empty: none), so
+     * that several workloads of one run share one section.
+     */
+    SoakReport part(String name) {
+        part = name.isEmpty() ? "" : name + ": ";
+        return this;
+    }
+
     /** A figure of the run (reported, asserted or not). */
     SoakReport figure(String name, Object value) {
-        figures.add(new String[] {name, String.valueOf(value)});
+        figures.add(new String[] {part + name, String.valueOf(value)});
         return this;
     }
 
     /** A property the run asserts, and whether it held; the test asserts it again after {@link #write()}. */
     SoakReport check(String property, boolean held) {
-        checks.add((held ? "held: " : "FAILED: ") + property);
-        failed |= !held;
+        checks.add((held ? "held: " : "FAILED: ") + part + property);
+        if (!held) {
+            failedChecks.add(part + property);
+        }
         return this;
+    }
+
+    /** The properties that did not hold, so far. */
+    List<String> failedChecks() {
+        return List.copyOf(failedChecks);
     }
 
     /** A line of explanation under the figures. */
     SoakReport note(String text) {
-        notes.add(text);
+        notes.add(part + text);
         return this;
     }
 
     /** A Markdown table (header row first), e.g. one row per failover. */
     SoakReport table(List<List<String>> rows) {
-        StringBuilder b = new StringBuilder();
+        StringBuilder b = new StringBuilder(part.isEmpty() ? "" : part + "\n\n");
         for (int i = 0; i < rows.size(); i++) {
             b.append("| ").append(String.join(" | ", rows.get(i))).append(" |\n");
             if (i == 0) {
@@ -67,15 +84,16 @@ final class SoakReport {
 
     /**
      * For a failed run (or when {@code anyway}): copies the files of {@code dir} (histories) and writes {@code lines}
-     * (fault times and the like) to {@code soak-evidence/<run>-<seed>/} beside the report, and names that folder in
-     * a note.
+     * (fault times and the like) to {@code soak-evidence/<run>-<seed>[-<workload>]/} beside the report, and names that
+     * folder in a note.
      */
     SoakReport keepEvidence(Path dir, List<String> lines, boolean anyway) {
-        if (!failed && !anyway) {
+        if (failedChecks.isEmpty() && !anyway) {
             return this;
         }
         Path report = SoakSettings.reportFile().toAbsolutePath();
-        Path into = report.getParent().resolve("soak-evidence").resolve(run.split(":")[0] + "-" + seed);
+        String workload = part.isEmpty() ? "" : "-" + part.replace(": ", "").replace(' ', '-');
+        Path into = report.getParent().resolve("soak-evidence").resolve(run.split(":")[0] + "-" + seed + workload);
         try {
             Files.createDirectories(into);
             try (var files = Files.list(dir)) {
@@ -96,7 +114,7 @@ final class SoakReport {
         StringBuilder b = new StringBuilder();
         b.append("## ").append(run).append(", ").append(started.truncatedTo(ChronoUnit.SECONDS)).append("\n\n");
         b.append("Seed ").append(seed).append(" (replay: `-Dsoak.seed=").append(seed).append("`); ")
-                .append(failed ? "**FAILED**" : "passed").append(", ")
+                .append(failedChecks.isEmpty() ? "passed" : "**FAILED**").append(", ")
                 .append(duration(Duration.between(started, Instant.now()))).append(" in all.\n\n");
         b.append("| figure | value |\n|---|---|\n");
         for (String[] f : figures) {

@@ -12,6 +12,8 @@ import java.util.Random;
  *   <li>{@code soak.signal.minutes} (default 15): how long signals are sent through faults ({@link SignalSoak});</li>
  *   <li>{@code soak.messages} (default 2,000,000): messages through the reliable queue ({@link QueueSoak});</li>
  *   <li>{@code soak.failovers} (default 20): Sentinel failovers ({@link SentinelFailoverSoak});</li>
+ *   <li>{@code soak.combined.minutes} (default 60): how long every workload runs at once ({@link CombinedSoak});</li>
+ *   <li>{@code soak.combined.messages} (default 10,000,000): the most messages the combined run pushes;</li>
  *   <li>{@code soak.seed}: the seed of every random choice of a run (faults, victims, pauses); without it
  *       each run draws one and prints it, so that run can be replayed (the same schedule of choices; the
  *       timing of the machine still differs);</li>
@@ -38,6 +40,14 @@ final class SoakSettings {
 
     static int failovers() {
         return (int) positive("soak.failovers", 20);
+    }
+
+    static Duration combinedDuration() {
+        return Duration.ofSeconds(Math.round(positive("soak.combined.minutes", 60) * 60));
+    }
+
+    static int combinedMessages() {
+        return (int) positive("soak.combined.messages", 10_000_000);
     }
 
     static Path reportFile() {

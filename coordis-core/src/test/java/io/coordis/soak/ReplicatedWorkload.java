@@ -15,7 +15,6 @@ import io.coordis.signal.SignalListener;
 import io.coordis.signal.Subscription;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
-import io.coordis.testkit.SentinelGroup;
 import io.coordis.testkit.fault.FencedClient;
 import io.coordis.testkit.fault.FencedResource;
 import io.coordis.testkit.history.History;
@@ -33,18 +32,19 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
- * What {@link SentinelFailoverSoak} keeps running through failovers, each part on a client of its own
- * connected with the {@code redis-sentinel://} URL (command timeout 1 s): three threads taking a lock (TTL 1 s)
+ * What keeps running through the failovers of a replicated deployment ({@link Failovers}: Sentinel or Redis
+ * Cluster), each part on a client of its own connected with the deployment's URL (command timeout 1 s): three threads taking a lock (TTL 1 s)
  * and writing to a fenced resource with their fencing numbers; a producer pushing numbered messages to a
  * reliable queue (10 every 10 ms, pushed again until Redis acknowledges them) and two consumers taking and
  * acking them; a sender publishing 100 signals a second to a listener, both recording histories.
  */
-final class SentinelWorkload implements AutoCloseable {
-    private static final String LOCK = "soak:sentinel:lock";
-    private static final String QUEUE = "soak:sentinel:queue";
-    private static final String CHANNEL = "soak:sentinel:signal";
+final class ReplicatedWorkload implements AutoCloseable {
+    static final String LOCK = "soak:replicated:lock";
+    static final String QUEUE = "soak:replicated:queue";
+    private static final String CHANNEL = "soak:replicated:signal";
     private static final int LOCKERS = 3;
     private static final int CONSUMERS = 2;
     private static final int BATCH = 10;
@@ -69,16 +69,16 @@ final class SentinelWorkload implements AutoCloseable {
     private volatile boolean consuming = true;
     private Set<Integer> leftInRedis = Set.of();
 
-    private SentinelWorkload(FencedResource resource, History sender, History listener) {
+    private ReplicatedWorkload(FencedResource resource, History sender, History listener) {
         this.resource = resource;
         this.sender = sender;
         this.listener = listener;
     }
 
     /** Connects the clients and starts every part; returns once the listener is subscribed. */
-    static SentinelWorkload start(String sentinelUri, FencedResource resource, History sender, History listener)
+    static ReplicatedWorkload start(String sentinelUri, FencedResource resource, History sender, History listener)
             throws InterruptedException {
-        SentinelWorkload w = new SentinelWorkload(resource, sender, listener);
+        ReplicatedWorkload w = new ReplicatedWorkload(resource, sender, listener);
         try {
             w.begin(sentinelUri);
         } catch (RuntimeException | InterruptedException e) {
@@ -218,10 +218,15 @@ final class SentinelWorkload implements AutoCloseable {
                     deliveries.add(Integer.parseInt(d.text()));
                 }
                 lastDelivery.set(System.nanoTime());
-                try {
-                    consumer.ack(batch);
-                } catch (CoordisException e) {
-                    // unacked: redelivered once its heartbeat lapses (a duplicate)
+                while (true) {
+                    try {
+                        consumer.ack(batch);
+                        break;
+                    } catch (CoordisException e) {
+                        // an unsettled delivery keeps its slot: ack again until Redis answers (once the sweepers gave
+                        // the message back, the answer is that it was not ours any more, and the slot is free)
+                        Thread.sleep(50);
+                    }
                 }
             }
         } finally {
@@ -296,7 +301,7 @@ final class SentinelWorkload implements AutoCloseable {
      * was delivered, or nothing waits or is in flight and nothing came for 10 s, at most {@code bound}); records
      * what is still stored; then stops the consumers and the listener.
      */
-    void stopAndDrain(Duration bound, SentinelGroup group) throws InterruptedException {
+    void stopAndDrain(Duration bound, Supplier<RedisServer> queueMaster) throws InterruptedException {
         working = false;
         join(lockers);
         join(producers);
@@ -306,12 +311,12 @@ final class SentinelWorkload implements AutoCloseable {
                 break;
             }
             boolean quiet = System.nanoTime() - lastDelivery.get() > Duration.ofSeconds(10).toNanos();
-            if (quiet && stored(group.master()).isEmpty()) {
+            if (quiet && stored(queueMaster.get()).isEmpty()) {
                 break;
             }
             Thread.sleep(200);
         }
-        RedisServer master = group.master();
+        RedisServer master = queueMaster.get();
         leftInRedis = stored(master);
         long processing = 0;
         for (Object key : (List<?>) master.command("KEYS", Prefixed.derived(QUEUE, "proc:*"))) {

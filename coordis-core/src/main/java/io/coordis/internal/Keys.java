@@ -12,8 +12,8 @@ public final class Keys {
     /** Suffixes of the keys Coordis keeps beside an object (locks, elections, queues, events). */
     private static final java.util.List<String> SUFFIXES = java.util.List.of("fence", "holder", "released", "audit",
             "readers", "readers:details",
-            "term", "leader", "changed", "event", "consumers", "attempts", "dead", "delayed", "delayed:data", "enqueued", "settled",
-            "holders", "permits", "waiters", "waiters-until");
+            "term", "leader", "changed", "event", "consumers", "attempts", "dead", "delayed", "delayed:data", "enqueued",
+            "settled", "holders", "permits", "waiters", "waiters-until");
     /** Leading segments of per-consumer queue keys ({@code {q}:hb:ID}, {@code {q}:proc:ID:K}, {@code {q}:settled:ID}). */
     private static final java.util.List<String> SEGMENTS = java.util.List.of("hb:", "proc:", "settled:");
 

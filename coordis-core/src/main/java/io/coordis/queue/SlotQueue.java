@@ -362,9 +362,17 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
                     Instant.ofEpochMilli(reg.lastBeatMillis()), lists.await(alive) > 0));
         }
         consumers.sort(java.util.Comparator.comparing(QueueStats.ConsumerStats::id));
-        byte[] settledNow = lists.await(settled);
-        return new QueueStats(name, depthNow, age, lists.await(dead), lists.await(delayed),
-                settledNow == null ? 0 : Long.parseLong(ListCommands.text(settledNow)), consumers);
+        return new QueueStats(name, depthNow, age, lists.await(dead), lists.await(delayed), count(lists.await(settled)),
+                consumers);
+    }
+
+    /** A counter's value; 0 when absent or not an integer (as queue-state.lua reads it for the inspector). */
+    private static long count(byte[] value) {
+        try {
+            return value == null ? 0 : Long.parseLong(ListCommands.text(value));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     static byte[] bytes(Object value) {

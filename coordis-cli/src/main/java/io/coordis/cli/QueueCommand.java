@@ -521,6 +521,7 @@ final class QueueCommand implements Callable<Integer> {
             b.append("in-flight ").append(s.inFlight()).append('\n');
             b.append("delayed ").append(s.delayed()).append('\n');
             b.append("dead ").append(s.deadLetters()).append('\n');
+            b.append("settled ").append(s.settled()).append('\n');
             for (QueueStats.ConsumerStats c : s.consumers()) {
                 b.append("consumer ").append(c.id()).append(c.alive() ? " alive" : " dead").append(" in-flight ")
                         .append(c.inFlight()).append(" last-heartbeat ").append(c.lastHeartbeat()).append('\n');
@@ -536,6 +537,7 @@ final class QueueCommand implements Callable<Integer> {
             doc.put("in_flight", s.inFlight());
             doc.put("delayed", s.delayed());
             doc.put("dead", s.deadLetters());
+            doc.put("settled", s.settled());
             List<Object> consumers = new ArrayList<>();
             for (QueueStats.ConsumerStats c : s.consumers()) {
                 Map<String, Object> o = new LinkedHashMap<>();

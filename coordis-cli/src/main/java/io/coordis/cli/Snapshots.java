@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * What the dashboard shows: every {@code refresh} it lists every kind of object as {@code ls -o json} does (the same
  * documents, from {@link LsCommand#listings}) with each Redlock lock's nodes as {@code inspect} shows them, and keeps
- * for the last minutes each queue's depth, in-flight count and dead letters, and each election's recent terms, so a
- * page opened late still draws them. One thread samples;
+ * for the last minutes each queue's depth, in-flight count, dead letters and throughput (messages settled per second,
+ * from the change of the queue's settled count between two samples), and each election's recent terms, so a page
+ * opened late still draws them. One thread samples;
  * {@link #latest()} may be called from any thread.
  */
 final class Snapshots implements AutoCloseable {
@@ -134,7 +135,11 @@ final class Snapshots implements AutoCloseable {
                     p.put("depth", m.get("depth"));
                     p.put("inFlight", m.get("inFlight"));
                     p.put("deadLetters", m.get("deadLetters"));
-                    queues.computeIfAbsent((String) m.get("name"), n -> new Series(MAX_POINTS)).add(at, p, false);
+                    p.put("settled", m.get("settled"));
+                    Series series = queues.computeIfAbsent((String) m.get("name"), n -> new Series(MAX_POINTS));
+                    p.put("settledPerSecond", series.isEmpty() ? 0.0 : perSecond(series.points.peekLast(),
+                            series.times.peekLast(), (Long) m.get("settled"), at));
+                    series.add(at, p, false);
                 } else if (l.kind() == ObjectKind.ELECTIONS && m.get("leader") instanceof java.util.Optional<?> leader
                         && leader.isPresent()) {
                     Map<String, Object> t = new LinkedHashMap<>();
@@ -149,6 +154,19 @@ final class Snapshots implements AutoCloseable {
         queues.values().forEach(s -> s.dropBefore(oldest));
         queues.values().removeIf(Series::isEmpty);
         elections.values().removeIf(s -> s.lastSeen.isBefore(oldest));
+    }
+
+    /**
+     * Messages settled per second between the previous point and now; 0 when the count went down (the counter
+     * was deleted or Redis lost it) or no time passed.
+     */
+    static double perSecond(Map<String, Object> previous, Instant then, long settled, Instant now) {
+        long before = previous.get("settled") instanceof Long n ? n : settled;
+        double seconds = Duration.between(then, now).toNanos() / 1e9;
+        if (settled < before || seconds <= 0) {
+            return 0.0;
+        }
+        return Math.round((settled - before) / seconds * 100) / 100.0;
     }
 
     private static Map<String, Object> points(Map<String, Series> all) {

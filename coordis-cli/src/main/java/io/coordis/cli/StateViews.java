@@ -221,6 +221,7 @@ final class StateViews {
         m.put("overdue", q.overdue());
         m.put("deadLetters", q.deadLetters());
         m.put("delayed", q.delayed());
+        m.put("settled", q.settled());
         List<Map<String, Object>> consumers = new ArrayList<>();
         for (QueueState.ConsumerState c : q.consumers()) {
             Map<String, Object> o = new LinkedHashMap<>();
@@ -247,6 +248,7 @@ final class StateViews {
         t.row("overdue", q.overdue() + (q.overdue() > 0 ? " (held by dead consumers; the next sweep puts them back)" : ""));
         t.row("dead letters", Long.toString(q.deadLetters()));
         t.row("delayed", Long.toString(q.delayed()));
+        t.row("settled", q.settled() + " (acked or dead-lettered, ever)");
         lines.addAll(t.lines());
         lines.add("consumers:" + (q.consumers().isEmpty() ? " none" : ""));
         if (!q.consumers().isEmpty()) {

@@ -40,8 +40,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -156,7 +158,7 @@ class DashboardIT {
 
     @Test
     @Order(2)
-    void aQueuesDepthChartChangesAfterPushes() throws Exception {
+    void aQueuesDepthChartChangesAfterPushesAndItsThroughputChartAfterAcks() throws Exception {
         String name = Prefixed.key("dash:jobs");
         coordis.reliableQueue("dash:jobs").push("first");
         By depthChart = By.cssSelector("td:nth-child(8)");
@@ -174,6 +176,31 @@ class DashboardIT {
         String depth = within(Duration.ofSeconds(2)).until(d -> d.findElement(row("queue", name))
                 .findElement(By.cssSelector("td.depth")).getText());
         assertThat(depth).isEqualTo("25");
+
+        By throughputChart = By.cssSelector("td:nth-child(9) polyline.throughput");
+        assertThat(heights(within(Duration.ofSeconds(2)).until(d -> d.findElement(row("queue", name))
+                .findElement(throughputChart).getAttribute("points")))).as("nothing settled yet: a flat line").hasSize(1);
+        try (Consumer consumer = coordis.reliableQueue("dash:jobs").consumer()) {
+            for (int i = 0; i < 5; i++) {
+                consumer.take(Duration.ofSeconds(5)).orElseThrow().ack();
+            }
+        }
+        String rising = within(Duration.ofSeconds(5)).until(d -> d.findElements(row("queue", name)).stream().findFirst()
+                .map(r -> r.findElement(throughputChart).getAttribute("points")).filter(p -> heights(p).size() > 1)
+                .orElse(null));
+        assertThat(heights(rising)).as("the throughput line left zero: %s", rising).hasSizeGreaterThan(1);
+        Map<String, Object> queue = map(map(map(TestJson.object(get("/api/state").body()).get("history"))
+                .get("queues")));
+        List<Map<String, Object>> points = list(queue.get(name)).stream().map(TestJson::map).toList();
+        assertThat(points.get(points.size() - 1).get("settled")).as("the settled count").isEqualTo(5L);
+        assertThat(points.stream().mapToDouble(p -> ((Number) p.get("settledPerSecond")).doubleValue()).sum())
+                .as("messages settled per second, over the samples").isGreaterThan(0);
+    }
+
+    /** The distinct heights of an SVG polyline's points. */
+    private static Set<String> heights(String points) {
+        return Arrays.stream(points.split(" ")).map(p -> p.substring(p.indexOf(',') + 1))
+                .collect(Collectors.toSet());
     }
 
     @Test
@@ -230,7 +257,7 @@ class DashboardIT {
                 for (int i = 0; i < 40; i++) {
                     coordis.reliableQueue("emails").push("mail-" + i);
                     if (i % 4 == 0) {
-                        raw.command("RPOP", Prefixed.key("emails"));
+                        consumer.take(Duration.ofSeconds(5)).orElseThrow().ack(); // for the throughput chart
                     }
                     CliProcess.sleep(REFRESH_MS / 2);
                 }

@@ -206,6 +206,7 @@ class LsInspectIT {
             assertThat(q.get("overdue")).isEqualTo(0L);
             assertThat(q.get("deadLetters")).isEqualTo(0L);
             assertThat(q.get("delayed")).isEqualTo(0L);
+            assertThat(q.get("settled")).as("taken, not acked yet").isEqualTo(0L);
             List<Object> consumers = list(q.get("consumers"));
             assertThat(consumers).hasSize(1);
             Map<String, Object> c = map(consumers.get(0));
@@ -237,8 +238,13 @@ class LsInspectIT {
                     .containsEntry("inFlight", 1L).containsEntry("overdue", 0L);
             assertThat(cli.run("inspect", "queue", "ls:stuck", "-u", redis.uri())).isZero();
             assertThat(cli.out()).contains("overdue           1 (held by dead consumers; the next sweep puts them back)")
-                    .contains("dead letters      2").containsPattern("ghost +dead +1 +1 ");
+                    .contains("dead letters      2").contains("settled           0 (acked or dead-lettered, ever)")
+                    .containsPattern("ghost +dead +1 +1 ");
+
             delivery.ack();
+            assertThat(json("inspect", "queue", "ls:jobs")).as("acked").containsEntry("settled", 1L);
+            assertThat(cli.run("inspect", "queue", "ls:jobs", "-u", redis.uri())).isZero();
+            assertThat(cli.out()).contains("settled           1 (acked or dead-lettered, ever)");
         }
     }
 
@@ -300,7 +306,7 @@ class LsInspectIT {
             assertThat(queue).containsEntry("name", Prefixed.key("fx:queue")).containsEntry("depth", 3L)
                     .containsEntry("oldestReadyAgeMs", null).containsEntry("inFlight", 0L)
                     .containsEntry("oldestInFlightAgeMs", null).containsEntry("overdue", 0L)
-                    .containsEntry("deadLetters", 0L).containsEntry("delayed", 0L);
+                    .containsEntry("deadLetters", 0L).containsEntry("delayed", 0L).containsEntry("settled", 0L);
             assertThat(list(queue.get("consumers"))).isEmpty();
 
             Map<String, Object> signal = json("inspect", "signal", "fx:chan");

@@ -91,7 +91,8 @@ class QueueCommandIT {
         }
         assertThat(foreign.command("LLEN", Prefixed.key("work"))).isEqualTo(0L);
         try (CliProcess stats = cli("stats", "work")) {
-            assertThat(stats.stdout()).contains("depth 0").contains("in-flight 1").contains(" alive in-flight 1");
+            assertThat(stats.stdout()).contains("depth 0").contains("in-flight 1").contains(" alive in-flight 1")
+                    .contains("settled 0");
         }
         try (CliProcess ack = cli("ack", "work", id)) {
             assertThat(ack.exitCode()).isEqualTo(0);
@@ -102,7 +103,8 @@ class QueueCommandIT {
             assertThat(again.stdout()).isEqualTo("already settled\n");
         }
         try (CliProcess stats = cli("stats", "-o", "json", "work")) {
-            assertThat(stats.stdout()).contains("\"depth\":0").contains("\"in_flight\":0").contains("\"dead\":0");
+            assertThat(stats.stdout()).contains("\"depth\":0").contains("\"in_flight\":0").contains("\"dead\":0")
+                    .as("acked once, however often asked").contains("\"settled\":1");
         }
     }
 

@@ -24,11 +24,14 @@ import java.util.Optional;
  *                          per-message deadline, so a slow live consumer is never overdue
  * @param deadLetters       messages in the dead letters {@code {name}:dead}
  * @param delayed           nacked messages waiting for their delay to pass
+ * @param settled           messages settled for good, ever: acked, or dead-lettered by a nack or a sweep
+ *                          ({@code {name}:settled}, raised by Coordis consumers only); its change between two
+ *                          reads is the queue's throughput
  * @param consumers         registered consumers, live and dead, by id
  */
 public record QueueState(String name, long depth, Optional<Duration> oldestReadyAge, long inFlight,
                          Optional<Duration> oldestInFlightAge, long overdue, long deadLetters, long delayed,
-                         List<ConsumerState> consumers) {
+                         long settled, List<ConsumerState> consumers) {
 
     public QueueState {
         consumers = List.copyOf(consumers);

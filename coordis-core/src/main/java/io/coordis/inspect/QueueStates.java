@@ -41,6 +41,7 @@ final class QueueStates {
         long delayed = (Long) r.get(4);
         Map<String, String> registry = pairs(r.get(5));
         long now = (Long) r.get(6);
+        long settled = (Long) r.get(7);
         if (type.equals("none") && registry.isEmpty() && dead == 0 && delayed == 0) {
             return Optional.empty();
         }
@@ -58,7 +59,7 @@ final class QueueStates {
         Optional<Duration> oldestReady = enqueued.isPresent() && depth > 0
                 ? Optional.of(Duration.ofMillis(Math.max(0, now - enqueued.getAsLong()))) : Optional.empty();
         return Optional.of(new QueueState(name, depth, oldestReady, inFlight, oldestInFlight, overdue, dead, delayed,
-                consumers));
+                settled, consumers));
     }
 
     private static QueueState.ConsumerState consumer(RedisNode node, String queue, String id,

@@ -13,7 +13,7 @@ public final class Keys {
     private static final java.util.List<String> SUFFIXES = java.util.List.of("fence", "holder", "released", "audit",
             "readers", "readers:details",
             "term", "leader", "changed", "event", "consumers", "attempts", "dead", "delayed", "delayed:data", "enqueued",
-            "holders", "permits", "waiters", "waiters-until");
+            "settled", "holders", "permits", "waiters", "waiters-until");
     /** Leading segments of per-consumer queue keys ({@code {q}:hb:ID}, {@code {q}:proc:ID:K}, {@code {q}:settled:ID}). */
     private static final java.util.List<String> SEGMENTS = java.util.List.of("hb:", "proc:", "settled:");
 

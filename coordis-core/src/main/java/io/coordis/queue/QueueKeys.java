@@ -17,6 +17,8 @@ final class QueueKeys {
     final String delayed;
     final String delayedData;
     final String enqueued;
+    /** Messages acked or dead-lettered, ever: an integer the settle and sweep scripts raise. */
+    final String settledCount;
 
     QueueKeys(String queue) {
         this.queue = queue;
@@ -26,6 +28,7 @@ final class QueueKeys {
         this.delayed = Keys.derived(queue, "delayed");
         this.delayedData = Keys.derived(queue, "delayed:data");
         this.enqueued = Keys.derived(queue, "enqueued");
+        this.settledCount = Keys.derived(queue, "settled");
     }
 
     String heartbeat(String consumer) {

@@ -19,6 +19,7 @@ import java.util.Optional;
  * {jobs}:dead               dead letters (a plain list, newest at the left)
  * {jobs}:delayed            delayed retries: token -> due time;  {jobs}:delayed:data  token -> payload
  * {jobs}:enqueued           first enqueue time per payload (SHA-1), written by Coordis producers
+ * {jobs}:settled            messages acked or dead-lettered, ever (an integer; settle.lua and sweep.lua raise it)
  * </pre>
  * Public for the inspector; applications have no need of it.
  */
@@ -35,10 +36,10 @@ public final class QueueLayout {
         return new QueueKeys(queue).registry;
     }
 
-    /** The queue, its registry, dead letters, delayed retries and enqueue times, in that order. */
+    /** The queue, its registry, dead letters, delayed retries, enqueue times and settled count, in that order. */
     public static List<String> figureKeys(String queue) {
         QueueKeys keys = new QueueKeys(queue);
-        return List.of(keys.queue, keys.registry, keys.dead, keys.delayed, keys.enqueued);
+        return List.of(keys.queue, keys.registry, keys.dead, keys.delayed, keys.enqueued, keys.settledCount);
     }
 
     /** A consumer's heartbeat, then its {@code slots} processing slots in order. */

@@ -16,11 +16,14 @@ import java.util.Optional;
  *                    payload)
  * @param deadLetters messages in the dead letters
  * @param delayed     nacked messages waiting for their delay to pass
+ * @param settled     messages settled for good since the queue was first used: acked, or dead-lettered by a nack
+ *                    or a sweep (a counter that only grows; its change over time is the queue's throughput).
+ *                    Only Coordis consumers count: a client that removes messages its own way leaves it low
  * @param consumers   registered consumers, live and dead (a dead one stays listed for a while after its
  *                    messages were put back)
  */
 public record QueueStats(String queue, long depth, Optional<Duration> oldestAge, long deadLetters, long delayed,
-                         List<ConsumerStats> consumers) {
+                         long settled, List<ConsumerStats> consumers) {
     public QueueStats {
         consumers = List.copyOf(consumers);
     }

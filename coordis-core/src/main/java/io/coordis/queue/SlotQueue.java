@@ -168,9 +168,9 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     }
 
     private List<String> settleKeys(String consumer, List<Settle> settles, List<Integer> takeSlots) {
-        List<String> k = new ArrayList<>(7 + settles.size() + takeSlots.size());
+        List<String> k = new ArrayList<>(8 + settles.size() + takeSlots.size());
         k.addAll(List.of(keys.queue, keys.attempts, keys.settled(consumer), keys.enqueued, keys.dead, keys.delayed,
-                keys.delayedData));
+                keys.delayedData, keys.settledCount));
         for (Settle s : settles) {
             k.add(keys.slot(consumer, s.ref().slot()));
         }
@@ -219,7 +219,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
      */
     CompletableFuture<Integer> putBack(String consumer, int slot) {
         List<String> k = new ArrayList<>(List.of(keys.heartbeat(consumer), keys.registry, keys.queue, keys.attempts,
-                keys.dead, keys.enqueued, keys.settled(consumer), keys.slot(consumer, slot)));
+                keys.dead, keys.enqueued, keys.settled(consumer), keys.settledCount, keys.slot(consumer, slot)));
         return lists.eval(SWEEP, k, sweepArgs(consumer, "return", false)).thenApply(raw -> (int) Replies.number(
                 Replies.list(raw, 2, SWEEP, lists.address()), 0, SWEEP, lists.address()));
     }
@@ -293,7 +293,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
 
     private List<String> sweepKeys(String consumer, int slots) {
         List<String> k = new ArrayList<>(List.of(keys.heartbeat(consumer), keys.registry, keys.queue, keys.attempts,
-                keys.dead, keys.enqueued, keys.settled(consumer)));
+                keys.dead, keys.enqueued, keys.settled(consumer), keys.settledCount));
         k.addAll(keys.slots(consumer, slots));
         return k;
     }
@@ -334,6 +334,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
         CompletableFuture<Long> depth = lists.llen(keys.queue);
         CompletableFuture<Long> dead = lists.llen(keys.dead);
         CompletableFuture<Long> delayed = lists.zcard(keys.delayed);
+        CompletableFuture<byte[]> settled = lists.get(keys.settledCount);
         CompletableFuture<byte[]> oldest = lists.lindex(keys.queue, -1);
         CompletableFuture<Map<byte[], byte[]>> registry = lists.hgetall(keys.registry);
         long nowMillis = lists.await(now);
@@ -366,7 +367,17 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
                     Instant.ofEpochMilli(reg.lastBeatMillis()), lists.await(alive) > 0));
         }
         consumers.sort(java.util.Comparator.comparing(QueueStats.ConsumerStats::id));
-        return new QueueStats(name, depthNow, age, lists.await(dead), lists.await(delayed), consumers);
+        return new QueueStats(name, depthNow, age, lists.await(dead), lists.await(delayed), count(lists.await(settled)),
+                consumers);
+    }
+
+    /** A counter's value; 0 when absent or not an integer (as queue-state.lua reads it for the inspector). */
+    private static long count(byte[] value) {
+        try {
+            return value == null ? 0 : Long.parseLong(ListCommands.text(value));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     static byte[] bytes(Object value) {

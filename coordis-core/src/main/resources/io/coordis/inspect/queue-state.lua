@@ -5,8 +5,9 @@
 -- KEYS[1]  the queue (a plain list)          KEYS[2]  consumer registry {q}:consumers (hash)
 -- KEYS[3]  dead letters {q}:dead (list)      KEYS[4]  delayed retries {q}:delayed (sorted set)
 -- KEYS[5]  first enqueue times {q}:enqueued (hash of SHA-1(payload) -> Unix ms)
+-- KEYS[6]  settled count {q}:settled (an integer: messages acked or dead-lettered, ever)
 --
--- Returns {type, depth, enqueued, dead, delayed, registry, now}
+-- Returns {type, depth, enqueued, dead, delayed, registry, now, settled}
 --         type      TYPE of KEYS[1]; for anything but 'list' and 'none' nothing else is read
 --         depth     LLEN of the queue
 --         enqueued  when the oldest ready message (the rightmost: producers push at the left) was first
@@ -14,7 +15,8 @@
 --         dead, delayed  sizes of KEYS[3] and KEYS[4] (0 when absent or of another type)
 --         registry  flat id/registration list of KEYS[2] ("<slots> <last beat ms> <ttl ms> <retention ms>")
 --         now       the server's clock, Unix ms
-local queue, registry, dead, delayed, enqueued = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+--         settled   the integer in KEYS[6] (0 when absent or not an integer)
+local queue, registry, dead, delayed, enqueued, settledCount = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 
 local function typed(k, t)
   return redis.call('TYPE', k)['ok'] == t
@@ -46,4 +48,8 @@ if typed(registry, 'hash') then
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return {kind, depth, first, dead_count, delayed_count, consumers, now}
+local settled = 0
+if typed(settledCount, 'string') then
+  settled = tonumber(redis.call('GET', settledCount)) or 0
+end
+return {kind, depth, first, dead_count, delayed_count, consumers, now, settled}

@@ -18,7 +18,8 @@
 -- KEYS[5]  dead letters (list; newest at the left)
 -- KEYS[6]  delayed messages: zset of token -> due time (ms, server clock)
 -- KEYS[7]  delayed payloads: hash of token -> payload
--- KEYS[8..]  the settled deliveries' slots (the first S of these, S = ARGV[3]), then the slots to take into
+-- KEYS[8]  settled count: messages acked or dead-lettered, ever (an integer, INCRBY'd once per call)
+-- KEYS[9..]  the settled deliveries' slots (the first S of these, S = ARGV[3]), then the slots to take into
 -- ARGV[1]  'R' when consumers take from the right end (FIFO), 'L' from the left (LIFO)
 -- ARGV[2]  failed deliveries after which a nacked message is dead-lettered (>= 1)
 -- ARGV[3]  S, the number of deliveries to settle
@@ -33,10 +34,11 @@
 --                  0, the failed deliveries including this one, else 0
 --   Take slot:     payload (false when the queue was empty), failed deliveries so far (0 when none)
 -- Errors  WRONGTYPE key '<queue>' holds a <type>  when the queue key is not a list
-local queue, attempts, settled, enqueued, dead, delayed, delayedData =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local queue, attempts, settled, enqueued, dead, delayed, delayedData, settledCount =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local right, limit, count = ARGV[1] == 'R', tonumber(ARGV[2]), tonumber(ARGV[3])
 local out = {}
+local finished = 0 -- messages this call acked or dead-lettered
 
 local function answer(code, number)
   out[#out + 1] = code
@@ -50,6 +52,7 @@ local function ack(payload)
     redis.call('HDEL', attempts, sha)
   end
   redis.call('HDEL', enqueued, sha)
+  finished = finished + 1
   answer(1, failures)
 end
 
@@ -60,6 +63,7 @@ local function nack(payload, delay, token)
     redis.call('LPUSH', dead, payload)
     redis.call('HDEL', attempts, sha)
     redis.call('HDEL', enqueued, sha)
+    finished = finished + 1
     return answer(3, failures)
   end
   if delay > 0 then
@@ -75,7 +79,7 @@ end
 
 for i = 1, count do
   local j = 3 + (i - 1) * 5
-  local slot, index, n = KEYS[7 + i], ARGV[j + 1], tonumber(ARGV[j + 2])
+  local slot, index, n = KEYS[8 + i], ARGV[j + 1], tonumber(ARGV[j + 2])
   if tonumber(redis.call('HGET', settled, index) or '0') >= n then
     answer(2, 0)
   else
@@ -93,7 +97,10 @@ for i = 1, count do
   end
 end
 
-if #KEYS < 8 + count then
+if finished > 0 then
+  redis.call('INCRBY', settledCount, finished)
+end
+if #KEYS < 9 + count then
   return out
 end
 local kind = redis.call('TYPE', queue).ok
@@ -101,7 +108,7 @@ if kind ~= 'list' and kind ~= 'none' then
   return redis.error_reply("WRONGTYPE key '" .. queue .. "' holds a " .. kind)
 end
 local side = right and 'RIGHT' or 'LEFT'
-for i = 8 + count, #KEYS do
+for i = 9 + count, #KEYS do
   local slot = KEYS[i]
   local payload = redis.call('LINDEX', slot, -1)
   if not payload then

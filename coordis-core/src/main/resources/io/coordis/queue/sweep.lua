@@ -9,19 +9,21 @@
 -- KEYS[1]  heartbeat key      KEYS[2]  registry (hash)    KEYS[3]  the queue
 -- KEYS[4]  failed-delivery counts (hash of SHA-1(payload) -> count)
 -- KEYS[5]  dead letters       KEYS[6]  enqueue times      KEYS[7]  settled numbers of this consumer
--- KEYS[8..] the consumer's processing slots
+-- KEYS[8]  settled count: messages acked or dead-lettered, ever (INCRBY'd by the dead letters of this sweep)
+-- KEYS[9..] the consumer's processing slots
 -- ARGV[1]  consumer id   ARGV[2]  failed deliveries before dead-lettering   ARGV[3]  'R' or 'L' (take end)
 -- ARGV[4]  '1' to also remove the registration (dead mode; the caller saw it past its retention)
 -- ARGV[5]  'dead', 'release' or 'return'
 --
 -- Returns {requeued, deadLettered}, or {-1, 0} when the heartbeat is present (the consumer is alive)
-local hb, registry, queue, attempts, dead, enqueued, settled = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local hb, registry, queue, attempts, dead, enqueued, settled, settledCount =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local id, limit, right, forget, mode = ARGV[1], tonumber(ARGV[2]), ARGV[3] == 'R', ARGV[4] == '1', ARGV[5]
 if mode == 'dead' and redis.call('EXISTS', hb) == 1 then
   return {-1, 0}
 end
 local requeued, deadLettered = 0, 0
-for i = 8, #KEYS do
+for i = 9, #KEYS do
   while true do
     local payload = redis.call('RPOP', KEYS[i])
     if not payload then
@@ -46,6 +48,9 @@ for i = 8, #KEYS do
       requeued = requeued + 1
     end
   end
+end
+if deadLettered > 0 then
+  redis.call('INCRBY', settledCount, deadLettered)
 end
 if mode == 'release' or forget then
   redis.call('HDEL', registry, id)

@@ -57,7 +57,7 @@ class KeysTest {
     void namesThatAreAnotherObjectsDerivedKeysAreRecognisedAndOthersAreNot() {
         for (String owner : java.util.List.of("orders", "a{b}c", "x:y", "{tagged}")) {
             for (String suffix : java.util.List.of("fence", "holder", "released", "audit", "term", "leader", "changed",
-                    "event", "consumers", "attempts", "dead", "delayed", "delayed:data", "enqueued", "hb:c1",
+                    "event", "consumers", "attempts", "dead", "delayed", "delayed:data", "enqueued", "settled", "hb:c1",
                     "proc:c1:3", "settled:c1")) {
                 String derived = Keys.derived(owner, suffix);
                 org.assertj.core.api.Assertions.assertThat(Keys.ownerOf(derived)).as(derived).isPresent();

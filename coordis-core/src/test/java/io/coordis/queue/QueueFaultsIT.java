@@ -85,7 +85,7 @@ class QueueFaultsIT {
         }
         List<?> keys = (List<?>) direct.command("KEYS", "*" + Prefixed.key(q.name()) + "*");
         assertThat(keys).as("left over").allMatch(k -> String.valueOf(k).contains(":consumers")
-                || String.valueOf(k).contains(":settled:") || String.valueOf(k).contains(":hb:"));
+                || String.valueOf(k).contains(":settled") || String.valueOf(k).contains(":hb:"));
         for (Object k : keys) {
             if (String.valueOf(k).contains(":proc:")) {
                 throw new AssertionError("stuck in a processing slot: " + k);

@@ -163,11 +163,7 @@
     return doc.items.map(q => {
       const points = history[q.name] || [];
       const depths = points.map(p => p.depth);
-      const flows = [];
-      for (let i = 1; i < points.length; i++) {
-        const dt = (points[i].at - points[i - 1].at) / 1000;
-        flows.push(dt > 0 ? (points[i].depth - points[i - 1].depth) / dt : 0);
-      }
+      const rates = points.slice(1).map(p => p.settledPerSecond);
       const consumers = el('td');
       for (const c of q.consumers) {
         const line = el('div', c.id + ': ' + c.inFlight + ' in flight, beat ' + time(c.heartbeatAgeMs) + ' ago'
@@ -175,14 +171,14 @@
         consumers.appendChild(line);
       }
       if (q.consumers.length === 0) { consumers.textContent = '-'; }
-      const last = flows.length ? flows[flows.length - 1] : 0;
+      const last = rates.length ? rates[rates.length - 1] : 0;
       return row('queue', q.name, [cell(q.name, 'name'), cell(q.depth, 'depth'), cell(q.inFlight),
         cell(time(q.oldestReadyAgeMs)), cell(q.delayed), cell(q.deadLetters, q.deadLetters > 0 ? 'dead' : null),
         consumers,
         chartCell(chart(depths.length ? depths : [q.depth], 'depth', 'depth of ' + q.name + ' over the last minutes'),
           q.depth),
-        chartCell(chart(flows.length ? flows : [0], 'flow', 'net flow of ' + q.name + ' (messages per second, '
-          + 'positive: growing)'), last.toFixed(1))]);
+        chartCell(chart(rates.length ? rates : [0], 'throughput', 'throughput of ' + q.name + ' (messages acked or '
+          + 'dead-lettered per second, over the last minutes)'), last.toFixed(1))]);
     });
   }
 

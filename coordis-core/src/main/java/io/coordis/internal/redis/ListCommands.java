@@ -130,6 +130,10 @@ public final class ListCommands implements AutoCloseable {
         return connection.send(c -> c.lrem(bytes(key), count, value));
     }
 
+    public CompletableFuture<byte[]> get(String key) {
+        return connection.send(c -> c.get(bytes(key)));
+    }
+
     public CompletableFuture<Long> llen(String key) {
         return connection.send(c -> c.llen(bytes(key)));
     }

@@ -90,6 +90,39 @@ final class Connection<K, V> implements AutoCloseable {
     }
 
     /**
+     * {@code WAIT replicas timeout} after a write of {@code key}, on this connection, which wrote it (on a cluster,
+     * the connection to the master of the key's slot): answers how many replicas acknowledged every write sent
+     * before it on that connection. The reply comes within {@code timeout} plus a round trip; the deadline is the
+     * command timeout plus {@code timeout}. While it waits, the commands sent after it on the shared connection wait
+     * too. Does not block.
+     */
+    CompletableFuture<Long> replicate(String key, int replicas, Duration waitFor) {
+        RedisURI owner;
+        try {
+            owner = connector.masterFor(key, address);
+        } catch (CoordisException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return send(owner, c -> c.waitForReplication(replicas, waitFor.toMillis()), timeout.plus(waitFor));
+    }
+
+    /**
+     * The node that serves {@code key}, as {@code host:port}: on a cluster the master of its slot in the current
+     * topology (this connection's address when none is known), elsewhere this connection's address. For messages.
+     */
+    String addressFor(String key) {
+        if (!connector.isCluster()) {
+            return address;
+        }
+        try {
+            RedisURI owner = connector.masterFor(key, address);
+            return owner == null ? address : owner.getHost() + ":" + owner.getPort();
+        } catch (CoordisException e) {
+            return address;
+        }
+    }
+
+    /**
      * Sends {@code command} with the deadline {@code deadline}: on a cluster to the master {@code node} itself
      * (not routed by key), elsewhere ({@code node} null) as {@link #send(Function)}. Does not block.
      */

@@ -82,14 +82,7 @@ public final class ListCommands implements AutoCloseable {
 
     /** {@link RedisNode#replicate} on this shared connection of binary commands, after a write of {@code key}. */
     public CompletableFuture<Long> replicate(String key, int replicas, Duration timeout) {
-        RedisURI owner;
-        try {
-            owner = connector.masterFor(key, address);
-        } catch (CoordisException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return connection.send(owner, c -> c.waitForReplication(replicas, timeout.toMillis()),
-                commandTimeout.plus(timeout));
+        return connection.replicate(key, replicas, timeout);
     }
 
     /**
@@ -97,15 +90,7 @@ public final class ListCommands implements AutoCloseable {
      * topology (this node's address when none is known), elsewhere this node's address. For messages.
      */
     public String addressFor(String key) {
-        if (!connector.isCluster()) {
-            return address;
-        }
-        try {
-            RedisURI owner = connector.masterFor(key, address);
-            return owner == null ? address : owner.getHost() + ":" + owner.getPort();
-        } catch (CoordisException e) {
-            return address;
-        }
+        return connection.addressFor(key);
     }
 
     /** {@code RPOP key count} (or {@code LPOP} when {@code right} is false); an empty list when none. */

@@ -145,6 +145,7 @@ public final class RequiredCommands {
             c("hdel", Use.QUEUES, "attempts, enqueue times, registry"),
             c("hincrby", Use.QUEUES, "delivery attempts"),
             c("incrby", Use.QUEUES, "the settled count (acked and dead-lettered messages)"),
+            c("get", Use.QUEUES, "stats: the settled count"),
             c("hsetnx", Use.QUEUES, "first enqueue time kept on redelivery"),
             c("zadd", Use.QUEUES, "delayed retries"),
             c("zrangebyscore", Use.QUEUES, "delayed retries due"),

@@ -288,20 +288,25 @@ class SingleNodeLockIT extends LockContract {
         try {
             for (int t = 0; t < 8; t++) {
                 threads.add(pool.submit(() -> {
-                    while (!stop.get()) {
-                        try (Lease lease = local.acquire(Duration.ofSeconds(30)).orElseThrow()) {
-                            cycles.incrementAndGet();
-                            if (counting.get()) {
-                                (lease.votes().get(0).detail().equals("handed over") ? handedOver : atRedis)
-                                        .incrementAndGet();
-                            }
-                            // a short hold that leaves the CPU: the threads that just released get back in line
-                            // even on a busy machine, where with empty holds all seven could still be on their
-                            // way back when the holder releases (nobody waiting: the lock goes back to Redis)
-                            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                    Lease lease = local.acquire(Duration.ofSeconds(30)).orElseThrow();
+                    while (true) {
+                        cycles.incrementAndGet();
+                        if (counting.get()) {
+                            (lease.votes().get(0).detail().equals("handed over") ? handedOver : atRedis)
+                                    .incrementAndGet();
                         }
+                        if (stop.get()) {
+                            lease.close();
+                            return null;
+                        }
+                        // the next turn joins the line before this one ends, so no release ever finds the line
+                        // empty (then the lock would go back to Redis for want of a waiter, however the chain
+                        // is bounded), not even when a busy machine keeps the other threads off the CPU
+                        java.util.concurrent.CompletableFuture<java.util.Optional<Lease>> next =
+                                local.acquireAsync(Duration.ofSeconds(30));
+                        lease.close();
+                        lease = next.get(30, TimeUnit.SECONDS).orElseThrow();
                     }
-                    return null;
                 }));
             }
             await().atMost(Duration.ofSeconds(20)).until(() -> cycles.get() > 200);
@@ -325,7 +330,7 @@ class SingleNodeLockIT extends LockContract {
                     .isGreaterThanOrEqualTo(5);
         } else {
             assertThat(atRedis.get()).as("leases acquired at Redis in %d ms: the chain should have stayed local", window)
-                    .isLessThanOrEqualTo(2);
+                    .isLessThanOrEqualTo(1);
         }
     }
 

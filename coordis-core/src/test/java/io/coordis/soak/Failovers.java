@@ -140,6 +140,11 @@ final class Failovers implements Workload {
      * master of the queue's slot, and after a kill -9 its replica is promoted with {@code CLUSTER FAILOVER FORCE}.
      */
     static Deployment cluster() {
+        return cluster(Prefixed.key(ReplicatedWorkload.QUEUE));
+    }
+
+    /** {@link #cluster()}, failing over the master of {@code key}'s slot (the key as stored, with the prefix). */
+    static Deployment cluster(String key) {
         return new Deployment() {
             private RedisCluster cluster;
 
@@ -184,7 +189,7 @@ final class Failovers implements Workload {
 
             @Override
             public RedisServer queueMaster() {
-                return cluster.masterForKey(Prefixed.key(ReplicatedWorkload.QUEUE));
+                return cluster.masterForKey(key);
             }
 
             @Override

@@ -42,6 +42,7 @@ final class Failovers implements Workload {
     private static final Duration FAILOVER_BOUND = Duration.ofSeconds(30);
     private static final Duration RESUME_BOUND = Duration.ofSeconds(60);
     private static final Duration HEALTHY_BOUND = Duration.ofSeconds(120);
+    private static final Duration CLUSTER_NODE_TIMEOUT = Duration.ofSeconds(5);
 
     /** One failover and what the workload saw around it; times in ms from the provocation, -1 for never. */
     private record Failover(int n, boolean killed, String from, String to, long promotedMs, long demotedMs, long acquireMs,
@@ -77,6 +78,14 @@ final class Failovers implements Workload {
 
         /** The master the next failover takes down. */
         RedisServer master();
+
+        /**
+         * How long after a failover the one after next (which fails over the same pair again) must wait: a cluster
+         * master does not vote for a replica of a master it voted on within twice the node timeout.
+         */
+        default Duration voteGap() {
+            return Duration.ZERO;
+        }
 
         /** The replica the next failover of {@code master} promotes. */
         RedisServer replicaOf(RedisServer master);
@@ -158,7 +167,7 @@ final class Failovers implements Workload {
 
             @Override
             public String start() {
-                cluster = RedisCluster.builder().masters(3).replicasPerMaster(1)
+                cluster = RedisCluster.builder().masters(3).replicasPerMaster(1).nodeTimeout(CLUSTER_NODE_TIMEOUT)
                         .template(RedisServer.builder().appendOnly(true).appendFsync("always")).start();
                 return cluster.uri();
             }
@@ -193,6 +202,11 @@ final class Failovers implements Workload {
             @Override
             public RedisServer master() {
                 return queueMaster();
+            }
+
+            @Override
+            public Duration voteGap() {
+                return CLUSTER_NODE_TIMEOUT.multipliedBy(2).plusSeconds(1);
             }
 
             @Override

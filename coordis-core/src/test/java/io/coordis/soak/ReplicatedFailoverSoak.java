@@ -122,9 +122,14 @@ class ReplicatedFailoverSoak {
             List<Long> starts = new ArrayList<>();
             List<Boolean> kills = new ArrayList<>();
             List<String> stages = new ArrayList<>();
+            List<Long> settled = new ArrayList<>();
             for (int n = 1; n <= count; n++) {
                 deployment.awaitHealthy();
                 Thread.sleep(3000 + random.nextInt(3000));
+                if (n > 2) { // the same pair again: on a cluster, wait until the masters vote for its replica again
+                    long wait = settled.get(n - 3) + deployment.voteGap().toNanos() - System.nanoTime();
+                    Thread.sleep(Math.max(0, wait / 1_000_000));
+                }
                 RedisServer old = deployment.master();
                 boolean kill = n % 2 == 1;
                 before.add(work.snapshot());
@@ -133,6 +138,7 @@ class ReplicatedFailoverSoak {
                 String stage = kill && stop.isPresent() ? stopReplicaAndKill(deployment, old, stop.get()) : "-";
                 stages.add(stage);
                 deployment.failover(old, kill);
+                settled.add(System.nanoTime());
                 if (kill) {
                     old.restart(Duration.ZERO);
                 }

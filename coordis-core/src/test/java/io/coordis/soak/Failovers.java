@@ -87,9 +87,6 @@ final class Failovers implements Workload {
             return Duration.ZERO;
         }
 
-        /** The replica the next failover of {@code master} promotes. */
-        RedisServer replicaOf(RedisServer master);
-
         /** Where the queue's keys are now, to read what is left at the end. */
         RedisServer queueMaster();
 
@@ -121,11 +118,6 @@ final class Failovers implements Workload {
             @Override
             public RedisServer master() {
                 return group.master();
-            }
-
-            @Override
-            public RedisServer replicaOf(RedisServer master) {
-                return group.servers().stream().filter(s -> s != master).findFirst().orElseThrow();
             }
 
             @Override
@@ -210,45 +202,17 @@ final class Failovers implements Workload {
             }
 
             @Override
-            public RedisServer replicaOf(RedisServer master) {
-                return cluster.replicasOf(master).get(0);
-            }
-
-            @Override
             public RedisServer queueMaster() {
                 return cluster.masterForKey(key);
             }
 
             @Override
             public RedisServer failover(RedisServer old, boolean kill) {
-                RedisServer replica = replicaOf(old);
+                RedisServer replica = cluster.replicasOf(old).get(0);
                 if (kill) {
                     old.kill();
                 }
-                try {
-                    cluster.failover(replica, kill); // FORCE: the killed master cannot agree
-                } catch (IllegalStateException e) {
-                    if (!kill) {
-                        throw e;
-                    }
-                    // seen after a few failovers: the replica reports itself master with an older config epoch
-                    // than the killed master's, so the other nodes keep the slots on the dead node and the cluster
-                    // stays down; an operator takes the slots with a fresh epoch, and so does this
-                    boolean master = "master".equals(Watch.text(((List<?>) replica.command("ROLE")).get(0)));
-                    System.out.println("cluster: forced failover to " + replica.address() + " did not settle ("
-                            + e.getMessage().lines().findFirst().orElse("") + "); "
-                            + (master ? "CLUSTER BUMPEPOCH" : "CLUSTER FAILOVER TAKEOVER") + " on it");
-                    if (master) {
-                        replica.command("CLUSTER", "BUMPEPOCH");
-                    } else {
-                        replica.command("CLUSTER", "FAILOVER", "TAKEOVER");
-                    }
-                    cluster.awaitOk(FAILOVER_BOUND);
-                    if (cluster.masterForKey(key) != replica) {
-                        throw new IllegalStateException("after the fallback the slot of " + key + " is on "
-                                + cluster.masterForKey(key) + ", not on " + replica, e);
-                    }
-                }
+                cluster.failover(replica, kill); // FORCE: the killed master cannot agree
                 return replica;
             }
 

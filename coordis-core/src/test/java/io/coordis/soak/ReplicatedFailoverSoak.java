@@ -66,16 +66,8 @@ class ReplicatedFailoverSoak {
         SoakReport report = new SoakReport("ReplicatedFailoverSoak: " + where + " failovers with and without a replica "
                 + "wait", seed);
         List<List<String>> rows = new ArrayList<>();
-        List<String> header = new ArrayList<>(List.of("replica wait", "failover", "how", "fenced violations",
-                "fence regressions", "overlaps", "fencing numbers twice", "lost grants", "not replicated (reported)",
-                "confirmed pushes lost"));
-        SoakSettings.replicaStop().ifPresent(d -> {
-            header.add("replica stopped before the kill / replication output the master held");
-            report.figure("lagging replica (soak.replica.stop.seconds)", "before each kill -9 the replica is stopped"
-                    + " until the master holds replication output its socket would not take, at most " + d.toMillis()
-                    + " ms, then 250 ms more");
-        });
-        rows.add(header);
+        rows.add(List.of("replica wait", "failover", "how", "fenced violations", "fence regressions", "overlaps",
+                "fencing numbers twice", "lost grants", "not replicated (reported)", "confirmed pushes lost"));
         Run without = run("none", Replication.none(), deployments.get(), count, new Random(seed), rows);
         Run with = run("WAIT 1 100ms", ONE, deployments.get(), count, new Random(seed), rows);
         for (Run r : List.of(without, with)) {
@@ -115,13 +107,11 @@ class ReplicatedFailoverSoak {
     private static Run run(String label, Replication replication, Failovers.Deployment deployment, int count,
                            Random random, List<List<String>> rows) throws Exception {
         Run run = new Run(label);
-        Optional<Duration> stop = SoakSettings.replicaStop();
         try (deployment; FencedResource resource = FencedResource.start();
              Workload work = new Workload(deployment.start(), replication, resource)) {
             List<long[]> before = new ArrayList<>();
             List<Long> starts = new ArrayList<>();
             List<Boolean> kills = new ArrayList<>();
-            List<String> stages = new ArrayList<>();
             List<Long> settled = new ArrayList<>();
             for (int n = 1; n <= count; n++) {
                 deployment.awaitHealthy();
@@ -135,8 +125,6 @@ class ReplicatedFailoverSoak {
                 before.add(work.snapshot());
                 starts.add(System.nanoTime());
                 kills.add(kill);
-                String stage = kill && stop.isPresent() ? stopReplicaAndKill(deployment, old, stop.get()) : "-";
-                stages.add(stage);
                 deployment.failover(old, kill);
                 settled.add(System.nanoTime());
                 if (kill) {
@@ -165,9 +153,6 @@ class ReplicatedFailoverSoak {
                 for (int k = 0; k < 7; k++) {
                     cells.add(Long.toString(row[k]));
                 }
-                if (stop.isPresent()) {
-                    cells.add(stages.get(i));
-                }
                 rows.add(cells);
             }
             run.total[7] = work.deliveredTwice();
@@ -176,48 +161,6 @@ class ReplicatedFailoverSoak {
             run.phantoms = work.phantoms();
         }
         return run;
-    }
-
-    /**
-     * A replica that lags when its master dies: stops the replica (SIGSTOP) while the workload goes on writing, until
-     * the master's output buffer to it is not empty (the kernel's socket buffers are full: what is left in that
-     * buffer is what a kill -9 loses) and 250 ms more, at most {@code bound} in all; then kills the master and resumes
-     * the replica, which reads what reached its socket before it is promoted. Answers how long the replica was
-     * stopped and how many bytes the master held for it when killed.
-     */
-    private static String stopReplicaAndKill(Failovers.Deployment deployment, RedisServer master, Duration bound)
-            throws InterruptedException {
-        RedisServer replica = deployment.replicaOf(master);
-        long start = System.nanoTime();
-        long deadline = start + bound.toNanos();
-        long held;
-        replica.pause();
-        try {
-            while ((held = replicaOutput(master)) == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            if (held > 0) {
-                Thread.sleep(Math.max(0, Math.min(250, (deadline - System.nanoTime()) / 1_000_000)));
-                held = replicaOutput(master);
-            }
-            master.kill();
-        } finally {
-            replica.resume();
-        }
-        return (System.nanoTime() - start) / 1_000_000 + " ms / " + held + " B";
-    }
-
-    /** The bytes {@code master} holds in its output buffers to replicas ({@code omem} of CLIENT LIST TYPE replica). */
-    private static long replicaOutput(RedisServer master) {
-        long sum = 0;
-        for (String line : Watch.text(master.command("CLIENT", "LIST", "TYPE", "replica")).split("\n")) {
-            for (String field : line.trim().split(" ")) {
-                if (field.startsWith("omem=")) {
-                    sum += Long.parseLong(field.substring(5));
-                }
-            }
-        }
-        return sum;
     }
 
     /**

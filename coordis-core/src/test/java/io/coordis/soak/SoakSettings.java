@@ -2,7 +2,6 @@ package io.coordis.soak;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.Random;
 
 /**
@@ -13,9 +12,6 @@ import java.util.Random;
  *   <li>{@code soak.signal.minutes} (default 15): how long signals are sent through faults ({@link SignalSoak});</li>
  *   <li>{@code soak.messages} (default 2,000,000): messages through the reliable queue ({@link QueueSoak});</li>
  *   <li>{@code soak.failovers} (default 20): Sentinel failovers ({@link SentinelFailoverSoak});</li>
- *   <li>{@code soak.replica.stop.seconds} (unset: no stop): before each kill -9 of {@link ReplicatedFailoverSoak},
- *       stop the replica (SIGSTOP) until the master holds replication output its socket would not take, at most
- *       this long, so that the kill loses acknowledged writes (a lagging replica);</li>
  *   <li>{@code soak.combined.minutes} (default 60): how long every workload runs at once ({@link CombinedSoak});</li>
  *   <li>{@code soak.combined.messages} (default 10,000,000): the most messages the combined run pushes;</li>
  *   <li>{@code soak.seed}: the seed of every random choice of a run (faults, victims, pauses); without it
@@ -44,13 +40,6 @@ final class SoakSettings {
 
     static int failovers() {
         return (int) positive("soak.failovers", 20);
-    }
-
-    /** {@code soak.replica.stop.seconds}, empty when unset. */
-    static Optional<Duration> replicaStop() {
-        String p = System.getProperty("soak.replica.stop.seconds");
-        return p == null || p.isBlank() ? Optional.empty()
-                : Optional.of(Duration.ofMillis(Math.round(positive("soak.replica.stop.seconds", 1) * 1000)));
     }
 
     static Duration combinedDuration() {

@@ -42,6 +42,7 @@ final class Failovers implements Workload {
     private static final Duration FAILOVER_BOUND = Duration.ofSeconds(30);
     private static final Duration RESUME_BOUND = Duration.ofSeconds(60);
     private static final Duration HEALTHY_BOUND = Duration.ofSeconds(120);
+    private static final Duration CLUSTER_NODE_TIMEOUT = Duration.ofSeconds(5);
 
     /** One failover and what the workload saw around it; times in ms from the provocation, -1 for never. */
     private record Failover(int n, boolean killed, String from, String to, long promotedMs, long demotedMs, long acquireMs,
@@ -77,6 +78,14 @@ final class Failovers implements Workload {
 
         /** The master the next failover takes down. */
         RedisServer master();
+
+        /**
+         * How long after a failover the one after next (which fails over the same pair again) must wait: a cluster
+         * master does not vote for a replica of a master it voted on within twice the node timeout.
+         */
+        default Duration voteGap() {
+            return Duration.ZERO;
+        }
 
         /** Where the queue's keys are now, to read what is left at the end. */
         RedisServer queueMaster();
@@ -140,12 +149,17 @@ final class Failovers implements Workload {
      * master of the queue's slot, and after a kill -9 its replica is promoted with {@code CLUSTER FAILOVER FORCE}.
      */
     static Deployment cluster() {
+        return cluster(Prefixed.key(ReplicatedWorkload.QUEUE));
+    }
+
+    /** {@link #cluster()}, failing over the master of {@code key}'s slot (the key as stored, with the prefix). */
+    static Deployment cluster(String key) {
         return new Deployment() {
             private RedisCluster cluster;
 
             @Override
             public String start() {
-                cluster = RedisCluster.builder().masters(3).replicasPerMaster(1)
+                cluster = RedisCluster.builder().masters(3).replicasPerMaster(1).nodeTimeout(CLUSTER_NODE_TIMEOUT)
                         .template(RedisServer.builder().appendOnly(true).appendFsync("always")).start();
                 return cluster.uri();
             }
@@ -183,8 +197,13 @@ final class Failovers implements Workload {
             }
 
             @Override
+            public Duration voteGap() {
+                return CLUSTER_NODE_TIMEOUT.multipliedBy(2).plusSeconds(1);
+            }
+
+            @Override
             public RedisServer queueMaster() {
-                return cluster.masterForKey(Prefixed.key(ReplicatedWorkload.QUEUE));
+                return cluster.masterForKey(key);
             }
 
             @Override

@@ -12,9 +12,8 @@ import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
-import io.coordis.testkit.RespException;
-import io.coordis.testkit.SentinelGroup;
 import io.coordis.testkit.fault.FencedResource;
 import org.junit.jupiter.api.Test;
 
@@ -28,34 +27,49 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The same lock and queue workload through {@code soak.failovers} (default 20) Sentinel failovers twice: without a
- * replica wait (the negative control) and with {@code Replication.toReplicas(1, 100ms)}; the failovers alternate
- * between {@code SENTINEL FAILOVER} and a kill -9 of the master (restarted, it rejoins as a replica), each after
- * 3-6 s of work with the replica in sync. Per failover it counts fenced violations, overlaps and fence regressions
- * (the {@link FencedResource}), fencing numbers handed out twice, lost grants (a short hold whose release found the
- * lock no longer its own) and confirmed pushes never delivered, plus deliveries seen twice (at-least-once allows
- * them). It asserts only that each run did its failovers and that nothing was delivered that was not pushed: the
- * figures are what docs/safety.md "Replicated acquisitions" compares.
+ * The same lock and queue workload through {@code soak.failovers} (default 20) failovers twice: without a replica
+ * wait (the negative control) and with {@code Replication.toReplicas(1, 100ms)}; once on Sentinel (a master with one
+ * replica, three sentinels) and once on a Redis Cluster (three masters with a replica each, failing over the master
+ * of the workload's slot). The failovers ({@link Failovers.Deployment}) alternate between a kill -9 of the master
+ * (restarted, it rejoins as a replica) and the manual one ({@code SENTINEL FAILOVER}; {@code CLUSTER FAILOVER} on the
+ * replica), each after 3-6 s of work with the replicas in sync. Per failover it counts fenced violations, overlaps
+ * and fence regressions (the {@link FencedResource}), fencing numbers handed out twice, lost grants (a short hold
+ * whose release found the lock no longer its own) and confirmed pushes never delivered, plus deliveries seen twice
+ * (at-least-once allows them). It asserts only that each run did its failovers and that nothing was delivered that
+ * was not pushed: the figures are what docs/safety.md "Replicated acquisitions" compares. Run one deployment with
+ * {@code -Dit.test=ReplicatedFailoverSoak#onSentinel} or {@code #onRedisCluster}.
  */
 class ReplicatedFailoverSoak {
-    private static final Duration FAILOVER_BOUND = Duration.ofSeconds(30);
     private static final Replication ONE = Replication.toReplicas(1, Duration.ofMillis(100));
+    /** The lock and the queue share a hash tag, so that on a cluster every failover hits both. */
+    private static final String LOCK = "{soak:replicated-failover}:lock";
+    private static final String QUEUE = "{soak:replicated-failover}:queue";
 
     @Test
-    void aReplicaWaitRemovesWhatFailoversLose() throws Exception {
+    void onSentinel() throws Exception {
+        compare("Sentinel", Failovers::sentinel);
+    }
+
+    @Test
+    void onRedisCluster() throws Exception {
+        compare("Redis Cluster", () -> Failovers.cluster(Prefixed.key(QUEUE)));
+    }
+
+    private static void compare(String where, Supplier<Failovers.Deployment> deployments) throws Exception {
         int count = SoakSettings.failovers();
-        long seed = SoakSettings.seed("ReplicatedFailoverSoak");
-        SoakReport report = new SoakReport("ReplicatedFailoverSoak: Sentinel failovers with and without a replica wait",
-                seed);
+        long seed = SoakSettings.seed("ReplicatedFailoverSoak " + where);
+        SoakReport report = new SoakReport("ReplicatedFailoverSoak: " + where + " failovers with and without a replica "
+                + "wait", seed);
         List<List<String>> rows = new ArrayList<>();
         rows.add(List.of("replica wait", "failover", "how", "fenced violations", "fence regressions", "overlaps",
                 "fencing numbers twice", "lost grants", "not replicated (reported)", "confirmed pushes lost"));
-        Run without = run("none", Replication.none(), count, new Random(seed), rows);
-        Run with = run("WAIT 1 100ms", ONE, count, new Random(seed), rows);
+        Run without = run("none", Replication.none(), deployments.get(), count, new Random(seed), rows);
+        Run with = run("WAIT 1 100ms", ONE, deployments.get(), count, new Random(seed), rows);
         for (Run r : List.of(without, with)) {
             report.figure(r.label + ": failovers / grants / pushes confirmed", r.failovers + " / " + r.grants + " / "
                     + r.confirmed);
@@ -90,37 +104,38 @@ class ReplicatedFailoverSoak {
         }
     }
 
-    private static Run run(String label, Replication replication, int count, Random random, List<List<String>> rows)
-            throws Exception {
+    private static Run run(String label, Replication replication, Failovers.Deployment deployment, int count,
+                           Random random, List<List<String>> rows) throws Exception {
         Run run = new Run(label);
-        try (SentinelGroup group = SentinelGroup.start(1, 3); FencedResource resource = FencedResource.start();
-             Workload work = new Workload(group.sentinelUri(), replication, resource)) {
+        try (deployment; FencedResource resource = FencedResource.start();
+             Workload work = new Workload(deployment.start(), replication, resource)) {
             List<long[]> before = new ArrayList<>();
             List<Long> starts = new ArrayList<>();
             List<Boolean> kills = new ArrayList<>();
+            List<Long> settled = new ArrayList<>();
             for (int n = 1; n <= count; n++) {
-                awaitInSync(group);
+                deployment.awaitHealthy();
                 Thread.sleep(3000 + random.nextInt(3000));
-                RedisServer old = group.master();
+                if (n > 2) { // the same pair again: on a cluster, wait until the masters vote for its replica again
+                    long wait = settled.get(n - 3) + deployment.voteGap().toNanos() - System.nanoTime();
+                    Thread.sleep(Math.max(0, wait / 1_000_000));
+                }
+                RedisServer old = deployment.master();
                 boolean kill = n % 2 == 1;
                 before.add(work.snapshot());
                 starts.add(System.nanoTime());
                 kills.add(kill);
-                if (kill) {
-                    old.kill();
-                } else {
-                    sentinelFailover(group);
-                }
-                group.awaitFailover(old, FAILOVER_BOUND);
+                deployment.failover(old, kill);
+                settled.add(System.nanoTime());
                 if (kill) {
                     old.restart(Duration.ZERO);
                 }
                 run.failovers++;
                 System.out.println("ReplicatedFailoverSoak " + label + ": failover " + n + (kill ? " (kill -9)" : ""));
             }
-            awaitInSync(group);
+            deployment.awaitHealthy();
             Thread.sleep(3000);
-            work.stop(group);
+            work.stop();
             before.add(work.snapshot());
             for (int i = 0; i < count; i++) {
                 long from = starts.get(i);
@@ -134,7 +149,7 @@ class ReplicatedFailoverSoak {
                     run.total[k] += row[k];
                 }
                 List<String> cells = new ArrayList<>(List.of(label, Integer.toString(i + 1),
-                        kills.get(i) ? "kill -9" : "SENTINEL FAILOVER"));
+                        kills.get(i) ? "kill -9" : deployment.manual()));
                 for (int k = 0; k < 7; k++) {
                     cells.add(Long.toString(row[k]));
                 }
@@ -148,46 +163,10 @@ class ReplicatedFailoverSoak {
         return run;
     }
 
-    /** Blocks until the sentinels' master has its replica linked and caught up. */
-    private static void awaitInSync(SentinelGroup group) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                RedisServer m = group.awaitMaster(s -> true, Duration.ofSeconds(60));
-                boolean synced = group.servers().stream().filter(s -> s != m).allMatch(r -> r.isRunning()
-                        && "up".equals(r.info("replication").get("master_link_status"))
-                        && Integer.toString(m.port()).equals(r.info("replication").get("master_port")));
-                if (synced) {
-                    return;
-                }
-            } catch (RuntimeException e) {
-                // failing over still
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("the replica did not catch up within 120 s");
-    }
-
-    /** SENTINEL FAILOVER, asked again while a sentinel answers that it cannot yet. */
-    private static void sentinelFailover(SentinelGroup group) throws InterruptedException {
-        long deadline = System.nanoTime() + FAILOVER_BOUND.toNanos();
-        while (true) {
-            try {
-                group.failover();
-                return;
-            } catch (RespException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(500);
-            }
-        }
-    }
-
     /**
      * Three threads taking one lock (TTL 2 s, held ~2 ms) and entering the fenced resource with their numbers; a
      * producer pushing numbered messages one at a time; two consumers taking and acking. Every client through the
-     * {@code redis-sentinel://} URL with a command timeout of 1 s, lock and queue with {@code replication}.
+     * deployment's URL with a command timeout of 1 s, lock and queue with {@code replication}.
      */
     private static final class Workload implements AutoCloseable {
         /** A grant: its fencing number and when it was made. */
@@ -209,12 +188,12 @@ class ReplicatedFailoverSoak {
 
         Workload(String uri, Replication replication, FencedResource resource) throws InterruptedException {
             this.resource = resource;
-            DistributedLock lock = connect(uri).lock("soak:replicated:lock", LockOptions.defaults()
+            DistributedLock lock = connect(uri).lock(LOCK, LockOptions.defaults()
                     .withTtl(Duration.ofSeconds(2)).withReplication(replication));
             QueueOptions q = QueueOptions.defaults().withHeartbeatTtl(Duration.ofSeconds(1))
                     .withSweepInterval(Duration.ofMillis(250)).withReplication(replication);
-            ReliableQueue producerQueue = connect(uri).reliableQueue("soak:replicated:queue", q);
-            ReliableQueue consumerQueue = connect(uri).reliableQueue("soak:replicated:queue", q);
+            ReliableQueue producerQueue = connect(uri).reliableQueue(QUEUE, q);
+            ReliableQueue consumerQueue = connect(uri).reliableQueue(QUEUE, q);
             for (int t = 0; t < 3; t++) {
                 String name = "w" + t;
                 start(() -> lockLoop(lock, name));
@@ -329,7 +308,7 @@ class ReplicatedFailoverSoak {
         }
 
         /** Stops the lock and the producer, lets the consumers drain what is left (at most 60 s), stops them. */
-        void stop(SentinelGroup group) throws InterruptedException {
+        void stop() throws InterruptedException {
             working = false;
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             long quietSince = System.nanoTime();

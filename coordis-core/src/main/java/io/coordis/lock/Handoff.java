@@ -296,7 +296,10 @@ final class Handoff {
                             Long.toString(System.currentTimeMillis()), "", token, chain >= YIELD_AFTER ? "1" : "0",
                             keys.released(), Integer.toString(BLOCK)));
             // Whoever has the answer first, the connection's thread or this one, passes the place on: the next in
-            // line is woken straight from the reply, not after this thread has been woken and run.
+            // line is woken straight from the reply, not after this thread has been woken and run. The decision and
+            // the hand-on happen under one lock, so this thread never returns (and closes the lease's place
+            // without a gift) between the other thread's decision and its hand-on: the place would go on without
+            // the lock, whose gift would then be discarded, and the next in line would wait at Redis, marked.
             AtomicBoolean decided = new AtomicBoolean();
             sent.thenAccept(answer -> {
                 try {
@@ -310,8 +313,11 @@ final class Handoff {
             try {
                 reply = node.awaitUninterruptibly(sent, node.commandTimeout());
             } catch (NodeUnavailableException e) {
-                if (!decided.compareAndSet(false, true)) {
-                    return code(sent.join()) != 0; // the answer came just as the wait ended, and passed the place on
+                synchronized (decided) {
+                    if (decided.get()) {
+                        return code(sent.join()) != 0; // the answer came just as the wait ended, and passed the place on
+                    }
+                    decided.set(true);
                 }
                 // The script may have run (the lock is held by a hand-off nobody will claim) or not (it is still
                 // this lease's): whichever token holds it lets go.
@@ -357,9 +363,6 @@ final class Handoff {
          */
         private long passOn(Object reply, String next, long start, AtomicBoolean decided) {
             long code = code(reply);
-            if (decided.get()) {
-                return code; // passed on already by whoever saw the answer first
-            }
             LocalQueue.Gift gift;
             if (code == 1) {
                 long fence = Replies.number(Replies.list(reply, 2, SingleNodeLock.ACQUIRE, node.address()), 1,
@@ -371,8 +374,14 @@ final class Handoff {
             } else {
                 return code;
             }
-            if (decided.compareAndSet(false, true) && !permit.handOn(gift)) {
-                gift.discard().run();
+            synchronized (decided) {
+                if (decided.get()) {
+                    return code; // passed on already by whoever saw the answer first
+                }
+                decided.set(true);
+                if (!permit.handOn(gift)) {
+                    gift.discard().run();
+                }
             }
             return code;
         }

@@ -269,9 +269,14 @@ final class Failovers implements Workload {
     @Override
     public void disturb(long end, Random random) throws Exception {
         boolean killFirst = random.nextBoolean();
+        List<Long> settledAt = new ArrayList<>();
         for (int n = 1; untilCount ? n <= count : System.nanoTime() < end; n++) {
             deployment.awaitHealthy();
             Thread.sleep(5000 + random.nextInt(10_000));
+            if (n > 2) { // the same pair again: on a cluster, wait until the masters vote for its replica again
+                long wait = settledAt.get(n - 3) + deployment.voteGap().toNanos() - System.nanoTime();
+                Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(wait)));
+            }
             if (!untilCount && System.nanoTime() >= end) {
                 break;
             }
@@ -283,6 +288,7 @@ final class Failovers implements Workload {
             RedisServer promoted = deployment.failover(old, kill);
             long promotedAt = System.nanoTime();
             long settled = kill ? promotedAt : awaitDemoted(old, promotedAt);
+            settledAt.add(settled);
             if (kill) {
                 old.restart(Duration.ZERO); // comes back as a master; the sentinels turn it into a replica
             }

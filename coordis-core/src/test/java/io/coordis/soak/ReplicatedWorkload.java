@@ -42,8 +42,9 @@ import java.util.function.Supplier;
  * acking them; a sender publishing 100 signals a second to a listener, both recording histories.
  */
 final class ReplicatedWorkload implements AutoCloseable {
-    static final String LOCK = "soak:replicated:lock";
-    static final String QUEUE = "soak:replicated:queue";
+    /** The lock and the queue share a hash tag, so that on a cluster every failover of the queue's master hits both. */
+    static final String LOCK = "{soak:replicated}:lock";
+    static final String QUEUE = "{soak:replicated}:queue";
     private static final String CHANNEL = "soak:replicated:signal";
     private static final int LOCKERS = 3;
     private static final int CONSUMERS = 2;

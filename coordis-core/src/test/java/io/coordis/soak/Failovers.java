@@ -7,6 +7,7 @@ import io.coordis.testkit.RespException;
 import io.coordis.testkit.SentinelGroup;
 import io.coordis.testkit.fault.FencedResource;
 import io.coordis.testkit.fault.Nemesis;
+import io.coordis.testkit.fault.ReplicationCut;
 import io.coordis.testkit.history.Histories;
 import io.coordis.testkit.history.History;
 import io.coordis.testkit.history.SignalChecker;
@@ -72,6 +73,16 @@ final class Failovers implements Workload {
 
         /** What a manual failover is called ({@code SENTINEL FAILOVER}). */
         String manual();
+
+        /** What the failover after a kill -9 of the master is called. */
+        default String kill() {
+            return "kill -9";
+        }
+
+        /** How far behind the replica is made before each failover, as words to append; empty when in sync. */
+        default String holdBack() {
+            return "";
+        }
 
         /** Blocks until a writable master has its replicas in sync, seen healthy by the deployment. */
         void awaitHealthy() throws InterruptedException;
@@ -154,6 +165,19 @@ final class Failovers implements Workload {
 
     /** {@link #cluster()}, failing over the master of {@code key}'s slot (the key as stored, with the prefix). */
     static Deployment cluster(String key) {
+        return cluster(key, Duration.ZERO);
+    }
+
+    /**
+     * {@link #cluster(String)} with the replica behind: each failover first holds the master's replication stream
+     * back for {@code holdBack} ({@link ReplicationCut}) while the master keeps serving, as a lagging or cut-off
+     * replica would be, then kills the master and forces the replica's promotion, or promotes the replica with
+     * {@code CLUSTER FAILOVER TAKEOVER} (a coordinated {@code CLUSTER FAILOVER} waits for the replica to catch up,
+     * which it cannot). What the master accepted meanwhile is lost, unless it waited for the replica. Zero: no
+     * hold-back, the manual failover is the coordinated one.
+     */
+    static Deployment cluster(String key, Duration holdBack) {
+        boolean behind = !holdBack.isZero();
         return new Deployment() {
             private RedisCluster cluster;
 
@@ -166,7 +190,17 @@ final class Failovers implements Workload {
 
             @Override
             public String manual() {
-                return "CLUSTER FAILOVER";
+                return behind ? "CLUSTER FAILOVER TAKEOVER" : "CLUSTER FAILOVER";
+            }
+
+            @Override
+            public String kill() {
+                return behind ? "kill -9, FORCE" : Deployment.super.kill();
+            }
+
+            @Override
+            public String holdBack() {
+                return behind ? ", the replica " + holdBack.toMillis() + " ms behind" : "";
             }
 
             @Override
@@ -207,12 +241,24 @@ final class Failovers implements Workload {
             }
 
             @Override
-            public RedisServer failover(RedisServer old, boolean kill) {
+            public RedisServer failover(RedisServer old, boolean kill) throws InterruptedException {
                 RedisServer replica = cluster.replicasOf(old).get(0);
-                if (kill) {
-                    old.kill();
+                if (!behind) {
+                    if (kill) {
+                        old.kill();
+                    }
+                    cluster.failover(replica, kill); // FORCE: the killed master cannot agree
+                    return replica;
                 }
-                cluster.failover(replica, kill); // FORCE: the killed master cannot agree
+                try (ReplicationCut cut = ReplicationCut.of(old)) {
+                    Thread.sleep(holdBack.toMillis());
+                    if (kill) {
+                        old.kill();
+                        cluster.failover(replica, true);
+                    } else {
+                        cluster.takeover(replica);
+                    }
+                } // lets the stream through only once the promoted replica has closed its link
                 return replica;
             }
 
@@ -357,7 +403,7 @@ final class Failovers implements Workload {
             add(queueResume, f.queueMs());
             add(signalResume, f.signalMs());
             add(promotion, f.promotedMs());
-            rows.add(List.of(Integer.toString(f.n()), f.killed() ? "kill -9" : deployment.manual(), f.from() + " -> " + f.to(),
+            rows.add(List.of(Integer.toString(f.n()), f.killed() ? deployment.kill() : deployment.manual(), f.from() + " -> " + f.to(),
                     f.promotedMs() + " ms", f.killed() ? "(killed)" : f.demotedMs() + " ms", shown(f.acquireMs()),
                     shown(f.fenceMs()), shown(f.queueMs()), shown(f.signalMs()),
                     Long.toString(to.violations() - from.violations()), Long.toString(to.overlaps() - from.overlaps()),

@@ -188,15 +188,25 @@ public final class RedisCluster implements AutoCloseable {
      * @throws IllegalStateException when the failover does not complete in time
      */
     public void failover(RedisServer replica, boolean force) {
+        promote(replica, force ? new String[] {"CLUSTER", "FAILOVER", "FORCE"} : new String[] {"CLUSTER", "FAILOVER"});
+    }
+
+    /**
+     * Promotes {@code replica} with {@code CLUSTER FAILOVER TAKEOVER}: on its own, without the master's agreement
+     * or the other masters' votes, and without catching up with the master first (what the master accepted and had
+     * not yet sent it is lost when the master learns of the promotion and turns into its replica). Blocks as
+     * {@link #failover} does.
+     */
+    public void takeover(RedisServer replica) {
+        promote(replica, "CLUSTER", "FAILOVER", "TAKEOVER");
+    }
+
+    private void promote(RedisServer replica, String... command) {
         NodeLine before = self(replica);
         if (before.master()) {
             throw new IllegalArgumentException(replica + " is already a master");
         }
-        if (force) {
-            replica.command("CLUSTER", "FAILOVER", "FORCE");
-        } else {
-            replica.command("CLUSTER", "FAILOVER");
-        }
+        replica.command(command);
         String id = nodeId(replica);
         long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
         while (true) {

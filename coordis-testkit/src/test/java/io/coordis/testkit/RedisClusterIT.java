@@ -36,6 +36,13 @@ class RedisClusterIT {
             assertThat(replica.command("GET", key)).isEqualTo("v");
             cluster.flushAll();
             assertThat(replica.command("DBSIZE")).isEqualTo(0L);
+
+            // the old master, now the replica, takes its slots back on its own
+            assertThat(cluster.replicasOf(replica)).containsExactly(owner);
+            cluster.takeover(owner);
+            assertThat(cluster.masterForKey(key)).isSameAs(owner);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(cluster.replicasOf(owner)).containsExactly(replica));
         }
     }
 }

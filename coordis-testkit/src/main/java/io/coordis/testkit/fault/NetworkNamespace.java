@@ -228,7 +228,7 @@ public final class NetworkNamespace implements AutoCloseable {
         run(wrap(List.of(command)).toArray(String[]::new));
     }
 
-    private static void runQuietly(String... command) {
+    static void runQuietly(String... command) {
         try {
             run(command);
         } catch (RuntimeException ignored) {
@@ -236,7 +236,8 @@ public final class NetworkNamespace implements AutoCloseable {
         }
     }
 
-    private static String run(String... command) {
+    /** Runs a tool (found by {@link #resolve}) and answers its output; fails when it fails or takes over 10 s. */
+    static String run(String... command) {
         command = command.clone();
         command[0] = resolve(command[0]);
         try {

@@ -76,6 +76,9 @@ import java.util.function.Function;
  *     polled by {@link #watch}</td></tr>
  * <tr><td>{@code coordis.queue.oldest.age}</td><td>time gauge</td><td>{@code name}: age of the oldest waiting
  *     message (0 when none)</td></tr>
+ * <tr><td>{@code coordis.queue.settled}</td><td>function counter</td><td>{@code name}: messages settled for good
+ *     (acked or dead-lettered) by every Coordis consumer of the queue, as Redis counts them (its rate is the
+ *     queue's throughput); polled by {@link #watch}</td></tr>
  * <tr><td>{@code coordis.signals.published}, {@code .received}</td><td>counters</td><td>{@code name} (the
  *     channel); received counts each node that delivered it (a master and a replica count two)</td></tr>
  * <tr><td>{@code coordis.signals.gaps}</td><td>counter</td><td>{@code node} ({@code host:port}): pub/sub connection
@@ -118,7 +121,8 @@ public final class CoordisMetrics implements Telemetry, AutoCloseable {
     /**
      * Polls {@code queue}'s figures ({@link ReliableQueue#stats()}) every {@code every} on a thread of this object's,
      * into the {@code coordis.queue.depth}, {@code .inflight}, {@code .delayed}, {@code .dead} and
-     * {@code .oldest.age} gauges tagged with the queue's name; the first poll runs at once. Gauges read NaN until
+     * {@code .oldest.age} gauges and the {@code coordis.queue.settled} counter, tagged with the queue's name; the
+     * first poll runs at once. Gauges read NaN (the counter 0) until
      * the first poll answered; a failed poll keeps the last figures and is logged.
      *
      * @throws IllegalArgumentException when {@code every} is under 100 ms, or the queue is watched already

@@ -2,6 +2,7 @@ package io.coordis.micrometer;
 
 import io.coordis.queue.QueueStats;
 import io.coordis.queue.ReliableQueue;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -99,6 +100,13 @@ final class QueuePolling implements AutoCloseable {
                         return s == null ? Double.NaN : s.oldestAge().map(Duration::toMillis).orElse(0L);
                     })
                     .description("age of the oldest message waiting to be taken").tags(tags).register(registry);
+            // kept in Redis by every Coordis consumer of the queue, so its rate is the queue's throughput, not this client's
+            FunctionCounter.builder("coordis.queue.settled", this, w -> {
+                        QueueStats s = w.last;
+                        return s == null ? 0 : s.settled();
+                    })
+                    .description("messages settled for good by every consumer of the queue: acked or dead-lettered")
+                    .tags(tags).register(registry);
         }
 
         private void gauge(MeterRegistry registry, String name, String description, Tags tags,

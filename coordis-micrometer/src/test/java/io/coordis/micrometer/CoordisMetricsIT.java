@@ -229,6 +229,9 @@ class CoordisMetricsIT {
         await().atMost(Duration.ofSeconds(5)).until(() -> gauge("coordis.queue.dead", "m:jobs") == 1
                 && gauge("coordis.queue.delayed", "m:jobs") == 1 && gauge("coordis.queue.depth", "m:jobs") == 1
                 && gauge("coordis.queue.inflight", "m:jobs") == 0);
+        // settled for good: the ack and the dead-lettering nack (a requeue and a delayed retry are not)
+        await().atMost(Duration.ofSeconds(5)).until(() -> registry.get("coordis.queue.settled").tags("name", "m:jobs")
+                .functionCounter().count() == 2);
 
         // a consumer whose client dies holding a message: a sweep gives it back, counted as redelivered
         Coordis dying = Coordis.builder().url(redis.uri()).keyPrefix(Prefixed.prefix()).connect();

@@ -240,7 +240,7 @@ public class CoordisProperties {
          */
         private List<String> tagNames = new ArrayList<>();
 
-        /** Reliable queues whose depth, in-flight, delayed, dead and oldest-age gauges are polled (tagged by name). */
+        /** Reliable queues whose depth, in-flight, delayed, dead and oldest-age gauges and settled counter are polled (tagged by name). */
         private List<String> queues = new ArrayList<>();
 
         /** How often the gauges of coordis.metrics.queues are polled (at least 100ms). */

@@ -78,13 +78,15 @@ public record CoordisView(String match, String at, List<Lock> locks, List<Electi
      * @param overdue             in-flight messages of dead consumers, about to go back
      * @param dead                dead letters
      * @param delayed             nacked messages waiting for their delay
+     * @param settled             messages acked or dead-lettered by every Coordis consumer so far (a counter that
+     *                            only grows: its change between two reads is the throughput)
      * @param consumers           registered consumers
      */
     public record Queue(String name, long depth, long inFlight, Long oldestReadyAgeMs, Long oldestInFlightAgeMs,
-                        long overdue, long dead, long delayed, int consumers) {
+                        long overdue, long dead, long delayed, long settled, int consumers) {
         static Queue of(QueueState q) {
             return new Queue(q.name(), q.depth(), q.inFlight(), ms(q.oldestReadyAge()), ms(q.oldestInFlightAge()),
-                    q.overdue(), q.deadLetters(), q.delayed(), q.consumers().size());
+                    q.overdue(), q.deadLetters(), q.delayed(), q.settled(), q.consumers().size());
         }
     }
 

@@ -6,6 +6,7 @@ import io.coordis.election.Leadership;
 import io.coordis.lock.Lease;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
+import io.coordis.queue.Outcome;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
@@ -85,10 +86,12 @@ class ActuatorIT {
         queue.push("one");
         queue.push("two");
         queue.push("three");
+        queue.push("four");
         LeaderElection election = coordis.election("scheduler");
         try (Lease lease = coordis.lock("report").acquire(Duration.ofSeconds(2)).orElseThrow();
              Consumer consumer = queue.consumer()) {
             Leadership leadership = election.campaign(Duration.ofSeconds(2)).orElseThrow();
+            assertThat(consumer.take(Duration.ofSeconds(2)).orElseThrow().ack()).isEqualTo(Outcome.ACKED);
             Delivery delivery = consumer.take(Duration.ofSeconds(2)).orElseThrow();
             assertThat(delivery).isNotNull();
 
@@ -112,7 +115,8 @@ class ActuatorIT {
 
             Map<String, Object> orders = only(view, "queues");
             assertThat(orders).containsEntry("name", prefix + "orders").containsEntry("depth", 2)
-                    .containsEntry("inFlight", 1).containsEntry("dead", 0).containsEntry("consumers", 1)
+                    .containsEntry("inFlight", 1).containsEntry("dead", 0).containsEntry("settled", 1)
+                    .containsEntry("consumers", 1)
                     .containsKey("oldestReadyAgeMs");
             assertThat(view.get("signals")).isInstanceOf(List.class);
 

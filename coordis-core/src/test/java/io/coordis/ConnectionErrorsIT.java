@@ -91,6 +91,36 @@ class ConnectionErrorsIT {
         assertThat(everything(t)).doesNotContain("Wrong-Guess-99").doesNotContain(PASSWORD);
     }
 
+    /**
+     * Lettuce closes the channel when Redis refuses the credentials, and about once in 500 attempts (a loop of
+     * connects with a wrong password showed it) that close overtook the refusal and was reported alone, as
+     * "Connection closed prematurely": Redis looked unavailable. A connection closed during its handshake is tried
+     * once more, so the refusal is named; a server that closes every new connection is still unavailable.
+     */
+    @Test
+    void aConnectionClosedDuringTheHandshakeIsTriedOnceMore() throws Exception {
+        loadClientClasses();
+        java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+        try (ServerSocket closing = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread server = new Thread(() -> {
+                while (!closing.isClosed()) {
+                    try (java.net.Socket s = closing.accept()) {
+                        accepted.incrementAndGet();
+                        s.getInputStream().read(new byte[256]); // the handshake's first command, then close
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                }
+            }, "closing-server");
+            server.setDaemon(true);
+            server.start();
+            assertThatThrownBy(() -> TestClients.builder().url("redis://127.0.0.1:" + closing.getLocalPort())
+                    .commandTimeout(TIMEOUT).connect())
+                    .isInstanceOf(NodeUnavailableException.class).hasMessageContaining("closed prematurely");
+            assertThat(accepted.get()).as("connections the client opened").isEqualTo(2);
+        }
+    }
+
     @Test
     void missingPasswordIsAccessDenied() {
         Throwable t = org.assertj.core.api.Assertions.catchThrowable(

@@ -59,6 +59,16 @@ final class RedisErrors {
         return described.contains("Connection reset") || described.contains("RedisHandshakeHandler not registered");
     }
 
+    /** Whether Lettuce reported only that the connection closed before its handshake completed. */
+    static boolean closedPrematurely(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("Connection closed prematurely")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Which permission a NOPERM (or Redis 7's in-script form) names: 6.2 "...to access one of the keys...",
      * "...to run the 'get' command...", "...to access one of the channels..."; 7.x "No permissions to access a

@@ -84,6 +84,11 @@ final class Failovers implements Workload {
             return "";
         }
 
+        /** How a failover was made, for the tables: the kind, and how far behind the replica was. */
+        default String how(boolean killed) {
+            return (killed ? kill() : manual()) + holdBack();
+        }
+
         /** Blocks until a writable master has its replicas in sync, seen healthy by the deployment. */
         void awaitHealthy() throws InterruptedException;
 
@@ -319,10 +324,7 @@ final class Failovers implements Workload {
         for (int n = 1; untilCount ? n <= count : System.nanoTime() < end; n++) {
             deployment.awaitHealthy();
             Thread.sleep(5000 + random.nextInt(10_000));
-            if (n > 2) { // the same pair again: on a cluster, wait until the masters vote for its replica again
-                long wait = settledAt.get(n - 3) + deployment.voteGap().toNanos() - System.nanoTime();
-                Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(wait)));
-            }
+            awaitVoteGap(deployment, settledAt);
             if (!untilCount && System.nanoTime() >= end) {
                 break;
             }
@@ -403,7 +405,7 @@ final class Failovers implements Workload {
             add(queueResume, f.queueMs());
             add(signalResume, f.signalMs());
             add(promotion, f.promotedMs());
-            rows.add(List.of(Integer.toString(f.n()), f.killed() ? deployment.kill() : deployment.manual(), f.from() + " -> " + f.to(),
+            rows.add(List.of(Integer.toString(f.n()), deployment.how(f.killed()), f.from() + " -> " + f.to(),
                     f.promotedMs() + " ms", f.killed() ? "(killed)" : f.demotedMs() + " ms", shown(f.acquireMs()),
                     shown(f.fenceMs()), shown(f.queueMs()), shown(f.signalMs()),
                     Long.toString(to.violations() - from.violations()), Long.toString(to.overlaps() - from.overlaps()),
@@ -456,6 +458,18 @@ final class Failovers implements Workload {
             report.note("Examples: signals " + signals.examples() + "; lock " + lock.notes().stream().limit(3).toList());
         }
         report.keepEvidence(dir, failovers.stream().map(Failover::toString).toList(), signals.duplicates() > 0);
+    }
+
+    /**
+     * Before the next failover, which fails over the same pair as the one before last (they take turns): waits
+     * until {@link Deployment#voteGap()} has passed since that one settled. {@code settled}: when each failover so
+     * far settled, in order.
+     */
+    static void awaitVoteGap(Deployment deployment, List<Long> settled) throws InterruptedException {
+        if (settled.size() >= 2) {
+            long wait = settled.get(settled.size() - 2) + deployment.voteGap().toNanos() - System.nanoTime();
+            Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(wait)));
+        }
     }
 
     /** Blocks until the sentinels agree on a writable master whose replica is in sync and seen healthy by all. */

@@ -127,10 +127,7 @@ class ReplicatedFailoverSoak {
             for (int n = 1; n <= count; n++) {
                 deployment.awaitHealthy();
                 Thread.sleep(3000 + random.nextInt(3000));
-                if (n > 2) { // the same pair again: on a cluster, wait until the masters vote for its replica again
-                    long wait = settled.get(n - 3) + deployment.voteGap().toNanos() - System.nanoTime();
-                    Thread.sleep(Math.max(0, wait / 1_000_000));
-                }
+                Failovers.awaitVoteGap(deployment, settled);
                 RedisServer old = deployment.master();
                 boolean kill = n % 2 == 1;
                 before.add(work.snapshot());
@@ -160,7 +157,7 @@ class ReplicatedFailoverSoak {
                     run.total[k] += row[k];
                 }
                 List<String> cells = new ArrayList<>(List.of(label, Integer.toString(i + 1),
-                        (kills.get(i) ? deployment.kill() : deployment.manual()) + deployment.holdBack()));
+                        deployment.how(kills.get(i))));
                 for (int k = 0; k < 7; k++) {
                     cells.add(Long.toString(row[k]));
                 }

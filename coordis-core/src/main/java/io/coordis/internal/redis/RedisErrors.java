@@ -61,12 +61,7 @@ final class RedisErrors {
 
     /** Whether Lettuce reported only that the connection closed before its handshake completed. */
     static boolean closedPrematurely(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains("Connection closed prematurely")) {
-                return true;
-            }
-        }
-        return false;
+        return anyCause(failure, t -> t.getMessage() != null && t.getMessage().contains("Connection closed prematurely"));
     }
 
     /**
@@ -193,8 +188,13 @@ final class RedisErrors {
     }
 
     private static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
-        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (type.isInstance(c)) {
+        return anyCause(t, type::isInstance);
+    }
+
+    /** Whether {@code t} or any of its causes matches. */
+    private static boolean anyCause(Throwable t, java.util.function.Predicate<Throwable> test) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (test.test(c)) {
                 return true;
             }
         }

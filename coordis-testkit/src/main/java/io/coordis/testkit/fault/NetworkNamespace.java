@@ -131,7 +131,7 @@ public final class NetworkNamespace implements AutoCloseable {
         for (String line : run("ip", "netns", "list").split("\n")) {
             String name = line.trim().split("\\s+")[0];
             Matcher m = OURS.matcher(name);
-            if (!m.matches() || ProcessHandle.of(Long.parseLong(m.group(1))).isPresent()
+            if (!m.matches() || running(Long.parseLong(m.group(1)))
                     || !run("ip", "netns", "pids", name).isBlank()) {
                 continue;
             }
@@ -234,6 +234,11 @@ public final class NetworkNamespace implements AutoCloseable {
         } catch (RuntimeException ignored) {
             // already gone
         }
+    }
+
+    /** Whether the process (a test JVM whose PID names a namespace or a table) is still running. */
+    static boolean running(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
     /** Runs a tool (found by {@link #resolve}) and answers its output; fails when it fails or takes over 10 s. */

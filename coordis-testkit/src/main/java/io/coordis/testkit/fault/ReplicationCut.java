@@ -96,8 +96,7 @@ public final class ReplicationCut implements AutoCloseable {
         }
         Matcher m = OURS.matcher(tables);
         while (m.find()) {
-            boolean alive = ProcessHandle.of(Long.parseLong(m.group(1))).map(ProcessHandle::isAlive).orElse(false);
-            if (!alive) {
+            if (!NetworkNamespace.running(Long.parseLong(m.group(1)))) {
                 NetworkNamespace.runQuietly("nft", "delete", "table", "inet", m.group());
             }
         }

@@ -12,9 +12,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,42 +54,68 @@ class RedlockQuorumIT {
             }
             try (Coordis client = TestClients.connect(proxies.stream().map(FaultProxy::uri).toList())) {
                 RedlockNodes.warmUp(client, N);
-                DistributedLock lock = client.lock("quorum:slow", OPTIONS);
+                // a short TTL: a value a timed-out release left behind (see below) is gone within a second
+                DistributedLock lock = client.lock("quorum:slow", OPTIONS.withTtl(Duration.ofSeconds(1)));
                 proxies.get(4).latency(Duration.ofMillis(15)); // answers ~30 ms after the others: past any grace
                 List<String> details = new ArrayList<>();
+                Set<String> ours = new HashSet<>();
                 for (int i = 0; i < 20; i++) {
                     Lease lease = lock.tryAcquire().orElseThrow();
+                    ours.add(lease.token());
                     NodeVote vote = lease.votes().get(4);
                     details.add(vote.vote() == NodeVote.Vote.NOT_AWAITED ? vote.detail() : vote.vote().name());
                     lease.release();
                 }
-                long notWaitedFor = details.stream().filter(Redlock.NOT_WAITED_FOR::equals).count();
-                assertThat(details.get(0)).as("the first attempt waits for it (a grace), in vain; all: %s", details)
-                        .isEqualTo("a majority had decided");
+                // the first attempt waits for it (a grace), in vain; on a loaded machine the majority may be as
+                // slow as the node once, so late on one of the first attempts
+                int firstLate = details.indexOf(Round.MAJORITY_DECIDED);
+                assertThat(firstLate).as("the first attempt that waited for it in vain; all: %s", details)
+                        .isBetween(0, 2);
+                // from then on not waited for, but on a probe (one attempt in 16, two attempts if it was in time)
+                long notWaitedFor = details.subList(firstLate + 1, details.size()).stream()
+                        .filter(Redlock.NOT_WAITED_FOR::equals).count();
                 assertThat(notWaitedFor).as("attempts that did not wait for the slow node: %s", details)
-                        .isBetween(17L, 19L);
-                assertThat(details).as("never granted in time").doesNotContain("ACQUIRED");
-
+                        .isGreaterThanOrEqualTo(details.size() - firstLate - 1 - 2L);
                 proxies.get(4).pass();
+                // Once fast again the node answers in time: it grants, or it still holds a value of an earlier
+                // attempt of ours. That happens when a release there timed out on a loaded machine: its
+                // connection is given up with the release unsent, and the value expires with its TTL, as the
+                // Redlock contract says. So after 40 attempts, more until it grants, within twice the TTL.
+                String key = Prefixed.key("quorum:slow");
                 List<NodeVote.Vote> after = new ArrayList<>();
-                for (int i = 0; i < 40; i++) {
+                long grantedBy = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+                for (int i = 0; i < 40 || !after.contains(NodeVote.Vote.ACQUIRED) && System.nanoTime() < grantedBy; i++) {
                     Lease lease = lock.tryAcquire().orElseThrow();
-                    after.add(lease.votes().get(4).vote());
+                    ours.add(lease.token());
+                    NodeVote.Vote vote = lease.votes().get(4).vote();
+                    after.add(vote);
+                    if (vote == NodeVote.Vote.HELD_BY_OTHER) {
+                        Object held = redis.servers().get(4).command("GET", key); // null: it expired since
+                        assertThat(held == null || ours.contains(held))
+                                .as("node 4 refused attempt %d; it holds %s, a value of an earlier attempt: %s", i, held,
+                                        after)
+                                .isTrue();
+                    }
                     lease.release();
                 }
                 // tried again on one attempt in 16, in time now, and then waited for on every attempt; a probe
                 // has a grace of 1 ms, which a loaded machine may miss once, so within two probes
-                int firstGrant = after.indexOf(NodeVote.Vote.ACQUIRED);
-                assertThat(firstGrant).as("votes of the node once fast again: %s", after).isBetween(0, 32);
-                assertThat(after.subList(firstGrant, after.size()).stream()
-                        .filter(v -> v == NodeVote.Vote.ACQUIRED).count())
-                        .as("granted on most attempts after that (a loaded machine may make it late now and then): %s",
-                                after)
-                        .isGreaterThanOrEqualTo((after.size() - firstGrant) / 2L);
+                int firstInTime = IntStream.range(0, after.size()).filter(i -> inTime(after.get(i))).findFirst().orElse(-1);
+                assertThat(firstInTime).as("votes of the node once fast again: %s", after).isBetween(0, 32);
+                assertThat(after.subList(firstInTime, 40).stream().filter(RedlockQuorumIT::inTime).count())
+                        .as("answered in time on most attempts after that (a loaded machine may make it late now and "
+                                + "then): %s", after)
+                        .isGreaterThanOrEqualTo((40 - firstInTime) / 2L);
+                assertThat(after).as("granted again: %s", after).contains(NodeVote.Vote.ACQUIRED);
             }
         } finally {
             proxies.forEach(FaultProxy::close);
         }
+    }
+
+    /** An answer the round waited for: a grant, or a refusal because the node holds another value. */
+    private static boolean inTime(NodeVote.Vote vote) {
+        return vote == NodeVote.Vote.ACQUIRED || vote == NodeVote.Vote.HELD_BY_OTHER;
     }
 
     @Test

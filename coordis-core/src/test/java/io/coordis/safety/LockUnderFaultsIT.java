@@ -60,10 +60,7 @@ class LockUnderFaultsIT {
     void noFencedViolationUnderCombinedFaultsAndAPausedHolderIsFencedOff() throws Exception {
         long seed = Nemesis.seedFromPropertyOrRandom();
         List<ChildJvm> children = new ArrayList<>();
-        String reason = NetworkNamespace.unavailableReason();
-        org.junit.jupiter.api.Assumptions.assumeTrue(reason == null || System.getenv("CI") != null,
-                () -> "skipped outside CI: " + reason);
-        assertThat(reason).as("network namespaces (for partitions) are required in CI").isNull();
+        NetworkNamespace.requiredInCi("network namespaces (for partitions)");
         try (NetworkNamespace ns = NetworkNamespace.create();
              RedisServer redis = RedisServer.builder().namespace(ns).appendOnly(true).appendFsync("always").start();
              FaultProxy proxy = FaultProxy.to(redis);

@@ -34,10 +34,7 @@ class PartitionIT {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aPartitionedServerFailsFastLosesTheLeaseAndRecoversAfterHealing() throws Exception {
-        String reason = NetworkNamespace.unavailableReason();
-        org.junit.jupiter.api.Assumptions.assumeTrue(reason == null || System.getenv("CI") != null,
-                () -> "skipped outside CI: " + reason);
-        assertThat(reason).as("network namespaces are required in CI").isNull();
+        NetworkNamespace.requiredInCi("network namespaces");
         Duration timeout = Duration.ofMillis(500);
         try (NetworkNamespace ns = NetworkNamespace.create();
              RedisServer redis = RedisServer.builder().namespace(ns).start();

@@ -55,10 +55,7 @@ class RedlockUnderFaultsIT {
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void redlockUnderNodeCrashPartitionAndSlownessKeepsFencingAndProgress() throws Exception {
-        String reason = NetworkNamespace.unavailableReason();
-        org.junit.jupiter.api.Assumptions.assumeTrue(reason == null || System.getenv("CI") != null,
-                () -> "skipped outside CI: " + reason);
-        assertThat(reason).as("network namespaces (for partitions) are required in CI").isNull();
+        NetworkNamespace.requiredInCi("network namespaces (for partitions)");
         long seed = Nemesis.seedFromPropertyOrRandom();
         List<ChildJvm> children = new ArrayList<>();
         List<RedisServer> nodes = new ArrayList<>();

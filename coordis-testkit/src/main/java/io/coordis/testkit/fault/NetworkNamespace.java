@@ -1,5 +1,8 @@
 package io.coordis.testkit.fault;
 
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -56,6 +59,20 @@ public final class NetworkNamespace implements AutoCloseable {
         this.inside = "cdv" + tag + "i";
         this.hostAddress = "10.213." + subnet + ".1";
         this.address = "10.213." + subnet + ".2";
+    }
+
+    /**
+     * For a test that needs namespaces and nftables: skips it where they are unavailable, but fails it in CI (the
+     * {@code CI} environment variable set), where they are required, naming why they are missing.
+     *
+     * @param what what the test needs, as the failure names it: {@code "network namespaces (for partitions)"}
+     */
+    public static void requiredInCi(String what) {
+        String reason = unavailableReason();
+        Assumptions.assumeTrue(reason == null || System.getenv("CI") != null, () -> "skipped outside CI: " + reason);
+        if (reason != null) {
+            Assertions.fail(what + " are required in CI, and unavailable: " + reason);
+        }
     }
 
     /** Why namespaces cannot be made here, or {@code null} when they can. */

@@ -4,7 +4,6 @@ import io.coordis.testkit.FaultProxy;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
 import io.coordis.testkit.fault.Nemesis.Kind;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -121,9 +120,7 @@ class NemesisIT {
 
     @Test
     void closingHealsAPartition() throws Exception {
-        String reason = NetworkNamespace.unavailableReason();
-        Assumptions.assumeTrue(reason == null || System.getenv("CI") != null, () -> "skipped outside CI: " + reason);
-        assertThat(reason).as("network namespaces are required in CI").isNull();
+        NetworkNamespace.requiredInCi("network namespaces");
         try (NetworkNamespace ns = NetworkNamespace.create();
              RedisServer server = RedisServer.builder().namespace(ns).start()) {
             Nemesis nemesis = holding(Nemesis.builder(5).namespaces(List.of(ns)), Kind.PARTITION);

@@ -2,7 +2,6 @@ package io.coordis.testkit.fault;
 
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,9 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NetworkNamespaceIT {
     @BeforeEach
     void needsNamespaces() {
-        String reason = NetworkNamespace.unavailableReason();
-        Assumptions.assumeTrue(reason == null || System.getenv("CI") != null, () -> "skipped outside CI: " + reason);
-        assertThat(reason).as("network namespaces are required in CI").isNull();
+        NetworkNamespace.requiredInCi("network namespaces");
     }
 
     @Test

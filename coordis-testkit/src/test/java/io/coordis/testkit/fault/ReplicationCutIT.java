@@ -2,7 +2,6 @@ package io.coordis.testkit.fault;
 
 import io.coordis.testkit.RedisGroup;
 import io.coordis.testkit.RedisServer;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,9 +21,7 @@ import static org.awaitility.Awaitility.await;
 class ReplicationCutIT {
     @BeforeEach
     void needsNftables() {
-        String reason = NetworkNamespace.unavailableReason();
-        Assumptions.assumeTrue(reason == null || System.getenv("CI") != null, () -> "skipped outside CI: " + reason);
-        assertThat(reason).as("nftables is required in CI").isNull();
+        NetworkNamespace.requiredInCi("nftables rules");
     }
 
     @Test

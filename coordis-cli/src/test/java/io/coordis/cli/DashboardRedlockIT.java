@@ -70,16 +70,17 @@ class DashboardRedlockIT {
 
             browser = Chromium.open(page.toString());
             By row = By.cssSelector("tr[data-kind='lock'][data-name='" + name + "']");
-            List<String> squares = new WebDriverWait(browser, Duration.ofSeconds(10), Duration.ofMillis(20))
+            // the page re-renders the table on each poll: the squares and the text are read from one rendering,
+            // and a row replaced while being read is read again
+            Map.Entry<List<String>, String> shown = new WebDriverWait(browser, Duration.ofSeconds(10), Duration.ofMillis(20))
                     .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
-                    .until(d -> {
-                        List<String> classes = d.findElements(row).stream().findFirst()
-                                .map(r -> r.findElements(By.cssSelector("span.node")).stream()
-                                        .map(s -> s.getAttribute("class")).toList()).orElse(List.of());
-                        return classes.size() == 3 ? classes : null;
-                    });
-            assertThat(squares).containsExactly("node agrees", "node agrees", "node differs");
-            assertThat(browser.findElement(row).getText()).contains("redlock 2/3", "carol@batch7:99");
+                    .until(d -> d.findElements(row).stream().findFirst().map(r -> {
+                        List<String> classes = r.findElements(By.cssSelector("span.node")).stream()
+                                .map(s -> s.getAttribute("class")).toList();
+                        return classes.size() == 3 ? Map.entry(classes, r.getText()) : null;
+                    }).orElse(null));
+            assertThat(shown.getKey()).containsExactly("node agrees", "node agrees", "node differs");
+            assertThat(shown.getValue()).contains("redlock 2/3", "carol@batch7:99");
             dashboard.interrupt();
             assertThat(dashboard.exitCode()).isZero();
         } finally {

@@ -92,13 +92,13 @@ class ConnectionErrorsIT {
     }
 
     /**
-     * Lettuce closes the channel when Redis refuses the credentials, and about once in 500 attempts (a loop of
-     * connects with a wrong password showed it) that close overtook the refusal and was reported alone, as
-     * "Connection closed prematurely": Redis looked unavailable. A connection closed during its handshake is tried
-     * once more, so the refusal is named; a server that closes every new connection is still unavailable.
+     * Lettuce closes the channel when Redis refuses the credentials, and on a loaded machine that close can
+     * overtake the refusal and be all it reports (see {@code HandshakeRefusalIT}). A connection closed during its
+     * handshake is tried again, so the refusal is named; a server that closes every new connection is still
+     * unavailable, after the same number of attempts.
      */
     @Test
-    void aConnectionClosedDuringTheHandshakeIsTriedOnceMore() throws Exception {
+    void aConnectionClosedDuringTheHandshakeIsTriedAgain() throws Exception {
         loadClientClasses();
         java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
         try (ServerSocket closing = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
@@ -117,7 +117,7 @@ class ConnectionErrorsIT {
             assertThatThrownBy(() -> TestClients.builder().url("redis://127.0.0.1:" + closing.getLocalPort())
                     .commandTimeout(TIMEOUT).connect())
                     .isInstanceOf(NodeUnavailableException.class).hasMessageContaining("closed prematurely");
-            assertThat(accepted.get()).as("connections the client opened").isEqualTo(2);
+            assertThat(accepted.get()).as("connections the client opened").isEqualTo(3);
         }
     }
 

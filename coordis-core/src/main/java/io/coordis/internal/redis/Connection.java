@@ -312,23 +312,17 @@ final class Connection<K, V> implements AutoCloseable {
     /** Opens a connection in the background; one that opens after {@link #close()} is closed at once. */
     private CompletableFuture<StatefulConnection<K, V>> connect() {
         CompletableFuture<StatefulConnection<K, V>> f = new CompletableFuture<>();
-        connect(f, true);
+        connect(f);
         return f;
     }
 
-    private void connect(CompletableFuture<StatefulConnection<K, V>> f, boolean again) {
+    private void connect(CompletableFuture<StatefulConnection<K, V>> f) {
         connector.connectAsync(codec).whenComplete((c, e) -> {
             if (e == null) {
                 f.complete(c);
                 if (closed) {
                     c.closeAsync();
                 }
-            } else if (again && !closed && RedisErrors.closedPrematurely(e)) {
-                // Lettuce closes the channel when Redis refuses the handshake (a wrong password), and about once
-                // in 500 the close overtakes the refusal and is all it reports; a second attempt names the
-                // reason, and a server that really drops new connections drops it again
-                log.debug("the connection to {} closed during its handshake; trying once more", address);
-                connect(f, false);
             } else {
                 f.completeExceptionally(e);
             }

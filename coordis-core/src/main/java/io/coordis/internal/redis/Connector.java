@@ -30,6 +30,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens the connections of one {@link RedisNode}: to one Redis server (or a Sentinel-managed master) through
@@ -38,6 +40,7 @@ import java.util.function.Supplier;
  * Both kinds of connection offer {@link RedisClusterAsyncCommands}, the command set Coordis uses.
  */
 abstract sealed class Connector {
+    private static final Logger log = LoggerFactory.getLogger(Connector.class);
     /** How often a cluster client re-reads the topology even when nothing suggests a change. */
     static final Duration PERIODIC_REFRESH = Duration.ofSeconds(30);
     /** At most one topology read per this interval because commands failed (a node down fails many at once). */
@@ -322,12 +325,32 @@ abstract sealed class Connector {
         }
     }
 
-    /** Completes {@code f} as the stage that {@code open} starts completes; a failure to start fails it too. */
+    /**
+     * How many times a connection is opened when each attempt ends with the channel closed during the handshake
+     * and nothing from the server (see {@link RedisErrors#lostHandshakeAnswer}).
+     */
+    static final int HANDSHAKE_ATTEMPTS = 3;
+
+    /**
+     * Completes {@code f} as the stage that {@code open} starts completes; a failure to start fails it too. An
+     * attempt whose handshake lost the server's answer is made again, up to {@link #HANDSHAKE_ATTEMPTS} in all:
+     * Lettuce closes the channel when Redis refuses the handshake (a wrong password), and on a loaded machine the
+     * close can overtake the refusal and be all it reports (a few times in 1,000 connects); a second attempt names
+     * the reason, while a server that really drops new connections (a TLS-only port) drops every attempt.
+     */
     private static <T, C extends T> void pipe(CompletableFuture<T> f, Supplier<? extends CompletionStage<C>> open) {
+        pipe(f, open, HANDSHAKE_ATTEMPTS);
+    }
+
+    private static <T, C extends T> void pipe(CompletableFuture<T> f, Supplier<? extends CompletionStage<C>> open,
+                                              int attempts) {
         try {
             open.get().whenComplete((value, failure) -> {
                 if (failure == null) {
                     f.complete(value);
+                } else if (attempts > 1 && RedisErrors.lostHandshakeAnswer(failure)) {
+                    log.debug("a connection closed during its handshake without the server's answer; trying again");
+                    pipe(f, open, attempts - 1);
                 } else {
                     f.completeExceptionally(failure);
                 }

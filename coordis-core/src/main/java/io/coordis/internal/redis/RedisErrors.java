@@ -59,9 +59,16 @@ final class RedisErrors {
         return described.contains("Connection reset") || described.contains("RedisHandshakeHandler not registered");
     }
 
-    /** Whether Lettuce reported only that the connection closed before its handshake completed. */
-    static boolean closedPrematurely(Throwable failure) {
-        return anyCause(failure, t -> t.getMessage() != null && t.getMessage().contains("Connection closed prematurely"));
+    /**
+     * Whether Lettuce reported only that the channel closed during the handshake, without the server's answer:
+     * "Connection closed prematurely" (the close overtook the refusal) or "RedisHandshakeHandler not registered"
+     * (the channel had closed, and its handlers were gone, before Lettuce looked for its handshake). A server
+     * error among the causes decides instead.
+     */
+    static boolean lostHandshakeAnswer(Throwable failure) {
+        return serverError(unwrap(failure)) == null && anyCause(failure, t -> t.getMessage() != null
+                && (t.getMessage().contains("Connection closed prematurely")
+                || t.getMessage().contains("RedisHandshakeHandler not registered")));
     }
 
     /**
@@ -193,9 +200,14 @@ final class RedisErrors {
 
     /** Whether {@code t} or any of its causes matches. */
     private static boolean anyCause(Throwable t, java.util.function.Predicate<Throwable> test) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
+        for (Throwable c = t; c != null && c.getCause() != c; c = c.getCause()) {
             if (test.test(c)) {
                 return true;
+            }
+            for (Throwable s : c.getSuppressed()) {
+                if (test.test(s)) {
+                    return true;
+                }
             }
         }
         return false;

@@ -1,6 +1,8 @@
 package io.coordis.cli;
 
 import picocli.CommandLine;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -88,7 +90,22 @@ final class Commands {
                 .setExpandAtFiles(false)
                 .setOut(new PrintWriter(terminal.out(), true))
                 .setErr(new PrintWriter(terminal.err(), true))
+                .setExecutionStrategy(Commands::run)
                 .setParameterExceptionHandler(errors)
                 .setExecutionExceptionHandler(errors);
+    }
+
+    /**
+     * Runs the command {@code parsed} names, as picocli's {@link CommandLine.RunLast} does, once no command was left
+     * with arguments it did not match: picocli leaves them unchecked when {@code --help} or {@code --version} is
+     * asked for, and {@code coordis frobnicate --help} would print the root's help and exit 0.
+     */
+    private static int run(ParseResult parsed) {
+        for (ParseResult p = parsed; p != null; p = p.subcommand()) {
+            if (!p.unmatched().isEmpty() && !p.commandSpec().parser().unmatchedArgumentsAllowed()) {
+                throw new UnmatchedArgumentException(p.commandSpec().commandLine(), p.unmatched());
+            }
+        }
+        return new CommandLine.RunLast().execute(parsed);
     }
 }

@@ -7,12 +7,14 @@ import io.coordis.lock.QuorumUnavailableException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.Optional;
 
 /**
  * Turns failures into one line on stderr and an exit status ({@link ExitCodes}): usage errors get a hint
@@ -30,7 +32,7 @@ final class ErrorReporter implements IParameterExceptionHandler, IExecutionExcep
 
     @Override
     public int handleParseException(ParameterException ex, String[] args) {
-        terminal.say(oneLine(ex.getMessage()));
+        terminal.say(oneLine(unknownCommand(ex).orElse(ex.getMessage())));
         StringWriter suggestions = new StringWriter();
         UnmatchedArgumentException.printSuggestions(ex, new PrintWriter(suggestions, true));
         if (!suggestions.toString().isBlank()) {
@@ -38,6 +40,23 @@ final class ErrorReporter implements IParameterExceptionHandler, IExecutionExcep
         }
         terminal.err().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for more information.");
         return ExitCodes.USAGE;
+    }
+
+    /**
+     * What an argument nothing matched is to a command that has subcommands and no parameters of its own: a command
+     * it does not have, {@code unknown command 'queue frobnicate': use one of push, pop, ...}. Empty for other errors.
+     */
+    static Optional<String> unknownCommand(ParameterException ex) {
+        if (!(ex instanceof UnmatchedArgumentException u) || u.isUnknownOption() || u.getUnmatched().isEmpty()) {
+            return Optional.empty();
+        }
+        CommandSpec spec = ex.getCommandLine().getCommandSpec();
+        if (spec.subcommands().isEmpty() || !spec.positionalParameters().isEmpty()) {
+            return Optional.empty();
+        }
+        String parent = spec.qualifiedName().substring(spec.root().name().length()).strip();
+        return Optional.of("unknown command '" + (parent.isEmpty() ? "" : parent + " ") + u.getUnmatched().get(0)
+                + "': use one of " + String.join(", ", spec.subcommands().keySet()));
     }
 
     @Override

@@ -39,6 +39,7 @@ class ExitCodesIT {
                 new Case("unknown option", 64, "-u", url, "lock", "ex:x", "--frobnicate", "--", "true"),
                 new Case("bad duration", 64, "-u", url, "lock", "ex:x", "--ttl", "soon", "--", "true"),
                 new Case("unknown command", 64, "frobnicate"),
+                new Case("unknown command with --help", 64, "frobnicate", "--help"),
                 new Case("name over the length limit", 64, "-u", url, "lock", "x".repeat(2000), "--", "true"),
                 new Case("queue name over the length limit", 64, "-u", url, "queue", "push", "q".repeat(2000), "m"),
                 new Case("nothing listening", 69, "-u", "redis://127.0.0.1:1", "queue", "pop", "ex:q"),

@@ -98,8 +98,27 @@ class MainTest {
     @Test
     void unknownCommandSuggestsTheNearestOne() {
         assertThat(run("lokc")).isEqualTo(ExitCodes.USAGE);
-        assertThat(err()).contains("Unmatched argument", "Did you mean: coordis lock", "Try 'coordis --help'")
+        assertThat(err()).contains("unknown command 'lokc'", "Did you mean: coordis lock", "Try 'coordis --help'")
                 .doesNotContain("\tat ");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--help", "-h", "--version", "-V"})
+    void unknownCommandIsAUsageErrorAlsoWhenHelpOrVersionIsAskedFor(String flag) {
+        assertUsageError(run("frobnicate", flag), "unknown command 'frobnicate': use one of lock, semaphore, signal, "
+                + "wait, demo, elect, leader, queue, ls, inspect, dashboard, force-unlock, doctor, completion", "coordis");
+    }
+
+    @Test
+    void unknownSubcommandIsAUsageErrorNamingTheCommandsItHas() {
+        assertThat(run("queue", "frobnicate", "--help")).isEqualTo(ExitCodes.USAGE);
+        assertThat(out()).isEmpty();
+        assertThat(err()).startsWith("coordis: unknown command 'queue frobnicate': use one of push, pop, ack, nack, "
+                + "requeue, stats, work" + System.lineSeparator()).contains("Try 'coordis queue --help'");
+        err.reset();
+        assertThat(run("lokc", "--help")).isEqualTo(ExitCodes.USAGE);
+        assertThat(out()).isEmpty();
+        assertThat(err()).contains("unknown command 'lokc'", "Did you mean: coordis lock", "Try 'coordis --help'");
     }
 
     @Test

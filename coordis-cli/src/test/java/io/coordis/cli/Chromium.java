@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.testkit.ContinuousIntegration;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -14,7 +15,8 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * Debian's headless Chromium driven through its own chromedriver, both named by path so Selenium Manager never looks
- * for a driver on the network. Without them a test fails in CI ({@code CI=true}) and is skipped elsewhere.
+ * for a driver on the network. Without them a test fails in CI ({@link ContinuousIntegration}) and is skipped
+ * elsewhere.
  */
 final class Chromium {
     private static final Path BROWSER = Path.of("/usr/bin/chromium");
@@ -26,7 +28,7 @@ final class Chromium {
     /** A fresh browser (its own profile directory) at {@code page}, 1400 by 1000 pixels. */
     static WebDriver open(String page) throws IOException {
         boolean present = Files.isExecutable(BROWSER) && Files.isExecutable(DRIVER);
-        if (!present && "true".equals(System.getenv("CI"))) {
+        if (!present && ContinuousIntegration.running()) {
             throw new AssertionError(BROWSER + " or " + DRIVER + " is missing: .ci/run installs them "
                     + "(apt-get install chromium chromium-driver)");
         }

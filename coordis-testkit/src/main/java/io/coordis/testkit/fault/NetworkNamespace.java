@@ -1,5 +1,6 @@
 package io.coordis.testkit.fault;
 
+import io.coordis.testkit.ContinuousIntegration;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
@@ -62,14 +63,14 @@ public final class NetworkNamespace implements AutoCloseable {
     }
 
     /**
-     * For a test that needs namespaces and nftables: skips it where they are unavailable, but fails it in CI (the
-     * {@code CI} environment variable set), where they are required, naming why they are missing.
+     * For a test that needs namespaces and nftables: skips it where they are unavailable, but fails it in CI
+     * ({@link ContinuousIntegration}), where they are required, naming why they are missing.
      *
      * @param what what the test needs, as the failure names it: {@code "network namespaces (for partitions)"}
      */
     public static void requiredInCi(String what) {
         String reason = unavailableReason();
-        Assumptions.assumeTrue(reason == null || System.getenv("CI") != null, () -> "skipped outside CI: " + reason);
+        Assumptions.assumeTrue(reason == null || ContinuousIntegration.running(), () -> "skipped outside CI: " + reason);
         if (reason != null) {
             Assertions.fail(what + " are required in CI, and unavailable: " + reason);
         }

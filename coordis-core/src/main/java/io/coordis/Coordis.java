@@ -7,6 +7,8 @@ import io.coordis.election.Elections;
 import io.coordis.election.LeaderElection;
 import io.coordis.inspect.Inspector;
 import io.coordis.internal.ClientTimer;
+import io.coordis.internal.Durations;
+import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.Connections;
@@ -349,6 +351,22 @@ public final class Coordis implements AutoCloseable {
         /** Connects with these settings; see {@link Coordis#connect(String)}. */
         public Coordis connect() {
             return new Coordis(this);
+        }
+
+        /**
+         * Connects with these settings, riding out transient unavailability for up to {@code wait}: while Redis is
+         * down, restarting, loading its data or failing over, the connection is tried again with a jittered
+         * backoff (50 ms doubling up to 1 s). For a process that may start while Redis restarts, such as a job
+         * that is allowed to wait for its lock.
+         *
+         * @throws IllegalArgumentException when a URL is malformed, or two URLs are given (at once)
+         * @throws CoordisException         the last failure once {@code wait} is spent; at once when it is
+         *                                  permanent (wrong credentials, missing permissions)
+         * @throws InterruptedException     when interrupted between two tries
+         */
+        public Coordis connect(Duration wait) throws InterruptedException {
+            Durations.notNegative(wait, "wait");
+            return Outages.retrying(ticker, wait, this::connect);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.coordis;
 
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -9,6 +10,10 @@ import java.util.Optional;
  *
  * <p>Outcomes such as "the lock is busy" or "timed out waiting" are never exceptions; they are return
  * values. Messages name the node ({@code host:port}) and the cause, and never contain a password.
+ *
+ * <p>A failure is {@linkplain #isTransient() transient} when it may pass by itself (Redis restarting, a failover, a
+ * node not reachable for now); a wait retries such failures until its budget is spent. Any other failure is
+ * permanent, and a wait reports it at once.
  */
 public class CoordisException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -18,6 +23,25 @@ public class CoordisException extends RuntimeException {
     public CoordisException(String node, String message, Throwable cause) {
         super(message, cause);
         this.node = node;
+    }
+
+    /**
+     * Whether the condition may pass by itself: a node unreachable, silent, restarting, loading its data or failing
+     * over, a Redlock quorum not reached. A wait ({@code acquire(wait)}, {@code campaign(timeout)},
+     * {@code take(wait)}) tries again after such a failure, with a jittered backoff, until its budget is spent, and
+     * then reports the last one. Wrong credentials, missing permissions, a key of the wrong type and a Redis out of
+     * memory are permanent: reported at once.
+     */
+    public boolean isTransient() {
+        return false;
+    }
+
+    /**
+     * How long the condition is known to last, when it is known: a Redlock node restarted too recently to vote
+     * (the restart guard) votes once it has been up for the guard's window. A wait pauses that long, not a backoff.
+     */
+    public Optional<Duration> retryAfter() {
+        return Optional.empty();
     }
 
     /** The Redis node ({@code host:port}) the failure came from, if one is known. */

@@ -18,6 +18,12 @@ public final class NodeUnavailableException extends CoordisException {
         this.timedOut = timedOut;
     }
 
+    /** Always: an unreachable or silent node may come back. */
+    @Override
+    public boolean isTransient() {
+        return true;
+    }
+
     /** Whether the node did not answer in time (as opposed to refusing, closing or being unreachable). */
     public boolean timedOut() {
         return timedOut;

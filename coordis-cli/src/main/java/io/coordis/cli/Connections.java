@@ -4,6 +4,7 @@ import io.coordis.Coordis;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
+import java.time.Duration;
 import java.util.List;
 
 /** Opens Coordis clients for commands, turning a malformed URL into a usage error. */
@@ -58,4 +59,24 @@ final class Connections {
             throw new ParameterException(caller.commandLine(), e.getMessage());
         }
     }
+
+    /**
+     * As {@link #open(List, CommandSpec)}, riding out Redis being down or restarting for up to {@code wait}
+     * ({@code null}: as long as it takes; zero: not at all).
+     *
+     * @throws InterruptedException when interrupted between two tries
+     */
+    static Coordis open(List<String> urls, CommandSpec caller, Duration wait) throws InterruptedException {
+        if (wait != null && wait.isZero()) {
+            return open(urls, caller);
+        }
+        try {
+            return builder(caller, urls).connect(wait == null ? FOREVER : wait);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(caller.commandLine(), e.getMessage());
+        }
+    }
+
+    /** A wait as long as it takes. */
+    private static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE);
 }

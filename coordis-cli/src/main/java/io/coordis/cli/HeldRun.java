@@ -1,12 +1,14 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
+import io.coordis.CoordisException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The contract {@code lock} and {@code semaphore} share, like {@code flock(1)}: acquire the claim (or give up with
@@ -14,10 +16,13 @@ import java.util.Optional;
  * (exit 75); {@link Teardown} releases it at the end or on a signal. Each command says how it acquires.
  */
 final class HeldRun {
-    /** Acquires the claim on an open client; empty when it was not acquired in time. */
+    /**
+     * Acquires the claim on an open client within {@code left} of the wait ({@code null}: as long as it takes);
+     * empty when it was not acquired in time.
+     */
     @FunctionalInterface
     interface Acquisition {
-        Optional<Acquired> acquire(Coordis coordis) throws InterruptedException;
+        Optional<Acquired> acquire(Coordis coordis, Duration left) throws InterruptedException;
     }
 
     /** A claim acquired, and what to say about it ({@code acquired 'orders' (token 7)}). */
@@ -29,14 +34,21 @@ final class HeldRun {
 
     /**
      * Connects to {@code nodes}, acquires, and runs {@code command} while the claim is held; answers the exit status.
-     * The acquisition's message is said once the claim is held, unless {@code quiet}.
+     * The wait ({@code null}: as long as it takes; zero for {@code --nonblock}) covers connecting too: Redis down or
+     * restarting is waited out within it. The acquisition's message is said once the claim is held, unless
+     * {@code quiet}.
      */
-    static int run(CommandSpec spec, List<String> nodes, Duration grace, Terminal terminal, int conflictExitCode,
-                   boolean quiet, List<String> command, Acquisition acquisition) throws InterruptedException {
+    static int run(CommandSpec spec, List<String> nodes, Duration wait, Duration grace, Terminal terminal,
+                   int conflictExitCode, boolean quiet, List<String> command, Acquisition acquisition)
+            throws InterruptedException {
+        long start = System.nanoTime();
         // Closed in reverse order: the teardown stops the command and releases the claim while connected.
-        try (Coordis coordis = Connections.open(nodes, spec);
+        try (Coordis coordis = Connections.open(nodes, spec, wait);
              Teardown teardown = new Teardown(grace, terminal).installHook()) {
-            Optional<Acquired> acquired = acquisition.acquire(coordis);
+            Duration left = wait == null ? null
+                    : wait.minusNanos(System.nanoTime() - start).isNegative() ? Duration.ZERO
+                    : wait.minusNanos(System.nanoTime() - start);
+            Optional<Acquired> acquired = acquisition.acquire(coordis, left);
             if (acquired.isEmpty()) {
                 return conflictExitCode;
             }
@@ -48,6 +60,22 @@ final class HeldRun {
                 terminal.say(acquired.get().message());
             }
             return new Supervisor(claim, command, teardown, terminal).run();
+        }
+    }
+
+    /**
+     * The first try of a claim: its result; empty also when Redis was transiently unavailable and the command may
+     * wait ({@code nonblock} false), since the wait that follows rides that out. A permanent failure, or any with
+     * {@code --nonblock}, is thrown.
+     */
+    static <T> Optional<T> firstTry(boolean nonblock, Supplier<Optional<T>> attempt) {
+        try {
+            return attempt.get();
+        } catch (CoordisException e) {
+            if (nonblock || !e.isTransient()) {
+                throw e;
+            }
+            return Optional.empty();
         }
     }
 

@@ -116,9 +116,10 @@ final class LockCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         LockOptions options = checkArguments();
         List<String> nodes = parent.urls(spec, urls);
-        return HeldRun.run(spec, nodes, grace, terminal, conflictExitCode, quiet, command, coordis -> {
+        return HeldRun.run(spec, nodes, nonblock ? Duration.ZERO : wait, grace, terminal, conflictExitCode, quiet,
+                command, (coordis, left) -> {
             DistributedLock exclusive = coordis.lock(name, options);
-            return acquire(shared ? coordis.readWriteLock(name, options).readLock() : exclusive, exclusive)
+            return acquire(shared ? coordis.readWriteLock(name, options).readLock() : exclusive, exclusive, left)
                     .map(lease -> new HeldRun.Acquired(Claim.of(lease), "acquired "
                             + (shared ? "a shared hold of '" : "'") + name + "' (token " + lease.fencingToken() + ")"
                             + where(lease, nodes.size())));
@@ -162,12 +163,14 @@ final class LockCommand implements Callable<Integer> {
      * Tries once; if busy, says who holds it (the holder of {@code exclusive}: the writer, or the read holds) and
      * waits (or not) as the options say.
      */
-    private Optional<Lease> acquire(DistributedLock lock, DistributedLock exclusive) throws InterruptedException {
-        Optional<Lease> lease = lock.tryAcquire();
+    private Optional<Lease> acquire(DistributedLock lock, DistributedLock exclusive, Duration left)
+            throws InterruptedException {
+        Optional<Lease> lease = HeldRun.firstTry(nonblock, lock::tryAcquire);
         if (lease.isPresent()) {
             return lease;
         }
-        String heldBy = quiet ? "" : exclusive.holder().map(LockHolder::describe).map(h -> " held by " + h).orElse("");
+        String heldBy = quiet ? "" : HeldRun.firstTry(false, () -> Optional.of(exclusive.holder()
+                .map(LockHolder::describe).map(h -> " held by " + h).orElse(""))).orElse("");
         if (nonblock) {
             progress("lock '" + name + "' is " + (heldBy.isEmpty() ? "busy" : heldBy.strip())
                     + "; not waiting (--nonblock)");
@@ -178,7 +181,7 @@ final class LockCommand implements Callable<Integer> {
             return Optional.of(lock.acquire());
         }
         progress("waiting up to " + DurationText.format(wait) + " for lock '" + name + "'" + heldBy);
-        lease = lock.acquire(wait);
+        lease = lock.acquire(left);
         if (lease.isEmpty()) {
             progress("gave up waiting for lock '" + name + "' after " + DurationText.format(wait));
         }

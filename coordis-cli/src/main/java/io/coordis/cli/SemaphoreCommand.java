@@ -94,8 +94,8 @@ final class SemaphoreCommand implements Callable<Integer> {
         if (nodes.size() > 1) {
             throw HeldRun.usage(spec, "a semaphore lives on one Redis: give one URL, not " + nodes.size());
         }
-        return HeldRun.run(spec, nodes, grace, terminal, conflictExitCode, quiet, command, coordis ->
-                acquire(coordis.semaphore(name, permits, options)).map(permit -> new HeldRun.Acquired(
+        return HeldRun.run(spec, nodes, nonblock ? Duration.ZERO : wait, grace, terminal, conflictExitCode, quiet,
+                command, (coordis, left) -> acquire(coordis.semaphore(name, permits, options), left).map(permit -> new HeldRun.Acquired(
                         Claim.of(permit), "acquired a permit of '" + name + "' (token " + permit.fencingToken() + ")")));
     }
 
@@ -116,13 +116,14 @@ final class SemaphoreCommand implements Callable<Integer> {
     }
 
     /** Tries once; if no permit is free, says so and waits (or not) as the options say. */
-    private Optional<Permit> acquire(Semaphore semaphore) throws InterruptedException {
-        Optional<Permit> permit = semaphore.tryAcquire();
+    private Optional<Permit> acquire(Semaphore semaphore, Duration left) throws InterruptedException {
+        Optional<Permit> permit = HeldRun.firstTry(nonblock, semaphore::tryAcquire);
         if (permit.isPresent()) {
             return permit;
         }
         String busy = "no permit of semaphore '" + name + "' is free"
-                + (quiet ? "" : " (" + semaphore.permits() + " permits)");
+                + (quiet ? "" : HeldRun.firstTry(false, () -> Optional.of(" (" + semaphore.permits() + " permits)"))
+                .orElse(""));
         if (nonblock) {
             progress(busy + "; not waiting (--nonblock)");
             return Optional.empty();
@@ -132,7 +133,7 @@ final class SemaphoreCommand implements Callable<Integer> {
             return Optional.of(semaphore.acquire());
         }
         progress(busy + "; waiting up to " + DurationText.format(wait));
-        permit = semaphore.acquire(wait);
+        permit = semaphore.acquire(left);
         if (permit.isEmpty()) {
             progress("gave up waiting for a permit of '" + name + "' after " + DurationText.format(wait));
         }

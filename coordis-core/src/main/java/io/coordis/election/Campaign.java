@@ -1,6 +1,7 @@
 package io.coordis.election;
 
 import io.coordis.internal.Durations;
+import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.PubSubListener;
@@ -15,7 +16,8 @@ import java.util.concurrent.CompletionException;
  * wait on the election's channel (pub/sub) or the leader's TTL (the timer), then another try, until won, the
  * deadline or a cancel. Every step runs on a reply's or the timer's thread; {@link #result} completes with the
  * leadership, or {@code null} when the deadline passed. A leadership won by a try whose campaign was cancelled
- * meanwhile is resigned at once. Campaigns of one candidate run one after another ({@link #after}).
+ * meanwhile is resigned at once. Campaigns of one candidate run one after another ({@link #after}). A try that
+ * fails transiently is made again while the campaign lasts, as {@link Outages} says.
  */
 final class Campaign implements PubSubListener {
     private enum State { QUEUED, TRYING, CONFIRMING, WAITING, DONE }
@@ -38,6 +40,10 @@ final class Campaign implements PubSubListener {
     private Timer.Handle expiry;
     /** The candidate's campaign before this one: this one is over only once that one is too. */
     private CompletableFuture<Void> previous;
+    /** The transient failure of the last try, ridden out while the campaign lasts ({@link Outages}); else null. */
+    private Throwable outage;
+    /** Transient failures in a row. */
+    private int outages;
 
     Campaign(LeaseElection election, Timer timer, long waitNanos, boolean untilElected) {
         this.election = election;
@@ -97,17 +103,42 @@ final class Campaign implements PubSubListener {
         try {
             tried = election.attemptAsync();
         } catch (RuntimeException e) {
-            result.completeExceptionally(e);
+            outage(e);
             return;
         }
         tried.whenComplete(this::answered);
     }
 
+    /**
+     * A try or the subscription failed: a transient failure is tried again after {@link Outages}' pause while the
+     * campaign lasts (an announcement ends the pause early); otherwise, or once the deadline passed, it fails.
+     */
+    private void outage(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        long left = bounded ? deadline - timer.now() : Long.MAX_VALUE;
+        if (left <= 0 || !Outages.ridesOut(cause)) {
+            result.completeExceptionally(cause);
+            return;
+        }
+        synchronized (this) {
+            if (state == State.DONE) {
+                return;
+            }
+            outage = cause;
+            state = State.WAITING;
+            wake = timer.after(Outages.pauseNanos(cause, ++outages, left), this::woken);
+        }
+    }
+
     private void answered(LeaseElection.Attempt attempt, Throwable failure) {
         if (failure != null) {
-            result.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
-                    ? failure.getCause() : failure);
+            outage(failure);
             return;
+        }
+        synchronized (this) {
+            outage = null;
+            outages = 0;
         }
         if (attempt.won() != null) {
             if (!result.complete(attempt.won())) {
@@ -158,7 +189,7 @@ final class Campaign implements PubSubListener {
         try {
             s = election.subscribeChanges(this);
         } catch (RuntimeException e) {
-            result.completeExceptionally(e);
+            outage(e);
             return null;
         }
         synchronized (this) {
@@ -177,7 +208,15 @@ final class Campaign implements PubSubListener {
      */
     private void confirmed(Void ignored, Throwable failure) {
         if (failure != null) {
-            result.completeExceptionally(election.subscribeFailure(failure));
+            Subscription failed;
+            synchronized (this) {
+                failed = subscription;
+                subscription = null; // subscribe again after the next lost try
+            }
+            if (failed != null) {
+                failed.close();
+            }
+            outage(election.subscribeFailure(failure));
             return;
         }
         synchronized (this) {
@@ -227,12 +266,18 @@ final class Campaign implements PubSubListener {
     }
 
     private void expired() {
+        Throwable last;
         synchronized (this) {
             if (state == State.TRYING) {
                 return; // the try's answer decides: a win counts, else the campaign ends then
             }
+            last = outage;
         }
-        result.complete(null);
+        if (last != null) {
+            result.completeExceptionally(last); // Redis was unavailable until the end: say why
+        } else {
+            result.complete(null);
+        }
     }
 
     /** Ends the campaign however it ended: stops its timers, unsubscribes, lets the next campaign start. */

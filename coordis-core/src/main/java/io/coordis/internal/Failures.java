@@ -32,7 +32,7 @@ public final class Failures {
             return new NodeUnavailableException(node, prefix + message, failure, n.timedOut());
         }
         if (failure instanceof CommandRejectedException) {
-            return new CommandRejectedException(node, prefix + message, failure);
+            return new CommandRejectedException(node, prefix + message, failure, failure.isTransient());
         }
         if (failure instanceof WrongTypeException w) {
             return new WrongTypeException(node, w.key(), w.actualType(), prefix + message, failure);

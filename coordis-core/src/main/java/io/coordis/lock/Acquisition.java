@@ -5,6 +5,7 @@ import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Failures;
 import io.coordis.internal.MeasuredWait;
+import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 
 import java.util.concurrent.CancellationException;
@@ -16,6 +17,9 @@ import java.util.concurrent.CompletionException;
  * the lock's {@link Contention.Pacer}, until granted, the wait runs out, or the caller gives up by cancelling
  * {@link #result}. Each step is a future that completes on whichever thread has the news (a reply on a Lettuce
  * I/O thread, a release in the same process, a pub/sub message, the timer), and that thread takes the next step.
+ *
+ * <p>A try that fails transiently (Redis restarting, a failover, too few Redlock nodes answering) is made again
+ * while the wait lasts, as {@link Outages} says; a permanent failure ends the acquisition at once.
  *
  * <p>Giving up leaves nothing behind: the place in line goes to the next caller, a pause ends (its subscription is
  * closed), and a try in flight is left to answer: a lease it grants is let go at once in the background. A try is
@@ -42,6 +46,8 @@ final class Acquisition {
     private Timer.Handle giveUp;
     /** A try is out: the permit and the pacer are closed when it answers, not before. */
     private boolean trying;
+    /** Transient failures in a row, which the wait rides out ({@link Outages}). */
+    private int outages;
 
     private Acquisition(String key, Contention.Contender contender, LocalQueue queue, Timer timer, long waitNanos,
                         boolean untilGranted, Telemetry telemetry) {
@@ -155,12 +161,43 @@ final class Acquisition {
             return;
         }
         if (failure != null) {
-            fail(failure);
+            outage(failure);
+        } else if (attempt.failure() != null) {
+            outage(attempt.failure()); // too few Redlock nodes answered to decide
         } else if (deadline - timer.now() <= 0 && !untilGranted) {
             finish(attempt);
         } else {
+            synchronized (this) {
+                outages = 0;
+            }
             pause(attempt);
         }
+    }
+
+    /**
+     * A try failed: a transient failure is tried again after {@link Outages}' pause while the wait lasts; a
+     * permanent one, or any once the wait is spent (or for a call that may not wait), ends the acquisition.
+     */
+    private void outage(Throwable failure) {
+        long left = untilGranted ? Long.MAX_VALUE : deadline - timer.now();
+        if (waitNanos == 0 || left <= 0 || !Outages.ridesOut(failure)) {
+            fail(failure);
+            return;
+        }
+        CompletableFuture<Void> paused;
+        synchronized (this) {
+            if (result.isDone()) {
+                return;
+            }
+            paused = timer.delay(Outages.pauseNanos(failure, ++outages, left));
+            waiting = paused;
+        }
+        // a closed client ends the pause at once, and the next try fails naming the closed connection
+        paused.whenComplete((v, f) -> {
+            if (f == null) {
+                attempt();
+            }
+        });
     }
 
     /** The pause before the next try; the pacer is started off this thread, which may be a Lettuce I/O thread. */
@@ -213,7 +250,7 @@ final class Acquisition {
                 return; // given up
             }
             if (f != null) {
-                fail(f);
+                outage(f);
             } else if (again) {
                 attempt();
             } else if (untilGranted && last.failure() == null) {

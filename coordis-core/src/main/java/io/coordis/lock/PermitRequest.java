@@ -3,6 +3,7 @@ package io.coordis.lock;
 import io.coordis.CoordisException;
 import io.coordis.Telemetry;
 import io.coordis.internal.MeasuredWait;
+import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.PubSubListener;
@@ -23,6 +24,8 @@ import java.util.concurrent.TimeUnit;
  * when the wait ran out (leaving the line), with a failure, or cancelled: then its token is taken out of the
  * semaphore, so a permit granted in the same instant is released and its place in line is gone.
  *
+ * <p>A try that fails transiently is made again while the wait lasts, as {@link Outages} says.
+ *
  * <p>Every step runs on the client's thread; the future completes there. One script call in flight at a time.
  */
 final class PermitRequest implements PubSubListener {
@@ -36,7 +39,8 @@ final class PermitRequest implements PubSubListener {
     /** Ticker time the wait ends; meaningless when {@link #forever}. */
     private final long deadline;
     private final boolean forever;
-    private final String token;
+    /** This request's token; a new one after a failed try, whose grant or place the old one's release removes. */
+    private volatile String token;
     private final Telemetry.Wait telemetry;
     private final long started;
     private final CompletableFuture<Optional<Permit>> result = new CompletableFuture<>();
@@ -48,6 +52,8 @@ final class PermitRequest implements PubSubListener {
     private Subscription subscription;
     private Timer.Handle next;
     private Timer.Handle closing;
+    /** Transient failures in a row, which the wait rides out ({@link Outages}). */
+    private int outages;
 
     /** A request for {@code permits} waiting at most {@code wait}, or as long as it takes when it is null. */
     PermitRequest(QueuedSemaphore semaphore, int permits, Duration wait) {
@@ -106,8 +112,7 @@ final class PermitRequest implements PubSubListener {
             return;
         }
         if (failure != null) {
-            semaphore.releaseInBackground(token); // the try may have been granted or taken a place
-            fail(semaphore.node.translate(failure));
+            outage(semaphore.node.translate(failure));
             return;
         }
         List<?> answer;
@@ -133,6 +138,9 @@ final class PermitRequest implements PubSubListener {
     }
 
     private void granted(long fence, long start) {
+        synchronized (this) {
+            outages = 0;
+        }
         HeldPermit permit = semaphore.permit(token, fence, permits, start);
         synchronized (this) {
             inFlight = false;
@@ -145,6 +153,9 @@ final class PermitRequest implements PubSubListener {
     }
 
     private void busy(long holderPttlMillis) {
+        synchronized (this) {
+            outages = 0;
+        }
         long now = timer.now();
         if (!waits || (!forever && now - deadline >= 0)) {
             synchronized (this) {
@@ -196,8 +207,7 @@ final class PermitRequest implements PubSubListener {
         try {
             listening = semaphore.node.subscribe(List.of(semaphore.channel), false, this);
         } catch (CoordisException e) {
-            semaphore.releaseInBackground(token);
-            fail(e);
+            outage(e);
             return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -218,12 +228,38 @@ final class PermitRequest implements PubSubListener {
         }
         listening.ready().whenComplete((ok, failure) -> timer.execute(() -> {
             if (failure != null) {
-                semaphore.releaseInBackground(token);
-                fail(semaphore.node.translate(failure));
+                synchronized (this) {
+                    subscription = null; // subscribe again on the next busy answer
+                }
+                listening.close();
+                outage(semaphore.node.translate(failure));
             } else {
                 send();
             }
         }));
+    }
+
+    /**
+     * A try or the subscription failed: its token is taken out of the semaphore (the try may have been granted or
+     * taken a place). A transient failure is tried again, with a new token, after {@link Outages}' pause while the
+     * wait lasts; otherwise the request fails.
+     */
+    private void outage(Throwable failure) {
+        semaphore.releaseInBackground(token);
+        long left = forever ? Long.MAX_VALUE : deadline - timer.now();
+        if (!waits || left <= 0 || !Outages.ridesOut(failure)) {
+            fail(failure);
+            return;
+        }
+        synchronized (this) {
+            inFlight = false;
+            if (finished) {
+                return;
+            }
+            token = semaphore.options.newToken();
+            cancelNextLocked();
+            next = timer.after(Outages.pauseNanos(failure, ++outages, left), this::send);
+        }
     }
 
     /**

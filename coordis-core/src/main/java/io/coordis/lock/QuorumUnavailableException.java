@@ -2,7 +2,9 @@ package io.coordis.lock;
 
 import io.coordis.CoordisException;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A Redlock step could not be decided: fewer than a majority granted it, and too few nodes answered
@@ -13,11 +15,33 @@ public final class QuorumUnavailableException extends CoordisException {
     private static final long serialVersionUID = 1L;
 
     private final transient List<NodeVote> votes;
+    private final Duration retryAfter;
 
     public QuorumUnavailableException(String what, int quorum, List<NodeVote> votes) {
+        this(what, quorum, votes, null);
+    }
+
+    /**
+     * As above; {@code retryAfter} (may be {@code null}) is how long until a node the restart guard refused may
+     * vote.
+     */
+    public QuorumUnavailableException(String what, int quorum, List<NodeVote> votes, Duration retryAfter) {
         super(null, what + ": fewer than " + quorum + " of " + votes.size() + " Redis nodes granted it, and too few "
                 + "said it is held to call it busy; votes: " + votes + failedNodes(votes), null);
         this.votes = List.copyOf(votes);
+        this.retryAfter = retryAfter;
+    }
+
+    /** Always: nodes come back, and the restart guard trusts a restarted node once its window has passed. */
+    @Override
+    public boolean isTransient() {
+        return true;
+    }
+
+    /** How long until a node that the restart guard refused may vote, when one did. */
+    @Override
+    public Optional<Duration> retryAfter() {
+        return Optional.ofNullable(retryAfter);
     }
 
     private static String failedNodes(List<NodeVote> votes) {

@@ -70,8 +70,11 @@ final class RedlockScripts {
         }
         CompletableFuture<Round.Answer> checked = guard.verify(guardWindow.get(), nodeTimeout).thenCompose(verified -> {
             if (verified == null) {
-                return CompletableFuture.completedFuture(Round.Answer.of(node, NodeVote.Vote.REFUSED_RECENT_RESTART,
-                        "up less than " + Durations.format(guardWindow.get())));
+                // the answer carries how long until the node may vote, where a busy one carries the holder's TTL
+                Duration left = guard.untilTrusted();
+                return CompletableFuture.completedFuture(new Round.Answer(new NodeVote(node.address(),
+                        NodeVote.Vote.REFUSED_RECENT_RESTART, "up less than " + Durations.format(guardWindow.get())
+                        + "; may vote in " + Durations.format(left)), 0, left.toMillis(), null));
             }
             return node.within(node.eval(Redlock.ACQUIRE, guardedAcquireKeys,
                     List.of(token, ttlMillis, holderId, now, verified)), timer, nodeTimeout).thenApply(r -> acquired(i, r));

@@ -122,6 +122,12 @@ final class RedlockSteps {
                 already + raised.stream().filter(CompletableFuture::join).count() >= quorum);
     }
 
+    /** The soonest a node the restart guard refused may vote; {@code null} when it refused none. */
+    private static Duration untilTrusted(List<Round.Answer> answers) {
+        return answers.stream().filter(a -> a.kind() == NodeVote.Vote.REFUSED_RECENT_RESTART && a.pttl() > 0)
+                .mapToLong(Round.Answer::pttl).min().stream().mapToObj(Duration::ofMillis).findFirst().orElse(null);
+    }
+
     /** A refused acquire: released on every node at once (not waited for), then busy or undecided. */
     private Acquired refused(List<Round.Answer> answers, List<NodeVote> votes, boolean majority, String token) {
         releaseEverywhere(token);
@@ -134,7 +140,7 @@ final class RedlockSteps {
             refusal = answers.stream().filter(a -> a.failure() instanceof WrongTypeException).findFirst()
                     .map(a -> Contention.Attempt.undecided(pttl, (WrongTypeException) a.failure()))
                     .orElseGet(() -> Contention.Attempt.undecided(pttl,
-                            new QuorumUnavailableException("cannot lock '" + key + "'", quorum, votes)));
+                            new QuorumUnavailableException("cannot lock '" + key + "'", quorum, votes, untilTrusted(answers))));
         }
         return new Acquired(votes, 0, 0, 0, refusal);
     }

@@ -31,6 +31,8 @@ final class RestartGuard {
     private final Timer timer;
     private volatile String verifiedRunId;
     private volatile CompletableFuture<String> checking;
+    /** How long the node still had to be up when a check last refused it. */
+    private volatile Duration untilTrusted = Duration.ZERO;
 
     /**
      * The guard of {@code node}, its marker key {@link LockLayout#RESTART_GUARD_MARKER} after the client's key prefix (may be empty);
@@ -83,12 +85,30 @@ final class RestartGuard {
     private CompletableFuture<String> decide(Map<String, String> info, Duration window, Duration timeout) {
         String runId = info.getOrDefault("run_id", "");
         if (!upLongerThan(info, window)) {
+            untilTrusted = untilUpLongerThan(info, window);
             return CompletableFuture.completedFuture(null);
         }
         return node.within(node.set(marker, runId), timer, timeout).thenApply(ok -> {
             verifiedRunId = runId;
             return runId;
         });
+    }
+
+    /** How long the node still had to be up when the last check refused it (from that check's start). */
+    Duration untilTrusted() {
+        return untilTrusted;
+    }
+
+    /**
+     * How long until {@link #upLongerThan} holds for a node whose {@code INFO server} is {@code info}: the window
+     * plus the second of rounding, rounded up to whole seconds as the uptime is, less the uptime (at least its
+     * whole seconds, so this is never short).
+     */
+    static Duration untilUpLongerThan(Map<String, String> info, Duration window) {
+        long uptime = Long.parseLong(info.getOrDefault("uptime_in_seconds", "0"));
+        Duration needed = window.plusSeconds(1);
+        long neededSeconds = needed.getSeconds() + (needed.getNano() > 0 ? 1 : 0);
+        return Duration.ofSeconds(Math.max(0, neededSeconds - uptime));
     }
 
     /**

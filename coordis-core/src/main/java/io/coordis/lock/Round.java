@@ -31,7 +31,10 @@ final class Round {
     /** The detail of a vote not awaited because the node failed or answered late before. */
     static final String NOT_WAITED_FOR = "a majority had decided; not waited for (failed or late last time)";
 
-    /** One node's answer: its vote; for a grant the node's fencing count, for "held" the holder's TTL (ms). */
+    /**
+     * One node's answer: its vote; for a grant the node's fencing count; for "held" the holder's TTL (ms), for a
+     * restart-guard refusal how long until the node may vote (ms).
+     */
     record Answer(NodeVote vote, long fence, long pttl, Throwable failure) {
 
         static Answer of(LockNode node, NodeVote.Vote vote, String detail) {

@@ -2,6 +2,7 @@ package io.coordis.queue;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.Failures;
+import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.ListCommands;
 
@@ -16,6 +17,9 @@ import java.util.concurrent.CompletionException;
  * or the queue holds, and while the queue is empty a {@code BLMOVE} into the slot on the slot's own connection
  * (at most the time left, at most the heartbeat TTL), then {@code settle.lua} again. {@link #result} completes with
  * the delivery, or {@code null} when the wait ran out.
+ *
+ * <p>A step that fails transiently (Redis restarting, a failover) frees the slot, and the take starts again from a
+ * free slot while the wait lasts, as {@link Outages} says.
  *
  * <p>So at most {@code slots} takes of one consumer wait at Redis, each on its slot's connection; the others wait
  * for a slot in the consumer without a connection. A take cancelled (or whose result was not taken) puts back what
@@ -34,6 +38,10 @@ final class PendingTake {
     /** The slot's connection while a BLMOVE is out on it; guarded by this. */
     private ListCommands.Blocking moving;
     private Timer.Handle expiry;
+    /** The transient failure of the last step, ridden out while the wait lasts ({@link Outages}); guarded by this. */
+    private Throwable outage;
+    /** Transient failures in a row; guarded by this. */
+    private int outages;
 
     PendingTake(SlotConsumer consumer, long deadline) {
         this.consumer = consumer;
@@ -45,6 +53,14 @@ final class PendingTake {
     void start() {
         result.whenComplete((v, f) -> ended());
         expiry = timer.coarse(deadline - timer.now(), this::expired);
+        borrow();
+    }
+
+    /** Waits for a free slot, then looks into it. */
+    private void borrow() {
+        if (result.isDone()) {
+            return;
+        }
         CompletableFuture<Integer> w = consumer.borrowAsync();
         synchronized (this) {
             slotWait = w;
@@ -75,6 +91,10 @@ final class PendingTake {
                         return;
                     }
                     consumer.looked(s);
+                    synchronized (this) {
+                        outage = null;
+                        outages = 0;
+                    }
                     SlotQueue.Taken taken = answer.taken().get(0);
                     if (taken.payload() != null) {
                         if (result.isDone()) {
@@ -189,22 +209,45 @@ final class PendingTake {
         }
     }
 
+    /**
+     * A step failed: the slot is freed (its connection replaced when {@code suspect}); a transient failure is tried
+     * again from a free slot after {@link Outages}' pause while the wait lasts, so a consumer keeps consuming after
+     * Redis restarts; otherwise the take fails.
+     */
     private void fail(int s, Throwable failure, boolean suspect) {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
-        result.completeExceptionally(cause instanceof CoordisException c
-                ? Failures.about(Failures.object("queue", queue.name()), c) : cause);
+        Throwable named = cause instanceof CoordisException c
+                ? Failures.about(Failures.object("queue", queue.name()), c) : cause;
+        long left = deadline - timer.now();
+        if (left <= 0 || !Outages.ridesOut(named) || result.isDone()) {
+            result.completeExceptionally(named);
+            release(s, suspect);
+            return;
+        }
+        long pause;
+        synchronized (this) {
+            outage = named;
+            pause = Outages.pauseNanos(named, ++outages, left);
+        }
         release(s, suspect);
+        timer.after(pause, this::borrow);
     }
 
     /** The deadline: ends a take waiting for a slot or between steps; a BLMOVE out ends by its own block time. */
     private void expired() {
+        Throwable last;
         synchronized (this) {
             if (moving != null || slot >= 0) {
                 return; // a step is out; its answer checks the deadline
             }
+            last = outage;
         }
-        result.complete(null);
+        if (last != null) {
+            result.completeExceptionally(last); // Redis was unavailable until the end: say why
+        } else {
+            result.complete(null);
+        }
     }
 
     /** However the result came: stops the deadline, leaves the line for a slot, ends a BLMOVE cut short by a cancel. */

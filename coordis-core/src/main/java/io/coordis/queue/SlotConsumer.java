@@ -2,6 +2,7 @@ package io.coordis.queue;
 
 import io.coordis.CoordisException;
 import io.coordis.Telemetry;
+import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
@@ -106,47 +107,40 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         closing.readLock().lock();
         try {
             requireOpen();
-            if (upkeep.stale()) {
-                upkeep.beatNow();
-            }
             // The queue was found empty lately (consumers keep up), one known-empty slot and time to wait: BLMOVE
             // straight away, one round trip per message as it arrives. Otherwise, and every PROBE_EVERY takes to
             // notice a backlog, settle.lua first: one round trip that also reads the count and looks into suspect slots.
             boolean direct = drained && slots.size() == 1 && wait.compareTo(Duration.ZERO) > 0 && !isSuspect(slots.get(0))
                     && directTakes.incrementAndGet() % PROBE_EVERY != 0;
+            int outages = 0;
             while (true) {
-                if (!direct) {
-                    fill(slots, handed);
-                }
-                direct = false;
-                long left = deadline - queue.timer.now();
-                if (!handed.isEmpty() || left <= 0) {
-                    clean = true;
-                    return handed;
-                }
-                int slot = slots.get(0);
-                Duration block = Duration.ofNanos(Math.min(left, ttlNanos));
                 try {
-                    byte[] moved = blocking(slot).move(queue.keys.queue, queue.keys.slot(id, slot),
-                            queue.options.order().right(), block);
-                    if (moved != null && slots.size() == 1) {
-                        // the slot was empty, so what BLMOVE moved is its one message; its count is read only if
-                        // asked for before it is settled (settling answers it)
-                        handed.add(new Delivery(new DeliveryRef(id, slot, nextNumber(slot)), moved,
-                                () -> queue.lists.hgetNumber(queue.keys.attempts, SlotQueue.sha1(moved)),
-                                queue.lists.commandTimeout(), queue.timer.now(), this));
+                    if (upkeep.stale()) {
+                        upkeep.beatNow();
+                    }
+                    if (!direct) {
+                        fill(slots, handed);
+                    }
+                    direct = false;
+                    long left = deadline - queue.timer.now();
+                    if (!handed.isEmpty() || left <= 0) {
                         clean = true;
                         return handed;
                     }
+                    if (moveInto(slots, block(left), handed)) {
+                        clean = true;
+                        return handed;
+                    }
+                    outages = 0;
                 } catch (CoordisException e) {
                     requireOpen();
-                    // The move may have happened with its reply lost: hand out what the slot holds.
-                    fill(slots, handed);
-                    if (handed.isEmpty()) {
-                        throw Payloads.named(queue.lists, e, queue.name(), queue.keys.queue);
+                    // Redis restarting or failing over: look into the slots again once it may be back (Outages)
+                    long left = deadline - queue.timer.now();
+                    if (left <= 0 || !Outages.ridesOut(e)) {
+                        throw e;
                     }
-                    clean = true;
-                    return handed;
+                    direct = false;
+                    TimeUnit.NANOSECONDS.sleep(Outages.pauseNanos(e, ++outages, left));
                 }
             }
         } finally {
@@ -156,6 +150,41 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             unused.removeAll(used);
             // after a failure or interrupt a slot may hold a moved message: offer it to the next take first
             giveBack(unused, !clean);
+        }
+    }
+
+    private Duration block(long leftNanos) {
+        return Duration.ofNanos(Math.min(leftNanos, ttlNanos));
+    }
+
+    /**
+     * BLMOVE into the first of {@code slots} for {@code block}: {@code true} with a delivery in {@code handed} when a
+     * message came (or the slot holds one after a failed move), {@code false} when none came.
+     *
+     * @throws CoordisException when the move failed and the slot holds nothing
+     */
+    private boolean moveInto(List<Integer> slots, Duration block, List<Delivery> handed) throws InterruptedException {
+        int slot = slots.get(0);
+        try {
+            byte[] moved = blocking(slot).move(queue.keys.queue, queue.keys.slot(id, slot),
+                    queue.options.order().right(), block);
+            if (moved != null && slots.size() == 1) {
+                // the slot was empty, so what BLMOVE moved is its one message; its count is read only if
+                // asked for before it is settled (settling answers it)
+                handed.add(new Delivery(new DeliveryRef(id, slot, nextNumber(slot)), moved,
+                        () -> queue.lists.hgetNumber(queue.keys.attempts, SlotQueue.sha1(moved)),
+                        queue.lists.commandTimeout(), queue.timer.now(), this));
+                return true;
+            }
+            return false;
+        } catch (CoordisException e) {
+            requireOpen();
+            // The move may have happened with its reply lost: hand out what the slot holds.
+            fill(slots, handed);
+            if (handed.isEmpty()) {
+                throw Payloads.named(queue.lists, e, queue.name(), queue.keys.queue);
+            }
+            return true;
         }
     }
 

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -217,7 +218,7 @@ class RedlockStepsTest {
         RedlockSteps.Acquired a = outcome.join();
         assertThat(a.granted()).isTrue();
         assertThat(a.votes().get(1).vote()).isEqualTo(NodeVote.Vote.REFUSED_RECENT_RESTART);
-        assertThat(a.votes().get(1).detail()).isEqualTo("up less than 10s");
+        assertThat(a.votes().get(1).detail()).as("up 5 s of the 11 s it needs").isEqualTo("up less than 10s; may vote in 6s");
         assertThat(nodes.get(1).calls(Redlock.ACQUIRE)).as("asked nothing").isEmpty();
 
         // node 2 restarts empty: its script refuses (no marker), and the next round checks it again
@@ -229,9 +230,11 @@ class RedlockStepsTest {
         assertThat(kinds(refused.votes())).containsExactly(NodeVote.Vote.ACQUIRED,
                 NodeVote.Vote.REFUSED_RECENT_RESTART, NodeVote.Vote.REFUSED_RECENT_RESTART);
         assertThat(refused.refusal().failure()).isInstanceOf(QuorumUnavailableException.class);
+        assertThat(((QuorumUnavailableException) refused.refusal().failure()).retryAfter())
+                .as("a wait pauses until the soonest refused node may vote").contains(Duration.ofSeconds(6));
         CompletableFuture<RedlockSteps.Acquired> third = steps.acquire("token-3");
         grant(0, 3);
-        assertThat(third.join().votes().get(2).detail()).as("checked again, and too young").isEqualTo("up less than 10s");
+        assertThat(third.join().votes().get(2).detail()).as("checked again, and too young").isEqualTo("up less than 10s; may vote in 10s");
     }
 
     @Test
@@ -239,5 +242,22 @@ class RedlockStepsTest {
         assertThat(RestartGuard.upLongerThan(java.util.Map.of("uptime_in_seconds", "31"), Duration.ofSeconds(30))).isTrue();
         assertThat(RestartGuard.upLongerThan(java.util.Map.of("uptime_in_seconds", "30"), Duration.ofSeconds(30))).isFalse();
         assertThat(RestartGuard.upLongerThan(java.util.Map.of(), Duration.ofSeconds(30))).isFalse();
+    }
+
+    @Test
+    void whatIsLeftOfTheWindowIsNeverShortOfIt() {
+        Duration window = Duration.ofMillis(2500); // the node must report 4 s: 3.5 s rounded up
+        for (int uptime = 0; uptime <= 5; uptime++) {
+            Map<String, String> now = Map.of("uptime_in_seconds", String.valueOf(uptime));
+            Duration left = RestartGuard.untilUpLongerThan(now, window);
+            // the real uptime is at least the reported one: after waiting what is left, the report is past the window
+            long reportedThen = uptime + left.getSeconds();
+            assertThat(RestartGuard.upLongerThan(Map.of("uptime_in_seconds", String.valueOf(reportedThen)), window))
+                    .as("up %d s, then %s more", uptime, left).isTrue();
+            if (!left.isZero()) {
+                assertThat(RestartGuard.upLongerThan(Map.of("uptime_in_seconds", String.valueOf(reportedThen - 1)),
+                        window)).as("and not a second sooner").isFalse();
+            }
+        }
     }
 }

@@ -119,8 +119,9 @@ final class RedisErrors {
                     + "); raise maxmemory or free memory", cause);
         }
         if (error.contains("READONLY")) {
+            // transient: a failover made this master a replica, and the client finds the new master
             return new CommandRejectedException(node, "Redis at " + node + " is a read-only replica ("
-                    + firstLine(error) + "); point Coordis at the master", cause);
+                    + firstLine(error) + "); point Coordis at the master", cause, true);
         }
         if (code.equals("MOVED") || code.equals("ASK")) {
             return new NodeUnavailableException(node, "Redis Cluster at " + node + " is moving a slot (" + firstLine(error)

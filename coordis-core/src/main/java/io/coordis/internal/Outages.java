@@ -1,0 +1,84 @@
+package io.coordis.internal;
+
+import io.coordis.CoordisException;
+import io.coordis.Ticker;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The one rule every wait keeps towards Redis being unavailable: inside the caller's budget a
+ * {@linkplain CoordisException#isTransient() transient} failure (a node down, restarting, loading, failing over,
+ * a Redlock quorum not reached) is tried again, after a jittered backoff or, when the failure knows how long it
+ * lasts (the restart guard's window), after exactly that; once the budget is spent the last failure is reported.
+ * A permanent failure (wrong credentials, missing permissions, a wrong type, a full Redis) is reported at once, and
+ * so is any failure of a call that may not wait. Lock, semaphore and read-write acquisitions, campaigns, takes and
+ * the client's first connection keep it.
+ */
+public final class Outages {
+    /** The pause after the first transient failure of a wait. */
+    static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** The longest pause between two tries: a node that comes back is found within about this long. */
+    static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private Outages() {
+    }
+
+    /** Whether a wait rides out {@code failure}: a {@link CoordisException} that may pass by itself. */
+    public static boolean ridesOut(Throwable failure) {
+        return cause(failure) instanceof CoordisException c && c.isTransient();
+    }
+
+    /**
+     * The pause before the next try after {@code failures} transient failures in a row (1 for the first), at most
+     * {@code maxNanos}: what the failure says is left of it if it knows, else a random pause in [d/2, d] where d
+     * doubles from 50 ms up to 1 s.
+     */
+    public static long pauseNanos(Throwable failure, int failures, long maxNanos) {
+        long pause = cause(failure) instanceof CoordisException c && c.retryAfter().isPresent()
+                ? Durations.saturatedNanos(c.retryAfter().get())
+                : backoffNanos(failures);
+        return Math.max(0, Math.min(maxNanos, pause));
+    }
+
+    /** The jittered backoff after {@code failures} transient failures in a row. */
+    static long backoffNanos(int failures) {
+        int doublings = Math.max(0, Math.min(failures - 1, 20));
+        long ceiling = Math.min(MAX_PAUSE_NANOS, FIRST_PAUSE_NANOS << doublings);
+        return ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1);
+    }
+
+    /**
+     * {@code attempt} on this thread until it returns, trying again after transient failures until {@code wait}
+     * (on {@code ticker}'s clock) is spent; then, or at once for a permanent failure, the last failure is thrown.
+     *
+     * @throws InterruptedException when interrupted while pausing
+     */
+    public static <T> T retrying(Ticker ticker, Duration wait, Supplier<T> attempt) throws InterruptedException {
+        long deadline = Durations.saturatedAdd(ticker.read(), Durations.saturatedNanos(wait));
+        int failures = 0;
+        while (true) {
+            try {
+                return attempt.get();
+            } catch (RuntimeException e) {
+                long left = deadline - ticker.read();
+                if (left <= 0 || !ridesOut(e)) {
+                    throw e;
+                }
+                TimeUnit.NANOSECONDS.sleep(pauseNanos(e, ++failures, left));
+            }
+        }
+    }
+
+    private static Throwable cause(Throwable failure) {
+        Throwable t = failure;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

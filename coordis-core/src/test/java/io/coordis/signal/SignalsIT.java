@@ -216,6 +216,10 @@ class SignalsIT {
         }
     }
 
+    /**
+     * Each unicast signal wakes exactly one waiter: a woken waiter is closed before the next signal (once Redis has
+     * dropped its channel), so five signals must wake all five waiters, one more each time, each with its own signal.
+     */
     @Test
     void unicastReachesExactlyOneOfSeveralWaiters() throws Exception {
         List<Waiter> waiters = new ArrayList<>();
@@ -226,16 +230,24 @@ class SignalsIT {
             assertThat(waiters.get(0).channels().get(0)).startsWith("workers:").hasSizeGreaterThan("workers:".length());
             // a broadcast waiter on the bare prefix is not a unicast waiter
             try (Waiter bare = signals.waiter("workers:")) {
+                List<Waiter> woken = new ArrayList<>();
                 for (int round = 0; round < 5; round++) {
+                    int before = round;
                     assertThat(signals.signalOne("workers:", "job" + round)).isEqualTo(1);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> wokenCount(waiters) > before);
+                    List<Waiter> now = waiters.stream().filter(w -> !woken.contains(w) && w.poll().isPresent()).toList();
+                    assertThat(now).as("waiters woken by job%d", round).hasSize(1);
+                    assertThat(now.get(0).poll().orElseThrow().data()).isEqualTo("job" + round);
+                    woken.add(now.get(0));
+                    now.get(0).close();
+                    int left = 4 - round;
+                    await().atMost(Duration.ofSeconds(10)).until(() -> unicastChannels("workers:") == left);
                 }
                 assertThat(bare.poll()).isEmpty();
             }
-            Thread.sleep(100);
-            long woken = waiters.stream().filter(w -> w.poll().isPresent()).count();
-            assertThat(woken).isBetween(1L, 5L);
-            List<String> jobs = waiters.stream().flatMap(w -> w.poll().stream()).map(Signal::data).toList();
-            assertThat(jobs).doesNotHaveDuplicates();
+            // every waiter holds the one signal that woke it: a signal delivered twice would leave another undelivered
+            assertThat(waiters).extracting(w -> w.poll().orElseThrow().data())
+                    .containsExactlyInAnyOrder("job0", "job1", "job2", "job3", "job4");
         } finally {
             waiters.forEach(Waiter::close);
         }
@@ -243,6 +255,15 @@ class SignalsIT {
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> ((List<?>) server().command("PUBSUB", "CHANNELS", Prefixed.key("workers:*"))).isEmpty());
         assertThat(signals.signalOne("workers:", "nobody")).isZero();
+    }
+
+    private static long wokenCount(List<Waiter> waiters) {
+        return waiters.stream().filter(w -> w.poll().isPresent()).count();
+    }
+
+    /** How many unicast channels of {@code prefix} are subscribed at Redis (the bare prefix is not one). */
+    private int unicastChannels(String prefix) {
+        return ((List<?>) server().command("PUBSUB", "CHANNELS", Prefixed.key(prefix) + "?*")).size();
     }
 
     @Test

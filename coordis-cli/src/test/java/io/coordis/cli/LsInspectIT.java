@@ -3,6 +3,7 @@ package io.coordis.cli;
 import io.coordis.Coordis;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
+import io.coordis.election.LeaderEvent;
 import io.coordis.election.Leadership;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
@@ -22,11 +23,14 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static io.coordis.cli.TestJson.list;
 import static io.coordis.cli.TestJson.map;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code coordis ls} and {@code coordis inspect} against real objects of every kind, made by Coordis and by
@@ -163,7 +167,20 @@ class LsInspectIT {
         assertThat(number(e.get("leaderForMs"))).isBetween(0L, 20_000L);
         assertThat(number(e.get("ttlMs"))).isBetween(1L, 20_000L);
         assertThat(e.get("termCounter")).isEqualTo(leadership.term());
-        assertThat(number(e.get("observers"))).isGreaterThanOrEqualTo(0L);
+        assertThat(number(e.get("observers"))).as("an uncontended campaign does not subscribe").isZero();
+        CompletableFuture<LeaderEvent> firstEvent = new CompletableFuture<>();
+        try (AutoCloseable observing = election.observe(firstEvent::complete)) {
+            firstEvent.get(10, TimeUnit.SECONDS); // told once its subscription is confirmed
+            subscriber = RespClient.connect(redis.server());
+            subscriber.command("SUBSCRIBE", Prefixed.derived("ls:leader", "changed")); // another client's observer
+            assertThat(number(byName(json("ls", "elections"), "name").get(Prefixed.key("ls:leader")).get("observers")))
+                    .as("one per connection: this client's and the other one's").isEqualTo(2L);
+            assertThat(number(json("inspect", "election", "ls:leader").get("observers"))).isEqualTo(2L);
+        }
+        subscriber.close();
+        subscriber = null;
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> number(json("inspect", "election", "ls:leader").get("observers")) == 0L);
 
         assertThat(byName(json("ls", "locks"), "name")).as("an election is not a lock").isEmpty();
         Map<String, Object> one = json("inspect", "election", "ls:leader");

@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -491,23 +490,27 @@ class SingleNodeLockIT extends LockContract {
         assertThat(b.lock("visible").holder()).isEmpty();
     }
 
+    /**
+     * Threads of one client wait for a lock another client holds on the release channel, on their client's one
+     * pub/sub connection, then all get their turns one at a time; the subscription ends with the last wait.
+     */
     @Test
     void threadsOfOneClientQueueLocallyAndAllGetTheirTurn() throws Exception {
         DistributedLock lock = a.lock("local");
+        String released = Prefixed.derived("local", "released");
+        Lease held = b.lock("local").tryAcquire().orElseThrow();
         int threads = 6;
         int rounds = 15;
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
         int[] turns = new int[threads];
         ExecutorService pool = Executors.newFixedThreadPool(threads);
-        CountDownLatch start = new CountDownLatch(1);
         List<Future<?>> futures = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int id = t;
             futures.add(pool.submit(() -> {
-                start.await();
                 for (int r = 0; r < rounds; r++) {
-                    try (Lease lease = lock.acquire(Duration.ofSeconds(30)).orElseThrow()) {
+                    try (Lease lease = lock.acquire(Duration.ofSeconds(60)).orElseThrow()) {
                         if (inside.incrementAndGet() != 1) {
                             overlaps.incrementAndGet();
                         }
@@ -518,15 +521,21 @@ class SingleNodeLockIT extends LockContract {
                 return null;
             }));
         }
-        start.countDown();
-        for (Future<?> f : futures) {
-            f.get(60, TimeUnit.SECONDS);
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> subscribers(released) > 0);
+            assertThat(subscribers(released)).as("client a's waiting, however many of its threads wait").isEqualTo(1);
+            assertThat(turns).as("nobody got the lock while b held it").containsOnly(0);
+            held.release();
+            for (Future<?> f : futures) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            held.release();
+            pool.shutdownNow();
         }
-        pool.shutdown();
         assertThat(overlaps).hasValue(0);
         assertThat(turns).containsOnly(rounds);
-        // local queueing: while a local holder exists, no other thread of this client reaches Redis
-        assertThat(subscribers(Prefixed.derived("local", "released"))).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> subscribers(released) == 0);
     }
 
     @Test

@@ -222,7 +222,7 @@ final class Acquisition {
                     }
                     pause(last);
                 } catch (RuntimeException e) {
-                    fail(e);
+                    outage(e); // listening for releases failed: Redis may be on its way back
                 }
             });
             if (timer.isClosed()) {
@@ -234,7 +234,7 @@ final class Acquisition {
         try {
             paused = p.pause(last, untilGranted ? Long.MAX_VALUE : deadline - timer.now());
         } catch (RuntimeException e) {
-            fail(e);
+            outage(e);
             return;
         }
         synchronized (this) {

@@ -182,6 +182,11 @@ sealed class HeldLease extends Held<Lease> implements Lease permits HeldPermit {
 
     @Override
     protected void onLoss(Telemetry.Loss why) {
+        if (why == Telemetry.Loss.DEADLINE && !options.autoRenew()) {
+            // nothing failed: the holder chose a fixed TTL and held the lock past it; lost() tells it so
+            log.info("{} expired while held: its TTL ran out, and renewal is off", object());
+            return;
+        }
         log.warn("{} {}; fencing token {} is stale", object(), why == Telemetry.Loss.NOT_OURS
                 ? "is no longer held by this lease (expired or taken over)"
                 : "could not be renewed before its validity ended", fencingToken);

@@ -22,7 +22,8 @@ import java.util.Optional;
  * <ul>
  *   <li>{@link #lock} tries once and never waits: empty when the job is running elsewhere (or in this JVM).</li>
  *   <li>{@code lockAtMostFor} is the lock's TTL at Redis. Coordis's renewal is off: the lock lasts exactly that
- *       long unless the job extends it ({@link net.javacrumbs.shedlock.core.LockExtender}), as ShedLock promises.
+ *       long unless the job extends it ({@link net.javacrumbs.shedlock.core.LockExtender}), as ShedLock promises; a
+ *       job still running when it expires is logged (a warning: another instance may have started the job).
  *       A {@code lockAtMostFor} below {@link LockOptions#MIN_TTL} (100 ms) is refused with an
  *       {@link IllegalArgumentException}: it is not rounded up.</li>
  *   <li>{@code unlock()} honours {@code lockAtLeastFor}: the key stays at Redis until {@code lockAtLeastUntil}
@@ -100,7 +101,7 @@ public final class CoordisLockProvider implements ExtensibleLockProvider {
         Duration ttl = ttl(name, configuration.getLockAtMostFor());
         Optional<Lease> lease = coordis.lock(keyPrefix + name, options.withTtl(ttl)).tryAcquire();
         lease.ifPresent(RUNNING.get()::addLast);
-        return lease.map(l -> new Execution(l, configuration));
+        return lease.map(l -> Execution.started(l, configuration));
     }
 
     /** {@code lockAtMostFor} of job {@code name}, checked against the TTLs a Coordis lock accepts. */

@@ -5,6 +5,8 @@ import net.javacrumbs.shedlock.core.AbstractSimpleLock;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -16,11 +18,49 @@ import java.util.Optional;
  * this one invalid). Like ShedLock's own locks, an instance is used by one thread at a time.
  */
 final class Execution extends AbstractSimpleLock {
-    private final Lease lease;
+    private static final Logger log = LoggerFactory.getLogger(CoordisLockProvider.class);
 
-    Execution(Lease lease, LockConfiguration configuration) {
+    private final Lease lease;
+    private final Run run;
+
+    /**
+     * What the executions of one lease share: the configuration in force (the latest extension's), and whether an
+     * extension is under way, or found the lock gone.
+     */
+    private static final class Run {
+        volatile LockConfiguration inForce;
+        volatile boolean extending;
+
+        Run(LockConfiguration configuration) {
+            this.inForce = configuration;
+        }
+    }
+
+    private Execution(Lease lease, LockConfiguration configuration, Run run) {
         super(configuration);
         this.lease = lease;
+        this.run = run;
+    }
+
+    /** The lock of an execution that starts on {@code lease}; its loss while the job runs is logged. */
+    static Execution started(Lease lease, LockConfiguration configuration) {
+        Run run = new Run(configuration);
+        lease.lost().thenRun(() -> expired(run, lease.fencingToken()));
+        return new Execution(lease, configuration, run);
+    }
+
+    /**
+     * Renewal is off, so a lease is lost when {@code lockAtMostFor} runs out with the job still running (an extension
+     * refused as "not ours" is told to the job by the extension's empty result instead).
+     */
+    private static void expired(Run run, long fence) {
+        if (run.extending) {
+            return;
+        }
+        LockConfiguration c = run.inForce;
+        log.warn("task '{}' (fencing number {}) ran longer than lockAtMostFor ({}): its lock expired at {}, and another "
+                + "instance may have started the task; extend the lock while the task runs (LockExtender) or raise "
+                + "lockAtMostFor", c.getName(), fence, c.getLockAtMostFor(), c.getLockAtMostUntil());
     }
 
     @Override
@@ -38,8 +78,11 @@ final class Execution extends AbstractSimpleLock {
     @Override
     protected Optional<SimpleLock> doExtend(LockConfiguration next) {
         Duration ttl = CoordisLockProvider.ttl(next.getName(), next.getLockAtMostFor());
+        run.extending = true; // a loss told meanwhile is the refusal's, and the job hears of it from the result
         if (lease.isHeld() && lease.extend(ttl)) {
-            return Optional.of(new Execution(lease, next));
+            run.inForce = next;
+            run.extending = false;
+            return Optional.of(new Execution(lease, next, run));
         }
         CoordisLockProvider.ended(lease);
         return Optional.empty();

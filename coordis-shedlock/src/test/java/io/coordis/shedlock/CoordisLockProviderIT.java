@@ -13,6 +13,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -135,6 +138,31 @@ class CoordisLockProviderIT {
         a.lock(new LockConfiguration(Instant.now().plusNanos(900_000), "atleast-passed", Duration.ofSeconds(30),
                 Duration.ZERO)).orElseThrow().unlock();
         assertThat(b.lock(job("atleast-passed"))).isPresent();
+    }
+
+    /** A run still going when its lock expires is told in ShedLock's terms; nothing failed to renew. */
+    @Test
+    void aRunThatOutlivesLockAtMostForIsLoggedInShedLocksTerms() {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        PrintStream err = System.err;
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        LockConfiguration job = job("outlived", Duration.ofMillis(300), Duration.ZERO);
+        long fence;
+        try {
+            SimpleLock lock = a.lock(job).orElseThrow();
+            fence = CoordisLockProvider.currentFencingToken();
+            await().atMost(Duration.ofSeconds(10)).until(() -> log.toString(StandardCharsets.UTF_8)
+                    .contains("task 'outlived'"));
+            lock.unlock();
+        } finally {
+            System.setErr(err);
+        }
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("WARN")
+                .contains("task 'outlived' (fencing number " + fence + ") ran longer than lockAtMostFor (PT0.3S): its "
+                        + "lock expired at " + job.getLockAtMostUntil() + ", and another instance may have started "
+                        + "the task")
+                .contains("lock 'outlived' expired while held: its TTL ran out, and renewal is off")
+                .doesNotContain("could not be renewed").doesNotContain("is stale");
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +35,7 @@ class OutageWaitIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final Duration DOWN = Duration.ofMillis(1500);
 
-    /** Every kind of wait, started while Redis is down; Redis comes back 1.5 s later with its data (AOF). */
+    /** Every kind of wait (a plain pop too), started while Redis is down; Redis comes back 1.5 s later with its data (AOF). */
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void everyWaitRidesOutARedisRestart() throws Exception {
@@ -51,10 +52,12 @@ class OutageWaitIT {
             waits.add(callers.submit(() -> coordis.election("outage:election").campaign(WAIT).orElseThrow()));
             waits.add(coordis.lock("outage:async").acquireAsync(WAIT).thenApply(Optional::orElseThrow));
             Future<Delivery> taken = callers.submit(() -> consumer.take(WAIT).orElseThrow());
+            Future<byte[]> popped = callers.submit(() -> coordis.queue("outage:plain").pop(WAIT).orElseThrow());
             long down = System.nanoTime();
             server.restart(DOWN);
             long back = System.nanoTime();
             producer.reliableQueue("outage:queue").push("after the restart");
+            producer.queue("outage:plain").push("plain, after the restart");
             for (Future<?> w : waits) {
                 Object won = w.get(WAIT.toSeconds() + 30, TimeUnit.SECONDS);
                 assertThat(won).isNotNull();
@@ -63,6 +66,8 @@ class OutageWaitIT {
             Delivery d = taken.get(WAIT.toSeconds() + 30, TimeUnit.SECONDS);
             assertThat(d.text()).isEqualTo("after the restart");
             d.ack();
+            assertThat(new String(popped.get(WAIT.toSeconds() + 30, TimeUnit.SECONDS), StandardCharsets.UTF_8))
+                    .isEqualTo("plain, after the restart");
             System.out.printf("waits across a restart: Redis down %d ms, every wait won%n",
                     TimeUnit.NANOSECONDS.toMillis(back - down));
             consumer.close();

@@ -1,11 +1,16 @@
 package io.coordis.queue;
 
+import io.coordis.CoordisException;
+import io.coordis.internal.Durations;
+import io.coordis.internal.Outages;
+import io.coordis.internal.Timer;
 import io.coordis.internal.redis.ListCommands;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@link Queue} over plain list commands. Blocking pops borrow a dedicated connection from a small pool
@@ -15,12 +20,15 @@ final class ListQueue extends NamedQueue implements Queue {
     private final String prefix;
     private final String key;
     private final ConcurrentLinkedQueue<ListCommands.Blocking> idle = new ConcurrentLinkedQueue<>();
+    /** The client's clock, for the deadlines of blocking pops. */
+    private final Timer timer;
 
     /** The queue {@code name} on the list {@code prefix + name}; processing lists get the same prefix. */
-    ListQueue(ListCommands lists, String prefix, String name, QueueOptions options) {
+    ListQueue(ListCommands lists, String prefix, String name, QueueOptions options, Timer timer) {
         super(lists, name, options);
         this.prefix = prefix;
         this.key = prefix + name;
+        this.timer = timer;
     }
 
     @Override
@@ -54,15 +62,7 @@ final class ListQueue extends NamedQueue implements Queue {
         if (wait.isZero() || wait.isNegative()) {
             return pop();
         }
-        ListCommands.Blocking b = borrow();
-        try {
-            byte[] value = b.pop(key, options.order().right(), wait);
-            return Optional.ofNullable(value);
-        } catch (io.coordis.CoordisException e) {
-            throw Payloads.named(lists, e, name, key);
-        } finally {
-            idle.add(b);
-        }
+        return Optional.ofNullable(blocking(wait, (b, block) -> b.pop(key, options.order().right(), block)));
     }
 
     @Override
@@ -72,13 +72,38 @@ final class ListQueue extends NamedQueue implements Queue {
             return Optional.ofNullable(Payloads.await(lists, lists.move(key, prefix + processingList,
                     options.order().right()), name, key));
         }
-        ListCommands.Blocking b = borrow();
-        try {
-            return Optional.ofNullable(b.move(key, prefix + processingList, options.order().right(), wait));
-        } catch (io.coordis.CoordisException e) {
-            throw Payloads.named(lists, e, name, key);
-        } finally {
-            idle.add(b);
+        return Optional.ofNullable(blocking(wait,
+                (b, block) -> b.move(key, prefix + processingList, options.order().right(), block)));
+    }
+
+    /** A blocking call on a connection of its own. */
+    @FunctionalInterface
+    private interface BlockingCall {
+        byte[] call(ListCommands.Blocking connection, Duration block) throws InterruptedException;
+    }
+
+    /**
+     * {@code call} blocking for what is left of {@code wait}, tried again after a transient failure while the wait
+     * lasts ({@link Outages}): a consumer keeps consuming across a Redis restart. A failure after the command went
+     * out may have cost the popped message, as it always could on a plain list.
+     */
+    private byte[] blocking(Duration wait, BlockingCall call) throws InterruptedException {
+        long deadline = Durations.saturatedAdd(timer.now(), Durations.saturatedNanos(wait));
+        int failures = 0;
+        while (true) {
+            ListCommands.Blocking b = borrow();
+            try {
+                long left = deadline - timer.now();
+                return call.call(b, Duration.ofNanos(Math.max(1_000_000, left)));
+            } catch (CoordisException e) {
+                long left = deadline - timer.now();
+                if (left <= 0 || !Outages.ridesOut(e)) {
+                    throw Payloads.named(lists, e, name, key);
+                }
+                TimeUnit.NANOSECONDS.sleep(Outages.pauseNanos(e, ++failures, left));
+            } finally {
+                idle.add(b);
+            }
         }
     }
 

@@ -35,7 +35,7 @@ public final class Queues {
     public Queue plain(String name, QueueOptions options) {
         java.util.Objects.requireNonNull(options, "options must not be null");
         Payloads.name(name);
-        return new ListQueue(node.lists(), prefix, name, options);
+        return new ListQueue(node.lists(), prefix, name, options, timer);
     }
 
     /** @throws IllegalArgumentException when the name is empty or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES}) */

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * The settings of a {@link Coordis} client and their checks: the methods of {@link Coordis.Builder}, which adds
@@ -29,6 +30,7 @@ abstract class ClientSettings {
     Telemetry telemetry = Telemetry.NONE;
     ClientResources clientResources;
     Replication replication = Replication.none();
+    Executor callbackExecutor;
 
     /** The Redis URL; required (or {@link #urls}). */
     public Coordis.Builder url(String url) {
@@ -143,6 +145,30 @@ abstract class ClientSettings {
     public Coordis.Builder replication(Replication replication) {
         this.replication = Objects.requireNonNull(replication,
                 "replication must not be null (use Replication.none() for no wait)");
+        return self();
+    }
+
+    /**
+     * Where the futures and notices this client hands out complete, and so where the stages chained on them run:
+     * {@code acquireAsync} and {@code tryAcquireAsync} of locks, read-write locks and semaphores,
+     * {@code campaignAsync}, {@code takeAsync}, {@code awaitAsync} and {@code whenSignalled} of signals, and
+     * {@code lost()} of leases, permits and leaderships; the calls of {@code ElectionListener}s and {@code observe}
+     * callbacks run there too, one at a time and in order for each. Never on the client's own threads, which renew
+     * leases and read replies: a callback that blocks there would hold up every renewal. The interrupt of
+     * {@code runLocked} and {@code whileLeader} work on a loss comes through it too. An executor set here is never
+     * shut down by the client.
+     *
+     * <p>Default: a pool of the client's own (daemon threads named {@code coordis-callback-*}, shut down with the
+     * client after running what it was handed) that runs callbacks on one thread, in order, and starts one more
+     * whenever callbacks wait 100 ms behind threads that are all still in a callback: thousands of quick completions
+     * cost one thread, and a callback that blocks delays the others by about 100 ms, not for as long as it blocks.
+     * Not {@code ForkJoinPool.commonPool()}: it is shared with the whole JVM, a machine with two cores gives it one
+     * thread, and it does not grow when a task blocks. Set an executor of your own to bound or name the threads or to
+     * use virtual threads ({@code Executors.newVirtualThreadPerTaskExecutor()} on Java 21); one that is slow to
+     * start tasks delays the loss notices.
+     */
+    public Coordis.Builder callbackExecutor(Executor executor) {
+        this.callbackExecutor = Objects.requireNonNull(executor, "callback executor must not be null");
         return self();
     }
 

@@ -80,7 +80,7 @@ public final class Coordis implements AutoCloseable {
                     + "of independent masters; leave replication off (Replication.none()) for this client");
         }
         this.replication = b.replication;
-        this.timer = new ClientTimer(b.ticker);
+        this.timer = new ClientTimer(b.ticker, b.callbackExecutor);
         try {
             this.connections = Connections.open(b.urls, b.replicaUrls, b.commandTimeout, b.tls, timer,
                     b.clientResources);

@@ -53,6 +53,8 @@ class ClientCloseIT {
             Leadership leader = other.election("close:elect", ElectionOptions.defaults().withTtl(LONG))
                     .campaign(Duration.ofSeconds(5)).orElseThrow();
             var held = other.lock("close:lock").tryAcquire().orElseThrow();
+            // a wait that ends on the other client's timer: its thread has started before the threads are counted
+            assertThat(other.lock("close:lock").acquire(Duration.ofMillis(20))).isEmpty();
             long threadsBefore = clientThreads();
             Coordis closing = TestClients.connect(redis.uri());
             Waiter waiter = closing.signals().waiter("close:waiter");
@@ -109,7 +111,9 @@ class ClientCloseIT {
                         .anySatisfy(o -> assertThat(o).startsWith("lock acquire: threw"))
                         .anySatisfy(o -> assertThat(o).startsWith("campaign: threw"));
                 org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
-                        .untilAsserted(() -> assertThat(clientThreads()).as("client threads after the close")
+                        .untilAsserted(() -> assertThat(clientThreads()).as("client threads after the close: %s",
+                                        Thread.getAllStackTraces().keySet().stream().map(Thread::getName).sorted()
+                                                .toList())
                                 .isLessThanOrEqualTo(threadsBefore));
             } finally {
                 pool.shutdownNow();

@@ -8,20 +8,21 @@ import org.slf4j.LoggerFactory;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
  * What one candidate tells about its election: the start and end of its leaderships and the terms that
  * regressed, to its {@link ElectionListener}s, the client's {@link Telemetry} and the log. Keeps the terms it has seen to tell a regression.
- * Listeners are called on the client's timer thread, one call at a time (on the calling thread once the client
- * is closed). Thread-safe.
+ * Listeners are called on the client's callback executor, one call at a time and in order. Thread-safe.
  */
 final class CandidateEvents {
     private static final Logger log = LoggerFactory.getLogger(CandidateEvents.class);
 
     private final String name;
     private final String id;
-    private final Timer timer;
+    /** The listeners' calls, in order, on the client's callback executor. */
+    private final Executor listenerCalls;
     private final Telemetry telemetry;
     private final TermHistory terms = new TermHistory();
     private final List<ElectionListener> listeners = new CopyOnWriteArrayList<>();
@@ -29,7 +30,7 @@ final class CandidateEvents {
     CandidateEvents(String name, String id, Timer timer, Telemetry telemetry) {
         this.name = name;
         this.id = id;
-        this.timer = timer;
+        this.listenerCalls = timer.inOrder();
         this.telemetry = telemetry;
     }
 
@@ -104,10 +105,6 @@ final class CandidateEvents {
                 }
             }
         };
-        if (timer.isClosed()) {
-            all.run();
-        } else {
-            timer.execute(all);
-        }
+        listenerCalls.execute(all);
     }
 }

@@ -1,9 +1,10 @@
 package io.coordis.election;
 
 /**
- * Told when this candidate's leadership starts and ends. Called on the client's timer thread, one call
- * at a time per election: implementations must be quick and must not block (hand work to another
- * thread). Exceptions they throw are logged and otherwise ignored. All methods default to doing nothing.
+ * Told when this candidate's leadership starts and ends. Called on the client's callback executor
+ * ({@link io.coordis.Coordis.Builder#callbackExecutor}), one call at a time per election and in order, never on a
+ * thread the client needs: a call that blocks delays this election's later calls, not its renewals. Exceptions they
+ * throw are logged and otherwise ignored. All methods default to doing nothing.
  */
 public interface ElectionListener {
 

@@ -58,12 +58,13 @@ public interface LeaderElection extends AutoCloseable {
     Optional<Leadership> campaign(Duration timeout) throws InterruptedException;
 
     /**
-     * {@link #campaign(Duration)} without a thread waiting: the campaign rides on the election's pub/sub channel
-     * and the client's timer, and the future completes with the leadership, or empty when another candidate still
-     * led when the time was up. It completes on the client's timer thread: chain only quick work, or hand it to an
-     * executor with {@code thenApplyAsync(fn, executor)}. Cancelling it ends the campaign and leaves nothing held: a
-     * leadership won in that instant is resigned at once (in the background), so other candidates need not wait
-     * out its TTL. Campaigns of one candidate run one after another, blocking ones included.
+     * {@link #campaign(Duration)} without a thread waiting: the campaign rides on the election's pub/sub channel and
+     * the client's timer, and the future completes with the leadership, or empty when another candidate still led when
+     * the time was up. It completes on the client's callback executor
+     * ({@link io.coordis.Coordis.Builder#callbackExecutor}), never on a thread the client needs. Cancelling it ends
+     * the campaign and leaves nothing held: a leadership won in that instant is resigned at once (in the background),
+     * so other candidates need not wait out its TTL. Campaigns of one candidate run one after another, blocking ones
+     * included.
      *
      * @return the leadership, or empty on timeout; fails with a {@link io.coordis.CoordisException} as
      *         {@link #campaign(Duration)} throws it
@@ -101,10 +102,10 @@ public interface LeaderElection extends AutoCloseable {
     long highestTermSeen();
 
     /**
-     * Calls {@code events} with the current leader at once (on the client's timer thread), then on every
-     * change of leader or term: elections and resignations as they are announced, expiries when the
-     * leader's TTL runs out. Each event is also checked for term regression. The callback must be quick.
-     * Close the returned handle to stop.
+     * Calls {@code events} with the current leader at once, then on every change of leader or term: elections
+     * and resignations as they are announced, expiries when the leader's TTL runs out. Each event is also checked
+     * for term regression. Calls come one at a time and in order, on the client's callback executor
+     * ({@link io.coordis.Coordis.Builder#callbackExecutor}). Close the returned handle to stop.
      *
      * @throws io.coordis.CoordisException when the pub/sub connection cannot be opened
      */

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -20,7 +21,7 @@ import java.util.function.Consumer;
  * confirmed, again on every announcement (election, resignation) and after a pub/sub gap, and when the
  * leader's TTL runs out (a timer at the reported TTL plus jitter, at most one TTL of the options as a
  * safety net for keys without expiry and lost announcements). Reads never overlap; events are delivered
- * on the client's timer thread, only when the leader or term changed.
+ * in order on the client's callback executor, only when the leader or term changed.
  */
 final class LeaderWatch implements PubSubListener, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LeaderWatch.class);
@@ -30,6 +31,8 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
     private final RedisNode node;
     private final String channel;
     private final Consumer<LeaderEvent> events;
+    /** The observer's calls, in order, on the client's callback executor. */
+    private final Executor observerCalls;
     private final long safetyNanos;
     private final Timer timer;
     private Subscription subscription;
@@ -48,6 +51,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
         this.node = node;
         this.channel = channel;
         this.events = events;
+        this.observerCalls = timer.inOrder();
         this.safetyNanos = ttl.toNanos();
         this.timer = timer;
     }
@@ -134,11 +138,14 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
             closed = timer.isClosed();
         }
         if (event != null) {
-            try {
-                events.accept(event);
-            } catch (RuntimeException e) {
-                log.warn("an observer of '{}' failed", name, e);
-            }
+            LeaderEvent changed = event;
+            observerCalls.execute(() -> {
+                try {
+                    events.accept(changed);
+                } catch (RuntimeException e) {
+                    log.warn("an observer of '{}' failed", name, e);
+                }
+            });
         }
         boolean more;
         synchronized (this) {

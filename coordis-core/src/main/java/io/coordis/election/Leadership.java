@@ -36,7 +36,8 @@ public interface Leadership {
     /**
      * Completes (with this leadership) when it is lost while still held: a renewal found the term gone or taken,
      * or the local deadline passed without a successful renewal. Never completes after a resignation.
-     * Callbacks run on the client's timer thread and must not block.
+     * Completes on the client's callback executor ({@link io.coordis.Coordis.Builder#callbackExecutor}), so a
+     * callback that blocks holds up no renewal.
      */
     CompletionStage<Leadership> lost();
 

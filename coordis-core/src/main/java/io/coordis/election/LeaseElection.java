@@ -99,26 +99,12 @@ final class LeaseElection extends Named implements LeaderElection {
     public CompletableFuture<Optional<Leadership>> campaignAsync(Duration timeout) {
         Durations.notNegative(timeout, "campaign timeout");
         Campaign campaign = start(Durations.saturatedNanos(timeout), false);
-        CompletableFuture<Optional<Leadership>> out = new CompletableFuture<>();
-        campaign.result.whenComplete((won, failure) -> {
-            Throwable named = failure == null ? null : failure instanceof CoordisException e ? named(e) : failure;
-            Runnable relay = () -> {
-                boolean taken = named == null ? out.complete(Optional.ofNullable(won)) : out.completeExceptionally(named);
-                if (!taken && won != null && !campaign.reused) {
-                    won.resignInBackground(); // the caller cancelled in the instant it was won
-                }
-            };
-            timer.execute(relay);
-            if (timer.isClosed()) {
-                relay.run();
-            }
-        });
-        out.whenComplete((v, f) -> {
-            if (out.isCancelled()) {
-                campaign.result.cancel(false);
-            }
-        });
-        return out;
+        return timer.relay(campaign.result, Optional::<Leadership>ofNullable,
+                f -> f instanceof CoordisException e ? named(e) : f, won -> {
+                    if (!campaign.reused) {
+                        won.resignInBackground(); // the caller cancelled in the instant it was won
+                    }
+                });
     }
 
     /**

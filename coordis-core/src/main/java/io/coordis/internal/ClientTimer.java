@@ -6,6 +6,7 @@ import io.netty.util.HashedWheelTimer;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -23,7 +24,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * usually cancelled, and a pool whose threads exist only while timeouts fire. A {@code
  * ScheduledThreadPoolExecutor} wakes its worker whenever a new task becomes its earliest (on every
  * short-lived lease, measured as a fifth of the client's CPU in a lock cycle); the wheel costs a queue
- * insertion per deadline and wakes nothing. Every thread is a daemon and stops on {@link #close()}.
+ * insertion per deadline and wakes nothing. {@link #deliver} runs on the application's executor, or on a
+ * {@link CallbackPool} of the timer's own ({@code coordis-callback-*} threads), which adds a thread when callbacks
+ * block. Every thread is a daemon and stops on {@link #close()}; the callback pool runs what it was handed before.
  */
 public final class ClientTimer implements Timer {
     /** How late a coarse task may run, at most (plus scheduling delays of the wheel's thread). */
@@ -35,16 +38,30 @@ public final class ClientTimer implements Timer {
     private final ScheduledThreadPoolExecutor scheduler;
     private final HashedWheelTimer wheel;
     private final ExecutorService expiry;
+    private final Executor callbacks;
+    /** The callback pool when it is the timer's own, shut down with it; {@code null} for the application's. */
+    private final CallbackPool ownCallbacks;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Set<Runnable> onClose = ConcurrentHashMap.newKeySet();
 
+    /** A timer whose {@link #deliver} runs on a {@link CallbackPool} of its own. */
     public ClientTimer(Ticker ticker) {
+        this(ticker, null);
+    }
+
+    /**
+     * A timer whose {@link #deliver} runs on {@code callbacks}, which the application owns and shuts down; a pool of
+     * the timer's own when it is {@code null}.
+     */
+    public ClientTimer(Ticker ticker, Executor callbacks) {
         this.ticker = ticker;
         int client = CLIENTS.incrementAndGet();
         this.scheduler = new ScheduledThreadPoolExecutor(1, daemons("coordis-timer-" + client));
         this.scheduler.setRemoveOnCancelPolicy(true);
         this.wheel = new HashedWheelTimer(daemons("coordis-wheel-" + client), TICK_MILLIS, TimeUnit.MILLISECONDS, 512);
         this.expiry = Executors.newCachedThreadPool(daemons("coordis-timeout-" + client));
+        this.ownCallbacks = callbacks == null ? new CallbackPool(daemons("coordis-callback-" + client), this) : null;
+        this.callbacks = callbacks == null ? ownCallbacks : callbacks;
     }
 
     private static ThreadFactory daemons(String name) {
@@ -90,6 +107,15 @@ public final class ClientTimer implements Timer {
             scheduler.execute(task);
         } catch (RejectedExecutionException closedMeanwhile) {
             // closed: pending work never runs
+        }
+    }
+
+    @Override
+    public void deliver(Runnable task) {
+        try {
+            callbacks.execute(task);
+        } catch (RejectedExecutionException shutDown) {
+            task.run();
         }
     }
 
@@ -148,6 +174,9 @@ public final class ClientTimer implements Timer {
             wheel.stop();
             expiry.shutdown();
             runOnClose();
+            if (ownCallbacks != null) {
+                ownCallbacks.shutdown(); // after the close tasks, whose completions it still runs
+            }
         }
     }
 }

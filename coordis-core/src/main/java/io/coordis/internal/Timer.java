@@ -3,13 +3,18 @@ package io.coordis.internal;
 import io.coordis.Ticker;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The one source of time and delayed work of a client: every deadline reads {@link #ticker()}, every
  * delayed task goes through {@link #after} or {@link #coarse}, and {@link #execute} runs short tasks on the
- * client's own thread. A client owns one and closes it; a test drives one by hand ({@code ManualTimer} in the
- * test sources) to step time instead of sleeping. Tasks must not block. Thread-safe.
+ * client's own thread. What reaches the application (futures, loss notices) completes through {@link #deliver}, on
+ * the client's callback executor instead, so that application code never runs on the client's own threads. A client
+ * owns one and closes it; a test drives one by hand ({@code ManualTimer} in the test sources) to step time instead of
+ * sleeping. Tasks must not block. Thread-safe.
  */
 public interface Timer extends AutoCloseable {
 
@@ -40,16 +45,52 @@ public interface Timer extends AutoCloseable {
     void execute(Runnable task);
 
     /**
-     * Completes {@code future} with {@code value}, or with {@code failure} when that is not {@code null}, on the
-     * client's thread, so that what the caller chained on it never runs on (and never holds up) an I/O thread;
-     * on the calling thread once the timer is closed. For futures handed to applications.
+     * Runs {@code task}, which completes something the application holds (a future, a loss notice), on the client's
+     * callback executor: never on the timer's thread or an I/O thread, so what the application chained on it cannot
+     * hold up renewals, deadlines or replies. On the calling thread when the executor refuses it (the client's own
+     * is shut down with the client). Every completion the application sees goes through here.
+     */
+    void deliver(Runnable task);
+
+    /**
+     * A new lane on {@link #deliver}: the tasks handed to it run one at a time, in order. For the calls of one
+     * listener, which must keep their order.
+     */
+    default Executor inOrder() {
+        return new Lane(this);
+    }
+
+    /**
+     * Completes {@code future} with {@code value}, or with {@code failure} when that is not {@code null}, through
+     * {@link #deliver}. For futures handed to applications.
      */
     default <T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
-        Runnable task = failure == null ? () -> future.complete(value) : () -> future.completeExceptionally(failure);
-        execute(task);
-        if (isClosed()) {
-            task.run(); // a closed timer drops the task; completing twice does nothing
-        }
+        deliver(failure == null ? () -> future.complete(value) : () -> future.completeExceptionally(failure));
+    }
+
+    /**
+     * The application's view of {@code source}: completed through {@link #deliver} with {@code view} of its value,
+     * or with {@code failed} of its failure; cancelling the view cancels {@code source}. A value that comes when the
+     * view is done already (cancelled in that instant) goes to {@code unwanted}, which lets go of what it holds.
+     * The one way the engines' futures (acquisitions, campaigns, takes) reach the application.
+     */
+    default <T, R> CompletableFuture<R> relay(CompletableFuture<T> source, Function<? super T, ? extends R> view,
+                                              Function<Throwable, ? extends Throwable> failed,
+                                              Consumer<? super T> unwanted) {
+        CompletableFuture<R> out = new CompletableFuture<>();
+        out.whenComplete((v, f) -> {
+            if (out.isCancelled()) {
+                source.cancel(false);
+            }
+        });
+        source.whenComplete((value, failure) -> deliver(() -> {
+            boolean taken = failure == null ? out.complete(view.apply(value))
+                    : out.completeExceptionally(failed.apply(failure));
+            if (!taken && value != null) {
+                unwanted.accept(value);
+            }
+        }));
+        return out;
     }
 
     /**

@@ -7,10 +7,8 @@ import io.coordis.internal.Timer;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
@@ -125,19 +123,19 @@ final class Contention {
         return await(start(key, Long.MAX_VALUE, true, contender), contender);
     }
 
-    /** {@link #tryAcquire} without waiting for the reply; completed on the client's timer thread. */
+    /** {@link #tryAcquire} without waiting for the reply; completed on the client's callback executor. */
     CompletableFuture<Optional<Lease>> tryAcquireAsync(String key, Contender contender) {
         return visible(start(key, 0, false, contender), contender, Optional::ofNullable);
     }
 
-    /** {@link #acquire(String, Duration, Contender)} without a thread; completed on the client's timer thread. */
+    /** {@link #acquire(String, Duration, Contender)} without a thread; completed on the client's callback executor. */
     CompletableFuture<Optional<Lease>> acquireAsync(String key, Duration wait, Contender contender) {
         Durations.notNegative(wait, "wait");
         return visible(start(key, Durations.saturatedNanos(wait), false, contender), contender,
                 Optional::ofNullable);
     }
 
-    /** {@link #acquire(String, Contender)} without a thread; completed on the client's timer thread. */
+    /** {@link #acquire(String, Contender)} without a thread; completed on the client's callback executor. */
     CompletableFuture<Lease> acquireAsync(String key, Contender contender) {
         return visible(start(key, Long.MAX_VALUE, true, contender), contender, lease -> lease);
     }
@@ -184,34 +182,11 @@ final class Contention {
     }
 
     /**
-     * The caller's view of {@code acquisition}, its lease as {@code view} makes it: completed on the client's timer
-     * thread, never on a Lettuce I/O thread, so that a dependent stage that blocks holds up no reply; cancelling it
-     * gives the acquisition up (this future itself, not a stage derived from it, is what the caller cancels).
+     * The caller's view of {@code acquisition}, its lease as {@code view} makes it, completed on the client's callback
+     * executor ({@link Timer#relay}); cancelling it gives the acquisition up (this future itself, not a stage derived
+     * from it, is what the caller cancels), and a lease granted in that instant is let go.
      */
     private <T> CompletableFuture<T> visible(Acquisition acquisition, Contender contender, Function<Lease, T> view) {
-        CompletableFuture<T> visible = new CompletableFuture<>();
-        visible.whenComplete((v, f) -> {
-            if (f instanceof CancellationException) {
-                acquisition.result.cancel(false);
-            }
-        });
-        AtomicBoolean once = new AtomicBoolean();
-        acquisition.result.whenComplete((lease, failure) -> {
-            Runnable complete = () -> {
-                if (!once.compareAndSet(false, true)) {
-                    return;
-                }
-                boolean taken = failure == null ? visible.complete(view.apply(lease))
-                        : visible.completeExceptionally(failure);
-                if (!taken && lease != null) {
-                    contender.abandon(lease); // the caller cancelled just as it was granted
-                }
-            };
-            timer.execute(complete);
-            if (timer.isClosed()) {
-                complete.run(); // its tasks no longer run
-            }
-        });
-        return visible;
+        return timer.relay(acquisition.result, view, f -> f, contender::abandon);
     }
 }

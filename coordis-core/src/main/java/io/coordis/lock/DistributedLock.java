@@ -74,8 +74,9 @@ public interface DistributedLock {
      * the lock, once Redis answered. Cancelling it (before it completed) leaves nothing behind: a lease granted at
      * that instant is released at once.
      *
-     * <p>The future is completed on the client's own thread, never on a Redis I/O thread; dependent stages that
-     * run there should be short (hand long work to an executor of your own). A failure of Redis completes it
+     * <p>The future is completed on the client's callback executor
+     * ({@link io.coordis.Coordis.Builder#callbackExecutor}), never on a thread the client needs, so a dependent stage
+     * that blocks holds up no renewal or reply. A failure of Redis completes it
      * exceptionally with the {@link io.coordis.CoordisException} {@link #tryAcquire()} would throw, naming the lock.
      */
     CompletableFuture<Optional<Lease>> tryAcquireAsync();

@@ -56,7 +56,8 @@ public interface Lease extends AutoCloseable {
     /**
      * Completes (with this lease) when the lock is lost while still open: renewal found it gone or taken,
      * or the validity ran out without a successful renewal. Never completes after a normal release.
-     * Callbacks run on an internal thread and must not block.
+     * Completes on the client's callback executor ({@link io.coordis.Coordis.Builder#callbackExecutor}), so a
+     * callback that blocks holds up no renewal of this or any other lease.
      */
     CompletionStage<Lease> lost();
 

@@ -88,7 +88,7 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
 
     @Override
     public Optional<Permit> acquire(int permits, Duration wait) throws InterruptedException {
-        return await(acquireAsync(permits, wait));
+        return await(request(permits, Durations.notNegative(Objects.requireNonNull(wait, "wait"), "wait")));
     }
 
     @Override
@@ -108,7 +108,9 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
 
     @Override
     public CompletableFuture<Optional<Permit>> acquireAsync(int permits, Duration wait) {
-        return request(permits, Durations.notNegative(Objects.requireNonNull(wait, "wait"), "wait"));
+        // a permit granted in the instant the caller cancelled is given back
+        return timer.relay(request(permits, Durations.notNegative(Objects.requireNonNull(wait, "wait"), "wait")),
+                p -> p, f -> f, p -> p.ifPresent(this::abandon));
     }
 
     /** Starts an acquisition of {@code permits} waiting at most {@code wait}, or as long as it takes for null. */
@@ -145,6 +147,13 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
         return node.eval(ACQUIRE, acquireKeys, List.of(token, Integer.toString(permits),
                 Durations.millis(options.ttl()), options.holderId(), Integer.toString(initialPermits),
                 Long.toString(placeMillis), channel));
+    }
+
+    /** Lets go of {@code permit}, granted to a caller that cancelled in that instant, without waiting. */
+    private void abandon(Permit permit) {
+        HeldPermit held = (HeldPermit) permit;
+        held.abandon();
+        releaseInBackground(held.token());
     }
 
     /** Takes {@code token} out of the semaphore (holder or waiter), not waited for; a failure is only logged. */

@@ -60,10 +60,10 @@ public interface Semaphore {
     CompletableFuture<Optional<Permit>> acquireAsync(Duration wait);
 
     /**
-     * Waits at most {@code wait} for {@code permits} permits without parking a thread: the future completes with
-     * the permit, or empty when the wait ran out (a zero wait is a try), on the client's own thread; callbacks
-     * must not block for long. Cancelling it ends the wait and leaves nothing behind: the place in line is given
-     * up, and permits granted in the same instant are released at once.
+     * Waits at most {@code wait} for {@code permits} permits without parking a thread: the future completes with the
+     * permit, or empty when the wait ran out (a zero wait is a try), on the client's callback executor
+     * ({@link io.coordis.Coordis.Builder#callbackExecutor}). Cancelling it ends the wait and leaves nothing behind: the
+     * place in line is given up, and permits granted in the same instant are released at once.
      *
      * @throws IllegalArgumentException when {@code permits} is below 1 or {@code wait} is negative; a count above
      *                                  the semaphore's fails the future with it

@@ -25,8 +25,8 @@ public interface Consumer extends AutoCloseable {
 
     /**
      * {@link #take(Duration)} without a thread waiting: the future completes with a delivery, or empty when none
-     * came within {@code wait}. It completes on the client's timer thread: chain only quick work, or hand it to an
-     * executor with {@code thenApplyAsync(fn, executor)}.
+     * came within {@code wait}. It completes on the client's callback executor
+     * ({@link io.coordis.Coordis.Builder#callbackExecutor}), never on a thread the client needs.
      *
      * <p>Each take needs one of the consumer's {@code slots} ({@link QueueOptions#withSlots}): at most that many
      * wait at Redis at once, each with a blocking {@code BLMOVE} on its slot's own connection (renewed at most

@@ -560,25 +560,9 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                 java.util.Objects.requireNonNull(wait, "wait must not be null")));
         requireOpen();
         PendingTake take = new PendingTake(this, io.coordis.internal.Durations.saturatedAdd(queue.timer.now(), nanos));
-        CompletableFuture<Optional<Delivery>> out = new CompletableFuture<>();
-        take.result.whenComplete((delivery, failure) -> {
-            Runnable relay = () -> {
-                boolean taken = failure == null ? out.complete(Optional.ofNullable(delivery))
-                        : out.completeExceptionally(failure);
-                if (!taken && delivery != null) {
-                    take.putBack(delivery.ref().slot()); // the caller cancelled in the instant it was taken
-                }
-            };
-            queue.timer.execute(relay);
-            if (queue.timer.isClosed()) {
-                relay.run();
-            }
-        });
-        out.whenComplete((v, f) -> {
-            if (out.isCancelled()) {
-                take.result.cancel(false);
-            }
-        });
+        // a delivery taken in the instant the caller cancelled goes back to its slot
+        CompletableFuture<Optional<Delivery>> out = queue.timer.relay(take.result, Optional::<Delivery>ofNullable,
+                f -> f, delivery -> take.putBack(delivery.ref().slot()));
         take.start();
         return out;
     }

@@ -40,7 +40,7 @@ final class OneShot extends Pending<Signal> implements Waiter {
 
     @Override
     public CompletionStage<Signal> whenSignalled() {
-        return result.minimalCompletionStage();
+        return delivered();
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -28,7 +29,7 @@ abstract class Pending<T> implements Fanout.Sink {
     /** What ends the wait, e.g. {@code a signal arrived}. */
     private final String until;
     private volatile Fanout fanout;
-    /** Where {@link #awaitAsync} keeps its deadlines and completes its futures. */
+    /** Where {@link #awaitAsync} keeps its deadlines, and what completes the futures the application sees. */
     private final Timer timer;
 
     Pending(String what, String until, Timer timer) {
@@ -59,6 +60,22 @@ abstract class Pending<T> implements Fanout.Sink {
                 null));
     }
 
+    /**
+     * {@link #result} as the application sees it, not cancellable: completed on the client's callback executor, or
+     * by {@link #close()} on the closing thread, which is the application's.
+     */
+    CompletionStage<T> delivered() {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        result.whenComplete((v, f) -> {
+            if (result.isCancelled()) {
+                out.completeExceptionally(f);
+            } else {
+                timer.complete(out, v, f);
+            }
+        });
+        return out.minimalCompletionStage();
+    }
+
     /** The result within {@code timeout}, if it came; a zero or negative timeout polls. */
     public Optional<T> await(Duration timeout) throws InterruptedException {
         long nanos = Durations.saturatedNanos(timeout);
@@ -77,7 +94,7 @@ abstract class Pending<T> implements Fanout.Sink {
     }
 
     /**
-     * The result within {@code timeout}, without a thread waiting: completed on the client's timer thread by the
+     * The result within {@code timeout}, without a thread waiting: completed on the client's callback executor by the
      * result, the deadline (empty; a zero or negative timeout polls) or a failure as {@link #await} throws it.
      * Cancelling the future ends this wait only; closing is the owner's.
      */
@@ -92,7 +109,7 @@ abstract class Pending<T> implements Fanout.Sink {
             }
             return out;
         }
-        Timer.Handle deadline = timer.coarse(nanos, () -> out.complete(Optional.empty()));
+        Timer.Handle deadline = timer.coarse(nanos, () -> timer.complete(out, Optional.empty(), null));
         result.whenComplete((value, failure) -> {
             deadline.cancel();
             if (out.isDone()) {

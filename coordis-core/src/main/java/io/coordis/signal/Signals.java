@@ -90,12 +90,11 @@ public interface Signals {
     Optional<Signal> await(String channel, Duration timeout) throws InterruptedException;
 
     /**
-     * {@link #await(String, Duration)} without a thread waiting: subscribes, and completes with the first signal,
-     * or empty when {@code timeout} (counted from this call, subscribing included) passes first; then unsubscribes.
-     * The future completes on the client's timer thread: chain only quick work, or hand it to an executor with
-     * {@code thenApplyAsync(fn, executor)}. Cancelling it ends the wait and unsubscribes.
-     * Only a client's first subscription waits on the calling thread, for its pub/sub connection to open (at most
-     * the command timeout).
+     * {@link #await(String, Duration)} without a thread waiting: subscribes, and completes with the first signal, or
+     * empty when {@code timeout} (counted from this call, subscribing included) passes first; then unsubscribes. The
+     * future completes on the client's callback executor ({@link io.coordis.Coordis.Builder#callbackExecutor}), never
+     * on a thread the client needs. Cancelling it ends the wait and unsubscribes. Only a client's first subscription
+     * waits on the calling thread, for its pub/sub connection to open (at most the command timeout).
      *
      * @return the signal, or empty on timeout; fails with a {@link io.coordis.CoordisException} when no node could
      *         be subscribed or the client was closed first

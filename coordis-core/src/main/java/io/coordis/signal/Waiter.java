@@ -40,9 +40,8 @@ public interface Waiter extends AutoCloseable {
      * {@link #await(Duration)} without a thread waiting: completes with the signal, or empty when {@code timeout}
      * passes first (a zero or negative timeout only checks), or fails as {@code await} throws (an
      * {@link IllegalStateException} when the waiter is closed first, a {@link io.coordis.CoordisException} when the
-     * client is). Completes on the client's timer thread: chain only quick work, or hand it to an executor with
-     * {@code thenApplyAsync(fn, executor)}. Cancelling the future ends this wait only; the waiter stays subscribed
-     * until closed.
+     * client is). Completes on the client's callback executor ({@code Coordis.Builder.callbackExecutor}), never on a
+     * thread the client needs. Cancelling the future ends this wait only; the waiter stays subscribed until closed.
      */
     CompletableFuture<Optional<Signal>> awaitAsync(Duration timeout);
 
@@ -55,7 +54,7 @@ public interface Waiter extends AutoCloseable {
     Optional<Signal> poll();
 
     /**
-     * Completes with the signal when it arrives (on a Coordis I/O thread: chain only quick work), or
+     * Completes with the signal when it arrives (on the client's callback executor), or
      * fails with a {@link java.util.concurrent.CancellationException} when the waiter is closed first, or
      * with a {@link io.coordis.CoordisException} when the client is.
      * For callers that wait for many waiters without a thread for each.

@@ -67,7 +67,7 @@ class TermRegressionIT {
                         .isSameAs(l);
 
                 Leadership again = ea.campaign(Duration.ofSeconds(5)).orElseThrow();
-                awaitSize(regressions, 1); // listeners are called on the client's timer thread
+                awaitSize(regressions, 1); // listeners are called on the client's callback executor
                 assertThat(regressions).as("the regressed term 1 was reported").containsExactly(before + "->1");
                 assertThat(again.term()).as("and refused: the counter was raised past it").isEqualTo(before + 1);
                 assertThat(redis.server().command("GET", Prefixed.derived("el:regress", "term")))

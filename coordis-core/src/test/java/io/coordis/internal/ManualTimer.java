@@ -12,8 +12,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A {@link Timer} whose time moves only when a test calls {@link #advance}: due tasks then run on the
- * calling thread, in order of their deadlines. {@link #execute} runs its task at the next
- * {@link #advance} or {@link #runPending}, never inside the caller. Thread-safe.
+ * calling thread, in order of their deadlines. {@link #execute} and {@link #deliver} run their task at the next
+ * {@link #advance} or {@link #runPending}, never inside the caller; {@link #deliver} runs it at once once closed.
+ * Thread-safe.
  */
 public final class ManualTimer implements Timer {
     private record Task(long due, long seq, Runnable run) {
@@ -65,6 +66,17 @@ public final class ManualTimer implements Timer {
     @Override
     public void execute(Runnable task) {
         after(0, task);
+    }
+
+    @Override
+    public void deliver(Runnable task) {
+        synchronized (this) {
+            if (!closed) {
+                after(0, task);
+                return;
+            }
+        }
+        task.run();
     }
 
     @Override

@@ -170,10 +170,14 @@ class AsyncAcquireIT {
         try (Coordis client = TestClients.builder().url(redis.uri()).telemetry(telemetry).connect();
              Coordis other = TestClients.connect(redis.uri())) {
             DistributedLock lock = client.lock("async:told");
+            // each told before the next starts: the future may complete on the callback executor before the telling
             lock.tryAcquireAsync().get(5, TimeUnit.SECONDS).orElseThrow().release();
+            await().atMost(Duration.ofSeconds(5)).until(() -> told.size() == 1);
             Lease theirs = other.lock("async:told").tryAcquire().orElseThrow();
             assertThat(lock.tryAcquireAsync().get(5, TimeUnit.SECONDS)).isEmpty();
+            await().atMost(Duration.ofSeconds(5)).until(() -> told.size() == 2);
             assertThat(lock.acquireAsync(Duration.ofMillis(50)).get(5, TimeUnit.SECONDS)).isEmpty();
+            await().atMost(Duration.ofSeconds(5)).until(() -> told.size() == 3);
             CompletableFuture<Lease> cancelled = lock.acquireAsync();
             cancelled.cancel(true);
             await().atMost(Duration.ofSeconds(5)).until(() -> told.size() == 4);

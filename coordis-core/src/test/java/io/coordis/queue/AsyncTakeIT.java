@@ -67,7 +67,7 @@ class AsyncTakeIT {
 
     @Test
     @Timeout(value = 20, unit = TimeUnit.SECONDS)
-    void deliversAMessageThatArrivesWhileItWaitsOnTheClientsTimerThread() throws Exception {
+    void deliversAMessageThatArrivesWhileItWaitsOnTheCallbackExecutor() throws Exception {
         ReliableQueue q = coordis.reliableQueue("async:q:one");
         try (Consumer c = q.consumer()) {
             CompletableFuture<Optional<Delivery>> waiting = c.takeAsync(Duration.ofSeconds(10));
@@ -76,7 +76,7 @@ class AsyncTakeIT {
             assertThat(waiting).isNotDone();
             q.push("hello");
             // waited for through the dependent: a thread blocked in get() may run the future's dependents itself
-            assertThat(thread.get(5, TimeUnit.SECONDS)).startsWith("coordis-timer");
+            assertThat(thread.get(5, TimeUnit.SECONDS)).startsWith("coordis-callback");
             Delivery d = waiting.get().orElseThrow();
             assertThat(text(d)).isEqualTo("hello");
             assertThat(d.attempts()).isEqualTo(1);

@@ -366,8 +366,8 @@ class ResourcesIT {
      * JVM-wide singletons that the JDK, Netty and Coordis start on first use and keep (or stop after being idle
      * on their own schedule): one each per JVM, whatever the number of cycles, so they are not counted. The
      * process reaper threads belong to the JDK's process handling, which the test kit uses for redis-server.
-     * Coordis keeps none: a client's timer threads (coordis-timer-#, coordis-wheel-#, coordis-timeout-#) are its
-     * own and end with it, so they are counted.
+     * Coordis keeps none: a client's threads (coordis-timer-#, coordis-wheel-#, coordis-timeout-#,
+     * coordis-callback-#) are its own and end with it, so they are counted.
      */
     private static final java.util.Set<String> SINGLETONS = java.util.Set.of("CompletableFutureDelayScheduler",
             "globalEventExecutor-#-#", "ForkJoinPool.commonPool-worker-#", "process reaper");

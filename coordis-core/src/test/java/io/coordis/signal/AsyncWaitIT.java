@@ -24,7 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-/** Signal waits without a thread: awaitAsync completes on the client's timer thread, times out, cancels cleanly. */
+/**
+ * Signal waits without a thread: awaitAsync completes on the client's callback executor, times out, cancels cleanly.
+ */
 class AsyncWaitIT {
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
@@ -50,7 +52,7 @@ class AsyncWaitIT {
 
     @Test
     @Timeout(value = 20, unit = TimeUnit.SECONDS)
-    void completesWithTheSignalOnTheClientsTimerThreadAndUnsubscribes() throws Exception {
+    void completesWithTheSignalOnTheCallbackExecutorAndUnsubscribes() throws Exception {
         CompletableFuture<Optional<Signal>> waiting = signals.awaitAsync("async:one", Duration.ofSeconds(10));
         CompletableFuture<String> thread = waiting.thenApply(s -> Thread.currentThread().getName());
         await().atMost(Duration.ofSeconds(5)).until(() -> numsub("async:one") == 1);
@@ -58,7 +60,7 @@ class AsyncWaitIT {
 
         assertThat(signals.signal("async:one", "done")).isEqualTo(1);
         // waited for through the dependent: a thread blocked in get() may run the future's dependents itself
-        assertThat(thread.get(5, TimeUnit.SECONDS)).startsWith("coordis-timer");
+        assertThat(thread.get(5, TimeUnit.SECONDS)).startsWith("coordis-callback");
         assertThat(waiting.get(5, TimeUnit.SECONDS)).map(Signal::data).contains("done");
         await().atMost(Duration.ofSeconds(5)).until(() -> numsub("async:one") == 0);
     }

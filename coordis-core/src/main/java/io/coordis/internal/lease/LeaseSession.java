@@ -131,8 +131,8 @@ public final class LeaseSession {
     }
 
     /**
-     * Completes (on the client's timer thread, or the noticing one once the client is closed) when the claim is
-     * lost. Never completes after {@link #end()}.
+     * Completes (on the client's callback executor, see {@link Timer#deliver}) when the claim is lost. Never completes
+     * after {@link #end()}.
      */
     public CompletionStage<Void> lost() {
         return lost.minimalCompletionStage();
@@ -297,7 +297,7 @@ public final class LeaseSession {
         }
     }
 
-    /** Tells the owner, then completes the signal off this thread; once the client is closed, on it. */
+    /** Tells the owner, then completes the signal on the client's callback executor (see {@link Timer#deliver}). */
     private void announce(Loss loss) {
         if (loss == null) {
             return;
@@ -307,10 +307,7 @@ public final class LeaseSession {
             hold.ended();
             onLoss.accept(loss);
         } finally {
-            timer.execute(() -> lost.complete(null));
-            if (timer.isClosed()) {
-                lost.complete(null);
-            }
+            timer.complete(lost, null, null);
         }
     }
 

@@ -61,22 +61,29 @@ final class Connections {
     }
 
     /**
-     * As {@link #open(List, CommandSpec)}, riding out Redis being down or restarting for up to {@code wait}
-     * ({@code null}: as long as it takes; zero: not at all).
+     * As {@link #open(List, CommandSpec)}, riding out Redis being down or restarting for up to {@code wait} (zero:
+     * not at all).
      *
      * @throws InterruptedException when interrupted between two tries
      */
     static Coordis open(List<String> urls, CommandSpec caller, Duration wait) throws InterruptedException {
-        if (wait != null && wait.isZero()) {
+        if (wait.isZero()) {
             return open(urls, caller);
         }
         try {
-            return builder(caller, urls).connect(wait == null ? FOREVER : wait);
+            return builder(caller, urls).connect(wait);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(caller.commandLine(), e.getMessage());
         }
     }
 
-    /** A wait as long as it takes. */
-    private static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE);
+    /**
+     * How long a command that waits {@code wait} ({@code null}: as long as it takes) may take to connect: all of it
+     * when a wait was given; none without one, so that a URL where nothing listens (more often a mistake than an
+     * outage) is reported at once rather than waited for forever. Once connected, the command's wait rides out
+     * outages either way.
+     */
+    static Duration connectWithin(Duration wait) {
+        return wait == null ? Duration.ZERO : wait;
+    }
 }

@@ -95,11 +95,12 @@ final class ElectCommand implements Callable<Integer> {
         if (observe) {
             return observe(url, options);
         }
+        Budget budget = Budget.of(wait);
         // Closed in reverse order: the teardown stops the command and resigns while connected.
-        try (Coordis coordis = Connections.open(url, spec);
+        try (Coordis coordis = Connections.open(List.of(url), spec, Connections.connectWithin(wait));
              Teardown teardown = new Teardown(grace, terminal).installHook()) {
             LeaderElection election = coordis.election(name, options);
-            Optional<Leadership> won = campaign(election);
+            Optional<Leadership> won = campaign(election, budget);
             if (won.isEmpty()) {
                 return ExitCodes.NOT_ELECTED;
             }
@@ -112,18 +113,19 @@ final class ElectCommand implements Callable<Integer> {
         }
     }
 
-    private Optional<Leadership> campaign(LeaderElection election) throws InterruptedException {
-        Optional<Leadership> won = election.campaign(Duration.ZERO);
+    private Optional<Leadership> campaign(LeaderElection election, Budget budget) throws InterruptedException {
+        Optional<Leadership> won = HeldRun.firstTry(false, () -> election.campaign(Duration.ZERO));
         if (won.isPresent()) {
             return won;
         }
-        String led = quiet ? "" : election.leader().map(l -> "; " + describe(l)).orElse("");
+        String led = quiet ? "" : HeldRun.firstTry(false, () -> Optional.of(election.leader()
+                .map(l -> "; " + describe(l)).orElse(""))).orElse("");
         if (wait == null) {
             progress("campaigning for '" + name + "' as " + election.candidateId() + led);
             return Optional.of(election.campaign());
         }
         progress("campaigning up to " + DurationText.format(wait) + " for '" + name + "' as " + election.candidateId() + led);
-        won = election.campaign(wait);
+        won = election.campaign(budget.left());
         if (won.isEmpty()) {
             progress("not elected leader of '" + name + "' within " + DurationText.format(wait));
         }

@@ -8,7 +8,6 @@ import picocli.CommandLine.ParameterException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * The contract {@code lock} and {@code semaphore} share, like {@code flock(1)}: acquire the claim (or give up with
@@ -35,20 +34,17 @@ final class HeldRun {
     /**
      * Connects to {@code nodes}, acquires, and runs {@code command} while the claim is held; answers the exit status.
      * The wait ({@code null}: as long as it takes; zero for {@code --nonblock}) covers connecting too: Redis down or
-     * restarting is waited out within it. The acquisition's message is said once the claim is held, unless
+     * restarting is waited out within it (see {@link Connections#connectWithin} for no wait given). The acquisition's message is said once the claim is held, unless
      * {@code quiet}.
      */
     static int run(CommandSpec spec, List<String> nodes, Duration wait, Duration grace, Terminal terminal,
                    int conflictExitCode, boolean quiet, List<String> command, Acquisition acquisition)
             throws InterruptedException {
-        long start = System.nanoTime();
+        Budget budget = Budget.of(wait);
         // Closed in reverse order: the teardown stops the command and releases the claim while connected.
-        try (Coordis coordis = Connections.open(nodes, spec, wait);
+        try (Coordis coordis = Connections.open(nodes, spec, Connections.connectWithin(wait));
              Teardown teardown = new Teardown(grace, terminal).installHook()) {
-            Duration left = wait == null ? null
-                    : wait.minusNanos(System.nanoTime() - start).isNegative() ? Duration.ZERO
-                    : wait.minusNanos(System.nanoTime() - start);
-            Optional<Acquired> acquired = acquisition.acquire(coordis, left);
+            Optional<Acquired> acquired = acquisition.acquire(coordis, budget.left());
             if (acquired.isEmpty()) {
                 return conflictExitCode;
             }
@@ -63,12 +59,18 @@ final class HeldRun {
         }
     }
 
+    /** One try at Redis. */
+    @FunctionalInterface
+    interface Try<T> {
+        Optional<T> get() throws InterruptedException;
+    }
+
     /**
      * The first try of a claim: its result; empty also when Redis was transiently unavailable and the command may
      * wait ({@code nonblock} false), since the wait that follows rides that out. A permanent failure, or any with
      * {@code --nonblock}, is thrown.
      */
-    static <T> Optional<T> firstTry(boolean nonblock, Supplier<Optional<T>> attempt) {
+    static <T> Optional<T> firstTry(boolean nonblock, Try<T> attempt) throws InterruptedException {
         try {
             return attempt.get();
         } catch (CoordisException e) {

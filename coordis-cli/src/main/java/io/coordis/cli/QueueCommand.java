@@ -241,7 +241,9 @@ final class QueueCommand implements Callable<Integer> {
                     throw new ParameterException(spec.commandLine(), "invalid --visibility: " + e.getMessage());
                 }
             }
-            try (Coordis coordis = parent.connect(spec, urls)) {
+            Budget budget = Budget.of(w);
+            try (Coordis coordis = Connections.open(List.of(parent.root.url(spec, urls)), spec, w)) {
+                w = budget.left(); // what connecting left of the wait
                 if (!reliable) {
                     Optional<byte[]> got = coordis.queue(name, options).pop(w);
                     if (got.isEmpty()) {

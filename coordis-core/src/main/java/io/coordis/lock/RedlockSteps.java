@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 
@@ -17,7 +18,8 @@ import java.util.function.Supplier;
  * extend, release. A lock is held when a majority granted it and validity remains: validity = TTL − elapsed −
  * (TTL × drift factor + 2 ms), measured on the timer from the start of the round. A failed acquire is released
  * on every node at once. Extension needs a majority within validity; release runs on every node and waits for a
- * majority (or the node timeout). No lease and no waiting policy here: the lock around it has those.
+ * majority (or the node timeout), and goes again to a node that did not answer. No lease and no waiting policy here:
+ * the lock around it has those.
  *
  * <h2>Fencing numbers</h2>
  * Each node counts acquisitions in a counter beside the key. A granted round takes the largest count T among
@@ -39,6 +41,11 @@ final class RedlockSteps {
             return refusal == null;
         }
     }
+
+    /** The longest pause between two sends of a release to a node that does not answer. */
+    static final Duration MAX_RESEND_PAUSE = Duration.ofSeconds(1);
+    /** How often a release that got no answer is sent again to a node, at most. */
+    static final int MAX_RESENDS = 8;
 
     private final List<LockNode> nodes;
     private final String key;
@@ -168,10 +175,46 @@ final class RedlockSteps {
 
     /**
      * Compare-and-delete on every node at once; does not wait. The round ends once a majority deleted the key,
-     * or every node answered; a node silent at the node timeout counts as not answered.
+     * or every node answered; a node silent at the node timeout counts as not answered. A node whose release got no
+     * answer (a timeout, whose connection is then replaced, or a broken connection: it may never have run) is sent it
+     * again on the new connection, and again after each such failure, pausing from the node timeout up to
+     * {@link #MAX_RESEND_PAUSE}, until it answers, {@link #MAX_RESENDS} were sent, or the key would have expired anyway
+     * (a TTL after this call). So a node that missed a release frees the name once it is reachable again, not at the
+     * end of the TTL; a node down for longer keeps it until then, as before.
      */
     Round releaseEverywhere(String token) {
-        return Round.start(nodes, quorum, timer, options.nodeTimeout(), i -> scripts.release(i, token));
+        long until = timer.now() + options.ttl().toNanos();
+        return Round.start(nodes, quorum, timer, options.nodeTimeout(), i -> {
+            Round.Asked asked = scripts.release(i, token);
+            resendUnanswered(i, token, asked.command(), until, 0);
+            return asked;
+        });
+    }
+
+    /**
+     * Once {@code sent} (release number {@code resent} of {@code token} on node {@code i}) failed for want of an
+     * answer, sends it again: at once the first time (it goes out when the replacing connection has opened), after a
+     * pause doubling from the node timeout the next times. Nothing once the client is closed, after {@code until} or
+     * after {@link #MAX_RESENDS}.
+     */
+    private void resendUnanswered(int i, String token, CompletableFuture<?> sent, long until, int resent) {
+        sent.whenComplete((reply, failure) -> {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            if (!(cause instanceof NodeUnavailableException) || resent >= MAX_RESENDS || timer.isClosed()) {
+                return; // answered (deleted or not ours), refused for good, given up, or the client is gone
+            }
+            long pause = resent == 0 ? 0 : Math.min(MAX_RESEND_PAUSE.toNanos(),
+                    options.nodeTimeout().toNanos() << Math.min(resent - 1, 20));
+            if (timer.now() + pause - until >= 0) {
+                return; // the key expires on the node by then
+            }
+            timer.delay(pause).thenRun(() -> {
+                if (!timer.isClosed()) {
+                    resendUnanswered(i, token, scripts.release(i, token).command(), until, resent + 1);
+                }
+            });
+        });
     }
 
     /**

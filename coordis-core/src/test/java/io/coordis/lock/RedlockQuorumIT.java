@@ -79,8 +79,9 @@ class RedlockQuorumIT {
                 proxies.get(4).pass();
                 // Once fast again the node answers in time: it grants, or it still holds a value of an earlier
                 // attempt of ours. That happens when a release there timed out on a loaded machine: its
-                // connection is given up with the release unsent, and the value expires with its TTL, as the
-                // Redlock contract says. So after 40 attempts, more until it grants, within twice the TTL.
+                // connection is given up with the release unsent, and the value stays until the release sent
+                // again on the new connection lands (or the TTL ends). So after 40 attempts, more until it grants,
+                // within twice the TTL.
                 String key = Prefixed.key("quorum:slow");
                 List<NodeVote.Vote> after = new ArrayList<>();
                 long grantedBy = System.nanoTime() + Duration.ofSeconds(2).toNanos();

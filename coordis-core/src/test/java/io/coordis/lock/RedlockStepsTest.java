@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.AccessDeniedException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.internal.ManualTimer;
 import org.junit.jupiter.api.Test;
@@ -201,6 +202,62 @@ class RedlockStepsTest {
         timer.advance(NODE_TIMEOUT);
         assertThatThrownBy(silent::join).hasCauseInstanceOf(NodeUnavailableException.class)
                 .hasMessageContaining("could not release 'orders' on any of 3 Redis nodes");
+    }
+
+    /**
+     * A release a node did not answer (its command failed: a timeout, a broken connection) is sent to it again, at
+     * once the first time, then after pauses doubling from the node timeout to a second, at most
+     * {@link RedlockSteps#MAX_RESENDS} times; a node that answers, or refuses for good, is not asked again.
+     */
+    @Test
+    void aReleaseANodeDidNotAnswerIsSentAgainWithGrowingPausesUntilItAnswers() {
+        RedlockSteps steps = steps(OPTIONS);
+        nodes.get(0).automatic = c -> List.of(1L);
+        nodes.get(1).automatic = c -> List.of(0L); // not ours: an answer
+        steps.releaseEverywhere("token");
+        FakeLockNode silent = nodes.get(2);
+        NodeUnavailableException lost = new NodeUnavailableException(silent.address(), "connection closed", null);
+
+        silent.fail(Redlock.RELEASE, lost);
+        timer.runPending();
+        assertThat(silent.calls(Redlock.RELEASE)).as("sent again at once").hasSize(2);
+        List<Long> pauses = new ArrayList<>();
+        for (int resent = 1; resent < RedlockSteps.MAX_RESENDS; resent++) {
+            silent.fail(Redlock.RELEASE, lost);
+            long waited = 0;
+            while (silent.calls(Redlock.RELEASE).size() == resent + 1) {
+                timer.advance(ms(10));
+                waited += 10;
+            }
+            pauses.add(waited);
+        }
+        assertThat(pauses).as("pauses (ms) before each send after the first").containsExactly(50L, 100L, 200L, 400L,
+                800L, 1000L, 1000L);
+        silent.fail(Redlock.RELEASE, lost);
+        timer.advance(Duration.ofSeconds(5));
+        assertThat(silent.calls(Redlock.RELEASE)).as("given up after %d resends", RedlockSteps.MAX_RESENDS)
+                .hasSize(1 + RedlockSteps.MAX_RESENDS);
+        assertThat(nodes.get(0).calls(Redlock.RELEASE)).as("a node that deleted it is not asked again").hasSize(1);
+        assertThat(nodes.get(1).calls(Redlock.RELEASE)).as("nor one where it was not ours").hasSize(1);
+    }
+
+    @Test
+    void aReleaseIsNotSentAgainOnceTheKeyWouldHaveExpiredOrWhenTheNodeRefusedIt() {
+        RedlockSteps steps = steps(OPTIONS.withTtl(Duration.ofMillis(120)));
+        nodes.get(0).automatic = c -> List.of(1L);
+        nodes.get(1).automatic = c -> List.of(1L);
+        steps.releaseEverywhere("token");
+        FakeLockNode late = nodes.get(2);
+        NodeUnavailableException lost = new NodeUnavailableException(late.address(), "connection closed", null);
+        timer.advance(ms(130)); // past the TTL: the key is gone from the node by itself
+        late.fail(Redlock.RELEASE, lost);
+        timer.advance(Duration.ofSeconds(5));
+        assertThat(late.calls(Redlock.RELEASE)).as("not sent again after the TTL").hasSize(1);
+
+        steps(OPTIONS).releaseEverywhere("other");
+        late.fail(Redlock.RELEASE, new AccessDeniedException(late.address(), "NOPERM", null));
+        timer.advance(Duration.ofSeconds(5));
+        assertThat(late.calls(Redlock.RELEASE)).as("a refusal is an answer").hasSize(2);
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.coordis.CoordisException;
 import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Failures;
+import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Utf8;
 import io.coordis.internal.Wiring;
@@ -23,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -158,8 +160,30 @@ public final class PubSubSignals implements Signals {
         return all;
     }
 
+    /**
+     * {@inheritDoc} A subscription that cannot be made because Redis is away for a while is tried again while the
+     * timeout lasts ({@link Outages}); once subscribed, a connection lost meanwhile is re-subscribed and reported as
+     * a gap, as always.
+     */
     @Override
     public Optional<Signal> await(String channel, Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        long deadline = Durations.saturatedAdd(timer.now(), Durations.saturatedNanos(timeout));
+        int failures = 0;
+        while (true) {
+            try {
+                return awaitOnce(channel, Duration.ofNanos(Math.max(0, deadline - timer.now())));
+            } catch (CoordisException e) {
+                long left = deadline - timer.now();
+                if (left <= 0 || !Outages.ridesOut(e)) {
+                    throw e;
+                }
+                TimeUnit.NANOSECONDS.sleep(Outages.pauseNanos(e, ++failures, left));
+            }
+        }
+    }
+
+    private Optional<Signal> awaitOnce(String channel, Duration timeout) throws InterruptedException {
         CompletableFuture<Optional<Signal>> waiting = awaitAsync(channel, timeout);
         try {
             return waiting.get();

@@ -17,7 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -44,6 +44,7 @@ class OutageWaitIT {
              Coordis coordis = TestClients.connect(server.uri());
              Coordis producer = TestClients.connect(server.uri())) {
             Consumer consumer = coordis.reliableQueue("outage:queue").consumer();
+            Consumer asyncConsumer = coordis.reliableQueue("outage:async-queue").consumer();
             server.kill();
             List<Future<?>> waits = new ArrayList<>();
             waits.add(callers.submit(() -> coordis.lock("outage:lock").acquire(WAIT).orElseThrow()));
@@ -52,6 +53,7 @@ class OutageWaitIT {
             waits.add(callers.submit(() -> coordis.election("outage:election").campaign(WAIT).orElseThrow()));
             waits.add(coordis.lock("outage:async").acquireAsync(WAIT).thenApply(Optional::orElseThrow));
             Future<Delivery> taken = callers.submit(() -> consumer.take(WAIT).orElseThrow());
+            CompletableFuture<Optional<Delivery>> takenAsync = asyncConsumer.takeAsync(WAIT);
             Future<byte[]> popped = callers.submit(() -> coordis.queue("outage:plain").pop(WAIT).orElseThrow());
             Future<String> signalled = callers.submit(() -> coordis.signals().await("outage:signal", WAIT)
                     .orElseThrow().data());
@@ -61,6 +63,7 @@ class OutageWaitIT {
             // the producer is a client like any other: its connection may need a moment to come back
             untilSent(() -> producer.reliableQueue("outage:queue").push("after the restart"));
             untilSent(() -> producer.queue("outage:plain").push("plain, after the restart"));
+            untilSent(() -> producer.reliableQueue("outage:async-queue").push("async, after the restart"));
             // the waiter subscribes once Redis is back; signal until it heard one (a signal before that is missed)
             while (!signalled.isDone()) {
                 try {
@@ -81,6 +84,10 @@ class OutageWaitIT {
             assertThat(new String(popped.get(WAIT.toSeconds() + 30, TimeUnit.SECONDS), StandardCharsets.UTF_8))
                     .isEqualTo("plain, after the restart");
             assertThat(signalled.get()).isEqualTo("after the restart");
+            Delivery async = takenAsync.get(WAIT.toSeconds() + 30, TimeUnit.SECONDS).orElseThrow();
+            assertThat(async.text()).isEqualTo("async, after the restart");
+            async.ack();
+            asyncConsumer.close();
             System.out.printf("waits across a restart: Redis down %d ms, every wait won%n",
                     TimeUnit.NANOSECONDS.toMillis(back - down));
             consumer.close();

@@ -15,6 +15,7 @@ import io.coordis.internal.lease.LossScope;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.ReplicatedWrite;
 import io.coordis.internal.redis.Replies;
 import io.coordis.internal.redis.Subscription;
 import org.slf4j.Logger;
@@ -187,19 +188,26 @@ final class LeaseElection extends Named implements LeaderElection {
         long start = timer.now();
         long seen = events.highestTerm();
         String claim = Tokens.next();
-        CompletableFuture<Object> reply = node.within(node.eval(ELECT, List.of(key, termKey, detailsKey), List.of(id,
-                Durations.millis(options.ttl()), "0", Long.toString(seen),
-                Long.toString(System.currentTimeMillis()), channel, claim)), opTimeout);
-        return reply.handle((raw, failure) -> {
+        List<String> keys = List.of(key, termKey, detailsKey);
+        List<String> args = List.of(id, Durations.millis(options.ttl()), "0", Long.toString(seen),
+                Long.toString(System.currentTimeMillis()), channel, claim);
+        // a term that must reach replicas is written where its WAIT will run, on a connection of its own
+        ReplicatedWrite<String> on = replication.isNone() ? null : node.replicatedWrite();
+        CompletableFuture<Object> reply = node.within(on == null ? node.eval(ELECT, keys, args)
+                : on.eval(ELECT, keys, args), opTimeout);
+        CompletableFuture<Attempt> attempt = reply.handle((raw, failure) -> {
             if (failure != null) {
                 CoordisException e = node.translate(failure);
+                if (on != null) {
+                    on.close(); // dropped, unanswered, before the resignation goes out on the shared connection
+                }
                 if (e instanceof NodeUnavailableException) {
                     resignClaimInBackground(claim);
                 }
                 throw named(e);
             }
             return raw;
-        }).thenCompose(this::replicated).thenApply(raw -> {
+        }).thenCompose(raw -> replicated(raw, on)).thenApply(raw -> {
             List<?> r = Replies.list(raw, 3, ELECT, node.address());
             if (Replies.isOne(r)) {
                 long term = Replies.number(r, 1, ELECT, node.address());
@@ -212,19 +220,24 @@ final class LeaseElection extends Named implements LeaderElection {
             events.observed(r.size() > 2 ? r.get(2) : null, r.size() > 3 ? r.get(3) : null);
             return new Attempt(null, pttl);
         });
+        if (on != null) {
+            attempt.whenComplete((a, f) -> on.close());
+        }
+        return attempt;
     }
 
     /**
-     * {@code raw}, a campaign try's answer, once a term it won reached the replicas the options ask for; a term
-     * that did not is resigned (waited for) and the try fails with the {@link io.coordis.NotReplicatedException}.
+     * {@code raw}, a campaign try's answer written on {@code on}, once a term it won reached the replicas the options
+     * ask for; a term that did not is resigned (waited for) and the try fails with the
+     * {@link io.coordis.NotReplicatedException}.
      */
-    private CompletableFuture<Object> replicated(Object raw) {
+    private CompletableFuture<Object> replicated(Object raw, ReplicatedWrite<String> on) {
         List<?> r = Replies.list(raw, 3, ELECT, node.address());
-        if (replication.isNone() || !Replies.isOne(r)) {
+        if (on == null || !Replies.isOne(r)) {
             return CompletableFuture.completedFuture(raw);
         }
         long term = Replies.number(r, 1, ELECT, node.address());
-        return Replicas.confirm(node.replicate(key, replication.replicas(), replication.timeout()), replication,
+        return Replicas.confirm(on.replicate(key, replication.replicas(), replication.timeout()), replication,
                         object(), key, node.addressFor(key),
                         "term " + term + " was given up and this candidate does not lead")
                 .handle((v, f) -> f == null ? CompletableFuture.completedFuture(raw)
@@ -241,8 +254,9 @@ final class LeaseElection extends Named implements LeaderElection {
      * interrupt): resigns the leadership that try may have won, known by its claim since its term is unknown,
      * sent at once and not waited for. Nobody else waits a TTL for a leader that does not know it leads. On a
      * connection kept after the try (an interrupt) it runs after the try; after a timeout or a broken
-     * connection it goes out on the new connection, when the try has run or never will (except on a server
-     * stalled past the command timeout that had not read it yet: what it won then expires by its TTL).
+     * connection it goes out on the shared connection once the try's is given up (the shared one replaced, or a
+     * replicated try's own dropped), when the try has run or never will (except on a server stalled past the
+     * command timeout that had not read it yet: what it won then expires by its TTL).
      */
     private void resignClaimInBackground(String claim) {
         inBackground(node.eval(RESIGN, List.of(key, detailsKey), List.of(id, "", channel, claim)),

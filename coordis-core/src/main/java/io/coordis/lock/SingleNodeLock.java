@@ -9,6 +9,7 @@ import io.coordis.internal.Timer;
 import io.coordis.internal.lease.Held;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.ReplicatedWrite;
 import io.coordis.internal.redis.Replies;
 
 import java.time.Duration;
@@ -69,8 +70,12 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         List<String> args = List.of(token, Durations.millis(options.ttl()), options.holderId(),
                 Long.toString(System.currentTimeMillis()), "", "", "", "", Integer.toString(taken));
         // one number is the script's default: the four arguments of a plain acquisition then
-        CompletableFuture<Object> reply = node.eval(ACQUIRE, keys.acquire(), taken == 1 ? args.subList(0, 4) : args);
-        return tryReply(node, reply).handle((answer, f) -> {
+        List<String> sent = taken == 1 ? args.subList(0, 4) : args;
+        // a grant that must reach replicas is written where its WAIT will run, on a connection of its own
+        ReplicatedWrite<String> on = replication.isNone() ? null : node.replicatedWrite();
+        CompletableFuture<Object> reply = on == null ? node.eval(ACQUIRE, keys.acquire(), sent)
+                : on.eval(ACQUIRE, keys.acquire(), sent);
+        CompletableFuture<Contention.Attempt> attempt = tryReply(node, reply).handle((answer, f) -> {
             if (f != null) {
                 CoordisException e = failure(node, f);
                 lastVotes = List.of(new NodeVote(node.address(),
@@ -82,20 +87,24 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
                 throw e;
             }
             return answer;
-        }).thenCompose(answer -> replicated(answer, token)).thenApply(answer -> answered(permit, answer, token, taken,
-                start));
+        }).thenCompose(answer -> replicated(answer, token, on)).thenApply(answer -> answered(permit, answer, token,
+                taken, start));
+        if (on != null) {
+            attempt.whenComplete((a, f) -> on.close());
+        }
+        return attempt;
     }
 
     /**
-     * {@code answer}, an acquire's reply, once a grant in it reached the replicas the options ask for; a grant that
-     * did not is given back (compare-and-delete, waited for) and the try fails with the
+     * {@code answer}, an acquire's reply written on {@code on}, once a grant in it reached the replicas the options ask
+     * for; a grant that did not is given back (compare-and-delete, waited for) and the try fails with the
      * {@link io.coordis.NotReplicatedException}, or with the failure of the {@code WAIT} itself.
      */
-    private CompletableFuture<Object> replicated(Object answer, String token) {
-        if (replication.isNone() || !Replies.isOne(Replies.list(answer, 2, ACQUIRE, node.address()))) {
+    private CompletableFuture<Object> replicated(Object answer, String token, ReplicatedWrite<String> on) {
+        if (on == null || !Replies.isOne(Replies.list(answer, 2, ACQUIRE, node.address()))) {
             return CompletableFuture.completedFuture(answer);
         }
-        return Replicas.confirm(node.replicate(key, replication.replicas(), replication.timeout()), replication,
+        return Replicas.confirm(on.replicate(key, replication.replicas(), replication.timeout()), replication,
                         object(), key, node.addressFor(key), "the grant was given back and nothing is held")
                 .handle((v, f) -> f == null ? CompletableFuture.completedFuture(answer)
                         : node.eval(RELEASE, keys.release(), List.of(token, keys.released())).handle((x, g) -> {

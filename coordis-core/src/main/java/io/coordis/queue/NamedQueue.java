@@ -4,6 +4,7 @@ import io.coordis.Replication;
 import io.coordis.internal.Failures;
 import io.coordis.internal.Replicas;
 import io.coordis.internal.redis.ListCommands;
+import io.coordis.internal.redis.ReplicatedWrite;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -37,21 +38,29 @@ abstract class NamedQueue {
     }
 
     public final long pushAll(List<byte[]> payloads) throws InterruptedException {
-        long length = pushChecked(Payloads.checked(payloads, options.maxMessageBytes(), name));
+        List<byte[]> checked = Payloads.checked(payloads, options.maxMessageBytes(), name);
         Replication replication = options.replicationOrNone();
-        if (!replication.isNone()) {
+        if (replication.isNone()) {
+            return pushChecked(checked, null);
+        }
+        // written where the WAIT runs, on a connection of its own: the shared one never waits behind it
+        try (ReplicatedWrite<byte[]> on = lists.replicatedWrite()) {
+            long length = pushChecked(checked, on);
             String key = key();
-            CompletableFuture<Long> acks = lists.replicate(key, replication.replicas(), replication.timeout());
+            CompletableFuture<Long> acks = on.replicate(key, replication.replicas(), replication.timeout());
             Payloads.await(lists, Replicas.confirm(acks, replication, Failures.object("queue", name), key,
                     lists.addressFor(key), "the messages are in the queue on the master, not taken back, and a "
                             + "failover before they replicate may lose them (pushing again may deliver them twice)"),
                     name, key);
+            return length;
         }
-        return length;
     }
 
-    /** Sends {@code payloads}, every one checked already; answers the queue's length after the push. */
-    abstract long pushChecked(List<byte[]> payloads) throws InterruptedException;
+    /**
+     * Sends {@code payloads}, every one checked already, on {@code on} (for a push that waits for replicas) or on the
+     * shared connection when it is {@code null}; answers the queue's length after the push.
+     */
+    abstract long pushChecked(List<byte[]> payloads, ReplicatedWrite<byte[]> on) throws InterruptedException;
 
     /** The Redis key of the list that pushes go to. */
     abstract String key();

@@ -6,6 +6,7 @@ import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.ReplicatedWrite;
 import io.coordis.internal.redis.Replies;
 
 import java.nio.charset.StandardCharsets;
@@ -62,12 +63,13 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     }
 
     @Override
-    long pushChecked(List<byte[]> checked) throws InterruptedException {
+    long pushChecked(List<byte[]> checked, ReplicatedWrite<byte[]> on) throws InterruptedException {
         long length = 0;
+        List<String> pushKeys = List.of(keys.queue, keys.enqueued);
         for (int from = 0; from < checked.size() || from == 0; from += PUSH_CHUNK) {
             List<byte[]> chunk = checked.subList(from, Math.min(checked.size(), from + PUSH_CHUNK));
-            Object reply = Payloads.await(lists, lists.eval(PUSH, List.of(keys.queue, keys.enqueued), chunk),
-                    name, keys.queue);
+            Object reply = Payloads.await(lists, on == null ? lists.eval(PUSH, pushKeys, chunk)
+                    : on.eval(PUSH, pushKeys, chunk), name, keys.queue);
             length = Replies.number(Replies.list(reply, 1, PUSH, lists.address()), 0, PUSH, lists.address());
             if (checked.isEmpty()) {
                 break;

@@ -25,6 +25,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,7 +37,9 @@ import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
@@ -202,6 +206,40 @@ class ReplicatedAcquisitionIT {
             try (Lease lease = own.tryAcquire().orElseThrow()) {
                 assertThat(lease.isHeld()).isTrue();
             }
+        }
+    }
+
+    /**
+     * While a grant waits for the stopped replica (its {@code WAIT} blocked at Redis), the client's other commands do
+     * not wait behind it: a try for a lock that does not wait for replicas answers first. The {@code WAIT} runs on a
+     * connection of its own, where the grant was written too, since it counts that connection's writes.
+     */
+    @Test
+    void aWaitForTheReplicaHoldsUpNoOtherCommandOfTheClient(RedisGroup group) throws Exception {
+        Replication patient = Replication.toReplicas(1, Duration.ofSeconds(3));
+        try (Coordis c = TestClients.connect(group.master().uri())) {
+            DistributedLock waiting = c.lock("waits", LockOptions.defaults().withReplication(patient));
+            DistributedLock plain = c.lock("plain");
+            waiting.tryAcquire().orElseThrow().release(); // the connections are open and the scripts loaded
+            plain.tryAcquire().orElseThrow().release();
+            replica(group).pause();
+
+            List<String> answered = new CopyOnWriteArrayList<>();
+            CompletableFuture<Optional<Lease>> grant = waiting.tryAcquireAsync();
+            grant.whenComplete((l, f) -> answered.add("the grant waiting for the replica"));
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(() ->
+                    ((String) group.master().command("CLIENT", "LIST")).contains("cmd=wait"));
+            assertThat(grant).as("the WAIT blocks at Redis").isNotDone();
+
+            CompletableFuture<Optional<Lease>> other = plain.tryAcquireAsync();
+            other.whenComplete((l, f) -> answered.add("the plain try"));
+            Lease lease = other.get(10, TimeUnit.SECONDS).orElseThrow();
+            lease.release();
+            Throwable failure = catchThrowable(() -> grant.get(10, TimeUnit.SECONDS));
+            assertThat(failure).hasCauseInstanceOf(NotReplicatedException.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> answered.size() == 2);
+            assertThat(answered).as("the order in which they answered")
+                    .containsExactly("the plain try", "the grant waiting for the replica");
         }
     }
 

@@ -93,8 +93,8 @@ final class Connection<K, V> implements AutoCloseable {
      * {@code WAIT replicas timeout} after a write of {@code key}, on this connection, which wrote it (on a cluster,
      * the connection to the master of the key's slot): answers how many replicas acknowledged every write sent
      * before it on that connection. The reply comes within {@code timeout} plus a round trip; the deadline is the
-     * command timeout plus {@code timeout}. While it waits, the commands sent after it on the shared connection wait
-     * too. Does not block.
+     * command timeout plus {@code timeout}. While it waits, the commands sent after it on this connection wait too:
+     * so only on a dedicated connection ({@link ReplicatedWrite}). Does not block.
      */
     CompletableFuture<Long> replicate(String key, int replicas, Duration waitFor) {
         RedisURI owner;

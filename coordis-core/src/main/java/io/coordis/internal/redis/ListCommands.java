@@ -43,6 +43,7 @@ public final class ListCommands implements AutoCloseable {
     private final Timer timer;
     private final AdminCommands admin;
     private final Connection<byte[], byte[]> connection;
+    private final ReplicatedWrite.Pool<byte[], byte[]> replicatedWrites;
     private volatile boolean closed;
 
     ListCommands(String address, Connector connector, Timer timer, Duration commandTimeout, AdminCommands admin) {
@@ -52,6 +53,9 @@ public final class ListCommands implements AutoCloseable {
         this.timer = timer;
         this.admin = admin;
         this.connection = Connection.shared(address, connector, ByteArrayCodec.INSTANCE, timer, commandTimeout);
+        this.replicatedWrites = new ReplicatedWrite.Pool<>(address, connector, ByteArrayCodec.INSTANCE, timer,
+                commandTimeout, ListCommands::bytes, k -> k.stream().map(ListCommands::bytes).toArray(byte[][]::new),
+                v -> v.toArray(byte[][]::new));
     }
 
     public String address() {
@@ -80,9 +84,9 @@ public final class ListCommands implements AutoCloseable {
         return connection.send(c -> c.lpush(bytes(key), v));
     }
 
-    /** {@link RedisNode#replicate} on this shared connection of binary commands, after a write of {@code key}. */
-    public CompletableFuture<Long> replicate(String key, int replicas, Duration timeout) {
-        return connection.replicate(key, replicas, timeout);
+    /** {@link RedisNode#replicatedWrite} for binary commands: a push and its {@code WAIT}. */
+    public ReplicatedWrite<byte[]> replicatedWrite() {
+        return replicatedWrites.lend();
     }
 
     /**
@@ -389,10 +393,14 @@ public final class ListCommands implements AutoCloseable {
         }
     }
 
-    /** Closes the shared connection, waiting at most 2 s; blocking connections close with their owners. */
+    /**
+     * Closes the shared connection and the idle ones of replicated writes, waiting at most 2 s each; blocking
+     * connections close with their owners.
+     */
     @Override
     public void close() {
         closed = true;
         connection.close();
+        replicatedWrites.close();
     }
 }

@@ -15,7 +15,8 @@ import java.util.function.Consumer;
 
 /**
  * One Redis node (or one Sentinel-managed master, or one Redis Cluster) as the primitives see it: scripts and
- * a few commands on one multiplexed {@link Connection}, pub/sub on a lazily opened connection of its own, and
+ * a few commands on one multiplexed {@link Connection}, writes that wait for replicas on connections of their own
+ * ({@link ReplicatedWrite}), pub/sub on a lazily opened connection of its own, and
  * binary list commands for queues ({@link #lists()}); the administrative commands are in {@link #admin()}.
  * Lettuce stays inside this package. Thread-safe.
  *
@@ -37,6 +38,7 @@ public final class RedisNode implements AutoCloseable {
     private final RedisResources ownResources;
     private final Connector connector;
     private final Connection<String, String> connection;
+    private final ReplicatedWrite.Pool<String, String> replicatedWrites;
     private final AdminCommands admin;
     private final Subscriptions subscriptions;
     /** Binary-safe list commands (queues), opened on first use. */
@@ -50,6 +52,8 @@ public final class RedisNode implements AutoCloseable {
         this.ownResources = ownResources;
         this.connector = connector;
         this.connection = Connection.shared(address, connector, StringCodec.UTF8, timer, commandTimeout);
+        this.replicatedWrites = new ReplicatedWrite.Pool<>(address, connector, StringCodec.UTF8, timer, commandTimeout,
+                k -> k, k -> k.toArray(String[]::new), v -> v.toArray(String[]::new));
         this.admin = new AdminCommands(connection);
         this.subscriptions = new Subscriptions(address, connector, timer, commandTimeout);
     }
@@ -138,14 +142,12 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * {@code WAIT replicas timeout} after a write of {@code key}, on the connection that wrote it (on a cluster, the
-     * connection to the master of the key's slot): answers how many replicas acknowledged every write sent before it
-     * on that connection. The reply comes within {@code timeout} plus a round trip; the deadline is the command
-     * timeout plus {@code timeout}. While it waits, the commands sent after it on the shared connection wait too.
-     * Does not block.
+     * A connection of its own for a write that replicas must acknowledge and its {@code WAIT} (see
+     * {@link ReplicatedWrite}), lent from this node's pool; close it once done. Commands on the shared connection
+     * never wait behind the {@code WAIT}. Does not block; once the node is closed, its commands fail.
      */
-    public CompletableFuture<Long> replicate(String key, int replicas, Duration timeout) {
-        return connection.replicate(key, replicas, timeout);
+    public ReplicatedWrite<String> replicatedWrite() {
+        return replicatedWrites.lend();
     }
 
     /**
@@ -287,6 +289,7 @@ public final class RedisNode implements AutoCloseable {
     public void close() {
         closed = true;
         connection.drop();
+        replicatedWrites.close();
         subscriptions.close();
         synchronized (this) {
             if (lists != null) {

@@ -366,7 +366,7 @@ public final class Coordis implements AutoCloseable {
          */
         public Coordis connect(Duration wait) throws InterruptedException {
             Durations.notNegative(wait, "wait");
-            return Outages.retrying(ticker, wait, this::connect);
+            return Outages.retrying(ticker, wait, left -> connect());
         }
     }
 }

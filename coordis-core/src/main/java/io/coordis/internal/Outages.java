@@ -8,7 +8,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * The one rule every wait keeps towards Redis being unavailable: inside the caller's budget a
@@ -52,18 +51,25 @@ public final class Outages {
         return ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1);
     }
 
+    /** One try of a blocking call, given what is left of its wait. */
+    @FunctionalInterface
+    public interface Attempt<T> {
+        T within(Duration left) throws InterruptedException;
+    }
+
     /**
      * {@code attempt} on this thread until it returns, trying again after transient failures until {@code wait}
      * (on {@code ticker}'s clock) is spent; then, or at once for a permanent failure, the last failure is thrown.
+     * Each try is given what is left of the wait (zero for the last).
      *
-     * @throws InterruptedException when interrupted while pausing
+     * @throws InterruptedException when interrupted while trying or pausing
      */
-    public static <T> T retrying(Ticker ticker, Duration wait, Supplier<T> attempt) throws InterruptedException {
+    public static <T> T retrying(Ticker ticker, Duration wait, Attempt<T> attempt) throws InterruptedException {
         long deadline = Durations.saturatedAdd(ticker.read(), Durations.saturatedNanos(wait));
         int failures = 0;
         while (true) {
             try {
-                return attempt.get();
+                return attempt.within(Duration.ofNanos(Math.max(0, deadline - ticker.read())));
             } catch (RuntimeException e) {
                 long left = deadline - ticker.read();
                 if (left <= 0 || !ridesOut(e)) {

@@ -129,10 +129,17 @@ final class RedlockSteps {
                 already + raised.stream().filter(CompletableFuture::join).count() >= quorum);
     }
 
-    /** The soonest a node the restart guard refused may vote; {@code null} when it refused none. */
-    private static Duration untilTrusted(List<Round.Answer> answers) {
-        return answers.stream().filter(a -> a.kind() == NodeVote.Vote.REFUSED_RECENT_RESTART && a.pttl() > 0)
-                .mapToLong(Round.Answer::pttl).min().stream().mapToObj(Duration::ofMillis).findFirst().orElse(null);
+    /**
+     * How long until enough of the nodes the restart guard refused (after checking their uptime) may vote to make a
+     * majority with those that granted; {@code null} when that does not depend on those windows alone (other nodes
+     * failed, or a node lost its marker and is checked on the next try).
+     */
+    private Duration untilTrusted(List<Round.Answer> answers) {
+        long granted = answers.stream().filter(a -> a.kind() == NodeVote.Vote.ACQUIRED).count();
+        List<Long> trusted = answers.stream().filter(a -> a.kind() == NodeVote.Vote.REFUSED_RECENT_RESTART && a.pttl() > 0)
+                .map(Round.Answer::pttl).sorted().toList();
+        int needed = (int) (quorum - granted);
+        return needed < 1 || trusted.size() < needed ? null : Duration.ofMillis(trusted.get(needed - 1));
     }
 
     /** A refused acquire: released on every node at once (not waited for), then busy or undecided. */

@@ -1,7 +1,6 @@
 package io.coordis.queue;
 
 import io.coordis.CoordisException;
-import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.ListCommands;
@@ -11,7 +10,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@link Queue} over plain list commands. Blocking pops borrow a dedicated connection from a small pool
@@ -21,6 +19,8 @@ final class ListQueue extends NamedQueue implements Queue {
     private final String prefix;
     private final String key;
     private final ConcurrentLinkedQueue<ListCommands.Blocking> idle = new ConcurrentLinkedQueue<>();
+    /** The shortest block a blocking pop asks for (Redis reads a zero block as forever). */
+    private static final Duration MIN_BLOCK = Duration.ofMillis(1);
     /** The client's clock, for the deadlines of blocking pops. */
     private final Timer timer;
 
@@ -89,22 +89,17 @@ final class ListQueue extends NamedQueue implements Queue {
      * out may have cost the popped message, as it always could on a plain list.
      */
     private byte[] blocking(Duration wait, BlockingCall call) throws InterruptedException {
-        long deadline = Durations.saturatedAdd(timer.now(), Durations.saturatedNanos(wait));
-        int failures = 0;
-        while (true) {
-            ListCommands.Blocking b = borrow();
-            try {
-                long left = deadline - timer.now();
-                return call.call(b, Duration.ofNanos(Math.max(1_000_000, left)));
-            } catch (CoordisException e) {
-                long left = deadline - timer.now();
-                if (left <= 0 || !Outages.ridesOut(e)) {
-                    throw Payloads.named(lists, e, name, key);
+        try {
+            return Outages.retrying(timer.ticker(), wait, left -> {
+                ListCommands.Blocking b = borrow();
+                try {
+                    return call.call(b, left.compareTo(MIN_BLOCK) < 0 ? MIN_BLOCK : left);
+                } finally {
+                    idle.add(b);
                 }
-                TimeUnit.NANOSECONDS.sleep(Outages.pauseNanos(e, ++failures, left));
-            } finally {
-                idle.add(b);
-            }
+            });
+        } catch (CoordisException e) {
+            throw Payloads.named(lists, e, name, key);
         }
     }
 

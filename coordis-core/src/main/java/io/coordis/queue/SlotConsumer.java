@@ -110,39 +110,19 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             // The queue was found empty lately (consumers keep up), one known-empty slot and time to wait: BLMOVE
             // straight away, one round trip per message as it arrives. Otherwise, and every PROBE_EVERY takes to
             // notice a backlog, settle.lua first: one round trip that also reads the count and looks into suspect slots.
-            boolean direct = drained && slots.size() == 1 && wait.compareTo(Duration.ZERO) > 0 && !isSuspect(slots.get(0))
-                    && directTakes.incrementAndGet() % PROBE_EVERY != 0;
-            int outages = 0;
-            while (true) {
-                try {
-                    if (upkeep.stale()) {
-                        upkeep.beatNow();
-                    }
-                    if (!direct) {
-                        fill(slots, handed);
-                    }
-                    direct = false;
-                    long left = deadline - queue.timer.now();
-                    if (!handed.isEmpty() || left <= 0) {
-                        clean = true;
+            boolean[] direct = {drained && slots.size() == 1 && wait.compareTo(Duration.ZERO) > 0
+                    && !isSuspect(slots.get(0)) && directTakes.incrementAndGet() % PROBE_EVERY != 0};
+            // Redis restarting or failing over: look into the slots again once it may be back (Outages)
+            Outages.retrying(queue.timer.ticker(), Duration.ofNanos(Math.max(0, deadline - queue.timer.now())),
+                    left -> {
+                        requireOpen();
+                        boolean first = direct[0];
+                        direct[0] = false; // after a failure, settle.lua first
+                        takeInto(slots, handed, deadline, first);
                         return handed;
-                    }
-                    if (moveInto(slots, block(left), handed)) {
-                        clean = true;
-                        return handed;
-                    }
-                    outages = 0;
-                } catch (CoordisException e) {
-                    requireOpen();
-                    // Redis restarting or failing over: look into the slots again once it may be back (Outages)
-                    long left = deadline - queue.timer.now();
-                    if (left <= 0 || !Outages.ridesOut(e)) {
-                        throw e;
-                    }
-                    direct = false;
-                    TimeUnit.NANOSECONDS.sleep(Outages.pauseNanos(e, ++outages, left));
-                }
-            }
+                    });
+            clean = true;
+            return handed;
         } finally {
             closing.readLock().unlock();
             List<Integer> used = handed.stream().map(d -> d.ref().slot()).toList();
@@ -150,6 +130,28 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             unused.removeAll(used);
             // after a failure or interrupt a slot may hold a moved message: offer it to the next take first
             giveBack(unused, !clean);
+        }
+    }
+
+    /**
+     * Fills {@code handed} from {@code slots}: settle.lua (unless {@code direct}), then while nothing came and
+     * time is left before {@code deadline}, a BLMOVE into the first slot and settle.lua again.
+     */
+    private void takeInto(List<Integer> slots, List<Delivery> handed, long deadline, boolean direct)
+            throws InterruptedException {
+        boolean settle = !direct;
+        while (true) {
+            if (upkeep.stale()) {
+                upkeep.beatNow();
+            }
+            if (settle) {
+                fill(slots, handed);
+            }
+            settle = true;
+            long left = deadline - queue.timer.now();
+            if (!handed.isEmpty() || left <= 0 || moveInto(slots, block(left), handed)) {
+                return;
+            }
         }
     }
 

@@ -24,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -168,19 +167,7 @@ public final class PubSubSignals implements Signals {
     @Override
     public Optional<Signal> await(String channel, Duration timeout) throws InterruptedException {
         Objects.requireNonNull(timeout, "timeout must not be null");
-        long deadline = Durations.saturatedAdd(timer.now(), Durations.saturatedNanos(timeout));
-        int failures = 0;
-        while (true) {
-            try {
-                return awaitOnce(channel, Duration.ofNanos(Math.max(0, deadline - timer.now())));
-            } catch (CoordisException e) {
-                long left = deadline - timer.now();
-                if (left <= 0 || !Outages.ridesOut(e)) {
-                    throw e;
-                }
-                TimeUnit.NANOSECONDS.sleep(Outages.pauseNanos(e, ++failures, left));
-            }
-        }
+        return Outages.retrying(timer.ticker(), timeout, left -> awaitOnce(channel, left));
     }
 
     private Optional<Signal> awaitOnce(String channel, Duration timeout) throws InterruptedException {

@@ -62,7 +62,7 @@ class OutagesTest {
     void retryingTriesAgainUntilItWorksOrTheWaitIsSpent() throws Exception {
         ManualTicker clock = new ManualTicker();
         AtomicInteger tries = new AtomicInteger();
-        String won = Outages.retrying(clock, Duration.ofSeconds(10), () -> {
+        String won = Outages.retrying(clock, Duration.ofSeconds(10), left -> {
             clock.advance(Duration.ofMillis(100));
             if (tries.incrementAndGet() < 3) {
                 throw DOWN;
@@ -73,7 +73,7 @@ class OutagesTest {
         assertThat(tries).hasValue(3);
 
         tries.set(0);
-        assertThatThrownBy(() -> Outages.retrying(clock, Duration.ofSeconds(1), () -> {
+        assertThatThrownBy(() -> Outages.retrying(clock, Duration.ofSeconds(1), left -> {
             tries.incrementAndGet();
             clock.advance(Duration.ofMillis(400));
             throw DOWN;
@@ -83,7 +83,7 @@ class OutagesTest {
         tries.set(0);
         AccessDeniedException denied = new AccessDeniedException("n:1", AccessDeniedException.Reason.CREDENTIALS,
                 "WRONGPASS", null);
-        assertThatThrownBy(() -> Outages.retrying(clock, Duration.ofSeconds(10), () -> {
+        assertThatThrownBy(() -> Outages.retrying(clock, Duration.ofSeconds(10), left -> {
             tries.incrementAndGet();
             throw denied;
         })).isSameAs(denied);

@@ -8,20 +8,32 @@ public final class NodeUnavailableException extends CoordisException {
     private static final long serialVersionUID = 1L;
 
     private final boolean timedOut;
+    private final boolean transientCondition;
 
     public NodeUnavailableException(String node, String message, Throwable cause) {
         this(node, message, cause, false);
     }
 
     public NodeUnavailableException(String node, String message, Throwable cause, boolean timedOut) {
-        super(node, message, cause);
-        this.timedOut = timedOut;
+        this(node, message, cause, timedOut, true);
     }
 
-    /** Always: an unreachable or silent node may come back. */
+    /** A node unreachable for a reason that may pass by itself when {@code transientCondition}. */
+    public NodeUnavailableException(String node, String message, Throwable cause, boolean timedOut,
+                                    boolean transientCondition) {
+        super(node, message, cause);
+        this.timedOut = timedOut;
+        this.transientCondition = transientCondition;
+    }
+
+    /**
+     * Whether the node may come back by itself: yes when it is down, silent, restarting or failing over; no when the
+     * TLS handshake failed or every connection closed during its handshake (a plain client at a TLS port), which
+     * only a change of configuration mends.
+     */
     @Override
     public boolean isTransient() {
-        return true;
+        return transientCondition;
     }
 
     /** Whether the node did not answer in time (as opposed to refusing, closing or being unreachable). */

@@ -29,7 +29,7 @@ public final class Failures {
         }
         String node = failure.node().orElse(null);
         if (failure instanceof NodeUnavailableException n) {
-            return new NodeUnavailableException(node, prefix + message, failure, n.timedOut());
+            return new NodeUnavailableException(node, prefix + message, failure, n.timedOut(), n.isTransient());
         }
         if (failure instanceof CommandRejectedException) {
             return new CommandRejectedException(node, prefix + message, failure, failure.isTransient());

@@ -37,26 +37,32 @@ final class RedisErrors {
                             + "); check that it is running and reachable", t, true);
         }
         if (causedBy(t, javax.net.ssl.SSLException.class) || causedBy(t, java.security.cert.CertificateException.class)) {
+            // permanent: certificates and trust are configuration, which waiting does not mend
             return new NodeUnavailableException(node, "TLS handshake with Redis at " + node + " failed: " + describe(t)
-                    + "; " + tlsAdvice(describe(t)), t);
+                    + "; " + tlsAdvice(describe(t)), t, false, false);
         }
         if (t instanceof RedisConnectionException || t instanceof RedisException
                 || t instanceof java.io.IOException) {
             String described = describe(t);
+            // closed during every handshake (the attempts are made again first): a TLS-only port, not an outage
+            boolean closedInHandshake = closedDuringHandshake(described);
             return new NodeUnavailableException(node, "Redis at " + node + " is unavailable: " + described
-                    + (closedDuringHandshake(described) ? "; if this port serves TLS only, use a rediss:// URL" : ""),
-                    t);
+                    + (closedInHandshake ? "; if this port serves TLS only, use a rediss:// URL" : ""), t, false,
+                    !closedInHandshake);
         }
         return new CoordisException(node, "unexpected failure talking to Redis at " + node + ": " + describe(t), t);
     }
 
     /**
      * Whether the server dropped the connection before the handshake completed, as a TLS-only port does with a
-     * plain client: Lettuce reports a reset, or (when the close wins the race with its own set-up) that its
-     * handshake handler was never registered.
+     * plain client: Lettuce reports, while connecting, a reset, that the connection closed prematurely, or (when the
+     * close wins the race with its own set-up) that its handshake handler was never registered.
      */
     static boolean closedDuringHandshake(String described) {
-        return described.contains("Connection reset") || described.contains("RedisHandshakeHandler not registered");
+        // "Unable to connect": while connecting, not a reset of a connection in use (a server killed mid-command)
+        return described.contains("Unable to connect") && (described.contains("Connection reset")
+                || described.contains("RedisHandshakeHandler not registered")
+                || described.contains("Connection closed prematurely"));
     }
 
     /**

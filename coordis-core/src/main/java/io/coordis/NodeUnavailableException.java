@@ -27,9 +27,10 @@ public final class NodeUnavailableException extends CoordisException {
     }
 
     /**
-     * Whether the node may come back by itself: yes when it is down, silent, restarting or failing over; no when the
-     * TLS handshake failed or every connection closed during its handshake (a plain client at a TLS port), which
-     * only a change of configuration mends.
+     * Whether the node may come back by itself: yes when it is down, silent, restarting or failing over (and when
+     * every connection closed during its handshake: a plain client at a TLS-only port looks so too, but so does a
+     * server killed while the client connects); no when the TLS handshake failed (certificates, trust), which only a
+     * change of configuration mends.
      */
     @Override
     public boolean isTransient() {

@@ -34,7 +34,7 @@ class OutagesTest {
         assertThat(Outages.ridesOut(new CoordisException("n:1", "the client is closed", null))).isFalse();
         assertThat(Outages.ridesOut(new IllegalStateException("bug"))).isFalse();
         assertThat(Outages.ridesOut(new NodeUnavailableException("n:1", "TLS handshake failed", null, false, false)))
-                .as("a configuration error: TLS, or a plain client at a TLS port").isFalse();
+                .as("a configuration error: the TLS handshake failed").isFalse();
     }
 
     @Test

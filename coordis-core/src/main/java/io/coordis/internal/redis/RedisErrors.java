@@ -44,11 +44,11 @@ final class RedisErrors {
         if (t instanceof RedisConnectionException || t instanceof RedisException
                 || t instanceof java.io.IOException) {
             String described = describe(t);
-            // closed during every handshake (the attempts are made again first): a TLS-only port, not an outage
-            boolean closedInHandshake = closedDuringHandshake(described);
+            // transient even when closed during every handshake: a TLS-only port does that, but so does a server
+            // killed or restarting while the client connects
             return new NodeUnavailableException(node, "Redis at " + node + " is unavailable: " + described
-                    + (closedInHandshake ? "; if this port serves TLS only, use a rediss:// URL" : ""), t, false,
-                    !closedInHandshake);
+                    + (closedDuringHandshake(described) ? "; if this port serves TLS only, use a rediss:// URL" : ""),
+                    t);
         }
         return new CoordisException(node, "unexpected failure talking to Redis at " + node + ": " + describe(t), t);
     }

@@ -114,11 +114,11 @@ final class ElectCommand implements Callable<Integer> {
     }
 
     private Optional<Leadership> campaign(LeaderElection election, Budget budget) throws InterruptedException {
-        Optional<Leadership> won = HeldRun.firstTry(false, () -> election.campaign(Duration.ZERO));
+        Optional<Leadership> won = HeldRun.firstTry(wait != null, () -> election.campaign(Duration.ZERO));
         if (won.isPresent()) {
             return won;
         }
-        String led = quiet ? "" : HeldRun.firstTry(false, () -> Optional.of(election.leader()
+        String led = quiet ? "" : HeldRun.firstTry(true, () -> Optional.of(election.leader()
                 .map(l -> "; " + describe(l)).orElse(""))).orElse("");
         if (wait == null) {
             progress("campaigning for '" + name + "' as " + election.candidateId() + led);

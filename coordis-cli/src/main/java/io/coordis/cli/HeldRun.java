@@ -66,15 +66,16 @@ final class HeldRun {
     }
 
     /**
-     * The first try of a claim: its result; empty also when Redis was transiently unavailable and the command may
-     * wait ({@code nonblock} false), since the wait that follows rides that out. A permanent failure, or any with
-     * {@code --nonblock}, is thrown.
+     * The first try of a claim: its result; empty also when Redis was transiently unavailable and the command was
+     * given a wait ({@code -w}), which the wait that follows rides out. Without one ({@code mayWait} false: {@code -n},
+     * or no {@code -w}), any failure is thrown: as when connecting, a first try that finds Redis (or a Redlock
+     * majority) unavailable is more often a mistake than an outage, and waiting forever would hide it.
      */
-    static <T> Optional<T> firstTry(boolean nonblock, Try<T> attempt) throws InterruptedException {
+    static <T> Optional<T> firstTry(boolean mayWait, Try<T> attempt) throws InterruptedException {
         try {
             return attempt.get();
         } catch (CoordisException e) {
-            if (nonblock || !e.isTransient()) {
+            if (!mayWait || !e.isTransient()) {
                 throw e;
             }
             return Optional.empty();

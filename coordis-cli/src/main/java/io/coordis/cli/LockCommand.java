@@ -165,11 +165,11 @@ final class LockCommand implements Callable<Integer> {
      */
     private Optional<Lease> acquire(DistributedLock lock, DistributedLock exclusive, Duration left)
             throws InterruptedException {
-        Optional<Lease> lease = HeldRun.firstTry(nonblock, lock::tryAcquire);
+        Optional<Lease> lease = HeldRun.firstTry(wait != null, lock::tryAcquire);
         if (lease.isPresent()) {
             return lease;
         }
-        String heldBy = quiet ? "" : HeldRun.firstTry(false, () -> Optional.of(exclusive.holder()
+        String heldBy = quiet ? "" : HeldRun.firstTry(true, () -> Optional.of(exclusive.holder()
                 .map(LockHolder::describe).map(h -> " held by " + h).orElse(""))).orElse("");
         if (nonblock) {
             progress("lock '" + name + "' is " + (heldBy.isEmpty() ? "busy" : heldBy.strip())

@@ -117,12 +117,12 @@ final class SemaphoreCommand implements Callable<Integer> {
 
     /** Tries once; if no permit is free, says so and waits (or not) as the options say. */
     private Optional<Permit> acquire(Semaphore semaphore, Duration left) throws InterruptedException {
-        Optional<Permit> permit = HeldRun.firstTry(nonblock, semaphore::tryAcquire);
+        Optional<Permit> permit = HeldRun.firstTry(wait != null, semaphore::tryAcquire);
         if (permit.isPresent()) {
             return permit;
         }
         String busy = "no permit of semaphore '" + name + "' is free"
-                + (quiet ? "" : HeldRun.firstTry(false, () -> Optional.of(" (" + semaphore.permits() + " permits)"))
+                + (quiet ? "" : HeldRun.firstTry(true, () -> Optional.of(" (" + semaphore.permits() + " permits)"))
                 .orElse(""));
         if (nonblock) {
             progress(busy + "; not waiting (--nonblock)");

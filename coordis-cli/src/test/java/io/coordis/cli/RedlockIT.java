@@ -153,7 +153,7 @@ class RedlockIT {
                 assertThat(cli.exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
                 assertThat(cli.stdout()).isEmpty();
                 assertThat(cli.stderr()).startsWith("coordis: cannot lock '" + Prefixed.key("it:rl:fresh") + "'")
-                        .contains(fresh.server(0).address() + " refused recent restart (up less than 30s)",
+                        .contains(fresh.server(0).address() + " refused recent restart (up less than 30s; may vote in ",
                                 "until it has been up longer than the lock's TTL + 1s", "--no-restart-guard",
                                 "appendfsync always")
                         .doesNotContain("\tat ");

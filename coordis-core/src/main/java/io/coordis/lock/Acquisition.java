@@ -165,7 +165,7 @@ final class Acquisition {
         } else if (attempt.failure() != null) {
             outage(attempt.failure()); // too few Redlock nodes answered to decide
         } else if (deadline - timer.now() <= 0 && !untilGranted) {
-            finish(attempt);
+            result.complete(null); // busy until the end: no lease
         } else {
             synchronized (this) {
                 outages = 0;
@@ -253,10 +253,10 @@ final class Acquisition {
                 outage(f);
             } else if (again) {
                 attempt();
-            } else if (untilGranted && last.failure() == null) {
+            } else if (untilGranted) {
                 restart();
             } else {
-                finish(last);
+                result.complete(null); // busy, and no more retries: no lease
             }
         });
     }
@@ -278,15 +278,6 @@ final class Acquisition {
             p.close();
         }
         enter();
-    }
-
-    /** Ends with the last busy answer: no lease, or the failure that left it undecided. */
-    private void finish(Contention.Attempt last) {
-        if (last.failure() != null) {
-            fail(last.failure());
-        } else {
-            result.complete(null);
-        }
     }
 
     private void fail(Throwable failure) {

@@ -10,6 +10,7 @@ module io.coordis.core {
     requires io.netty.common;
     requires io.netty.handler;
     requires io.netty.transport;
+    requires reactor.core;
     requires org.slf4j;
 
     exports io.coordis;

@@ -198,15 +198,50 @@ abstract sealed class Connector {
         @Override
         <K, V> CompletableFuture<StatefulConnection<K, V>> connectAsync(RedisCodec<K, V> codec) {
             CompletableFuture<StatefulConnection<K, V>> f = new CompletableFuture<>();
-            pipe(f, () -> client.connectAsync(codec, uri));
+            pipe(f, () -> client.connectAsync(codec, uri), this::refusedCredentials);
             return f;
         }
 
         @Override
         CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSubAsync() {
             CompletableFuture<StatefulRedisPubSubConnection<String, String>> f = new CompletableFuture<>();
-            pipe(f, () -> client.connectPubSubAsync(StringCodec.UTF8, uri));
+            pipe(f, () -> client.connectPubSubAsync(StringCodec.UTF8, uri), this::refusedCredentials);
             return f;
+        }
+
+        /**
+         * The server's refusal of this URL's credentials, asked on a connection of its own whose handshake sends
+         * nothing that can fail (no credentials, no PING), so that the answer comes back as a command's reply
+         * and no closing channel can overtake it; {@code null} when the server accepts them, when the URL has no
+         * password (or goes through Sentinel or a Unix socket), or when nothing could be asked (the server drops
+         * this connection too: a TLS-only port).
+         */
+        private CompletableFuture<Throwable> refusedCredentials() {
+            if (uri.getSocket() != null || !uri.getSentinels().isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return uri.getCredentialsProvider().resolveCredentials().toFuture().thenCompose(credentials -> {
+                if (credentials == null || !credentials.hasPassword()) {
+                    return CompletableFuture.<Throwable>completedFuture(null);
+                }
+                RedisURI bare = RedisURI.builder().withHost(uri.getHost()).withPort(uri.getPort())
+                        .withSsl(uri.isSsl()).withStartTls(uri.isStartTls()).withVerifyPeer(uri.getVerifyMode())
+                        .withTimeout(uri.getTimeout()).build();
+                RedisClient asker = RedisClient.create(client.getResources(), bare);
+                asker.setOptions(client.getOptions().mutate().pingBeforeActivateConnection(false)
+                        .autoReconnect(false).build());
+                CharSequence password = java.nio.CharBuffer.wrap(credentials.getPassword());
+                CompletableFuture<Throwable> said = asker.connectAsync(StringCodec.UTF8, bare).toCompletableFuture()
+                        .thenCompose(c -> (credentials.hasUsername()
+                                ? c.async().auth(credentials.getUsername(), password) : c.async().auth(password))
+                                .toCompletableFuture().handle((accepted, refused) -> {
+                                    c.closeAsync();
+                                    return RedisErrors.unwrap(refused);
+                                }));
+                said.whenComplete((answer, failure) -> asker.shutdownAsync(0, 2, java.util.concurrent.TimeUnit.SECONDS));
+                return said;
+            }).orTimeout(Math.max(1, uri.getTimeout().toMillis()), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    .exceptionally(nothingLearnt -> null);
         }
 
         @Override
@@ -330,29 +365,51 @@ abstract sealed class Connector {
      * and nothing from the server (see {@link RedisErrors#lostHandshakeAnswer}).
      */
     static final int HANDSHAKE_ATTEMPTS = 3;
+    /** The pause before opening again after such an attempt, times the attempts made: past a burst of load. */
+    private static final Duration HANDSHAKE_PAUSE = Duration.ofMillis(20);
+
+    /** {@link #pipe(CompletableFuture, Supplier, Supplier)} where the server's answer cannot be asked apart. */
+    private static <T, C extends T> void pipe(CompletableFuture<T> f, Supplier<? extends CompletionStage<C>> open) {
+        pipe(f, open, () -> CompletableFuture.completedFuture(null));
+    }
 
     /**
-     * Completes {@code f} as the stage that {@code open} starts completes; a failure to start fails it too. An
-     * attempt whose handshake lost the server's answer is made again, up to {@link #HANDSHAKE_ATTEMPTS} in all:
-     * Lettuce closes the channel when Redis refuses the handshake (a wrong password), and on a loaded machine the
-     * close can overtake the refusal and be all it reports (a few times in 1,000 connects); a second attempt names
-     * the reason, while a server that really drops new connections (a TLS-only port) drops every attempt.
+     * Completes {@code f} as the stage that {@code open} starts completes; a failure to start fails it too. Lettuce
+     * closes the channel when Redis refuses the handshake (a wrong password), and on a loaded machine the close can
+     * overtake the refusal and be all it reports (the thread that opened the connection was descheduled while the
+     * whole handshake ran and failed). After such an attempt the server's answer is asked apart ({@code refusal}:
+     * its refusal, or {@code null} when it cannot be asked or was not a refusal); with no refusal the connection
+     * is opened again after a pause, up to {@link #HANDSHAKE_ATTEMPTS} in all, while a server that really drops
+     * new connections (a TLS-only port) drops every attempt.
      */
-    private static <T, C extends T> void pipe(CompletableFuture<T> f, Supplier<? extends CompletionStage<C>> open) {
-        pipe(f, open, HANDSHAKE_ATTEMPTS);
+    private static <T, C extends T> void pipe(CompletableFuture<T> f, Supplier<? extends CompletionStage<C>> open,
+                                              Supplier<CompletableFuture<Throwable>> refusal) {
+        pipe(f, open, refusal, 1);
     }
 
     private static <T, C extends T> void pipe(CompletableFuture<T> f, Supplier<? extends CompletionStage<C>> open,
-                                              int attempts) {
+                                              Supplier<CompletableFuture<Throwable>> refusal, int attempt) {
         try {
             open.get().whenComplete((value, failure) -> {
                 if (failure == null) {
                     f.complete(value);
-                } else if (attempts > 1 && RedisErrors.lostHandshakeAnswer(failure)) {
-                    log.debug("a connection closed during its handshake without the server's answer; trying again");
-                    pipe(f, open, attempts - 1);
-                } else {
+                } else if (!RedisErrors.lostHandshakeAnswer(failure)) {
                     f.completeExceptionally(failure);
+                } else {
+                    refusal.get().whenComplete((refused, ignored) -> {
+                        if (refused != null) {
+                            refused.addSuppressed(failure);
+                            f.completeExceptionally(refused);
+                        } else if (attempt < HANDSHAKE_ATTEMPTS) {
+                            log.debug("a connection closed during its handshake without the server's answer; "
+                                    + "trying again");
+                            CompletableFuture.delayedExecutor(HANDSHAKE_PAUSE.toMillis() * attempt,
+                                            java.util.concurrent.TimeUnit.MILLISECONDS)
+                                    .execute(() -> pipe(f, open, refusal, attempt + 1));
+                        } else {
+                            f.completeExceptionally(failure);
+                        }
+                    });
                 }
             });
         } catch (RuntimeException e) {

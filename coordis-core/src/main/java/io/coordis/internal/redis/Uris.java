@@ -1,6 +1,8 @@
 package io.coordis.internal.redis;
 
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.StaticCredentialsProvider;
 
 import java.time.Duration;
 import java.util.regex.Pattern;
@@ -44,7 +46,19 @@ public final class Uris {
                     + "); use redis://[user:password@]host:port[/db]", null);
         }
         parsed.setTimeout(timeout);
+        settle(parsed);
+        parsed.getSentinels().forEach(Uris::settle);
         return parsed;
+    }
+
+    /**
+     * Gives {@code uri} its credentials as they are, where Lettuce's parser leaves a supplier of them: with a
+     * supplier, Lettuce sends the handshake from another thread than the connection's, and on a loaded machine a
+     * refused password then more often reaches the caller only as a closed connection.
+     */
+    private static void settle(RedisURI uri) {
+        RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
+        uri.setCredentialsProvider(new StaticCredentialsProvider(credentials));
     }
 
     /** Whether {@code uri} names a Redis Cluster ({@code redis-cluster://} or {@code rediss-cluster://}). */

@@ -146,7 +146,7 @@ final class AclCheck {
         if (!covered(keys, '~', name)) {
             missing.add("~" + prefix + "*");
         }
-        if (!covered(keys, '~', Keys.derived(name, "fence"))) {
+        if (!covered(keys, '~', Keys.derived(name, "holder"))) {
             missing.add("~{" + prefix + "*");
         }
         if (!covered(channels, '&', name)) {

@@ -66,7 +66,7 @@ final class LeaseElection extends Named implements LeaderElection {
     LeaseElection(RedisNode node, String name, ElectionOptions options, Timer timer, Telemetry telemetry) {
         super("election", name, options.keyPrefix() + name);
         this.node = node;
-        this.termKey = Keys.derived(key, "term");
+        this.termKey = ElectionLayout.termKey(options.keyPrefix(), key);
         this.detailsKey = Keys.derived(key, "leader");
         this.channel = Keys.derived(key, "changed");
         this.options = options;

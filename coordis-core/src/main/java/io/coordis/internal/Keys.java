@@ -138,6 +138,71 @@ public final class Keys {
         return hasHashTag(base) ? base : "";
     }
 
+    /** The name of the counters fencing numbers and election terms come from, after their slot's tag. */
+    public static final String COUNTER_SUFFIX = ":coordis:fence";
+    /** For each Redis Cluster hash slot, the smallest n whose decimal form hashes to it; filled on first use. */
+    private static volatile int[] slotTags;
+
+    /**
+     * The counter that the fencing numbers (and election terms) of the object whose key is {@code key} come from:
+     * one counter per Redis Cluster hash slot and key prefix, {@code <prefix>{<n>}:coordis:fence}, where n is the
+     * smallest non-negative integer whose decimal form hashes to {@code key}'s slot; so it lies in that slot, and
+     * all the names of a slot share it (at most 16,384 counters, however many names). Under a prefix with a hash
+     * tag of its own ({@code {app}:}) every key lies in the prefix's slot, and the one counter is
+     * {@code <prefix>coordis:fence}. Counters never expire: they are what keeps numbers rising per name.
+     *
+     * @param prefix the key prefix {@code key} begins with (empty for none)
+     */
+    public static String fenceCounter(String prefix, String key) {
+        int slot = io.lettuce.core.cluster.SlotHash.getSlot(key);
+        String tagged = prefixTag(prefix);
+        if (tagged != null) {
+            return tagged;
+        }
+        String counter = prefix + "{" + slotTag(slot) + "}" + COUNTER_SUFFIX;
+        if (io.lettuce.core.cluster.SlotHash.getSlot(counter) == slot) {
+            return counter;
+        }
+        // a prefix with an unclosed brace takes part in the tag: look for an n that fits it
+        for (int n = 0; n < 10_000_000; n++) {
+            counter = prefix + "{" + n + "}" + COUNTER_SUFFIX;
+            if (io.lettuce.core.cluster.SlotHash.getSlot(counter) == slot) {
+                return counter;
+            }
+        }
+        throw new IllegalArgumentException("no fencing counter fits the key prefix '" + prefix
+                + "'; use a prefix without braces, or one with a hash tag such as {app}:");
+    }
+
+    /** {@code <prefix>coordis:fence} when {@code prefix} holds a hash tag of its own, else {@code null}. */
+    private static String prefixTag(String prefix) {
+        int open = prefix.indexOf('{');
+        if (open < 0) {
+            return null;
+        }
+        int close = prefix.indexOf('}', open + 1);
+        return close > open + 1 ? prefix + COUNTER_SUFFIX.substring(1) : null;
+    }
+
+    /** The smallest non-negative integer whose decimal form lies in {@code slot} (0 to 16,383). */
+    public static int slotTag(int slot) {
+        int[] tags = slotTags;
+        if (tags == null) {
+            tags = new int[io.lettuce.core.cluster.SlotHash.SLOT_COUNT];
+            java.util.Arrays.fill(tags, -1);
+            int found = 0;
+            for (int n = 0; found < tags.length; n++) {
+                int s = io.lettuce.core.cluster.SlotHash.getSlot(Integer.toString(n));
+                if (tags[s] < 0) {
+                    tags[s] = n;
+                    found++;
+                }
+            }
+            slotTags = tags;
+        }
+        return tags[slot];
+    }
+
     public static String derived(String key, String suffix) {
         return hasHashTag(key) ? key + ":" + suffix : "{" + key + "}:" + suffix;
     }

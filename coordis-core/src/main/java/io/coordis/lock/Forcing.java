@@ -35,8 +35,9 @@ final class Forcing {
     }
 
     /** Sends the script; {@code expected} empty forces whatever holds the lock. Does not block. */
-    static CompletableFuture<Answer> force(RedisNode node, String key, String expected, String reason) {
-        List<String> keys = List.of(key, LockLayout.fenceKey(key), LockLayout.holderKey(key),
+    static CompletableFuture<Answer> force(RedisNode node, String prefix, String key, String expected,
+                                           String reason) {
+        List<String> keys = List.of(key, LockLayout.fenceKey(prefix, key), LockLayout.holderKey(key),
                 LockLayout.auditKey(key));
         List<String> args = List.of(Hosts.processId(), reason, Long.toString(System.currentTimeMillis()),
                 LockLayout.releasedChannel(key), expected);
@@ -60,10 +61,11 @@ final class Forcing {
     }
 
     /** Forces the lock on one node, waiting up to the node's command timeout. */
-    static Optional<ForcedUnlock> forceOne(RedisNode node, String key, String expected, String reason) {
+    static Optional<ForcedUnlock> forceOne(RedisNode node, String prefix, String key, String expected,
+                                           String reason) {
         Answer a;
         try {
-            a = node.await(force(node, key, expected, checkReason(reason)), node.commandTimeout());
+            a = node.await(force(node, prefix, key, expected, checkReason(reason)), node.commandTimeout());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new io.coordis.CoordisException(node.address(), "interrupted while forcing '" + key + "' open", e);

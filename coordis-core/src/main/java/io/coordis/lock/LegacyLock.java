@@ -161,7 +161,7 @@ final class LegacyLock extends ContendedLock {
      */
     @Override
     Optional<ForcedUnlock> force(String expected, String reason) {
-        return Forcing.forceOne(node, key, expected, reason);
+        return Forcing.forceOne(node, options.keyPrefix(), key, expected, reason);
     }
 
     @Override

@@ -42,7 +42,7 @@ final class RedlockScripts {
         this.guarded = options.restartGuard();
         this.timer = timer;
         this.nodeTimeout = options.nodeTimeout();
-        LockKeys keys = LockKeys.of(key);
+        LockKeys keys = LockKeys.of(options.keyPrefix(), key);
         this.fenceKey = keys.fence();
         this.channel = keys.released();
         this.ttlMillis = Durations.millis(options.ttl());

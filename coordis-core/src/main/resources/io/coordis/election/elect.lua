@@ -6,7 +6,8 @@
 -- Keys and field names: io.coordis.election.ElectionLayout.
 --
 -- KEYS[1]  leader key: the election's name exactly as given (plus the caller's explicit prefix, if any)
--- KEYS[2]  term counter: derived from the name, same cluster slot; a plain integer, never expires
+-- KEYS[2]  term counter: the fencing counter of the name's hash slot (fencing.lua), shared with the slot's other
+--          names; never expires
 -- KEYS[3]  leadership details hash (id, term, since, claim): derived, same slot; expires with the leader key, and
 --          describes the leadership only while its id field equals the leader key's value
 -- ARGV[1]  candidate id
@@ -28,6 +29,8 @@
 --                                              for a renewal, the caller's term is over; pttl as PTTL
 --                                              answers it (-2: no leader, -1: no expiry)
 -- Errors   WRONGTYPE key '<key>' holds a <type>  when the leader key is not a string
+-- include fencing.lua
+
 local leader_key, term_key, details_key = KEYS[1], KEYS[2], KEYS[3]
 local id, ttl, held, seen, now, channel, claim = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5],
   ARGV[6], ARGV[7]
@@ -54,16 +57,19 @@ end
 if current then
   return {0, redis.call('PTTL', leader_key), current, current_term}
 end
-local term = redis.call('INCR', term_key)
+local term = take_fences(term_key, 1)
+if type(term) == 'table' then
+  return term
+end
 local regressed = 0
 if term <= seen then
   regressed = term
   term = seen + 1
-  redis.call('SET', term_key, term)
+  redis.call('SET', term_key, decimal(term))
 end
 redis.call('SET', leader_key, id, 'PX', ttl)
 redis.call('DEL', details_key)
-redis.call('HSET', details_key, 'id', id, 'term', term, 'since', now, 'claim', claim)
+redis.call('HSET', details_key, 'id', id, 'term', decimal(term), 'since', now, 'claim', claim)
 redis.call('PEXPIRE', details_key, ttl)
-redis.call('PUBLISH', channel, 'elected ' .. term .. ' ' .. id)
+redis.call('PUBLISH', channel, 'elected ' .. decimal(term) .. ' ' .. id)
 return {1, term, regressed}

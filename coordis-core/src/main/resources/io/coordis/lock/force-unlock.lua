@@ -5,7 +5,7 @@
 -- Keys and field names: io.coordis.lock.LockLayout.
 --
 -- KEYS[1]  lock key
--- KEYS[2]  fencing counter (derived from the name, same slot); a plain integer
+-- KEYS[2]  fencing counter: the one of the name's hash slot (fencing.lua); never expires
 -- KEYS[3]  holder details hash (derived): read for the audit entry, then deleted
 -- KEYS[4]  audit list (derived, {name}:audit): newest entry first, at most 100 entries kept
 -- ARGV[1]  who forces it, e.g. user@host:pid
@@ -25,6 +25,8 @@
 --                                             the lock held, holder its holder id (false: foreign)
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string; a counter that is not
 --         an integer fails before anything changed
+-- include fencing.lua
+
 local lock, fence_key, holder_key, audit_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local by, reason, now, channel, expected = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 
@@ -40,7 +42,7 @@ if expected ~= '' and value ~= expected then
   return {2, value}
 end
 
-local fence = redis.pcall('INCR', fence_key)
+local fence = take_fences(fence_key, 1)
 if type(fence) == 'table' and fence.err then
   return fence
 end
@@ -53,7 +55,7 @@ redis.call('PUBLISH', channel, 'released')
 
 local entry = '{"at":' .. string.format('%d', tonumber(now)) .. ',"by":' .. cjson.encode(by)
     .. ',"action":"force-unlock","reason":' .. cjson.encode(reason)
-    .. ',"holder":' .. cjson.encode(holder or 'unknown') .. ',"fence":' .. fence .. '}'
+    .. ',"holder":' .. cjson.encode(holder or 'unknown') .. ',"fence":' .. decimal(fence) .. '}'
 redis.call('LPUSH', audit_key, entry)
 redis.call('LTRIM', audit_key, 0, 99)
 return {1, fence, value, holder}

@@ -6,7 +6,7 @@
 -- atomically, so the value it reads is still the value it replaces.
 --
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
--- KEYS[2]  fencing counter: derived from the name, same cluster slot; never expires (not used to read)
+-- KEYS[2]  fencing counter: the one of the name's hash slot (fencing.lua); never expires
 -- ARGV[1]  ttl in milliseconds (> 0); the value written is Redis's TIME in Unix ms + ttl + 1. Absent: only read
 -- ARGV[2]  key expiry margin in milliseconds (>= 0): the key also expires this long after the value
 --          written, so a crashed holder leaves no garbage; readers of the value never see it vanish
@@ -24,6 +24,8 @@
 --         {false}             not held: no key, or its stored expiry has passed
 --         {value, wait}       held: the value stored, and wait as above
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string
+-- include fencing.lua
+
 local lock = KEYS[1]
 local ttl = tonumber(ARGV[1])
 
@@ -64,4 +66,8 @@ if not ttl then
 end
 local value = string.format('%d', now + ttl + 1)
 redis.call('SET', lock, value, 'PX', string.format('%d', ttl + 1 + tonumber(ARGV[2])))
-return {1, redis.call('INCR', KEYS[2]), value}
+local fence = take_fences(KEYS[2], 1)
+if type(fence) == 'table' then
+  return fence
+end
+return {1, fence, value}

@@ -17,14 +17,28 @@ import java.util.HexFormat;
  * @param sha    lower-case hex SHA-1 of the source, as {@code SCRIPT LOAD} returns it
  */
 public record LuaScript(String name, String source, String sha) {
-    /** Loads {@code resource} relative to {@code anchor}'s package; fails fast when it is missing. */
+    /** A line that stands for the shared functions of {@code fencing.lua} (beside this class). */
+    private static final String INCLUDE_FENCING = "-- include fencing.lua";
+
+    /**
+     * Loads {@code resource} relative to {@code anchor}'s package; fails fast when it is missing. A line
+     * {@value #INCLUDE_FENCING} is replaced by the functions that take fencing numbers, which every script that
+     * takes them shares.
+     */
     public static LuaScript load(Class<?> anchor, String resource) {
+        String source = read(anchor, resource);
+        if (source.contains(INCLUDE_FENCING)) {
+            source = source.replace(INCLUDE_FENCING, read(LuaScript.class, "fencing.lua").strip());
+        }
+        return new LuaScript(resource, source, sha1(source));
+    }
+
+    private static String read(Class<?> anchor, String resource) {
         try (InputStream in = anchor.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("script resource " + resource + " not found beside " + anchor.getName());
             }
-            String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return new LuaScript(resource, source, sha1(source));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read script " + resource, e);
         }

@@ -162,11 +162,7 @@ class ClusterIT {
             q.push("x");
             assertThat(q.stats().depth()).isEqualTo(1);
         }
-        String acquireSha;
-        try (var in = io.coordis.lock.Lease.class.getResourceAsStream("acquire.lua")) {
-            acquireSha = java.util.HexFormat.of().formatHex(
-                    java.security.MessageDigest.getInstance("SHA-1").digest(in.readAllBytes()));
-        }
+        String acquireSha = io.coordis.internal.redis.LuaScript.load(io.coordis.lock.Lease.class, "acquire.lua").sha();
         for (RedisServer m : cluster.masters()) {
             assertThat(m.command("SCRIPT", "EXISTS", acquireSha)).as("reloaded on %s", m.address()).isEqualTo(List.of(1L));
         }
@@ -174,9 +170,9 @@ class ClusterIT {
 
     @Test
     void aNameWhoseKeysCannotShareASlotFailsNamingCrossslot() {
-        String name = "a{}b"; // braces without a tag: the name hashes whole, {a{}b}:fence does not
+        String name = "a{}b"; // braces without a tag: the name hashes whole, {a{}b}:holder does not
         assertThat(RedisCluster.slot(Prefixed.key(name)))
-                .isNotEqualTo(RedisCluster.slot(Prefixed.derived(name, "fence")));
+                .isNotEqualTo(RedisCluster.slot(Prefixed.derived(name, "holder")));
         assertThatThrownBy(() -> coordis.lock(name).tryAcquire())
                 .isInstanceOf(CommandRejectedException.class)
                 .hasMessageContaining("CROSSSLOT").hasMessageContaining("a{}b").hasMessageContaining("hash tag");

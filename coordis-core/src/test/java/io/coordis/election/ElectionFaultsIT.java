@@ -48,6 +48,12 @@ class ElectionFaultsIT {
         clients.close();
     }
 
+    /** The value of the term counter {@code key}; 0 while it does not exist. */
+    private static long counter(String key) {
+        Object value = redis.server().command("GET", key);
+        return value == null ? 0 : Long.parseLong((String) value);
+    }
+
     private static ElectionOptions options(String id) {
         return ElectionOptions.defaults().withCandidateId(id).withTtl(LONG_TTL);
     }
@@ -62,6 +68,7 @@ class ElectionFaultsIT {
         clients.proxy().dropNextReply();
         long start = System.nanoTime();
         assertThatThrownBy(() -> mine.campaign(Duration.ZERO)).isInstanceOf(NodeUnavailableException.class);
+        long lostTerm = Long.parseLong((String) redis.server().command("GET", io.coordis.Counters.of("lost:campaign")));
         assertThat(clients.proxy().droppedReplies()).as("the campaign's reply was dropped").isEqualTo(1);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThanOrEqualTo(FAIL_BOUND);
         assertThat(mine.isLeader()).isFalse();
@@ -71,7 +78,8 @@ class ElectionFaultsIT {
         assertThat(won).as("still led by the campaign whose answer was lost").isPresent();
         assertThat(waited).as("led soon after the failed campaign, not after its %s TTL", LONG_TTL)
                 .isLessThanOrEqualTo(FAIL_BOUND.plus(FREED_BOUND));
-        assertThat(won.get().term()).as("the lost campaign won term 1 at Redis before it was resigned").isEqualTo(2);
+        assertThat(won.get().term()).as("the lost campaign won a term at Redis before it was resigned")
+                .isGreaterThan(lostTerm);
         assertThat(redis.server().command("GET", Prefixed.key("lost:campaign"))).isEqualTo("beta");
         won.get().resign();
     }
@@ -89,6 +97,7 @@ class ElectionFaultsIT {
         assertThat(mine.leader()).as("connected before the latency, so the campaign is the only call it holds up")
                 .isEmpty();
 
+        long termsBefore = counter(io.coordis.Counters.of("interrupted:campaign"));
         clients.proxy().latency(Duration.ofMillis(200));
         CompletableFuture<Throwable> campaign = new CompletableFuture<>();
         Thread campaigner = new Thread(() -> {
@@ -103,16 +112,18 @@ class ElectionFaultsIT {
         campaigner.interrupt();
         assertThat(campaign.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
         long start = System.nanoTime();
-        // the delayed campaign reaches Redis after the interrupt and takes term 1 there
-        String termKey = Prefixed.derived("interrupted:campaign", "term");
-        await().atMost(FREED_BOUND).until(() -> "1".equals(redis.server().command("GET", termKey)));
+        // the delayed campaign reaches Redis after the interrupt and takes a term there
+        String termKey = io.coordis.Counters.of("interrupted:campaign");
+        await().atMost(FREED_BOUND).until(() -> counter(termKey) > termsBefore);
+        long interruptedTerm = counter(termKey);
 
         Optional<Leadership> won = theirs.campaign(FREED_BOUND);
         assertThat(won).as("still led by the interrupted campaign").isPresent();
         assertThat(Duration.ofNanos(System.nanoTime() - start))
                 .as("led soon after the interrupt, not after the %s TTL", LONG_TTL)
                 .isLessThanOrEqualTo(FREED_BOUND.multipliedBy(2));
-        assertThat(won.get().term()).as("the interrupted campaign won term 1 before it was resigned").isEqualTo(2);
+        assertThat(won.get().term()).as("the interrupted campaign won a term before it was resigned")
+                .isGreaterThan(interruptedTerm);
         assertThat(mine.isLeader()).isFalse();
         won.get().resign();
     }
@@ -152,7 +163,7 @@ class ElectionFaultsIT {
         assertThat(Duration.ofNanos(System.nanoTime() - start))
                 .as("the resignation was sent again once the server answered, not left to the %s TTL", LONG_TTL)
                 .isLessThanOrEqualTo(PAUSE.plus(FREED_BOUND));
-        assertThat(theirsNow.term()).isEqualTo(lead.term() + 1);
+        assertThat(theirsNow.term()).isGreaterThan(lead.term());
         theirsNow.resign();
     }
 

@@ -2,7 +2,6 @@ package io.coordis.election;
 
 import io.coordis.Coordis;
 import io.coordis.TestClients;
-import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -18,9 +17,10 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Redis is killed (kill -9) and restarted without persistence while an election runs: the term counter
- * starts again from nothing. Candidates that saw higher terms notice, say so loudly, and never reuse a
- * term; observers mark a leader whose term regressed.
+ * Redis is killed (kill -9) and restarted without persistence while an election runs: the term counter is lost
+ * and starts again from the server's clock, so terms still rise. Where that is not enough (a counter that had run
+ * ahead of a clock that went back), candidates that saw higher terms notice, say so loudly, and never reuse a term;
+ * observers mark a leader whose term regressed.
  */
 class TermRegressionIT {
     private static final Duration TTL = Duration.ofMillis(900);
@@ -48,7 +48,11 @@ class TermRegressionIT {
             });
             BlockingQueue<LeaderEvent> events = new LinkedBlockingQueue<>();
             LeaderElection observer = watcher.election("el:regress");
+            String counter = io.coordis.Counters.of("el:regress");
             try (AutoCloseable watch = observer.observe(events::add)) {
+                // a counter far ahead of the server's clock, as if that clock had gone back since it was raised
+                long ahead = 8_000_000_000_000_000L;
+                redis.server().command("SET", counter, Long.toString(ahead));
                 Leadership l = null;
                 for (int i = 0; i < 3; i++) {
                     l = ea.campaign(Duration.ofSeconds(2)).orElseThrow();
@@ -57,43 +61,71 @@ class TermRegressionIT {
                     }
                 }
                 long before = l.term();
-                assertThat(before).isEqualTo(3);
-                awaitEvent(events, "leader=alpha term=3");
+                assertThat(before).isEqualTo(ahead + 3);
+                awaitEvent(events, "leader=alpha term=" + before);
                 assertThat(revoked.poll(5, TimeUnit.SECONDS)).isNotNull();
                 assertThat(revoked.poll(5, TimeUnit.SECONDS)).isNotNull();
 
-                redis.server().restart(Duration.ZERO); // kill -9, no persistence: every key is gone
+                // kill -9, no persistence: the counter is gone and starts again from the clock, below those terms
+                redis.server().restart(Duration.ZERO);
                 assertThat(revoked.poll(TTL.toMillis() + 3000, TimeUnit.MILLISECONDS)).as("the leader learns it lost")
                         .isSameAs(l);
 
                 Leadership again = ea.campaign(Duration.ofSeconds(5)).orElseThrow();
                 awaitSize(regressions, 1); // listeners are called on the client's callback executor
-                assertThat(regressions).as("the regressed term 1 was reported").containsExactly(before + "->1");
+                assertThat(regressions).as("the regressed term was reported").hasSize(1);
+                String[] reported = regressions.get(0).split("->");
+                assertThat(Long.parseLong(reported[0])).isEqualTo(before);
+                assertThat(Long.parseLong(reported[1])).as("a term from the clock").isLessThan(before);
                 assertThat(again.term()).as("and refused: the counter was raised past it").isEqualTo(before + 1);
-                assertThat(redis.server().command("GET", Prefixed.derived("el:regress", "term")))
-                        .isEqualTo(Long.toString(before + 1));
+                assertThat(redis.server().command("GET", counter)).isEqualTo(Long.toString(before + 1));
                 awaitEvent(events, "leader=alpha term=" + (before + 1));
                 again.resign();
 
-                // A fresh candidate never saw the old terms: it gets a low term, and the observer, who did, flags it.
-                redis.server().command("SET", Prefixed.derived("el:regress", "term"), "0");
+                // A fresh candidate never saw the old terms: it gets a lower term, and the observer, who did, flags it.
+                redis.server().command("DEL", counter);
                 try (Coordis fresh = TestClients.connect(redis.uri())) {
                     Leadership low = fresh.election("el:regress", ElectionOptions.defaults().withCandidateId("newcomer"))
                             .campaign(Duration.ofSeconds(2)).orElseThrow();
-                    assertThat(low.term()).isEqualTo(1);
-                    LeaderEvent flagged = awaitEvent(events, "leader=newcomer term=1");
+                    assertThat(low.term()).isLessThan(before);
+                    LeaderEvent flagged = awaitEvent(events, "leader=newcomer term=" + low.term());
                     assertThat(flagged.termRegressed()).isTrue();
                     assertThat(flagged.describe()).endsWith("term-regressed");
-                    assertThat(ea.leader().orElseThrow().term()).hasValue(1);
+                    assertThat(ea.leader().orElseThrow().term()).hasValue(low.term());
+                    String expected = (before + 1) + "->" + low.term();
                     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                    while (!regressions.contains((before + 1) + "->1") && System.nanoTime() < until) {
+                    while (!regressions.contains(expected) && System.nanoTime() < until) {
                         Thread.sleep(10);
                     }
-                    assertThat(regressions).as("the candidate that saw term 4 reports the newcomer's term 1 too")
-                            .contains((before + 1) + "->1");
+                    assertThat(regressions).as("the candidate that saw the higher term reports the newcomer's too")
+                            .contains(expected);
                     low.resign();
                 }
             }
+        }
+    }
+
+    /** The counter lost with a restart without persistence starts again from the clock: terms still rise. */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void termsKeepRisingAcrossARestartThatLosesTheCounter() throws Exception {
+        try (Coordis a = TestClients.connect(redis.uri())) {
+            List<String> regressions = new CopyOnWriteArrayList<>();
+            LeaderElection e = a.election("el:restart", ElectionOptions.defaults().withCandidateId("alpha").withTtl(TTL));
+            e.addListener(new ElectionListener() {
+                @Override
+                public void termRegressed(long highestSeen, long got) {
+                    regressions.add(highestSeen + "->" + got);
+                }
+            });
+            Leadership first = e.campaign(Duration.ofSeconds(2)).orElseThrow();
+            first.resign();
+            redis.server().restart(Duration.ZERO); // kill -9, no persistence: every key is gone
+            assertThat(redis.server().command("EXISTS", io.coordis.Counters.of("el:restart"))).isEqualTo(0L);
+            Leadership second = e.campaign(Duration.ofSeconds(10)).orElseThrow();
+            assertThat(second.term()).isGreaterThan(first.term());
+            assertThat(regressions).isEmpty();
+            second.resign();
         }
     }
 

@@ -19,6 +19,9 @@ import java.util.HexFormat;
 public record LuaScript(String name, String source, String sha) {
     /** A line that stands for the shared functions of {@code fencing.lua} (beside this class). */
     private static final String INCLUDE_FENCING = "-- include fencing.lua";
+    private static final java.util.regex.Pattern INCLUDE =
+            java.util.regex.Pattern.compile("^" + java.util.regex.Pattern.quote(INCLUDE_FENCING) + "$",
+                    java.util.regex.Pattern.MULTILINE);
 
     /**
      * Loads {@code resource} relative to {@code anchor}'s package; fails fast when it is missing. A line
@@ -27,8 +30,9 @@ public record LuaScript(String name, String source, String sha) {
      */
     public static LuaScript load(Class<?> anchor, String resource) {
         String source = read(anchor, resource);
-        if (source.contains(INCLUDE_FENCING)) {
-            source = source.replace(INCLUDE_FENCING, read(LuaScript.class, "fencing.lua").strip());
+        if (INCLUDE.matcher(source).find()) {
+            source = INCLUDE.matcher(source).replaceAll(
+                    java.util.regex.Matcher.quoteReplacement(read(LuaScript.class, "fencing.lua").strip()));
         }
         return new LuaScript(resource, source, sha1(source));
     }

@@ -1,4 +1,4 @@
--- Fencing numbers and election terms (included where '-- include fencing.lua' stands).
+-- Fencing numbers and election terms: functions that the scripts taking them include (io.coordis.internal.redis.LuaScript).
 --
 -- They come from a counter shared by every name in one Redis Cluster hash slot, <prefix>{<n>}:coordis:fence
 -- (io.coordis.internal.Keys.fenceCounter), so that a few thousand keys at most serve any number of names. The counter

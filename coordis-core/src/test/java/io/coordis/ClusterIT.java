@@ -170,9 +170,9 @@ class ClusterIT {
 
     @Test
     void aNameWhoseKeysCannotShareASlotFailsNamingCrossslot() {
-        String name = "a{}b"; // braces without a tag: the name hashes whole, {a{}b}:holder does not
+        String name = "a{}b"; // braces without a tag: the name hashes whole, {a{}b}:fence does not
         assertThat(RedisCluster.slot(Prefixed.key(name)))
-                .isNotEqualTo(RedisCluster.slot(Prefixed.derived(name, "holder")));
+                .isNotEqualTo(RedisCluster.slot(Prefixed.derived(name, "fence")));
         assertThatThrownBy(() -> coordis.lock(name).tryAcquire())
                 .isInstanceOf(CommandRejectedException.class)
                 .hasMessageContaining("CROSSSLOT").hasMessageContaining("a{}b").hasMessageContaining("hash tag");

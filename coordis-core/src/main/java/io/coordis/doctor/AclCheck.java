@@ -146,7 +146,7 @@ final class AclCheck {
         if (!covered(keys, '~', name)) {
             missing.add("~" + prefix + "*");
         }
-        if (!covered(keys, '~', Keys.derived(name, "holder"))) {
+        if (!covered(keys, '~', Keys.derived(name, "fence"))) {
             missing.add("~{" + prefix + "*");
         }
         if (!covered(channels, '&', name)) {

@@ -38,21 +38,7 @@ public final class ElectionLayout {
     public record LeadershipDetails(OptionalLong term, Optional<Instant> since) {
     }
 
-    /**
-     * The counter the terms of the election with key {@code key} come from: its hash slot's fencing counter
-     * ({@link Keys#fenceCounter}), shared with the slot's locks.
-     *
-     * @param prefix the key prefix {@code key} begins with (empty for none)
-     */
-    public static String termKey(String prefix, String key) {
-        return Keys.fenceCounter(prefix, key);
-    }
-
-    /**
-     * The per-name term counter a previous layout kept ({@code {name}:term}, never expiring); no longer read or
-     * written by elections, only recognised by the inspector and the doctor. Terms taken now lie above it.
-     */
-    public static String formerTermKey(String name) {
+    public static String termKey(String name) {
         return Keys.derived(name, TERM);
     }
 

@@ -50,19 +50,21 @@ public final class ElectionOptions {
     private final double clockDriftFactor;
     /** {@code null}: the client's default. */
     private final Replication replication;
+    private final Duration counterRetention;
 
     private ElectionOptions(Duration ttl, String candidateId, String keyPrefix, double clockDriftFactor,
-                            Replication replication) {
+                            Replication replication, Duration counterRetention) {
         this.ttl = ttl;
         this.candidateId = candidateId;
         this.keyPrefix = keyPrefix;
         this.clockDriftFactor = clockDriftFactor;
         this.replication = replication;
+        this.counterRetention = counterRetention;
     }
 
     /** Default options with a fresh default candidate id. */
     public static ElectionOptions defaults() {
-        return new ElectionOptions(DEFAULT_TTL, defaultCandidateId(), "", 0.01, null);
+        return new ElectionOptions(DEFAULT_TTL, defaultCandidateId(), "", 0.01, null, io.coordis.lock.LockOptions.DEFAULT_COUNTER_RETENTION);
     }
 
     /** {@code user@host:pid:<6 random hex digits>}: tells apart two candidates in one process. */
@@ -75,7 +77,7 @@ public final class ElectionOptions {
      */
     public ElectionOptions withTtl(Duration ttl) {
         return new ElectionOptions(Durations.between(ttl, MIN_TTL, MAX_TTL, "election ttl"), candidateId, keyPrefix,
-                clockDriftFactor, replication);
+                clockDriftFactor, replication, counterRetention);
     }
 
     /**
@@ -91,12 +93,12 @@ public final class ElectionOptions {
             throw new IllegalArgumentException("candidate id must not contain blanks or line breaks, was \""
                     + id.replaceAll("\\R", "\\\\n") + "\"");
         }
-        return new ElectionOptions(ttl, id, keyPrefix, clockDriftFactor, replication);
+        return new ElectionOptions(ttl, id, keyPrefix, clockDriftFactor, replication, counterRetention);
     }
 
     public ElectionOptions withKeyPrefix(String keyPrefix) {
         return new ElectionOptions(ttl, candidateId, Objects.requireNonNull(keyPrefix, "key prefix must not be null"),
-                clockDriftFactor, replication);
+                clockDriftFactor, replication, counterRetention);
     }
 
     /**
@@ -104,7 +106,7 @@ public final class ElectionOptions {
      */
     public ElectionOptions withClockDriftFactor(double factor) {
         return new ElectionOptions(ttl, candidateId, keyPrefix, LeaseSession.checkDriftFactor(factor, 0.3),
-                replication);
+                replication, counterRetention);
     }
 
     /**
@@ -119,7 +121,26 @@ public final class ElectionOptions {
      */
     public ElectionOptions withReplication(Replication replication) {
         Objects.requireNonNull(replication, "replication must not be null (use Replication.none() for no wait)");
-        return new ElectionOptions(ttl, candidateId, keyPrefix, clockDriftFactor, replication);
+        return new ElectionOptions(ttl, candidateId, keyPrefix, clockDriftFactor, replication, counterRetention);
+    }
+
+    /**
+     * How long the election's term counter ({@code {name}:term}) is kept after it last gave a term; then it expires,
+     * and the next campaign takes its term from Redis's clock, above every term the counter gave, as a lock's
+     * fencing counter does ({@link io.coordis.lock.LockOptions#withCounterRetention}); default
+     * {@link io.coordis.lock.LockOptions#DEFAULT_COUNTER_RETENTION}.
+     *
+     * @throws IllegalArgumentException when below a second or above a day
+     */
+    public ElectionOptions withCounterRetention(Duration retention) {
+        return new ElectionOptions(ttl, candidateId, keyPrefix, clockDriftFactor, replication,
+                Durations.between(retention, io.coordis.lock.LockOptions.MIN_COUNTER_RETENTION, Duration.ofDays(1),
+                        "counter retention"));
+    }
+
+    /** How long the term counter is kept after its last term ({@link #withCounterRetention}). */
+    public Duration counterRetention() {
+        return counterRetention;
     }
 
     /** The replication set by {@link #withReplication}; empty when the client's default applies. */

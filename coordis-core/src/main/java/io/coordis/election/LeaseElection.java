@@ -66,7 +66,7 @@ final class LeaseElection extends Named implements LeaderElection {
     LeaseElection(RedisNode node, String name, ElectionOptions options, Timer timer, Telemetry telemetry) {
         super("election", name, options.keyPrefix() + name);
         this.node = node;
-        this.termKey = ElectionLayout.termKey(options.keyPrefix(), key);
+        this.termKey = Keys.derived(key, "term");
         this.detailsKey = Keys.derived(key, "leader");
         this.channel = Keys.derived(key, "changed");
         this.options = options;
@@ -190,7 +190,7 @@ final class LeaseElection extends Named implements LeaderElection {
         String claim = Tokens.next();
         List<String> keys = List.of(key, termKey, detailsKey);
         List<String> args = List.of(id, Durations.millis(options.ttl()), "0", Long.toString(seen),
-                Long.toString(System.currentTimeMillis()), channel, claim);
+                Long.toString(System.currentTimeMillis()), channel, claim, Durations.millis(options.counterRetention()));
         // a term that must reach replicas is written where its WAIT will run, on a connection of its own
         ReplicatedWrite<String> on = replication.isNone() ? null : node.replicatedWrite();
         CompletableFuture<Object> reply = node.within(on == null ? node.eval(ELECT, keys, args)
@@ -267,7 +267,7 @@ final class LeaseElection extends Named implements LeaderElection {
     CompletableFuture<Boolean> renew(long term) {
         CompletableFuture<Object> reply = node.eval(ELECT, List.of(key, termKey, detailsKey), List.of(id,
                 Durations.millis(options.ttl()), Long.toString(term), Long.toString(events.highestTerm()),
-                Long.toString(System.currentTimeMillis()), channel, ""));
+                Long.toString(System.currentTimeMillis()), channel, "", Durations.millis(options.counterRetention())));
         return node.within(reply, opTimeout).thenApply(v -> {
             List<?> r = Replies.list(v, 3, ELECT, node.address());
             if (Replies.isOne(r)) {

@@ -29,7 +29,7 @@ final class SemaphoreStates {
     /** Every key of the semaphore {@code name}, in the order {@code semaphore-state.lua} takes them. */
     private static List<String> keys(String name) {
         return List.of(name, SemaphoreLayout.detailsKey(name), SemaphoreLayout.permitsKey(name),
-                SemaphoreLayout.formerFenceKey(name), SemaphoreLayout.waitersKey(name), SemaphoreLayout.lapsesKey(name));
+                SemaphoreLayout.fenceKey(name), SemaphoreLayout.waitersKey(name), SemaphoreLayout.lapsesKey(name));
     }
 
     /** @return empty when nothing is stored for {@code name} (no holders and no permit count) */

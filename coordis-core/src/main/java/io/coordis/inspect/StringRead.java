@@ -47,8 +47,8 @@ record StringRead(String type, String value, long strlen, long pttl, OptionalLon
     enum Kind { NONE, LOCK, LEGACY_LOCK, ELECTION, OTHER }
 
     static List<String> keys(String name) {
-        return List.of(name, LockLayout.formerFenceKey(name), LockLayout.holderKey(name), ElectionLayout.detailsKey(name),
-                ElectionLayout.formerTermKey(name), LockLayout.auditKey(name), LockLayout.readersKey(name),
+        return List.of(name, LockLayout.fenceKey(name), LockLayout.holderKey(name), ElectionLayout.detailsKey(name),
+                ElectionLayout.termKey(name), LockLayout.auditKey(name), LockLayout.readersKey(name),
                 LockLayout.readerDetailsKey(name));
     }
 

@@ -31,7 +31,7 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
 
     ContendedLock(String kind, String name, LockOptions options, Contention contention, Timer timer) {
         super(kind, name, options.keyPrefix() + name);
-        this.keys = LockKeys.of(options.keyPrefix(), key);
+        this.keys = LockKeys.of(key);
         this.options = options;
         this.contention = contention;
         this.timer = timer;

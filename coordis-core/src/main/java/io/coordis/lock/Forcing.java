@@ -1,10 +1,12 @@
 package io.coordis.lock;
 
+import io.coordis.internal.Durations;
 import io.coordis.internal.Hosts;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -35,12 +37,12 @@ final class Forcing {
     }
 
     /** Sends the script; {@code expected} empty forces whatever holds the lock. Does not block. */
-    static CompletableFuture<Answer> force(RedisNode node, String prefix, String key, String expected,
-                                           String reason) {
-        List<String> keys = List.of(key, LockLayout.fenceKey(prefix, key), LockLayout.holderKey(key),
+    static CompletableFuture<Answer> force(RedisNode node, String key, String expected, String reason,
+                                           Duration retention) {
+        List<String> keys = List.of(key, LockLayout.fenceKey(key), LockLayout.holderKey(key),
                 LockLayout.auditKey(key));
         List<String> args = List.of(Hosts.processId(), reason, Long.toString(System.currentTimeMillis()),
-                LockLayout.releasedChannel(key), expected);
+                LockLayout.releasedChannel(key), expected, Durations.millis(retention));
         return node.eval(FORCE, keys, args).thenApply(reply -> parse(reply, node));
     }
 
@@ -61,11 +63,11 @@ final class Forcing {
     }
 
     /** Forces the lock on one node, waiting up to the node's command timeout. */
-    static Optional<ForcedUnlock> forceOne(RedisNode node, String prefix, String key, String expected,
-                                           String reason) {
+    static Optional<ForcedUnlock> forceOne(RedisNode node, String key, String expected, String reason,
+                                           Duration retention) {
         Answer a;
         try {
-            a = node.await(force(node, prefix, key, expected, checkReason(reason)), node.commandTimeout());
+            a = node.await(force(node, key, expected, checkReason(reason), retention), node.commandTimeout());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new io.coordis.CoordisException(node.address(), "interrupted while forcing '" + key + "' open", e);

@@ -116,7 +116,7 @@ final class LegacyLock extends ContendedLock {
     public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit) {
         long start = timer.now();
         CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, keys.fence()), List.of(Durations.millis(options.ttl()),
-                MARGIN_ARG));
+                MARGIN_ARG, Durations.millis(options.counterRetention())));
         return tryReply(node, reply).handle((answer, f) -> {
             if (f != null) {
                 CoordisException e = failure(node, f);
@@ -161,7 +161,7 @@ final class LegacyLock extends ContendedLock {
      */
     @Override
     Optional<ForcedUnlock> force(String expected, String reason) {
-        return Forcing.forceOne(node, options.keyPrefix(), key, expected, reason);
+        return Forcing.forceOne(node, key, expected, reason, options.counterRetention());
     }
 
     @Override

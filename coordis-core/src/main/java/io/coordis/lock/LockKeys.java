@@ -7,10 +7,8 @@ import java.util.List;
  * counter, its holder details, and its release channel, which is also the name of the waiter marker key.
  */
 record LockKeys(String lock, String fence, String holder, String released) {
-    /** The keys of the lock {@code key}, which begins with the key prefix {@code prefix} (empty for none). */
-    static LockKeys of(String prefix, String key) {
-        return new LockKeys(key, LockLayout.fenceKey(prefix, key), LockLayout.holderKey(key),
-                LockLayout.releasedChannel(key));
+    static LockKeys of(String key) {
+        return new LockKeys(key, LockLayout.fenceKey(key), LockLayout.holderKey(key), LockLayout.releasedChannel(key));
     }
 
     /** The keys of {@code acquire.lua} (acquisitions and hand-offs): lock, fence, holder details, waiter marker. */

@@ -62,21 +62,7 @@ public final class LockLayout {
                                 Optional<Duration> leaseTtl) {
     }
 
-    /**
-     * The counter the fencing numbers of the lock with key {@code key} come from: its hash slot's, shared with the
-     * slot's other names ({@link Keys#fenceCounter}).
-     *
-     * @param prefix the key prefix {@code key} begins with (empty for none)
-     */
-    public static String fenceKey(String prefix, String key) {
-        return Keys.fenceCounter(prefix, key);
-    }
-
-    /**
-     * The per-name fencing counter a previous layout kept ({@code {name}:fence}, never expiring); no longer read
-     * or written by locks, only recognised by the inspector and the doctor. Numbers taken now lie above it.
-     */
-    public static String formerFenceKey(String name) {
+    public static String fenceKey(String name) {
         return Keys.derived(name, FENCE);
     }
 

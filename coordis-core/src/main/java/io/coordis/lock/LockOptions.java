@@ -53,8 +53,12 @@ public final class LockOptions {
      */
     public static final Duration MAX_TTL = Duration.ofDays(30);
     private static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
+    /** How long a name's fencing counter is kept after it last handed out a number, unless set otherwise. */
+    public static final Duration DEFAULT_COUNTER_RETENTION = Duration.ofMinutes(10);
+    /** The shortest counter retention accepted. */
+    public static final Duration MIN_COUNTER_RETENTION = Duration.ofSeconds(1);
     private static final LockOptions DEFAULTS = new LockOptions(Duration.ofSeconds(30), true, null, "", null, 0.01,
-            null, Duration.ofMillis(200), Integer.MAX_VALUE, true, true, null, null);
+            null, Duration.ofMillis(200), Integer.MAX_VALUE, true, true, null, null, DEFAULT_COUNTER_RETENTION);
 
     private final Duration ttl;
     private final boolean autoRenew;
@@ -70,11 +74,12 @@ public final class LockOptions {
     private final Supplier<String> tokenLabel;
     /** {@code null}: the client's default. */
     private final Replication replication;
+    private final Duration counterRetention;
 
     private LockOptions(Duration ttl, boolean autoRenew, Duration maxHold, String keyPrefix, String holderId,
                         double clockDriftFactor, Duration nodeTimeout, Duration retryDelay, int retryCount,
                         boolean restartGuard, boolean yieldToPollers, Supplier<String> tokenLabel,
-                        Replication replication) {
+                        Replication replication, Duration counterRetention) {
         this.ttl = ttl;
         this.autoRenew = autoRenew;
         this.maxHold = maxHold;
@@ -88,6 +93,7 @@ public final class LockOptions {
         this.yieldToPollers = yieldToPollers;
         this.tokenLabel = tokenLabel;
         this.replication = replication;
+        this.counterRetention = counterRetention;
     }
 
     public static LockOptions defaults() {
@@ -100,7 +106,7 @@ public final class LockOptions {
     public LockOptions withTtl(Duration ttl) {
         return new LockOptions(checkTtl(ttl), autoRenew, maxHold, keyPrefix, holderId,
                 clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication);
+                replication, counterRetention);
     }
 
     /** {@code ttl} when it is within {@link #MIN_TTL} and {@link #MAX_TTL}; for options and {@code Lease.extend}. */
@@ -111,7 +117,7 @@ public final class LockOptions {
     public LockOptions withAutoRenew(boolean autoRenew) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
                 retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication);
+                replication, counterRetention);
     }
 
     /**
@@ -120,13 +126,13 @@ public final class LockOptions {
     public LockOptions withMaxHold(Duration maxHold) {
         return new LockOptions(ttl, autoRenew, Durations.atLeast(maxHold, MIN_TTL, "max hold"), keyPrefix, holderId,
                 clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication);
+                replication, counterRetention);
     }
 
     public LockOptions withKeyPrefix(String keyPrefix) {
         return new LockOptions(ttl, autoRenew, maxHold, Objects.requireNonNull(keyPrefix, "key prefix must not be null"),
                 holderId, clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication);
+                replication, counterRetention);
     }
 
     /**
@@ -139,7 +145,7 @@ public final class LockOptions {
         }
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
                 retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication);
+                replication, counterRetention);
     }
 
     /**
@@ -148,7 +154,7 @@ public final class LockOptions {
     public LockOptions withClockDriftFactor(double factor) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId,
                 LeaseSession.checkDriftFactor(factor, 0.5), nodeTimeout, retryDelay, retryCount, restartGuard,
-                yieldToPollers, tokenLabel, replication);
+                yieldToPollers, tokenLabel, replication, counterRetention);
     }
 
     /**
@@ -157,7 +163,7 @@ public final class LockOptions {
     public LockOptions withNodeTimeout(Duration timeout) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor,
                 Durations.atLeast(timeout, Duration.ofMillis(1), "node timeout"), retryDelay, retryCount, restartGuard,
-                yieldToPollers, tokenLabel, replication);
+                yieldToPollers, tokenLabel, replication, counterRetention);
     }
 
     /**
@@ -166,7 +172,7 @@ public final class LockOptions {
     public LockOptions withRetryDelay(Duration delay) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
                 Durations.atLeast(delay, Duration.ofMillis(1), "retry delay"), retryCount, restartGuard,
-                yieldToPollers, tokenLabel, replication);
+                yieldToPollers, tokenLabel, replication, counterRetention);
     }
 
     /**
@@ -178,12 +184,12 @@ public final class LockOptions {
         }
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
                 count, restartGuard, yieldToPollers, tokenLabel,
-                replication);
+                replication, counterRetention);
     }
 
     public LockOptions withRestartGuard(boolean on) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, on, yieldToPollers, tokenLabel, replication);
+                retryCount, on, yieldToPollers, tokenLabel, replication, counterRetention);
     }
 
     /**
@@ -197,7 +203,7 @@ public final class LockOptions {
      */
     public LockOptions withYieldToPollers(boolean on) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, on, tokenLabel, replication);
+                retryCount, restartGuard, on, tokenLabel, replication, counterRetention);
     }
 
     /**
@@ -209,7 +215,7 @@ public final class LockOptions {
     public LockOptions withTokenLabel(Supplier<String> label) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
                 retryCount, restartGuard, yieldToPollers,
-                Objects.requireNonNull(label, "token label must not be null"), replication);
+                Objects.requireNonNull(label, "token label must not be null"), replication, counterRetention);
     }
 
     /**
@@ -228,7 +234,27 @@ public final class LockOptions {
         Objects.requireNonNull(replication, "replication must not be null (use Replication.none() for no wait)");
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
                 retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication);
+                replication, counterRetention);
+    }
+
+    /**
+     * How long the name's fencing counter ({@code {name}:fence}) is kept after it last handed out a number; then it
+     * expires, and the next acquisition takes its number from Redis's clock (microseconds since 1970), which lies
+     * above every number the counter gave, unless the server's clock went back by more than this meanwhile
+     * (docs/safety.md, "Fencing numbers"). Longer keeps more keys (one per name used within it); default
+     * {@link #DEFAULT_COUNTER_RETENTION}.
+     *
+     * @throws IllegalArgumentException when below {@link #MIN_COUNTER_RETENTION} or above a day
+     */
+    public LockOptions withCounterRetention(Duration retention) {
+        Duration checked = Durations.between(retention, MIN_COUNTER_RETENTION, Duration.ofDays(1), "counter retention");
+        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
+                retryCount, restartGuard, yieldToPollers, tokenLabel, replication, checked);
+    }
+
+    /** How long the fencing counter is kept after its last number ({@link #withCounterRetention}). */
+    public Duration counterRetention() {
+        return counterRetention;
     }
 
     /** A fresh value for an acquisition: a random token, after the token label if there is one. */

@@ -54,7 +54,7 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
         this.options = options;
         this.timer = timer;
         this.telemetry = telemetry;
-        this.acquireKeys = SemaphoreLayout.acquireKeys(options.keyPrefix(), key);
+        this.acquireKeys = SemaphoreLayout.acquireKeys(key);
         this.releaseKeys = SemaphoreLayout.releaseKeys(key);
         this.channel = SemaphoreLayout.releasedChannel(key);
     }

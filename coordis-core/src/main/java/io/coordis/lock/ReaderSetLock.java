@@ -131,7 +131,7 @@ final class ReaderSetLock extends ContendedLock implements LeaseOps {
 
     @Override
     Optional<ForcedUnlock> force(String expected, String reason) {
-        return Forcing.forceOne(node, options.keyPrefix(), key, expected, reason);
+        return Forcing.forceOne(node, key, expected, reason, options.counterRetention());
     }
 
     /** The read hold lasting longest, if any. */

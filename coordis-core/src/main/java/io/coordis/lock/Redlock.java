@@ -125,7 +125,7 @@ final class Redlock extends ContendedLock implements LeaseOps {
         List<CompletableFuture<Forcing.Answer>> pending = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
             RedisNode node = nodes.get(i);
-            pending.add(lockNodes.get(i).within(Forcing.force(node, options.keyPrefix(), key, expected, reason), timer, node.commandTimeout())
+            pending.add(lockNodes.get(i).within(Forcing.force(node, key, expected, reason, options.counterRetention()), timer, node.commandTimeout())
                     .exceptionally(f -> null));
         }
         List<Forcing.Answer> answers = RedlockSteps.joinBounded(pending);

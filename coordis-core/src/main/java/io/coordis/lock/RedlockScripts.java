@@ -26,6 +26,8 @@ final class RedlockScripts {
     private final Timer timer;
     private final Duration nodeTimeout;
     private final String fenceKey;
+    /** How long a raised fencing counter is kept, milliseconds. */
+    private final String retentionMillis;
     private final String channel;
     private final String ttlMillis;
     private final String holderId;
@@ -42,10 +44,11 @@ final class RedlockScripts {
         this.guarded = options.restartGuard();
         this.timer = timer;
         this.nodeTimeout = options.nodeTimeout();
-        LockKeys keys = LockKeys.of(options.keyPrefix(), key);
+        LockKeys keys = LockKeys.of(key);
         this.fenceKey = keys.fence();
         this.channel = keys.released();
         this.ttlMillis = Durations.millis(options.ttl());
+        this.retentionMillis = Durations.millis(options.counterRetention());
         this.holderId = options.holderId();
         this.acquireKeys = keys.acquire();
         this.guardedAcquireKeys = List.of(key, fenceKey, keys.holder(), channel, guards.get(0).marker());
@@ -103,7 +106,7 @@ final class RedlockScripts {
     /** Raises node {@code i}'s fencing counter to {@code fence} if it is lower; {@code false} if it failed. */
     CompletableFuture<Boolean> raiseFence(int i, long fence) {
         LockNode node = nodes.get(i);
-        return node.within(node.eval(Redlock.RAISE_FENCE, List.of(fenceKey), List.of(Long.toString(fence))), timer,
+        return node.within(node.eval(Redlock.RAISE_FENCE, List.of(fenceKey), List.of(Long.toString(fence), retentionMillis)), timer,
                 nodeTimeout).thenApply(r -> true).exceptionally(f -> false);
     }
 

@@ -43,14 +43,8 @@ public final class SemaphoreLayout {
         return Keys.derived(name, "permits");
     }
 
-    /** The fencing counter of the semaphore with key {@code key}, a lock's ({@link LockLayout#fenceKey}). */
-    public static String fenceKey(String prefix, String key) {
-        return LockLayout.fenceKey(prefix, key);
-    }
-
-    /** The per-name fencing counter a previous layout kept, as a lock's ({@link LockLayout#formerFenceKey}). */
-    public static String formerFenceKey(String name) {
-        return LockLayout.formerFenceKey(name);
+    public static String fenceKey(String name) {
+        return LockLayout.fenceKey(name);
     }
 
     public static String waitersKey(String name) {
@@ -66,9 +60,8 @@ public final class SemaphoreLayout {
     }
 
     /** Every key of the semaphore {@code name}, as {@code semaphore-acquire.lua} takes them. */
-    static List<String> acquireKeys(String prefix, String name) {
-        return List.of(name, detailsKey(name), permitsKey(name), fenceKey(prefix, name), waitersKey(name),
-                lapsesKey(name));
+    static List<String> acquireKeys(String name) {
+        return List.of(name, detailsKey(name), permitsKey(name), fenceKey(name), waitersKey(name), lapsesKey(name));
     }
 
     /** The keys of {@code semaphore-release.lua}. */

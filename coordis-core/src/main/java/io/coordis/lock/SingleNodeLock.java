@@ -163,7 +163,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
 
     @Override
     Optional<ForcedUnlock> force(String expected, String reason) {
-        return Forcing.forceOne(node, options.keyPrefix(), key, expected, reason);
+        return Forcing.forceOne(node, key, expected, reason, options.counterRetention());
     }
 
     @Override

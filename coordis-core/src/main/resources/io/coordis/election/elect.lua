@@ -6,8 +6,8 @@
 -- Keys and field names: io.coordis.election.ElectionLayout.
 --
 -- KEYS[1]  leader key: the election's name exactly as given (plus the caller's explicit prefix, if any)
--- KEYS[2]  term counter: the fencing counter of the name's hash slot (fencing.lua), shared with the slot's other
---          names; never expires
+-- KEYS[2]  term counter: derived from the name, same cluster slot; kept ARGV[8] after it last gave a term, and
+--          never going back (fencing.lua)
 -- KEYS[3]  leadership details hash (id, term, since, claim): derived, same slot; expires with the leader key, and
 --          describes the leadership only while its id field equals the leader key's value
 -- ARGV[1]  candidate id
@@ -18,6 +18,8 @@
 -- ARGV[6]  channel on which a new leadership is announced ("elected <term> <id>")
 -- ARGV[7]  claim: a random token unique to this campaign try, kept with a new leadership's details, so that a
 --          candidate whose answer was lost can resign what the try won without knowing its term (resign.lua)
+--
+-- ARGV[8]  how long the term counter is kept after a term is taken, milliseconds
 --
 -- Returns {1, term, regressed}                 the caller leads: renewed (ARGV[3] > 0) or newly elected.
 --                                              regressed is 0, or the value the counter gave that was not
@@ -57,7 +59,7 @@ end
 if current then
   return {0, redis.call('PTTL', leader_key), current, current_term}
 end
-local term = take_fences(term_key, 1)
+local term = take_fences(term_key, 1, ARGV[8])
 if type(term) == 'table' then
   return term
 end
@@ -65,7 +67,7 @@ local regressed = 0
 if term <= seen then
   regressed = term
   term = seen + 1
-  redis.call('SET', term_key, decimal(term))
+  redis.call('SET', term_key, decimal(term), 'PX', ARGV[8])
 end
 redis.call('SET', leader_key, id, 'PX', ttl)
 redis.call('DEL', details_key)

@@ -6,8 +6,7 @@
 -- Keys and field names: io.coordis.lock.LockLayout.
 --
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
--- KEYS[2]  fencing counter: the one of the name's hash slot (fencing.lua), shared with the slot's other names;
---          never expires
+-- KEYS[2]  fencing counter: derived from the name, same cluster slot; a plain integer, never expires
 -- KEYS[3]  holder details hash (token, holder, fence, since, ttl): derived, same slot; never expires, and
 --          describes the lock only while its token field equals the lock's value. Its 'waiting-writer' field
 --          (Unix ms, Redis's clock) is set by a busy answer on a key read holds keep ('coordis:readers', see
@@ -40,8 +39,6 @@
 --         {2}                           hand-off yielding to a marked waiter: released, waiting clients notified
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string; any error of the
 --         counter or details keys, after which the lock is not held
--- include fencing.lua
-
 local lock, fence_key, holder_key, marker = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local token, ttl, holder, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local handed = ARGV[6]
@@ -85,12 +82,13 @@ elseif not redis.call('SET', lock, token, 'NX', 'PX', ttl) then
   return {0, pttl, who}
 end
 
-local fence = take_fences(fence_key, taken)
+local fence = redis.pcall('INCRBY', fence_key, taken)
 if type(fence) == 'table' and fence.err then
   redis.call('DEL', lock)
   return fence
 end
-local written = redis.pcall('HSET', holder_key, 'token', token, 'holder', holder, 'fence', decimal(fence), 'since', now,
+fence = fence - taken + 1
+local written = redis.pcall('HSET', holder_key, 'token', token, 'holder', holder, 'fence', fence, 'since', now,
   'ttl', ttl, 'waiting-writer', 0)
 if type(written) == 'table' and written.err then
   redis.call('DEL', lock)

@@ -1,15 +1,16 @@
 -- Raise a lock's fencing counter to at least a given value (Redlock's write-back of the largest
 -- number a majority handed out, so that every later majority sees it).
 --
--- KEYS[1]  fencing counter: the one of the lock name's hash slot (fencing.lua)
+-- KEYS[1]  fencing counter (derived from the lock name; fencing.lua)
 -- ARGV[1]  the value the counter must reach, a positive integer
+-- ARGV[2]  how long the counter is kept after it is raised, milliseconds
 --
 -- Returns {counter}  the counter after the call (>= ARGV[1])
 local fence_key, target = KEYS[1], tonumber(ARGV[1])
 
 local current = tonumber(redis.call('GET', fence_key) or '0')
 if current < target then
-  redis.call('SET', fence_key, ARGV[1]) -- as given: a Lua number would be written as 1.7644e+15
+  redis.call('SET', fence_key, ARGV[1], 'PX', ARGV[2]) -- as given: a Lua number would read 1.7644e+15
   current = target
 end
 return {current}

@@ -5,7 +5,7 @@
 -- Keys and field names: io.coordis.lock.LockLayout.
 --
 -- KEYS[1]  lock key
--- KEYS[2]  fencing counter: the one of the name's hash slot (fencing.lua); never expires
+-- KEYS[2]  fencing counter (derived from the name, same slot; fencing.lua), kept ARGV[6] after the bump
 -- KEYS[3]  holder details hash (derived): read for the audit entry, then deleted
 -- KEYS[4]  audit list (derived, {name}:audit): newest entry first, at most 100 entries kept
 -- ARGV[1]  who forces it, e.g. user@host:pid
@@ -14,6 +14,7 @@
 -- ARGV[4]  channel on which waiting Coordis clients listen for releases
 -- ARGV[5]  expected value of the lock: force only while it still holds this value (the holder the
 --          operator was shown); empty: whatever holds it
+-- ARGV[6]  how long the fencing counter is kept after the bump, milliseconds
 --
 -- Audit entry (a JSON object, one list element):
 --   {"at":<ARGV[3]>,"by":"<ARGV[1]>","action":"force-unlock","reason":"<ARGV[2]>",
@@ -42,7 +43,7 @@ if expected ~= '' and value ~= expected then
   return {2, value}
 end
 
-local fence = take_fences(fence_key, 1)
+local fence = take_fences(fence_key, 1, ARGV[6])
 if type(fence) == 'table' and fence.err then
   return fence
 end

@@ -6,11 +6,13 @@
 -- atomically, so the value it reads is still the value it replaces.
 --
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
--- KEYS[2]  fencing counter: the one of the name's hash slot (fencing.lua); never expires
+-- KEYS[2]  fencing counter: derived from the name, same cluster slot; kept ARGV[3] after its last number
+--          (fencing.lua)
 -- ARGV[1]  ttl in milliseconds (> 0); the value written is Redis's TIME in Unix ms + ttl + 1. Absent: only read
 -- ARGV[2]  key expiry margin in milliseconds (>= 0): the key also expires this long after the value
 --          written, so a crashed holder leaves no garbage; readers of the value never see it vanish
 --          before the value has expired
+-- ARGV[3]  with ARGV[1], how long the fencing counter is kept after it gave a number, milliseconds
 --
 -- Values read: a plain non-negative decimal number. Below 1e11 it is Unix seconds (integer or with a
 -- fraction) and expires at the end of that second; otherwise it is Unix milliseconds. Anything else
@@ -66,7 +68,7 @@ if not ttl then
 end
 local value = string.format('%d', now + ttl + 1)
 redis.call('SET', lock, value, 'PX', string.format('%d', ttl + 1 + tonumber(ARGV[2])))
-local fence = take_fences(KEYS[2], 1)
+local fence = take_fences(KEYS[2], 1, ARGV[3])
 if type(fence) == 'table' then
   return fence
 end

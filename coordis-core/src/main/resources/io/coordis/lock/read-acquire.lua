@@ -7,7 +7,7 @@
 -- Keys and field names: io.coordis.lock.LockLayout.
 --
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
--- KEYS[2]  fencing counter: the one of the name's hash slot (fencing.lua), shared by readers and writers
+-- KEYS[2]  fencing counter, shared by readers and writers: a plain integer, never expires
 -- KEYS[3]  the write holds' holder details hash; only its 'waiting-writer' field is read: Unix ms (Redis's
 --          clock) until which a writer waits for the readers to leave
 -- KEYS[4]  readers: sorted set of token -> expiry, Unix ms on Redis's clock
@@ -22,8 +22,6 @@
 --         {0, pttl}    busy: a writer (or another client) holds the key for pttl ms (-1: no expiry), or a writer
 --                      waits for pttl ms more at most
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string
--- include fencing.lua
-
 local lock, fence_key, holder_key, readers, details, marker = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local token, ttl, holder, since = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local READERS = 'coordis:readers'
@@ -61,12 +59,9 @@ else
   redis.call('DEL', readers, details)
 end
 
-local fence = take_fences(fence_key, 1)
-if type(fence) == 'table' then
-  return fence
-end
+local fence = redis.call('INCR', fence_key)
 redis.call('ZADD', readers, now + ttl, token)
-redis.call('HSET', details, token .. ':holder', holder, token .. ':fence', decimal(fence), token .. ':since', since,
+redis.call('HSET', details, token .. ':holder', holder, token .. ':fence', fence, token .. ':since', since,
   token .. ':ttl', ttl)
 local last = tonumber(redis.call('ZRANGE', readers, -1, -1, 'WITHSCORES')[2])
 redis.call('SET', lock, READERS, 'PX', last - now)

@@ -8,7 +8,7 @@
 -- KEYS[1]  holders: a sorted set, token -> expiry (ms since the epoch, Redis's clock); the semaphore's name
 -- KEYS[2]  holder details: a hash, token -> 'permits fence since holder-id' (since in ms since the epoch)
 -- KEYS[3]  permit count: a plain integer; written from ARGV[5] when absent, never overwritten here
--- KEYS[4]  fencing counter: the one of the name's hash slot, as a lock's (fencing.lua); never expires
+-- KEYS[4]  fencing counter: a plain integer, never expires (the same form as a lock's)
 -- KEYS[5]  waiters: a sorted set, token -> arrival (microseconds since the epoch, Redis's clock)
 -- KEYS[6]  waiters' lapse times: a sorted set, token -> time its place lapses unless renewed (ms since the epoch)
 -- ARGV[1]  token: unique per acquisition (it is also the caller's place in line)
@@ -23,8 +23,6 @@
 --         {0, pttl, free}    busy: pttl ms until the earliest holder expires (-1: no holder), free permits now
 --         {-1, count}        more permits wanted than the semaphore has (count): never granted
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the name holds another type of key
--- include fencing.lua
-
 local holders, details, count_key, fence_key, waiters, lapses = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local token, wanted, ttl, holder = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local lapse, channel = tonumber(ARGV[6]), ARGV[7]
@@ -67,12 +65,9 @@ local first = redis.call('ZRANGEBYSCORE', waiters, '-inf', '+inf', 'LIMIT', 0, 1
 if (first == nil or first == token) and free >= wanted then
   redis.call('ZREM', waiters, token)
   redis.call('ZREM', lapses, token)
-  local fence = take_fences(fence_key, 1)
-  if type(fence) == 'table' then
-    return fence
-  end
+  local fence = redis.call('INCRBY', fence_key, 1)
   redis.call('ZADD', holders, now + ttl, token)
-  redis.call('HSET', details, token, wanted .. ' ' .. decimal(fence) .. ' ' .. now .. ' ' .. holder)
+  redis.call('HSET', details, token, wanted .. ' ' .. fence .. ' ' .. now .. ' ' .. holder)
   -- the next in line may fit in what is left: wake it (the message is its token)
   if free > wanted then
     local next_in_line = redis.call('ZRANGEBYSCORE', waiters, '-inf', '+inf', 'LIMIT', 0, 1)[1]

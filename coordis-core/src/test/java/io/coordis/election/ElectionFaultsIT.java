@@ -68,7 +68,7 @@ class ElectionFaultsIT {
         clients.proxy().dropNextReply();
         long start = System.nanoTime();
         assertThatThrownBy(() -> mine.campaign(Duration.ZERO)).isInstanceOf(NodeUnavailableException.class);
-        long lostTerm = Long.parseLong((String) redis.server().command("GET", io.coordis.Counters.of("lost:campaign")));
+        long lostTerm = Long.parseLong((String) redis.server().command("GET", Prefixed.derived("lost:campaign", "term")));
         assertThat(clients.proxy().droppedReplies()).as("the campaign's reply was dropped").isEqualTo(1);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThanOrEqualTo(FAIL_BOUND);
         assertThat(mine.isLeader()).isFalse();
@@ -97,7 +97,7 @@ class ElectionFaultsIT {
         assertThat(mine.leader()).as("connected before the latency, so the campaign is the only call it holds up")
                 .isEmpty();
 
-        long termsBefore = counter(io.coordis.Counters.of("interrupted:campaign"));
+        long termsBefore = counter(Prefixed.derived("interrupted:campaign", "term"));
         clients.proxy().latency(Duration.ofMillis(200));
         CompletableFuture<Throwable> campaign = new CompletableFuture<>();
         Thread campaigner = new Thread(() -> {
@@ -113,7 +113,7 @@ class ElectionFaultsIT {
         assertThat(campaign.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
         long start = System.nanoTime();
         // the delayed campaign reaches Redis after the interrupt and takes a term there
-        String termKey = io.coordis.Counters.of("interrupted:campaign");
+        String termKey = Prefixed.derived("interrupted:campaign", "term");
         await().atMost(FREED_BOUND).until(() -> counter(termKey) > termsBefore);
         long interruptedTerm = counter(termKey);
 

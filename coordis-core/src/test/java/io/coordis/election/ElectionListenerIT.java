@@ -77,7 +77,7 @@ class ElectionListenerIT {
 
     /** The term counter as Redis holds it. */
     private static long termAtRedis(String name) {
-        return Long.parseLong((String) redis.server().command("GET", io.coordis.Counters.of(name)));
+        return Long.parseLong((String) redis.server().command("GET", Prefixed.derived(name, "term")));
     }
 
     @Test

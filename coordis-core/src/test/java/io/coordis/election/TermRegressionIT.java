@@ -2,6 +2,7 @@ package io.coordis.election;
 
 import io.coordis.Coordis;
 import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -48,7 +49,7 @@ class TermRegressionIT {
             });
             BlockingQueue<LeaderEvent> events = new LinkedBlockingQueue<>();
             LeaderElection observer = watcher.election("el:regress");
-            String counter = io.coordis.Counters.of("el:regress");
+            String counter = Prefixed.derived("el:regress", "term");
             try (AutoCloseable watch = observer.observe(events::add)) {
                 // a counter far ahead of the server's clock, as if that clock had gone back since it was raised
                 long ahead = 8_000_000_000_000_000L;
@@ -121,7 +122,7 @@ class TermRegressionIT {
             Leadership first = e.campaign(Duration.ofSeconds(2)).orElseThrow();
             first.resign();
             redis.server().restart(Duration.ZERO); // kill -9, no persistence: every key is gone
-            assertThat(redis.server().command("EXISTS", io.coordis.Counters.of("el:restart"))).isEqualTo(0L);
+            assertThat(redis.server().command("EXISTS", Prefixed.derived("el:restart", "term"))).isEqualTo(0L);
             Leadership second = e.campaign(Duration.ofSeconds(10)).orElseThrow();
             assertThat(second.term()).isGreaterThan(first.term());
             assertThat(regressions).isEmpty();

@@ -74,7 +74,7 @@ class InspectorIT {
         raw.command("SET", Prefixed.key("in:forever"), "tok", "NX");
         // no TTL, not a timestamp, but Coordis has a counter for it
         raw.command("SET", Prefixed.key("in:fence-only"), "tok");
-        raw.command("SET", Prefixed.derived("in:fence-only", "fence"), "7"); // a previous layout's counter
+        raw.command("SET", Prefixed.derived("in:fence-only", "fence"), "7");
         raw.command("SET", Prefixed.key("in:soon"), "tok", "NX", "PX", "600");
         List<LockState> locks = inspector.locks(Prefixed.key("in:*"));
         assertThat(locks).extracting(LockState::name).containsExactly(Prefixed.key("in:fence-only"),

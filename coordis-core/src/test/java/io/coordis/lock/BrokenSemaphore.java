@@ -21,7 +21,7 @@ final class BrokenSemaphore {
     static void cycle(RedisServer server, String name, int permits, String referee, String client, int cycles)
             throws InterruptedException {
         String key = Prefixed.key(name);
-        List<String> keys = SemaphoreLayout.acquireKeys(Prefixed.prefix(), key);
+        List<String> keys = SemaphoreLayout.acquireKeys(key);
         try (RespClient redis = RespClient.connect(server); FencedClient resource = FencedClient.connect(referee, client)) {
             for (int i = 0; i < cycles; i++) {
                 String token = client + "-" + i;

@@ -109,9 +109,9 @@ class ForceUnlockIT {
     void aFreeLockOrAnotherHolderIsLeftAlone() {
         RedisServer server = redis.server();
         try (Coordis a = TestClients.connect(redis.uri()); Coordis operator = TestClients.connect(redis.uri())) {
-            Object counter = server.command("GET", io.coordis.Counters.of("free"));
+            Object counter = server.command("GET", Prefixed.derived("free", "fence"));
             assertThat(operator.lock("free").forceUnlock("nothing to do")).isEmpty();
-            assertThat(server.command("GET", io.coordis.Counters.of("free"))).as("no number taken").isEqualTo(counter);
+            assertThat(server.command("GET", Prefixed.derived("free", "fence"))).as("no number taken").isEqualTo(counter);
             assertThat(server.command("EXISTS", Prefixed.derived("free", "audit"))).isEqualTo(0L);
 
             Lease first = a.lock("swapped").tryAcquire().orElseThrow();
@@ -122,7 +122,7 @@ class ForceUnlockIT {
             assertThat(operator.lock("swapped").forceUnlock(shown, "confirmed the old one")).isEmpty();
             assertThat(second.isHeld()).isTrue();
             assertThat(server.command("GET", Prefixed.key("swapped"))).isEqualTo(second.token());
-            assertThat(server.command("GET", io.coordis.Counters.of("swapped")))
+            assertThat(server.command("GET", Prefixed.derived("swapped", "fence")))
                     .isEqualTo(Long.toString(second.fencingToken()));
             assertThat(server.command("EXISTS", Prefixed.derived("swapped", "audit"))).isEqualTo(0L);
             second.release();

@@ -65,7 +65,7 @@ class LocalHandoffIT {
         assertThat(b.votes().get(0).detail()).isEqualTo("handed over");
         assertThat(b.token()).isNotEqualTo(first.token());
         assertThat(b.fencingToken()).isGreaterThan(first.fencingToken());
-        assertThat(redis.server().command("GET", io.coordis.Counters.of("chain:inside")))
+        assertThat(redis.server().command("GET", Prefixed.derived("chain:inside", "fence")))
                 .as("the counter is past the block").isEqualTo(Long.toString(b.fencingToken() + Handoff.BLOCK - 1));
 
         redis.server().command("CONFIG", "RESETSTAT");

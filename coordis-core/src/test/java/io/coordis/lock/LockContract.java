@@ -117,7 +117,7 @@ abstract class LockContract {
         }
         // the counter is the highest on any node (Redlock writes it back to a majority only)
         long granted = last;
-        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(everywhere("GET", io.coordis.Counters.of("fenced"))
+        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(everywhere("GET", Prefixed.derived("fenced", "fence"))
                 .stream().mapToLong(v -> Long.parseLong((String) v)).max()).hasValue(granted));
     }
 

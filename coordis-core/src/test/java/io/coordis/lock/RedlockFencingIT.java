@@ -54,7 +54,7 @@ class RedlockFencingIT {
     void fencingNumbersStrictlyIncreaseAcrossDifferentMajorities() throws Exception {
         List<RedisServer> servers = redis.servers();
         String name = "fence:majorities";
-        String fenceKey = io.coordis.Counters.of(name);
+        String fenceKey = Prefixed.derived(name, "fence");
         List<Long> fences = new ArrayList<>();
         try (Coordis client = TestClients.connect(redis.uris())) {
             RedlockNodes.warmUp(client, N);
@@ -109,7 +109,7 @@ class RedlockFencingIT {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void withoutWriteBackTheSameSequenceGoesDown() {
         List<RedisServer> servers = redis.servers();
-        String naiveKey = io.coordis.Counters.of("fence:naive");
+        String naiveKey = Prefixed.derived("fence:naive", "fence");
         List<Long> fences = new ArrayList<>();
         int decreases = 0;
         for (Set<Integer> majority : sequence()) {

@@ -70,7 +70,7 @@ class RedlockInteropIT {
                             .isBetween(TTL.toMillis() - 2_000, TTL.toMillis());
                     // the key is the name itself; Coordis's extra state lives beside it under derived names
                     assertThat((List<Object>) s.command("KEYS", "*" + key + "*")).as("keys on %s", s.address())
-                            .containsExactlyInAnyOrder(key, io.coordis.Counters.of("interop:layout"),
+                            .containsExactlyInAnyOrder(key, Prefixed.derived("interop:layout", "fence"),
                                     Prefixed.derived("interop:layout", "holder"));
                 }
             }

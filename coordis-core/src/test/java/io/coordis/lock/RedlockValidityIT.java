@@ -82,7 +82,7 @@ class RedlockValidityIT {
             assertThat(slow.lock(name, OPTIONS).tryAcquire()).as("granted although the attempt took a whole TTL").isEmpty();
         }
         List<RedisServer> servers = redis.servers();
-        assertThat(RedlockNodes.values(servers, io.coordis.Counters.of(name)))
+        assertThat(RedlockNodes.values(servers, Prefixed.derived(name, "fence")))
                 .as("every node did grant (counted an acquisition) before the client threw the attempt away")
                 .containsOnly("1");
         RedlockNodes.awaitValues(servers, Prefixed.key(name), Duration.ofSeconds(2), (i, v) -> v == null,

@@ -65,7 +65,7 @@ class SemaphoreIT {
         String key = Prefixed.key("sem:pool");
         assertThat(redis.server().command("ZCARD", key)).isEqualTo(2L);
         assertThat(redis.server().command("GET", Prefixed.derived("sem:pool", "permits"))).isEqualTo("3");
-        assertThat(redis.server().command("GET", io.coordis.Counters.of("sem:pool")))
+        assertThat(redis.server().command("GET", Prefixed.derived("sem:pool", "fence")))
                 .isEqualTo(Long.toString(one.fencingToken()));
         SemaphoreLayout.HolderDetails details = SemaphoreLayout.holderDetails(
                 (String) redis.server().command("HGET", Prefixed.derived("sem:pool", "holders"), two.token()));

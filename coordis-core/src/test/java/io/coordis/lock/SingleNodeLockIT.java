@@ -540,7 +540,7 @@ class SingleNodeLockIT extends LockContract {
 
     @Test
     void brokenCounterOrDetailsKeysFailTheAcquireAndLeaveNothingLocked() {
-        server().command("SET", io.coordis.Counters.of("counted"), "not-a-number");
+        server().command("SET", Prefixed.derived("counted", "fence"), "not-a-number");
         assertThatThrownBy(() -> a.lock("counted").tryAcquire()).isInstanceOf(io.coordis.CoordisException.class)
                 .hasMessageContaining("not an integer");
         assertThat(server().command("EXISTS", Prefixed.key("counted"))).isEqualTo(0L);

@@ -624,7 +624,7 @@ class HostileInputIT {
                             () -> slow.lock("intr:slow", patient).acquire(Duration.ofSeconds(30)));
                     await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
                         assertThat(masters.servers().stream().mapToLong(m -> (Long) m.command("EXISTS",
-                                io.coordis.Counters.of("intr:slow"))).sum())
+                                Prefixed.derived("intr:slow", "fence"))).sum())
                                 .as("fencing counters: the requests reached the nodes").isEqualTo(3L);
                         for (RedisServer master : masters.servers()) {
                             assertThat(master.command("EXISTS", Prefixed.key("intr:slow")))

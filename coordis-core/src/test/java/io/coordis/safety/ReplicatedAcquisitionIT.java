@@ -77,7 +77,7 @@ class ReplicatedAcquisitionIT {
                 assertThat(lease.fencingToken()).isPositive();
                 // acknowledged by the replica before the grant counted: it is there already, no polling
                 assertThat(replica(group).command("EXISTS", Prefixed.key("orders"))).isEqualTo(1L);
-                assertThat(replica(group).command("GET", io.coordis.Counters.of("orders")))
+                assertThat(replica(group).command("GET", Prefixed.derived("orders", "fence")))
                         .isEqualTo(Long.toString(lease.fencingToken()));
             }
         }
@@ -105,7 +105,7 @@ class ReplicatedAcquisitionIT {
             // nothing left held on the master; the fencing number it took is spent, never handed out
             assertThat(group.master().command("EXISTS", Prefixed.key("stopped"))).isEqualTo(0L);
             assertThat(lock.holder()).isEmpty();
-            assertThat(group.master().command("GET", io.coordis.Counters.of("stopped")))
+            assertThat(group.master().command("GET", Prefixed.derived("stopped", "fence")))
                     .isEqualTo(Long.toString(before + 1));
             replica(group).resume();
             group.awaitReplicasInSync(Duration.ofSeconds(10));
@@ -124,7 +124,7 @@ class ReplicatedAcquisitionIT {
     void localHandOffsUseNumbersTheReplicaHasAlready(RedisGroup group) throws Exception {
         try (Coordis c = TestClients.connect(group.master().uri()); FencedResource resource = FencedResource.start()) {
             DistributedLock lock = c.lock("busy", LockOptions.defaults().withReplication(ONE));
-            String fence = io.coordis.Counters.of("busy");
+            String fence = Prefixed.derived("busy", "fence");
             List<String> problems = new CopyOnWriteArrayList<>();
             ExecutorService pool = Executors.newFixedThreadPool(4);
             try {
@@ -319,7 +319,7 @@ class ReplicatedAcquisitionIT {
                 waiting.tryAcquire().orElseThrow().release();
             }
             assertThat(waitCalls(group.master())).as("WAITs sent for 50 replicated grants").isEqualTo(before + 50);
-            assertThat(replica(group).command("GET", io.coordis.Counters.of("counted-waiting"))).isEqualTo("50");
+            assertThat(replica(group).command("GET", Prefixed.derived("counted-waiting", "fence"))).isEqualTo("50");
         }
     }
 

@@ -61,7 +61,7 @@ class ReplicatedFailoverIT {
                 DistributedLock lock = a.lock("account", options);
                 Lease first = lock.tryAcquire().orElseThrow();
                 hold(resource, "a", first);
-                awaitReplicated(replica, Prefixed.key("account"), io.coordis.Counters.of("account"),
+                awaitReplicated(replica, Prefixed.key("account"), Prefixed.derived("account", "fence"),
                         first.fencingToken());
                 // the failover's promotion, as Sentinel makes it while the old master is cut off: the replica stops
                 // replicating and takes writes, and the old master goes on taking them too

@@ -16,10 +16,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The administrative commands of one node, for the doctor, the inspector and housekeeping: {@code INFO},
- * {@code CONFIG GET}, {@code ACL}, {@code TIME}, {@code SCAN}, {@code PUBSUB} and {@code CLIENT KILL}. Obtained
- * from {@link RedisNode#admin()}; sent on the node's command connection with its deadline, so a future from here
- * can be awaited with {@link RedisNode#await}. Results leave as plain Java values, failures as
- * {@link io.coordis.CoordisException} naming the node. Does not block; thread-safe.
+ * {@code CONFIG GET}, {@code ACL}, {@code TIME}, {@code SCAN}, {@code PTTL}, {@code MEMORY USAGE}, {@code PUBSUB}
+ * and {@code CLIENT KILL}. Obtained from {@link RedisNode#admin()}; sent on the node's command connection with its
+ * deadline, so a future from here can be awaited with {@link RedisNode#await}. Results leave as plain Java values,
+ * failures as {@link io.coordis.CoordisException} naming the node. Does not block; thread-safe.
  */
 public final class AdminCommands {
     private final Connection<String, String> connection;
@@ -75,6 +75,16 @@ public final class AdminCommands {
 
     /** One step of a {@link #scan}: the cursor to continue from ({@code "0"}: done) and the keys found. */
     public record KeyPage(String cursor, List<String> keys) {
+    }
+
+    /** {@code PTTL key}: milliseconds left, {@code -1} for a key without expiry, {@code -2} for none. */
+    public CompletableFuture<Long> pttl(String key) {
+        return connection.send(c -> c.pttl(key));
+    }
+
+    /** {@code MEMORY USAGE key}: the bytes a key and its value take (an estimate for large values); null for none. */
+    public CompletableFuture<Long> memoryUsage(String key) {
+        return connection.send(c -> c.memoryUsage(key));
     }
 
     /** {@code PUBSUB CHANNELS pattern}: the channels with at least one subscriber on this node. */

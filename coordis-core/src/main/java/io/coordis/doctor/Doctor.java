@@ -21,13 +21,12 @@ import java.util.Optional;
  * Checks whether the Redis servers a client talks to are set up the way Coordis needs them, and says what to
  * change when not: server version and role, replication, {@code maxmemory-policy} (eviction silently drops
  * locks), persistence, whether the ACL user may run every command Coordis sends ({@link RequiredCommands}),
- * whether keys of the old per-name layout are left (per-name fencing and term counters, holder details without
- * expiry: see {@link #removeOldLayout()}), and, with several nodes (Redlock), how far their clocks are apart.
+ * and, with several nodes (Redlock), how far their clocks are apart; on request ({@link #oldLayout()}, a walk over
+ * the keyspace) whether keys of the old per-name layout are left.
  *
- * <p>Obtained from {@link io.coordis.Coordis#doctor()}. {@link #examine} is read-only: it sends {@code INFO},
- * {@code CONFIG GET}, {@code ACL WHOAMI}, {@code ACL GETUSER}, {@code ACL CAT}, {@code TIME}, and, to find old
- * keys, {@code SCAN} over the keys under the client's key prefix with {@code PTTL}, {@code GET} and
- * {@code MEMORY USAGE} of a sample, and nothing that writes. What the user may not read becomes an
+ * <p>Obtained from {@link io.coordis.Coordis#doctor()}. Read-only except {@link #removeOldLayout()}:
+ * {@link #examine} sends {@code INFO}, {@code CONFIG GET}, {@code ACL WHOAMI}, {@code ACL GETUSER},
+ * {@code ACL CAT} and {@code TIME}, and nothing that writes. What the user may not read becomes an
  * {@link Finding.Severity#UNKNOWN} finding, never an exception. Thread-safe.
  *
  * <p>Permissions are judged from the user's rules ({@code ACL GETUSER}, which needs rights that application
@@ -89,6 +88,27 @@ public final class Doctor {
             findings.add(clockFinding(offsets, maxSkew));
         }
         return new DoctorReport(facts, findings, skew, uncertainty);
+    }
+
+    /**
+     * Looks on every node for the keys of the old per-name layout under the client's key prefix, which this
+     * version never removes: the per-name counters {@code {name}:fence} and {@code {name}:term} (plain integers
+     * without expiry), and holder details, permit counts, waiter lists and markers left without expiry. One
+     * finding per node, {@code old-layout}: OK when there are none, else WARN with their number per suffix, the
+     * memory they take (from {@code MEMORY USAGE} of a sample of {@value OldLayout#SAMPLE}, extrapolated) and how
+     * to remove them ({@link #removeOldLayout()}); UNKNOWN when a command is refused. Add them to a report with
+     * {@link DoctorReport#with}.
+     *
+     * <p>Read-only: {@code SCAN} (never {@code KEYS}), 1,000 keys a step, with {@code PTTL} and {@code GET} of the
+     * candidates pipelined per step. Blocks for a walk over the keyspace, a round trip or two per 1,000 keys: meant
+     * for an operator's check, not a health probe.
+     */
+    public List<Finding> oldLayout() throws InterruptedException {
+        List<Finding> findings = new ArrayList<>();
+        for (RedisNode node : nodes) {
+            OldLayout.examine(node, keyPrefix, findings);
+        }
+        return findings;
     }
 
     /**
@@ -168,7 +188,6 @@ public final class Doctor {
         aof.ifPresent(a -> findings.add(persistenceFinding(at, a, fsync, save, info.get("rdb_last_bgsave_status"))));
 
         AclCheck.Outcome acl = AclCheck.examine(node, forUser, keyPrefix, findings);
-        OldLayout.examine(node, keyPrefix, findings);
 
         // clock
         Optional<Long> offset = Optional.empty();

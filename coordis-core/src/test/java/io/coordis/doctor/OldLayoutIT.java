@@ -28,7 +28,9 @@ class OldLayoutIT {
             server.command("SET", "plain", "1");
 
             try (Coordis coordis = Coordis.connect(server.uri())) {
-                Finding found = oldLayout(coordis.doctor().examine());
+                assertThat(coordis.doctor().examine().findings()).as("examine() stays cheap: no walk")
+                        .noneMatch(f -> f.topic().equals("old-layout"));
+                Finding found = oldLayout(coordis.doctor());
                 assertThat(found.severity()).as(found.message()).isEqualTo(Finding.Severity.WARN);
                 assertThat(found.message()).startsWith("6 keys of the old per-name layout never expire (2 {name}:fence, "
                         + "2 {name}:holder, 1 {name}:permits, 1 {name}:term); about ")
@@ -46,12 +48,12 @@ class OldLayoutIT {
                 assertThat(server.command("EXISTS", "{123}:coordis:fence", "{jobs}:dead", "{renewed}:holder",
                         "{words}:fence", "plain", "busy")).isEqualTo(6L);
 
-                Finding rest = oldLayout(coordis.doctor().examine());
+                Finding rest = oldLayout(coordis.doctor());
                 assertThat(rest.message()).startsWith("1 key of the old per-name layout never expires (1 {name}:holder)");
 
                 server.command("DEL", "busy"); // the holder leaves without releasing: now its details are a leftover
                 assertThat(coordis.doctor().removeOldLayout().get(0).removed()).isEqualTo(Map.of("holder", 1L));
-                Finding none = oldLayout(coordis.doctor().examine());
+                Finding none = oldLayout(coordis.doctor());
                 assertThat(none.severity()).as(none.message()).isEqualTo(Finding.Severity.OK);
             }
         }
@@ -63,7 +65,7 @@ class OldLayoutIT {
             seedOldLayout(server, "tenant:");
             seedOldLayout(server, "other:");
             try (Coordis tenant = Coordis.builder().url(server.uri()).keyPrefix("tenant:").connect()) {
-                assertThat(oldLayout(tenant.doctor().examine()).message()).startsWith("6 keys");
+                assertThat(oldLayout(tenant.doctor()).message()).startsWith("6 keys");
                 assertThat(tenant.doctor().removeOldLayout().get(0).total()).isEqualTo(5);
             }
             assertThat(server.command("EXISTS", "{tenant:orders}:fence", "{tenant:reports}:term")).isEqualTo(0L);
@@ -83,7 +85,8 @@ class OldLayoutIT {
         server.command("SET", "{" + prefix + "pool}:permits", "3");
     }
 
-    private static Finding oldLayout(DoctorReport report) {
+    private static Finding oldLayout(Doctor doctor) throws InterruptedException {
+        DoctorReport report = doctor.examine().with(doctor.oldLayout());
         return report.findings().stream().filter(f -> f.topic().equals("old-layout")).findFirst()
                 .orElseThrow(() -> new AssertionError("no old-layout finding in " + report.findings()));
     }

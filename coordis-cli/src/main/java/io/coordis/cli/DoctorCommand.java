@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -135,8 +136,10 @@ final class DoctorCommand implements Callable<Integer> {
         }
         for (OldLayoutRemoval r : done) {
             List<String> parts = new ArrayList<>();
-            new TreeMap<>(r.removed()).forEach((suffix, n) -> parts.add(n + " {name}:" + suffix));
-            terminal.output(String.format("%s removed %d key(s) of the old per-name layout%s; kept %d in use",
+            new TreeMap<>(r.removed()).forEach((suffix, n) ->
+                    parts.add(String.format(Locale.ROOT, "%,d {name}:%s", n, suffix)));
+            terminal.output(String.format(Locale.ROOT, "%s removed %,d key(s) of the old per-name layout%s; kept %,d "
+                    + "in use",
                     r.node(), r.total(), parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")", r.kept()));
         }
         terminal.output("Per-name fencing and term counters are removed always: new fencing numbers and terms come "

@@ -271,10 +271,10 @@ final class OldLayout {
     }
 
     static String bytes(long b) {
-        if (b < 10 * 1024) {
+        if (b < 1024) {
             return b + " bytes";
         }
-        if (b < 10L * 1024 * 1024) {
+        if (b < 1024L * 1024) {
             return String.format(Locale.ROOT, "%.1f KB", b / 1024.0);
         }
         return String.format(Locale.ROOT, "%.1f MB", b / (1024.0 * 1024));

@@ -160,13 +160,11 @@ final class OldLayout {
 
     /** Walks the keys under {@code prefix} and hands each SCAN step's leftovers to {@code action}. */
     static void walk(RedisNode node, String prefix, PageAction action) throws InterruptedException {
-        AdminCommands admin = node.admin();
         for (String match : patterns(prefix)) {
-            String cursor = "0";
+            AdminCommands.KeyWalk walk = node.admin().walk(match, null, SCAN_COUNT);
             do {
-                AdminCommands.KeyPage page = node.await(admin.scan(cursor, match, null, SCAN_COUNT), node.commandTimeout());
                 List<Leftover> candidates = new ArrayList<>();
-                for (String key : page.keys()) {
+                for (String key : node.await(walk.next(), node.commandTimeout())) {
                     candidate(key, prefix).ifPresent(candidates::add);
                 }
                 if (!candidates.isEmpty()) {
@@ -175,8 +173,7 @@ final class OldLayout {
                         action.accept(leftovers);
                     }
                 }
-                cursor = page.cursor();
-            } while (!cursor.equals("0"));
+            } while (!walk.finished());
         }
     }
 

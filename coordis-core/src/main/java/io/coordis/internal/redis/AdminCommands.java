@@ -77,6 +77,43 @@ public final class AdminCommands {
     public record KeyPage(String cursor, List<String> keys) {
     }
 
+    /**
+     * A walk over the keys matching {@code match} ({@code SCAN ... MATCH match COUNT count [TYPE type]}, never
+     * {@code KEYS}) that keeps Lettuce's own cursor between steps, so it also covers every master of a Redis
+     * Cluster (a cursor passed as text cannot go on to the next master there). {@code type} may be {@code null}.
+     */
+    public KeyWalk walk(String match, String type, long count) {
+        KeyScanArgs args = KeyScanArgs.Builder.matches(match).limit(count);
+        if (type != null) {
+            args.type(type);
+        }
+        return new KeyWalk(args);
+    }
+
+    /** The steps of one {@link #walk}: call {@link #next()} until {@link #finished()}. Not thread-safe. */
+    public final class KeyWalk {
+        private final KeyScanArgs args;
+        private ScanCursor cursor = ScanCursor.INITIAL;
+
+        private KeyWalk(KeyScanArgs args) {
+            this.args = args;
+        }
+
+        /** Whether the last step was the last one. */
+        public boolean finished() {
+            return cursor.isFinished();
+        }
+
+        /** The next step's keys (possibly none); the walk goes on from where it ends once it completes. */
+        public CompletableFuture<List<String>> next() {
+            ScanCursor from = cursor;
+            return connection.send(c -> c.scan(from, args)).thenApply(page -> {
+                cursor = page;
+                return List.copyOf(page.getKeys());
+            });
+        }
+    }
+
     /** {@code PTTL key}: milliseconds left, {@code -1} for a key without expiry, {@code -2} for none. */
     public CompletableFuture<Long> pttl(String key) {
         return connection.send(c -> c.pttl(key));

@@ -34,9 +34,9 @@ final class OldLayout {
     static final int SAMPLE = 200;
     private static final long SCAN_COUNT = 1000;
     private static final LuaScript REMOVE = LuaScript.load(OldLayout.class, "remove-old-layout.lua");
-    private static final List<String> COUNTERS = List.of("fence", "term");
+    static final List<String> COUNTERS = List.of("fence", "term");
     /** State that expires with its hold in the new layout; longer suffixes first. */
-    private static final List<String> STATE = List.of("readers:details", "waiters-until", "holder", "holders",
+    static final List<String> STATE = List.of("readers:details", "waiters-until", "holder", "holders",
             "readers", "permits", "waiters", "released", "leader");
     /** The shared per-slot counter of the new layout, after the key prefix: kept on purpose. */
     private static final Pattern SHARED = Pattern.compile("\\{\\d{1,5}}:coordis:fence");

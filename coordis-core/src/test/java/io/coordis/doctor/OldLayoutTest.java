@@ -1,5 +1,6 @@
 package io.coordis.doctor;
 
+import io.coordis.internal.Keys;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -20,6 +21,13 @@ class OldLayoutTest {
         assertThat(OldLayout.candidate("{reports}:term", "")).map(OldLayout.Leftover::rule).contains("counter");
         assertThat(OldLayout.candidate("{orders}:holder", "")).map(OldLayout.Leftover::rule).contains("holder");
         assertThat(OldLayout.candidate("{pool}:permits", "")).map(OldLayout.Leftover::rule).contains("idle");
+    }
+
+    @Test
+    void everySuffixItLooksForIsOneCoordisDerivesAndNoneIsAQueues() {
+        assertThat(Keys.reservedSuffixes()).containsAll(OldLayout.COUNTERS).containsAll(OldLayout.STATE);
+        assertThat(OldLayout.STATE).doesNotContain("consumers", "attempts", "dead", "delayed", "delayed:data",
+                "enqueued", "settled", "audit", "event");
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.coordis.Coordis;
 import io.coordis.doctor.DoctorReport;
 import io.coordis.doctor.Finding;
 import io.coordis.doctor.NodeFacts;
+import io.coordis.doctor.OldLayoutRemoval;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -16,8 +17,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 /** {@code coordis doctor}: is this Redis set up the way Coordis needs it, and if not, what to change. */
@@ -27,7 +30,10 @@ import java.util.concurrent.Callable;
                 + "ACL user may run every command Coordis sends, and with several --url (Redlock) the clock skew "
                 + "between the nodes (TIME).",
                 "One line per finding: OK, WARN, FAIL or UNKNOWN (the user may not read it), then what to do.",
-                "Read-only: it sends INFO, CONFIG GET, ACL WHOAMI/GETUSER/CAT and TIME."},
+                "Keys of the old per-name layout (per-name fencing and term counters, holder details without "
+                + "expiry) are counted with SCAN under the key prefix, their memory estimated from a sample.",
+                "Read-only (INFO, CONFIG GET, ACL WHOAMI/GETUSER/CAT, TIME, SCAN, PTTL, GET, MEMORY USAGE), except "
+                + "with --remove-old-layout."},
         footer = {"", "Exit status: 0 no FAIL (warnings allowed); 1 at least one FAIL; 64 usage; 69 Redis "
                 + "unavailable; 77 credentials refused."})
 final class DoctorCommand implements Callable<Integer> {
@@ -44,6 +50,13 @@ final class DoctorCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
             description = "text (one line per finding) or json (one document). Default: text.")
     String output;
+
+    @Option(names = "--remove-old-layout",
+            description = "Instead of checking, delete the keys of the old per-name layout that are not in use, in "
+                    + "batches: per-name fencing and term counters (always: new numbers start above them), holder "
+                    + "details whose lock does not hold their token, and other state without expiry whose object "
+                    + "is gone. Run it once no client of the old layout is left.")
+    boolean removeOldLayout;
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -69,9 +82,17 @@ final class DoctorCommand implements Callable<Integer> {
         if (user != null && user.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--user must name an ACL user, e.g. --user app");
         }
+        if (removeOldLayout) {
+            if (user != null) {
+                throw new ParameterException(spec.commandLine(), "--remove-old-layout deletes as the connected user; "
+                        + "leave out --user");
+            }
+            return removeOldLayout(json);
+        }
         DoctorReport report;
         try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
             report = coordis.doctor().examine(Optional.ofNullable(user), maxSkew);
+            report = report.with(coordis.doctor().oldLayout());
         }
         if (json) {
             terminal.output(Json.write(json(report)));
@@ -94,6 +115,36 @@ final class DoctorCommand implements Callable<Integer> {
             }
         }
         return report.worst() == Finding.Severity.FAIL ? 1 : ExitCodes.OK;
+    }
+
+    private int removeOldLayout(boolean json) throws InterruptedException {
+        List<OldLayoutRemoval> done;
+        try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
+            done = coordis.doctor().removeOldLayout();
+        }
+        if (json) {
+            List<Object> nodes = new ArrayList<>();
+            for (OldLayoutRemoval r : done) {
+                Map<String, Object> node = new LinkedHashMap<>();
+                node.put("node", r.node());
+                node.put("removed", new TreeMap<>(r.removed()));
+                node.put("kept", r.kept());
+                nodes.add(node);
+            }
+            terminal.output(Json.write(Map.of("removedOldLayout", nodes)));
+            return ExitCodes.OK;
+        }
+        for (OldLayoutRemoval r : done) {
+            List<String> parts = new ArrayList<>();
+            new TreeMap<>(r.removed()).forEach((suffix, n) ->
+                    parts.add(String.format(Locale.ROOT, "%,d {name}:%s", n, suffix)));
+            terminal.output(String.format(Locale.ROOT, "%s removed %,d key(s) of the old per-name layout%s; kept %,d "
+                    + "in use",
+                    r.node(), r.total(), parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")", r.kept()));
+        }
+        terminal.output("Per-name fencing and term counters are removed always: new fencing numbers and terms come "
+                + "from the shared per-slot counters and start above them.");
+        return ExitCodes.OK;
     }
 
     static Map<String, Object> json(DoctorReport report) {

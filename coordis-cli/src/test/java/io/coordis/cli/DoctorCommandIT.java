@@ -85,6 +85,45 @@ class DoctorCommandIT {
     }
 
     @Test
+    void oldLayoutKeysAreReportedThenRemovedExceptTheDetailsOfALockStillHeld() {
+        try (RedisServer server = RedisServer.start()) {
+            server.command("ACL", "SETUSER", "cleaner", "on", ">s3cret-canary", "~*", "&*", "+@all");
+            server.command("SET", "{orders}:fence", "7");
+            server.command("HSET", "{orders}:holder", "token", "t1", "holder", "app@host:1");
+            server.command("SET", "busy", "t2", "PX", "600000");
+            server.command("HSET", "{busy}:holder", "token", "t2", "holder", "app@host:2");
+            server.command("SET", "{reports}:term", "4");
+            String url = "redis://cleaner:s3cret-canary@" + server.address();
+            try (CliProcess cli = CliProcess.start("doctor", "-u", url)) {
+                assertThat(cli.exitCode()).as(cli.stderr()).isZero();
+                assertThat(cli.stdout()).containsPattern("WARN\\s+\\S+\\s+old-layout\\s+4 keys of the old per-name "
+                        + "layout never expire \\(1 \\{name}:fence, 2 \\{name}:holder, 1 \\{name}:term\\); about .* "
+                        + "\\(MEMORY USAGE of 4 sampled keys, extrapolated\\)").contains("-> once no client of the old "
+                        + "layout runs any more: coordis doctor --remove-old-layout");
+                assertThat(cli.stdout() + cli.stderr()).doesNotContain("s3cret-canary");
+            }
+            try (CliProcess cli = CliProcess.start("doctor", "-u", url, "--remove-old-layout")) {
+                assertThat(cli.exitCode()).as(cli.stderr()).isZero();
+                assertThat(cli.stdout()).contains(server.address() + " removed 3 key(s) of the old per-name layout (1 "
+                        + "{name}:fence, 1 {name}:holder, 1 {name}:term); kept 1 in use")
+                        .contains("counters are removed always: new fencing numbers and terms come from the shared "
+                                + "per-slot counters and start above them");
+                assertThat(cli.stdout() + cli.stderr()).doesNotContain("s3cret-canary");
+            }
+            assertThat(server.command("EXISTS", "{orders}:fence", "{orders}:holder", "{reports}:term")).isEqualTo(0L);
+            assertThat(server.command("HGET", "{busy}:holder", "token")).isEqualTo("t2");
+            try (CliProcess cli = CliProcess.start("doctor", "-u", url, "--remove-old-layout", "-o", "json")) {
+                assertThat(cli.exitCode()).as(cli.stderr()).isZero();
+                Map<String, Object> doc = TestJson.object(cli.stdout().strip());
+                Map<String, Object> node = TestJson.map(TestJson.list(doc.get("removedOldLayout")).get(0));
+                assertThat(node.get("node")).isEqualTo(server.address());
+                assertThat(TestJson.map(node.get("removed"))).isEmpty();
+                assertThat(node.get("kept")).isEqualTo(1L);
+            }
+        }
+    }
+
+    @Test
     void anUnreachableServerIsExit69InOneLine() {
         try (CliProcess cli = CliProcess.start("doctor", "-u", "redis://127.0.0.1:1")) {
             assertThat(cli.exitCode()).isEqualTo(69);
@@ -101,6 +140,10 @@ class DoctorCommandIT {
         }
         try (CliProcess cli = CliProcess.start("doctor", "-u", "redis://127.0.0.1:1", "-o", "yaml")) {
             assertThat(cli.exitCode()).isEqualTo(64);
+        }
+        try (CliProcess cli = CliProcess.start("doctor", "-u", "redis://127.0.0.1:1", "--remove-old-layout", "--user", "app")) {
+            assertThat(cli.exitCode()).isEqualTo(64);
+            assertThat(cli.stderr()).contains("--remove-old-layout").doesNotContain("\tat ");
         }
     }
 }

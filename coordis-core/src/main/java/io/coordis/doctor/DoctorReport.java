@@ -1,5 +1,6 @@
 package io.coordis.doctor;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -16,6 +17,20 @@ public record DoctorReport(List<NodeFacts> nodes, List<Finding> findings, Option
     public DoctorReport {
         nodes = List.copyOf(nodes);
         findings = List.copyOf(findings);
+    }
+
+    /**
+     * This report with {@code more} findings about single nodes (such as {@link Doctor#oldLayout()}'s), placed
+     * after the other findings about single nodes and before those about all nodes.
+     */
+    public DoctorReport with(List<Finding> more) {
+        List<Finding> all = new ArrayList<>(findings);
+        int at = 0;
+        while (at < all.size() && !all.get(at).node().equals("*")) {
+            at++;
+        }
+        all.addAll(at, more);
+        return new DoctorReport(nodes, all, skewMicros, skewUncertaintyMicros);
     }
 
     /** The worst severity found: FAIL over WARN over UNKNOWN over OK. */

@@ -8,7 +8,7 @@ import java.util.Objects;
  * @param severity how much it matters
  * @param node     the node it is about ({@code host:port}), or {@code "*"} for all nodes together
  * @param topic    what was checked: {@code version}, {@code role}, {@code replication}, {@code eviction},
- *                 {@code persistence}, {@code acl}, {@code clock}
+ *                 {@code persistence}, {@code acl}, {@code acl-prefix}, {@code old-layout}, {@code clock}
  * @param message  what was found, one line
  * @param fix      what to do about it, one line (empty when nothing)
  */

@@ -16,10 +16,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The administrative commands of one node, for the doctor, the inspector and housekeeping: {@code INFO},
- * {@code CONFIG GET}, {@code ACL}, {@code TIME}, {@code SCAN}, {@code PUBSUB} and {@code CLIENT KILL}. Obtained
- * from {@link RedisNode#admin()}; sent on the node's command connection with its deadline, so a future from here
- * can be awaited with {@link RedisNode#await}. Results leave as plain Java values, failures as
- * {@link io.coordis.CoordisException} naming the node. Does not block; thread-safe.
+ * {@code CONFIG GET}, {@code ACL}, {@code TIME}, {@code SCAN}, {@code PTTL}, {@code MEMORY USAGE}, {@code PUBSUB}
+ * and {@code CLIENT KILL}. Obtained from {@link RedisNode#admin()}; sent on the node's command connection with its
+ * deadline, so a future from here can be awaited with {@link RedisNode#await}. Results leave as plain Java values,
+ * failures as {@link io.coordis.CoordisException} naming the node. Does not block; thread-safe.
  */
 public final class AdminCommands {
     private final Connection<String, String> connection;
@@ -75,6 +75,53 @@ public final class AdminCommands {
 
     /** One step of a {@link #scan}: the cursor to continue from ({@code "0"}: done) and the keys found. */
     public record KeyPage(String cursor, List<String> keys) {
+    }
+
+    /**
+     * A walk over the keys matching {@code match} ({@code SCAN ... MATCH match COUNT count [TYPE type]}, never
+     * {@code KEYS}) that keeps Lettuce's own cursor between steps, so it also covers every master of a Redis
+     * Cluster (a cursor passed as text cannot go on to the next master there). {@code type} may be {@code null}.
+     */
+    public KeyWalk walk(String match, String type, long count) {
+        KeyScanArgs args = KeyScanArgs.Builder.matches(match).limit(count);
+        if (type != null) {
+            args.type(type);
+        }
+        return new KeyWalk(args);
+    }
+
+    /** The steps of one {@link #walk}: call {@link #next()} until {@link #finished()}. Not thread-safe. */
+    public final class KeyWalk {
+        private final KeyScanArgs args;
+        private ScanCursor cursor = ScanCursor.INITIAL;
+
+        private KeyWalk(KeyScanArgs args) {
+            this.args = args;
+        }
+
+        /** Whether the last step was the last one. */
+        public boolean finished() {
+            return cursor.isFinished();
+        }
+
+        /** The next step's keys (possibly none); the walk goes on from where it ends once it completes. */
+        public CompletableFuture<List<String>> next() {
+            ScanCursor from = cursor;
+            return connection.send(c -> c.scan(from, args)).thenApply(page -> {
+                cursor = page;
+                return List.copyOf(page.getKeys());
+            });
+        }
+    }
+
+    /** {@code PTTL key}: milliseconds left, {@code -1} for a key without expiry, {@code -2} for none. */
+    public CompletableFuture<Long> pttl(String key) {
+        return connection.send(c -> c.pttl(key));
+    }
+
+    /** {@code MEMORY USAGE key}: the bytes a key and its value take (an estimate for large values); null for none. */
+    public CompletableFuture<Long> memoryUsage(String key) {
+        return connection.send(c -> c.memoryUsage(key));
     }
 
     /** {@code PUBSUB CHANNELS pattern}: the channels with at least one subscriber on this node. */

@@ -39,8 +39,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Redis's footprint stays bounded however many names were ever used: after N lock names (each acquired and
  * released once) and M each of semaphores, read-write locks, elections (campaign, resign), latched events and
- * emptied queues, and once every hold's TTL has passed, at most one shared counter per hash slot (16,384) plus a
- * little is left without expiry, nothing expires later than a day, and {@code used_memory} grew by at most 5 MB.
+ * emptied queues, and once every hold's TTL and the counters' retention have passed, at most 16,384 + 100 keys
+ * are left without expiry, nothing expires later than a day, and {@code used_memory} grew by at most 5 MB.
  *
  * <p>N is 20,000 and M 500 by default; {@code -Dcoordis.footprintNames=1000000} (and
  * {@code -Dcoordis.footprintObjects}) for the scale run, see docs/performance.md. The figures are printed before

@@ -142,8 +142,8 @@ final class DoctorCommand implements Callable<Integer> {
                     + "in use",
                     r.node(), r.total(), parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")", r.kept()));
         }
-        terminal.output("Per-name fencing and term counters are removed always: new fencing numbers and terms come "
-                + "from the shared per-slot counters and start above them.");
+        terminal.output("Per-name fencing and term counters are removed always: new fencing numbers and terms are "
+                + "taken from Redis's clock and lie far above them.");
         return ExitCodes.OK;
     }
 

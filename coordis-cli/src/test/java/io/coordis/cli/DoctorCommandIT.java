@@ -106,8 +106,8 @@ class DoctorCommandIT {
                 assertThat(cli.exitCode()).as(cli.stderr()).isZero();
                 assertThat(cli.stdout()).contains(server.address() + " removed 3 key(s) of the old per-name layout (1 "
                         + "{name}:fence, 1 {name}:holder, 1 {name}:term); kept 1 in use")
-                        .contains("counters are removed always: new fencing numbers and terms come from the shared "
-                                + "per-slot counters and start above them");
+                        .contains("counters are removed always: new fencing numbers and terms are taken from Redis's "
+                                + "clock and lie far above them");
                 assertThat(cli.stdout() + cli.stderr()).doesNotContain("s3cret-canary");
             }
             assertThat(server.command("EXISTS", "{orders}:fence", "{orders}:holder", "{reports}:term")).isEqualTo(0L);

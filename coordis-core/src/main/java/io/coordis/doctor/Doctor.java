@@ -113,8 +113,8 @@ public final class Doctor {
 
     /**
      * Deletes, on every node, the keys of the old per-name layout under the client's key prefix that are not in
-     * use: the per-name counters {@code {name}:fence} and {@code {name}:term} (fencing numbers and terms now come
-     * from shared per-slot counters and start above them, so the old counters are never read again), holder
+     * use: the per-name counters {@code {name}:fence} and {@code {name}:term} left without an expiry (fencing
+     * numbers and terms are now taken from Redis's clock, far above them, and their counters expire), holder
      * details without expiry whose lock does not hold the token they name, and permit counts, waiter lists and
      * markers without expiry whose object does not exist. Walks the keys with {@code SCAN} and deletes a step's
      * leftovers at a time, each with one script that checks it is still unused. Queue keys are never touched.

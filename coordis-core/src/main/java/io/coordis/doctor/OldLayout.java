@@ -14,12 +14,11 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Pattern;
 
 /**
  * Finds, and on request removes, the keys an earlier Coordis kept per name and this one never removes: the
- * per-name counters {@code {name}:fence} and {@code {name}:term} (a plain integer without expiry; fencing
- * numbers and terms now come from shared per-slot counters {@code {<slot>}:coordis:fence}, which are kept), and
+ * per-name counters {@code {name}:fence} and {@code {name}:term} left without expiry (a plain integer; fencing
+ * numbers and terms are now taken from Redis's clock, far above them, and the counters of this layout expire), and
  * holder details, permit counts, waiter lists and markers ({@code {name}:holder}, {@code :permits},
  * {@code :released}, ...) left without an expiry. Queue keys are data and are never counted.
  *
@@ -38,8 +37,6 @@ final class OldLayout {
     /** State that expires with its hold in the new layout; longer suffixes first. */
     static final List<String> STATE = List.of("readers:details", "waiters-until", "holder", "holders",
             "readers", "permits", "waiters", "released", "leader");
-    /** The shared per-slot counter of the new layout, after the key prefix: kept on purpose. */
-    private static final Pattern SHARED = Pattern.compile("\\{\\d{1,5}}:coordis:fence");
 
     private OldLayout() {
     }
@@ -198,9 +195,6 @@ final class OldLayout {
 
     /** {@code key} as a leftover candidate: a derived key of an old-layout suffix, of a name under {@code prefix}. */
     static Optional<Leftover> candidate(String key, String prefix) {
-        if (key.startsWith(prefix) && SHARED.matcher(key.substring(prefix.length())).matches()) {
-            return Optional.empty();
-        }
         for (List<String> suffixes : List.of(COUNTERS, STATE)) {
             for (String suffix : suffixes) {
                 if (!key.endsWith(":" + suffix)) {

@@ -4,8 +4,8 @@
 -- KEYS[1]  the leftover, derived from KEYS[2]: {name}:fence, {name}:term, {name}:holder, {name}:permits, ...
 -- KEYS[2]  the key it was derived from (the lock, semaphore or election key), in the same cluster slot
 -- ARGV[1]  how to tell that it is not in use:
---          'counter'  a plain integer without expiry: never in use, fencing numbers and terms now come from
---                     the shared per-slot counters and start above it
+--          'counter'  a plain integer without expiry: not needed, fencing numbers and terms are now taken
+--                     from Redis's clock, far above it (a counter in use has an expiry)
 --          'holder'   a hash without expiry: in use while KEYS[2] holds the token it names, or read holds
 --          'idle'     without expiry: in use while KEYS[2] exists
 --

@@ -19,8 +19,8 @@ class OldLayoutIT {
     void findsTheLeftoversAndRemovesAllButTheHolderOfALockStillHeld() throws Exception {
         try (RedisServer server = RedisServer.start()) {
             seedOldLayout(server, "");
-            // not leftovers: the new shared counter, queue data, details with an expiry, a counter that is no number
-            server.command("SET", "{123}:coordis:fence", "99");
+            // not leftovers: a counter with an expiry, queue data, details with an expiry, a counter that is no number
+            server.command("SET", "{recent}:fence", "1795950892340116", "PX", "600000");
             server.command("RPUSH", "{jobs}:dead", "payload");
             server.command("HSET", "{renewed}:holder", "token", "t9");
             server.command("PEXPIRE", "{renewed}:holder", "60000");
@@ -45,7 +45,7 @@ class OldLayoutIT {
                 assertThat(server.command("HGET", "{busy}:holder", "token")).as("the held lock's details").isEqualTo("t2");
                 assertThat(server.command("EXISTS", "{orders}:fence", "{orders}:holder", "{busy}:fence",
                         "{reports}:term", "{pool}:permits")).isEqualTo(0L);
-                assertThat(server.command("EXISTS", "{123}:coordis:fence", "{jobs}:dead", "{renewed}:holder",
+                assertThat(server.command("EXISTS", "{recent}:fence", "{jobs}:dead", "{renewed}:holder",
                         "{words}:fence", "plain", "busy")).isEqualTo(6L);
 
                 Finding rest = oldLayout(coordis.doctor());

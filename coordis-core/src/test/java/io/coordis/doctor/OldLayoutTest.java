@@ -32,8 +32,6 @@ class OldLayoutTest {
 
     @Test
     void theSharedCountersQueueKeysAndPlainKeysAreNot() {
-        assertThat(OldLayout.candidate("{123}:coordis:fence", "")).isEmpty();
-        assertThat(OldLayout.candidate("app:{16383}:coordis:fence", "app:")).isEmpty();
         assertThat(OldLayout.candidate("{jobs}:dead", "")).isEmpty();
         assertThat(OldLayout.candidate("{jobs}:settled", "")).isEmpty();
         assertThat(OldLayout.candidate("{orders}:audit", "")).isEmpty();

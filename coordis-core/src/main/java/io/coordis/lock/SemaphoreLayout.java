@@ -66,7 +66,12 @@ public final class SemaphoreLayout {
 
     /** The keys of {@code semaphore-release.lua}. */
     static List<String> releaseKeys(String name) {
-        return List.of(name, detailsKey(name), waitersKey(name), lapsesKey(name));
+        return List.of(name, detailsKey(name), waitersKey(name), lapsesKey(name), permitsKey(name));
+    }
+
+    /** The keys of {@code semaphore-extend.lua}, which moves their expiry along with the holder's. */
+    static List<String> extendKeys(String name) {
+        return List.of(name, detailsKey(name), permitsKey(name), waitersKey(name), lapsesKey(name));
     }
 
     /** Reads one holder's details value ({@code "permits fence since holder-id"}). */

@@ -1,6 +1,7 @@
 package io.coordis.shedlock;
 
 import io.coordis.Coordis;
+import io.coordis.testkit.Keyspace;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import net.javacrumbs.shedlock.core.ClockProvider;
@@ -84,6 +85,18 @@ class CoordisLockProviderIT {
         assertThat(a.lock(job("held"))).isEmpty();
         lock.unlock();
         b.lock(job("held")).orElseThrow().unlock();
+    }
+
+    @Test
+    void aBusyLockWritesNothingToRedis() {
+        SimpleLock lock = a.lock(job("busy")).orElseThrow();
+        Keyspace before = Keyspace.of(redis.server(), Prefixed.key("busy"));
+        assertThat(b.lock(job("busy"))).isEmpty();
+        assertThat(Keyspace.of(redis.server(), Prefixed.key("busy"))).as("no waiter marker: the provider never waits")
+                .isEqualTo(before);
+        lock.unlock();
+        assertThat(Keyspace.of(redis.server(), Prefixed.key("busy")).lasting()).as("only the fencing counter lasts")
+                .containsOnly(Prefixed.derived("busy", "fence"));
     }
 
     @Test

@@ -2,8 +2,9 @@
 -- caller is first in line (or nobody waits); else put the caller in line (or keep its place) and say how long
 -- until the earliest holder expires. Expired holders and lapsed waiters are dropped first. Times are Redis's
 -- TIME, so no client clock is trusted. A grant or a place in line gives every key but the fencing counter a PX
--- reaching MARGIN past the last holder's expiry and the last waiter's lapse, so an idle semaphore leaves nothing
--- (its count too: the next acquisition stores ARGV[5] again); a try that gets nothing writes nothing.
+-- reaching MARGIN (5 s) past the last holder's expiry and the last waiter's lapse, so an idle semaphore leaves
+-- nothing (its count too: the next acquisition stores ARGV[5] again); a try that gets nothing adds nothing (it only
+-- drops what expired).
 --
 -- Keys and value formats: io.coordis.lock.SemaphoreLayout.
 --
@@ -20,7 +21,7 @@
 -- ARGV[4]  holder id, e.g. user@host:pid
 -- ARGV[5]  the permit count to store when none is stored yet
 -- ARGV[6]  how long the caller's place in line lasts unless renewed, in ms; '0': a try that does not wait in line,
---          and that writes nothing unless granted
+--          and adds nothing unless granted
 -- ARGV[7]  the channel on which waiters listen for their turn; the message is the token of the first in line
 --
 -- Returns {1, fence}         granted; fence is the new fencing number

@@ -48,11 +48,11 @@
 local lock, fence_key, holder_key, marker = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local token, ttl, holder, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local handed = ARGV[6]
+local waits = ARGV[10] == '1'
 if handed == '' then
   handed = nil
 end
 local taken = tonumber(ARGV[9] or '1')
-local waits = ARGV[10] == '1'
 
 if KEYS[5] and redis.call('GET', KEYS[5]) ~= ARGV[5] then
   return {-1}

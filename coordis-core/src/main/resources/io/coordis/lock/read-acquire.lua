@@ -28,8 +28,9 @@
 --                      waits for pttl ms more at most
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string
 local lock, fence_key, holder_key, readers, details, marker = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local token, ttl, holder, since, waits = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5] == '1'
+local token, ttl, holder, since = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local READERS = 'coordis:readers'
+local waits = ARGV[5] == '1'
 
 local kind = redis.call('TYPE', lock)['ok']
 if kind ~= 'string' and kind ~= 'none' then

@@ -44,7 +44,7 @@ final class LettuceScriptLocking implements Locking {
         static Names of(String key) {
             String released = "{" + key + "}:released";
             return new Names(new String[] {key, "{" + key + "}:fence", "{" + key + "}:holder", released},
-                    new String[] {key, released}, released);
+                    new String[] {key, released, "{" + key + "}:holder"}, released);
         }
     }
 

@@ -132,7 +132,8 @@ final class Acquisition {
             waiting = null;
         }
         try {
-            answer = contender.attempt(permit);
+            // a busy answer is waited on unless the deadline has passed already (0 for a try)
+            answer = contender.attempt(permit, untilGranted || deadline - timer.now() > 0);
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }

@@ -25,9 +25,11 @@ final class Contention {
     interface Contender {
         /**
          * One try at Redis, without blocking: its answer, within the command timeout (a failure then). The lease
-         * it grants owns {@code permit} (closing the lease closes it).
+         * it grants owns {@code permit} (closing the lease closes it). {@code waits}: the caller tries again after a
+         * busy answer; only then may the try leave a sign at Redis that somebody waits (a try that will not wait
+         * writes nothing).
          */
-        CompletableFuture<Attempt> attempt(LocalQueue.Permit permit);
+        CompletableFuture<Attempt> attempt(LocalQueue.Permit permit, boolean waits);
 
         /**
          * Starts waiting for another try; called once per acquire, after the first busy answer, on the client's

@@ -112,8 +112,9 @@ final class LegacyLock extends ContendedLock {
         return Math.min(backoffNanos * 2, MAX_BACKOFF_NANOS);
     }
 
+    /** One try; a busy one writes nothing whether or not the caller waits (legacy waiters poll). */
     @Override
-    public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit) {
+    public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit, boolean waits) {
         long start = timer.now();
         CompletableFuture<Object> reply = node.eval(ACQUIRE, List.of(key, keys.fence()), List.of(Durations.millis(options.ttl()),
                 MARGIN_ARG, Durations.millis(options.counterRetention())));

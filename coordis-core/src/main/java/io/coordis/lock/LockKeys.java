@@ -16,9 +16,17 @@ record LockKeys(String lock, String fence, String holder, String released) {
         return List.of(lock, fence, holder, released);
     }
 
-    /** The keys of {@code release.lua}: lock and waiter marker. */
+    /**
+     * The keys of {@code release.lua} and {@code release-after.lua}: lock, waiter marker, and holder details (which
+     * go with the hold).
+     */
     List<String> release() {
-        return List.of(lock, released);
+        return List.of(lock, released, holder);
+    }
+
+    /** The keys of a plain {@code extend.lua}: lock and holder details (which follow the lock's expiry). */
+    List<String> extend() {
+        return List.of(lock, holder);
     }
 
     /** The keys of {@code extend.lua} noting a lease handed on inside the client: lock, holder details, marker. */

@@ -24,17 +24,24 @@ import static io.coordis.internal.StoredValues.number;
  * <pre>
  * orders               the token (SET NX PX, compatible with any client that locks that way)
  * {orders}:fence       fencing counter, a plain integer that never expires
- * {orders}:holder      holder details, a hash: token, holder, fence, since, ttl (see the field names below);
- *                      they describe the lock only while their token equals the lock's value; and
- *                      waiting-writer, until when (Unix ms, Redis's clock) a writer waits for read holds to end
- * {orders}:released    release channel, and a marker key of the same name while somebody waits
- * {orders}:audit       forced unlocks, newest first: JSON objects (see {@link AuditEntry})
+ * {orders}:holder      holder details, a hash: token, holder, fence, since, ttl (see the field names below), with
+ *                      the lock's PX (set, extended and deleted with it); they describe the lock only while their
+ *                      token equals the lock's value; and waiting-writer, until when (Unix ms, Redis's clock) a
+ *                      writer waits for read holds to end: while read holds keep the key, the hash holds only
+ *                      that mark, and expires with it (2 s)
+ * {orders}:released    release channel, and a marker key of the same name while somebody waits (a busy answer
+ *                      to a caller that waits sets it, with a PX 5 s past the holder's; a try sets nothing)
+ * {orders}:audit       forced unlocks, newest first: JSON objects (see {@link AuditEntry}); at most
+ *                      {@value #AUDIT_ENTRIES}, kept without expiry (an operator's record)
  * {orders}:readers     read holds of the read-write lock: a sorted set of token → expiry (Unix ms, Redis's clock),
- *                      while {@code orders} holds {@value #READERS} with a PX covering the longest of them
+ *                      while {@code orders} holds {@value #READERS} with a PX covering the longest of them; the
+ *                      set has the same PX
  * {orders}:readers:details  the read holds' details, a hash: {@code <token>:holder}, {@code <token>:fence},
- *                      {@code <token>:since}, {@code <token>:ttl}
+ *                      {@code <token>:since}, {@code <token>:ttl}; the same PX as {@code orders}
  * coordis:redlock:verified   per Redlock node (after the client's key prefix): the run_id a client verified
  * </pre>
+ * So once a lock is released, or its holder died and its TTL ran out, only the fencing counter (and the audit
+ * list of a lock forced open) remains of it.
  * Public for the inspector; applications have no need of it.
  */
 public final class LockLayout {

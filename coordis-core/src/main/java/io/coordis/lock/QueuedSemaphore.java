@@ -45,6 +45,7 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
     private final int initialPermits;
     private final List<String> acquireKeys;
     private final List<String> releaseKeys;
+    private final List<String> extendKeys;
     final String channel;
 
     QueuedSemaphore(RedisNode node, String name, int permits, LockOptions options, Timer timer, Telemetry telemetry) {
@@ -56,6 +57,7 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
         this.telemetry = telemetry;
         this.acquireKeys = SemaphoreLayout.acquireKeys(key);
         this.releaseKeys = SemaphoreLayout.releaseKeys(key);
+        this.extendKeys = SemaphoreLayout.extendKeys(key);
         this.channel = SemaphoreLayout.releasedChannel(key);
     }
 
@@ -178,7 +180,7 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
 
     @Override
     public CompletableFuture<Boolean> extend(String token, Duration ttl) {
-        return node.eval(EXTEND, List.of(key), List.of(token, Durations.millis(ttl)))
+        return node.eval(EXTEND, extendKeys, List.of(token, Durations.millis(ttl)))
                 .thenApply(reply -> Replies.isOne(Replies.list(reply, 1, EXTEND, node.address())));
     }
 
@@ -210,7 +212,9 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
     @Override
     public void setPermits(int permits) {
         checkPermits(permits, "permit count");
-        call(node.set(SemaphoreLayout.permitsKey(key), Integer.toString(permits)), "setting the permit count of");
+        // the count lives as long as the semaphore is used (its keys' PX): an idle one's lasts until its next use
+        call(node.setKeepingTtl(SemaphoreLayout.permitsKey(key), Integer.toString(permits)),
+                "setting the permit count of");
         call(node.publish(channel, EVERYONE), "waking the waiters of");
     }
 

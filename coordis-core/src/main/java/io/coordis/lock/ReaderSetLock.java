@@ -53,9 +53,9 @@ final class ReaderSetLock extends ContendedLock implements LeaseOps {
     }
 
     @Override
-    public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit) {
+    public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit, boolean waits) {
         String token = options.newToken();
-        return tryReply(node, send(permit, token)).handle((attempt, f) -> {
+        return tryReply(node, send(permit, token, waits)).handle((attempt, f) -> {
             if (f != null) {
                 CoordisException e = failure(node, f);
                 lastVotes = List.of(new NodeVote(node.address(),
@@ -71,11 +71,11 @@ final class ReaderSetLock extends ContendedLock implements LeaseOps {
     }
 
     /** One try at Redis: the hold, or busy with how long until the next try makes sense. */
-    private CompletableFuture<Contention.Attempt> send(LocalQueue.Permit permit, String token) {
+    private CompletableFuture<Contention.Attempt> send(LocalQueue.Permit permit, String token, boolean waits) {
         long start = timer.now();
         List<String> keys = List.of(key, this.keys.fence(), this.keys.holder(), readers, details, this.keys.released());
         List<String> args = List.of(token, Durations.millis(options.ttl()), options.holderId(),
-                Long.toString(System.currentTimeMillis()));
+                Long.toString(System.currentTimeMillis()), waits ? "1" : "0");
         return node.eval(ACQUIRE, keys, args).thenApply(reply -> {
             List<?> result = Replies.list(reply, 2, ACQUIRE, node.address());
             long n = Replies.number(result, 1, ACQUIRE, node.address());

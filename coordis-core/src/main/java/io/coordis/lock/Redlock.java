@@ -78,13 +78,13 @@ final class Redlock extends ContendedLock implements LeaseOps {
 
     /** One acquire round; none goes out once the client closed (its timer closes first). */
     @Override
-    public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit) {
+    public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit, boolean waits) {
         if (timer.isClosed()) {
             return CompletableFuture.failedFuture(new CoordisException(null, "the connections to Redis at "
                     + String.join(", ", lockNodes.stream().map(LockNode::address).toList()) + " are closed", null));
         }
         String token = options.newToken();
-        return steps.acquire(token).thenApply(a -> {
+        return steps.acquire(token, waits).thenApply(a -> {
             lastVotes = a.votes();
             contention.telemetry.redlockVotes(name, a.votes());
             if (!a.granted()) {

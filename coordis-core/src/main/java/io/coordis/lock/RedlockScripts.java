@@ -53,22 +53,23 @@ final class RedlockScripts {
         this.acquireKeys = keys.acquire();
         this.guardedAcquireKeys = List.of(key, fenceKey, keys.holder(), channel, guards.get(0).marker());
         this.releaseKeys = keys.release();
-        this.extendKeys = List.of(key);
+        this.extendKeys = keys.extend();
     }
 
     /**
-     * Asks node {@code i} for the lock; {@code now} is the wall clock in ms (the holder's "since"). A node
+     * Asks node {@code i} for the lock; {@code now} is the wall clock in ms (the holder's "since"), {@code waits}
+     * whether the caller tries again when refused (only then does a busy node mark that somebody waits). A node
      * this client verified (or any node with the guard off) gets the acquire script at once, and the round's
      * deadline bounds it. A node not verified yet is checked first, each step bounded by its own deadline
      * (once per node, and again only after it lost the marker).
      */
-    Round.Asked acquire(int i, String token, String now) {
+    Round.Asked acquire(int i, String token, String now, boolean waits) {
         LockNode node = nodes.get(i);
         RestartGuard guard = guards.get(i);
         String known = guard.verifiedRunId();
         if (!guarded || known != null) {
             CompletableFuture<Object> reply = node.eval(Redlock.ACQUIRE, guarded ? guardedAcquireKeys : acquireKeys,
-                    guarded ? List.of(token, ttlMillis, holderId, now, known) : List.of(token, ttlMillis, holderId, now));
+                    args(token, now, guarded ? known : "", waits));
             return new Round.Asked(answer(node, reply, r -> acquired(i, r)), reply);
         }
         CompletableFuture<Round.Answer> checked = guard.verify(guardWindow.get(), nodeTimeout).thenCompose(verified -> {
@@ -79,10 +80,21 @@ final class RedlockScripts {
                         NodeVote.Vote.REFUSED_RECENT_RESTART, "up less than " + Durations.format(guardWindow.get())
                         + "; may vote in " + Durations.format(left)), 0, left.toMillis(), null));
             }
-            return node.within(node.eval(Redlock.ACQUIRE, guardedAcquireKeys,
-                    List.of(token, ttlMillis, holderId, now, verified)), timer, nodeTimeout).thenApply(r -> acquired(i, r));
+            return node.within(node.eval(Redlock.ACQUIRE, guardedAcquireKeys, args(token, now, verified, waits)), timer,
+                    nodeTimeout).thenApply(r -> acquired(i, r));
         }).exceptionally(f -> Round.Answer.failure(node, f));
         return new Round.Asked(checked, null);
+    }
+
+    /**
+     * The acquire script's arguments: {@code runId} the restart guard's ('' with the guard off); a caller that waits
+     * adds the flag that lets a busy node mark it, after the unused hand-off arguments.
+     */
+    private List<String> args(String token, String now, String runId, boolean waits) {
+        if (!waits) {
+            return runId.isEmpty() ? List.of(token, ttlMillis, holderId, now) : List.of(token, ttlMillis, holderId, now, runId);
+        }
+        return List.of(token, ttlMillis, holderId, now, runId, "", "", "", "1", "1");
     }
 
     /** Node {@code i}'s reply to the acquire script, as an answer. */

@@ -75,13 +75,14 @@ final class RedlockSteps {
     }
 
     /**
-     * Asks every node for the lock under {@code token}. Cancelling the result stops waiting for the round;
-     * the caller then releases the token everywhere. Does not block.
+     * Asks every node for the lock under {@code token}; {@code waits}: the caller tries again when refused (else a
+     * busy node writes nothing). Cancelling the result stops waiting for the round; the caller then releases the
+     * token everywhere. Does not block.
      */
-    CompletableFuture<Acquired> acquire(String token) {
+    CompletableFuture<Acquired> acquire(String token, boolean waits) {
         String now = Long.toString(System.currentTimeMillis());
         Round round = Round.start(nodes, quorum, health.awaited(), health, timer, options.nodeTimeout(),
-                i -> scripts.acquire(i, token, now));
+                i -> scripts.acquire(i, token, now, waits));
         CompletableFuture<Acquired> outcome = round.answers().thenCompose(answers -> decide(round.start(), answers, token));
         outcome.whenComplete((a, f) -> {
             if (f instanceof CancellationException) {

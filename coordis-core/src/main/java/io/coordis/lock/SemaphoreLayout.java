@@ -16,12 +16,18 @@ import java.util.OptionalLong;
  * pool                     holders, a sorted set: token -> expiry (ms since the epoch, on Redis's clock)
  * {pool}:holders           holder details, a hash: token -> "permits fence since holder-id" (since in ms since
  *                          the epoch; the holder id is the rest of the value and may contain spaces)
- * {pool}:permits           the permit count, a plain integer (written by the first acquisition, or setPermits)
+ * {pool}:permits           the permit count, a plain integer (written by an acquisition when absent, or setPermits)
  * {pool}:fence             fencing counter, a plain integer that never expires (as a lock's)
  * {pool}:waiters           waiters in line, a sorted set: token -> arrival (microseconds since the epoch)
  * {pool}:waiters-until     when each waiter's place lapses unless it renews it, a sorted set: token -> ms
  * {pool}:released          the channel on which releases wake the waiters
  * </pre>
+ * Every key but the fencing counter has a PX reaching {@code semaphore-acquire.lua}'s margin (5 s) past the last
+ * holder's expiry and the last waiter's lapse, set by each grant, place in line and renewal; the release that
+ * leaves neither holder nor waiter deletes the count (the sets and the details go with their last member). An idle
+ * semaphore thus leaves only its fencing counter, and its next acquisition stores the caller's count again; a count
+ * written by {@code setPermits} keeps the expiry it finds ({@code KEEPTTL}), so it lasts while the semaphore is used
+ * (on an idle semaphore, until its next use).
  * A holder whose expiry has passed holds nothing, whether or not an acquisition has dropped it yet. Public for the
  * inspector; applications have no need of it.
  */
@@ -66,7 +72,12 @@ public final class SemaphoreLayout {
 
     /** The keys of {@code semaphore-release.lua}. */
     static List<String> releaseKeys(String name) {
-        return List.of(name, detailsKey(name), waitersKey(name), lapsesKey(name));
+        return List.of(name, detailsKey(name), waitersKey(name), lapsesKey(name), permitsKey(name));
+    }
+
+    /** The keys of {@code semaphore-extend.lua}, which moves their expiry along with the holder's. */
+    static List<String> extendKeys(String name) {
+        return List.of(name, detailsKey(name), permitsKey(name), waitersKey(name), lapsesKey(name));
     }
 
     /** Reads one holder's details value ({@code "permits fence since holder-id"}). */

@@ -48,7 +48,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     }
 
     @Override
-    public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit) {
+    public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit, boolean waits) {
         LocalQueue.Gift gift = permit.claimGift();
         HeldLease handed = handoff.claim(permit, gift);
         if (handed != null) {
@@ -57,20 +57,20 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         }
         if (gift != null && gift.yield()) {
             // asked to give other clients a moment first
-            return timer.delay(Handoff.yieldNanos()).thenCompose(v -> atRedis(permit));
+            return timer.delay(Handoff.yieldNanos()).thenCompose(v -> atRedis(permit, waits));
         }
-        return atRedis(permit);
+        return atRedis(permit, waits);
     }
 
-    private CompletableFuture<Contention.Attempt> atRedis(LocalQueue.Permit permit) {
+    private CompletableFuture<Contention.Attempt> atRedis(LocalQueue.Permit permit, boolean waits) {
         String token = options.newToken();
         long start = timer.now();
         // numbers for hand-offs without a call when others of this client wait in line already
         int taken = permit.othersWaiting() ? Handoff.BLOCK : 1;
         List<String> args = List.of(token, Durations.millis(options.ttl()), options.holderId(),
-                Long.toString(System.currentTimeMillis()), "", "", "", "", Integer.toString(taken));
-        // one number is the script's default: the four arguments of a plain acquisition then
-        List<String> sent = taken == 1 ? args.subList(0, 4) : args;
+                Long.toString(System.currentTimeMillis()), "", "", "", "", Integer.toString(taken), waits ? "1" : "0");
+        // one number and no waiting are the script's defaults: the four arguments of a plain try then
+        List<String> sent = taken == 1 && !waits ? args.subList(0, 4) : args;
         // a grant that must reach replicas is written where its WAIT will run, on a connection of its own
         ReplicatedWrite<String> on = replication.isNone() ? null : node.replicatedWrite();
         CompletableFuture<Object> reply = on == null ? node.eval(ACQUIRE, keys.acquire(), sent)
@@ -137,7 +137,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
 
     @Override
     public CompletableFuture<Boolean> extend(String token, Duration ttl) {
-        return node.eval(EXTEND, List.of(key), List.of(token, Durations.millis(ttl)))
+        return node.eval(EXTEND, keys.extend(), List.of(token, Durations.millis(ttl)))
                 .thenApply(reply -> Replies.isOne(Replies.list(reply, 1, EXTEND, node.address())));
     }
 

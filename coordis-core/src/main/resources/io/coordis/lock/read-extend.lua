@@ -1,12 +1,13 @@
 -- Extend a read hold of a read-write lock (renewal, or a release that leaves the hold to expire later): only
 -- while the readers hold the lock key and the reader's own expiry has not passed. The lock key's PX then
--- follows the longest live reader, so a reader that died stops holding off writers within its TTL.
+-- follows the longest live reader, so a reader that died stops holding off writers within its TTL; the readers'
+-- set and details hash follow it too.
 --
 -- Keys and field names: io.coordis.lock.LockLayout; the layout is read-acquire.lua's.
 --
 -- KEYS[1]  lock key ('coordis:readers' while readers hold it)
--- KEYS[2]  readers: sorted set of token -> expiry, Unix ms on Redis's clock
--- KEYS[3]  readers' details hash
+-- KEYS[2]  readers: sorted set of token -> expiry, Unix ms on Redis's clock; given the lock key's PX
+-- KEYS[3]  readers' details hash; given the lock key's PX
 -- ARGV[1]  token of the read hold being extended
 -- ARGV[2]  new ttl in milliseconds (> 0), counted from now
 --
@@ -32,4 +33,6 @@ for _, gone in ipairs(redis.call('ZRANGEBYSCORE', readers, '-inf', now)) do
 end
 local last = tonumber(redis.call('ZRANGE', readers, -1, -1, 'WITHSCORES')[2])
 redis.call('PEXPIRE', lock, last - now)
+redis.call('PEXPIRE', readers, last - now)
+redis.call('PEXPIRE', details, last - now)
 return {1}

@@ -1,12 +1,14 @@
 -- Release a read hold of a read-write lock. The last reader to leave deletes the lock key and the readers'
 -- keys, and wakes waiting clients (only when a busy answer marked that somebody waits, as release.lua does);
--- otherwise the lock key's PX follows the longest remaining live reader.
+-- otherwise the lock key's PX, and the readers' set's and details', follow the longest remaining live reader. A
+-- writer's 'waiting-writer' mark (in the holder details) stays, to lapse by its own PX: it keeps new readers off
+-- until the woken writer has tried.
 --
 -- Keys and field names: io.coordis.lock.LockLayout; the layout is read-acquire.lua's.
 --
 -- KEYS[1]  lock key ('coordis:readers' while readers hold it)
--- KEYS[2]  readers: sorted set of token -> expiry, Unix ms on Redis's clock
--- KEYS[3]  readers' details hash
+-- KEYS[2]  readers: sorted set of token -> expiry, Unix ms on Redis's clock; given the lock key's PX
+-- KEYS[3]  readers' details hash; given the lock key's PX
 -- KEYS[4]  waiter marker ({name}:released as a key)
 -- ARGV[1]  token of the read hold being released
 -- ARGV[2]  channel on which waiting Coordis clients listen for releases
@@ -31,6 +33,8 @@ end
 local last = redis.call('ZRANGE', readers, -1, -1, 'WITHSCORES')[2]
 if last then
   redis.call('PEXPIRE', lock, tonumber(last) - now)
+  redis.call('PEXPIRE', readers, tonumber(last) - now)
+  redis.call('PEXPIRE', details, tonumber(last) - now)
 else
   redis.call('DEL', lock, readers, details)
   if redis.call('DEL', marker) == 1 then

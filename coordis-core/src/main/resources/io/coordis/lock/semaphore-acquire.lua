@@ -1,13 +1,17 @@
 -- Acquire permits of a semaphore, in arrival order across clients: grant when enough permits are free and the
 -- caller is first in line (or nobody waits); else put the caller in line (or keep its place) and say how long
 -- until the earliest holder expires. Expired holders and lapsed waiters are dropped first. Times are Redis's
--- TIME, so no client clock is trusted.
+-- TIME, so no client clock is trusted. A grant or a place in line gives every key but the fencing counter a PX
+-- reaching MARGIN (5 s) past the last holder's expiry and the last waiter's lapse, so an idle semaphore leaves
+-- nothing (its count too: the next acquisition stores ARGV[5] again); a try that gets nothing adds nothing (it only
+-- drops what expired).
 --
 -- Keys and value formats: io.coordis.lock.SemaphoreLayout.
 --
 -- KEYS[1]  holders: a sorted set, token -> expiry (ms since the epoch, Redis's clock); the semaphore's name
 -- KEYS[2]  holder details: a hash, token -> 'permits fence since holder-id' (since in ms since the epoch)
--- KEYS[3]  permit count: a plain integer; written from ARGV[5] when absent, never overwritten here
+-- KEYS[3]  permit count: a plain integer; written from ARGV[5] when absent (by a grant or a place in line), never
+--          overwritten here
 -- KEYS[4]  fencing counter: a plain integer, never expires (the same form as a lock's)
 -- KEYS[5]  waiters: a sorted set, token -> arrival (microseconds since the epoch, Redis's clock)
 -- KEYS[6]  waiters' lapse times: a sorted set, token -> time its place lapses unless renewed (ms since the epoch)
@@ -16,7 +20,8 @@
 -- ARGV[3]  ttl in milliseconds (> 0)
 -- ARGV[4]  holder id, e.g. user@host:pid
 -- ARGV[5]  the permit count to store when none is stored yet
--- ARGV[6]  how long the caller's place in line lasts unless renewed, in ms; '0': a try that does not wait in line
+-- ARGV[6]  how long the caller's place in line lasts unless renewed, in ms; '0': a try that does not wait in line,
+--          and adds nothing unless granted
 -- ARGV[7]  the channel on which waiters listen for their turn; the message is the token of the first in line
 --
 -- Returns {1, fence}         granted; fence is the new fencing number
@@ -26,6 +31,7 @@
 local holders, details, count_key, fence_key, waiters, lapses = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local token, wanted, ttl, holder = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local lapse, channel = tonumber(ARGV[6]), ARGV[7]
+local MARGIN = 5000
 
 local kind = redis.call('TYPE', holders)['ok']
 if kind ~= 'zset' and kind ~= 'none' then
@@ -44,9 +50,31 @@ for _, gone in ipairs(redis.call('ZRANGEBYSCORE', lapses, '-inf', now)) do
 end
 
 local count = tonumber(redis.call('GET', count_key))
-if not count then
+local stored = count ~= nil
+if not stored then
   count = tonumber(ARGV[5])
-  redis.call('SET', count_key, count)
+end
+
+-- the count stored, and every key given a PX to MARGIN past the last holder's expiry and the last waiter's lapse
+local function keep()
+  local until_ms = now
+  local last = redis.call('ZRANGE', holders, -1, -1, 'WITHSCORES')[2]
+  if last then
+    until_ms = math.max(until_ms, tonumber(last))
+  end
+  last = redis.call('ZRANGE', lapses, -1, -1, 'WITHSCORES')[2]
+  if last then
+    until_ms = math.max(until_ms, tonumber(last))
+  end
+  local px = until_ms - now + MARGIN
+  if stored then
+    redis.call('PEXPIRE', count_key, px)
+  else
+    redis.call('SET', count_key, count, 'PX', px)
+  end
+  for _, key in ipairs({holders, details, waiters, lapses}) do
+    redis.call('PEXPIRE', key, px)
+  end
 end
 if wanted > count then
   redis.call('ZREM', waiters, token)
@@ -75,6 +103,7 @@ if (first == nil or first == token) and free >= wanted then
       redis.call('PUBLISH', channel, next_in_line)
     end
   end
+  keep()
   return {1, fence}
 end
 
@@ -84,6 +113,7 @@ if lapse > 0 then
     redis.call('ZADD', waiters, t[1] .. string.format('%06d', tonumber(t[2])), token)
   end
   redis.call('ZADD', lapses, now + lapse, token)
+  keep()
 end
 local earliest = redis.call('ZRANGEBYSCORE', holders, '-inf', '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
 local pttl = -1

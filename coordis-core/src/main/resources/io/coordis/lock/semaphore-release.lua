@@ -1,5 +1,7 @@
 -- Take a token out of a semaphore: as a holder (release) and as a waiter (a caller that gave up), and wake the
--- first in line, whose turn it may now be (only it: the others could not be granted before it).
+-- first in line, whose turn it may now be (only it: the others could not be granted before it). When neither a
+-- holder nor a waiter is left, the stored permit count goes too (KEYS[5] given; the sets and the details hash are
+-- gone with their last member): the semaphore leaves nothing, and its next acquisition stores a count anew.
 --
 -- Keys and value formats: io.coordis.lock.SemaphoreLayout.
 --
@@ -7,6 +9,7 @@
 -- KEYS[2]  holder details: a hash, token -> 'permits fence since holder-id'
 -- KEYS[3]  waiters: a sorted set, token -> arrival
 -- KEYS[4]  waiters' lapse times: a sorted set, token -> lapse time
+-- KEYS[5]  optional, permit count: a plain integer
 -- ARGV[1]  token of the acquisition
 -- ARGV[2]  the channel on which waiters listen for their turn; the message is the token of the first in line
 --
@@ -26,6 +29,9 @@ if removed > 0 then
   if first then
     redis.call('PUBLISH', channel, first)
   end
+end
+if KEYS[5] and redis.call('EXISTS', holders, waiters) == 0 then
+  redis.call('DEL', KEYS[5], details, lapses)
 end
 if expiry and expiry > now then
   return {1}

@@ -4,6 +4,7 @@ import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.TestClients;
 import io.coordis.WrongTypeException;
+import io.coordis.testkit.Keyspace;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,7 +32,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * What every {@link DistributedLock} promises, whatever it is built on: exclusion, rising fencing numbers,
  * waits that end by a release, a deadline, an interrupt or the client's close and leave the holder alone,
- * renewal and loss, {@code runLocked}, {@code asLock}, typed errors and checked input. A subclass supplies the
+ * renewal and loss, {@code runLocked}, {@code asLock}, typed errors and checked input, and a footprint: a busy try
+ * writes nothing, and a release leaves nothing but the fencing counter. A subclass supplies the
  * servers and the lock (single node, Redlock, legacy); tests of one implementation's layout or waiting
  * mechanism stay in that subclass.
  */
@@ -89,6 +92,35 @@ abstract class LockContract {
             answers.add(s.command(command));
         }
         return answers;
+    }
+
+    @Test
+    void aBusyTryWritesNothingAndAReleaseLeavesNothingButTheFence() throws Exception {
+        String name = "footprint";
+        LockOptions still = options().withTtl(Duration.ofSeconds(60)).withAutoRenew(false);
+        Lease held = lock(a, name, still).tryAcquire().orElseThrow();
+        // on every server, not only the majority the grant waited for
+        await().atMost(Duration.ofSeconds(5)).until(() -> everywhere("GET", Prefixed.key(name)).stream()
+                .allMatch(held.token()::equals));
+        List<Keyspace> before = keyspaces(name);
+        for (Keyspace k : before) {
+            assertThat(k.lasting()).as("only the fence lasts while held:\n%s", k)
+                    .isSubsetOf(Set.of(Prefixed.derived(name, "fence")));
+        }
+        assertThat(lock(b, name, still).tryAcquire()).isEmpty();
+        assertThat(keyspaces(name)).as("a busy try changed nothing").isEqualTo(before);
+        assertThat(held.release()).isTrue();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            for (Keyspace k : keyspaces(name)) {
+                assertThat(k.keys().keySet()).as("left after the release:\n%s", k)
+                        .isSubsetOf(Set.of(Prefixed.derived(name, "fence")));
+            }
+        });
+    }
+
+    /** What every server holds of {@code name}. */
+    private List<Keyspace> keyspaces(String name) {
+        return servers().stream().map(s -> Keyspace.of(s, Prefixed.key(name))).toList();
     }
 
     @Test

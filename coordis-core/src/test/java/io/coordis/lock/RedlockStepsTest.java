@@ -50,7 +50,7 @@ class RedlockStepsTest {
     void aMajorityWithinTheTtlHoldsTheLockValidForTtlMinusElapsedMinusDrift() {
         RedlockSteps steps = steps(OPTIONS);
         long start = timer.now();
-        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token");
+        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token", false);
         timer.advance(ms(3));
         grant(0, 7);
         grant(1, 7);
@@ -71,7 +71,7 @@ class RedlockStepsTest {
     @Test
     void validityAllowsForTheDriftFactorPlusTwoMilliseconds() {
         RedlockSteps steps = steps(OPTIONS.withClockDriftFactor(0.1));
-        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token");
+        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token", false);
         timer.advance(ms(7));
         nodes.forEach(n -> n.reply(Redlock.ACQUIRE, 1L, 1L));
         assertThat(Duration.ofNanos(outcome.join().validUntil() - timer.now())).isEqualTo(ms(10_000 - 7 - 1_000 - 2));
@@ -80,7 +80,7 @@ class RedlockStepsTest {
     @Test
     void votesArrivingAfterTheNodeDeadlineDoNotCount() {
         RedlockSteps steps = steps(OPTIONS);
-        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token");
+        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token", false);
         timer.advance(ms(1));
         grant(0, 3);
         timer.advance(NODE_TIMEOUT.minus(ms(2)));
@@ -113,7 +113,7 @@ class RedlockStepsTest {
 
     private RedlockSteps.Acquired acquiredAfter(LockOptions options, Duration elapsed) {
         RedlockSteps steps = steps(options);
-        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token-" + elapsed);
+        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token-" + elapsed, false);
         timer.advance(elapsed);
         nodes.forEach(n -> n.reply(Redlock.ACQUIRE, 1L, 1L));
         RedlockSteps.Acquired a = outcome.join();
@@ -129,7 +129,7 @@ class RedlockStepsTest {
     @Test
     void fencingCountersBelowTheLargestAreRaisedBeforeTheLockIsHeld() {
         RedlockSteps steps = steps(OPTIONS);
-        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token");
+        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token", false);
         grant(0, 9);
         grant(1, 4);
         nodes.get(2).reply(Redlock.ACQUIRE, 0L, 500L);
@@ -142,7 +142,7 @@ class RedlockStepsTest {
     @Test
     void aNodeSilentPastTheGraceIsNotAwaitedByLaterRounds() {
         RedlockSteps steps = steps(OPTIONS);
-        CompletableFuture<RedlockSteps.Acquired> first = steps.acquire("t1");
+        CompletableFuture<RedlockSteps.Acquired> first = steps.acquire("t1", false);
         timer.advance(ms(2));
         grant(0, 1);
         grant(1, 1);
@@ -152,7 +152,7 @@ class RedlockStepsTest {
         assertThat(late.detail()).isEqualTo(Round.MAJORITY_DECIDED);
         assertThat(steps.health().isTrusted(2)).isFalse();
 
-        CompletableFuture<RedlockSteps.Acquired> second = steps.acquire("t2");
+        CompletableFuture<RedlockSteps.Acquired> second = steps.acquire("t2", false);
         nodes.get(0).reply(Redlock.ACQUIRE, 1L, 2L);
         nodes.get(1).reply(Redlock.ACQUIRE, 1L, 2L);
         assertThat(second).as("decided, and nobody trusted left to wait for").isDone();
@@ -267,7 +267,7 @@ class RedlockStepsTest {
         nodes.get(1).uptimeSeconds = 5;
         nodes.get(0).uptimeSeconds = 3600;
         RedlockSteps steps = steps(guarded);
-        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token");
+        CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token", false);
         assertThat(nodes.get(0).pending(Redlock.ACQUIRE).args()).as("the verified run_id goes with the vote")
                 .endsWith("run-10.0.0.1:6379");
         grant(0, 1);
@@ -280,7 +280,7 @@ class RedlockStepsTest {
 
         // node 2 restarts empty: its script refuses (no marker), and the next round checks it again
         nodes.get(2).uptimeSeconds = 1;
-        CompletableFuture<RedlockSteps.Acquired> next = steps.acquire("token-2");
+        CompletableFuture<RedlockSteps.Acquired> next = steps.acquire("token-2", false);
         grant(0, 2);
         nodes.get(2).reply(Redlock.ACQUIRE, -1L);
         RedlockSteps.Acquired refused = next.join();
@@ -289,7 +289,7 @@ class RedlockStepsTest {
         assertThat(refused.refusal().failure()).isInstanceOf(QuorumUnavailableException.class);
         assertThat(((QuorumUnavailableException) refused.refusal().failure()).retryAfter())
                 .as("a wait pauses until the soonest refused node may vote").contains(Duration.ofSeconds(6));
-        CompletableFuture<RedlockSteps.Acquired> third = steps.acquire("token-3");
+        CompletableFuture<RedlockSteps.Acquired> third = steps.acquire("token-3", false);
         grant(0, 3);
         assertThat(third.join().votes().get(2).detail()).as("checked again, and too young").isEqualTo("up less than 10s; may vote in 10s");
     }

@@ -1,6 +1,7 @@
 package io.coordis.shedlock;
 
 import io.coordis.Coordis;
+import io.coordis.testkit.Keyspace;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import net.javacrumbs.shedlock.core.ClockProvider;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -84,6 +86,18 @@ class CoordisLockProviderIT {
         assertThat(a.lock(job("held"))).isEmpty();
         lock.unlock();
         b.lock(job("held")).orElseThrow().unlock();
+    }
+
+    @Test
+    void aBusyLockWritesNothingToRedis() {
+        SimpleLock lock = a.lock(job("busy")).orElseThrow();
+        Keyspace before = Keyspace.of(redis.server(), Prefixed.key("busy"));
+        assertThat(b.lock(job("busy"))).isEmpty();
+        assertThat(Keyspace.of(redis.server(), Prefixed.key("busy"))).as("no waiter marker: the provider never waits")
+                .isEqualTo(before);
+        lock.unlock();
+        assertThat(Keyspace.of(redis.server(), Prefixed.key("busy")).lasting()).as("only the fencing counter lasts")
+                .isSubsetOf(Set.of(Prefixed.derived("busy", "fence")));
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.coordis.internal.redis;
 import io.coordis.CoordisException;
 import io.coordis.internal.Timer;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.codec.StringCodec;
 
 import java.time.Duration;
@@ -129,6 +130,11 @@ public final class RedisNode implements AutoCloseable {
     /** {@code SET key value}. */
     public CompletableFuture<String> set(String key, String value) {
         return connection.send(c -> c.set(key, value));
+    }
+
+    /** {@code SET key value KEEPTTL}: a key that expires keeps its expiry. */
+    public CompletableFuture<String> setKeepingTtl(String key, String value) {
+        return connection.send(c -> c.set(key, value, SetArgs.Builder.keepttl()));
     }
 
     /** {@code GET key}. */

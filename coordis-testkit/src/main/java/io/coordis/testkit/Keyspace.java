@@ -1,0 +1,92 @@
+package io.coordis.testkit;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * What a Redis server holds for one name, read with plain commands: every key whose name contains it (the key
+ * itself and the keys derived from it, {@code {name}:fence} and the like), each with its type, its value and its
+ * absolute expiry ({@code PEXPIRETIME}, so a refreshed TTL shows as a change where a {@code PTTL} would only
+ * shrink). Two snapshots are equal when nothing of the name changed in between. Needs Redis 7 or later.
+ *
+ * @param keys key name → what it holds, ordered by key name
+ */
+public record Keyspace(Map<String, Entry> keys) {
+
+    /**
+     * One key: its {@code TYPE}, its value as Redis answers a full read of it (a string; a hash's fields and
+     * values; a sorted set's members and scores; a list's or a set's members), and its expiry in Unix ms ({@code -1}:
+     * none).
+     */
+    public record Entry(String type, Object value, long expiresAt) {
+        public boolean expires() {
+            return expiresAt >= 0;
+        }
+    }
+
+    /** Reads every key of {@code server} whose name contains {@code name} (glob characters in it are escaped). */
+    public static Keyspace of(RedisServer server, String name) {
+        Map<String, Entry> keys = new TreeMap<>();
+        try (RespClient c = server.client()) {
+            for (Object k : (List<?>) c.command("KEYS", "*" + escape(name) + "*")) {
+                String key = (String) k;
+                String type = (String) c.command("TYPE", key);
+                if (type.equals("none")) {
+                    continue; // expired since KEYS answered
+                }
+                keys.put(key, new Entry(type, value(c, key, type), (Long) c.command("PEXPIRETIME", key)));
+            }
+        }
+        return new Keyspace(keys);
+    }
+
+    /** The keys that never expire. */
+    public Set<String> lasting() {
+        return keys.entrySet().stream().filter(e -> !e.getValue().expires()).map(Map.Entry::getKey)
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    private static Object value(RespClient c, String key, String type) {
+        return switch (type) {
+            case "string" -> c.command("GET", key);
+            case "hash" -> sortedPairs((List<?>) c.command("HGETALL", key));
+            case "zset" -> c.command("ZRANGE", key, "0", "-1", "WITHSCORES");
+            case "list" -> c.command("LRANGE", key, "0", "-1");
+            case "set" -> new TreeSet<>(((List<?>) c.command("SMEMBERS", key)).stream()
+                    .map(String::valueOf).toList());
+            default -> type; // a stream or a module type: its type only
+        };
+    }
+
+    /** A hash's field/value list as a map in field order (HGETALL answers in no fixed order). */
+    private static Map<String, String> sortedPairs(List<?> flat) {
+        Map<String, String> pairs = new TreeMap<>();
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            pairs.put(String.valueOf(flat.get(i)), String.valueOf(flat.get(i + 1)));
+        }
+        return pairs;
+    }
+
+    private static String escape(String name) {
+        StringBuilder sb = new StringBuilder();
+        for (char ch : name.toCharArray()) {
+            if ("*?[]\\".indexOf(ch) >= 0) {
+                sb.append('\\');
+            }
+            sb.append(ch);
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public String toString() {
+        List<String> lines = new ArrayList<>();
+        keys.forEach((k, e) -> lines.add(k + " " + e.type() + " " + e.value() + " expiresAt=" + e.expiresAt()));
+        return String.join("\n", lines);
+    }
+}

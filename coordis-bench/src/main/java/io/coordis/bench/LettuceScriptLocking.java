@@ -59,13 +59,21 @@ final class LettuceScriptLocking implements Locking {
         this.release = sync.scriptLoad(script("release.lua"));
     }
 
+    private static final String INCLUDE = "-- include fencing.lua";
+    /** How long a fencing counter is kept after its last number, ms: Coordis's default. */
+    private static final String RETENTION_MILLIS = "600000";
+
     /** The script's source as Coordis ships it (read on the class path, where the lock package's resources are open). */
     private static String script(String file) {
         try (InputStream in = DistributedLock.class.getResourceAsStream(file)) {
             if (in == null) {
                 throw new IllegalStateException(file + " is not beside " + DistributedLock.class.getName());
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            // the functions that take fencing numbers stand in for the line that names them, as Coordis loads it
+            return file.equals("fencing.lua") ? source
+                    : source.replaceAll("(?m)^" + java.util.regex.Pattern.quote(INCLUDE) + "$",
+                    java.util.regex.Matcher.quoteReplacement(script("fencing.lua")));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -75,7 +83,8 @@ final class LettuceScriptLocking implements Locking {
     public Object tryLock(String key) {
         String token = LettuceLocking.token();
         List<Object> reply = sync.evalsha(acquire, ScriptOutputType.MULTI, names.computeIfAbsent(key, Names::of).acquire(),
-                token, TTL_MILLIS, holder, Long.toString(System.currentTimeMillis()));
+                token, TTL_MILLIS, holder, Long.toString(System.currentTimeMillis()), "", "", "", "", "1", "0",
+                RETENTION_MILLIS);
         return Long.valueOf(1).equals(reply.get(0)) ? new LettuceLocking.Held(key, token) : null;
     }
 

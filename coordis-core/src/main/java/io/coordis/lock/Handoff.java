@@ -294,7 +294,8 @@ final class Handoff {
             CompletableFuture<Object> sent = node.eval(SingleNodeLock.ACQUIRE, keys.acquire(),
                     List.of(next, Durations.millis(options.ttl()), options.holderId(),
                             Long.toString(System.currentTimeMillis()), "", token, chain >= YIELD_AFTER ? "1" : "0",
-                            keys.released(), Integer.toString(BLOCK)));
+                            keys.released(), Integer.toString(BLOCK), "0",
+                            Durations.millis(options.counterRetention())));
             // Whoever has the answer first, the connection's thread or this one, passes the place on: the next in
             // line is woken straight from the reply, not after this thread has been woken and run. The decision and
             // the hand-on happen under one lock, so this thread never returns (and closes the lease's place

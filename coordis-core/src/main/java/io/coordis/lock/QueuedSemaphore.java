@@ -148,7 +148,7 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
     CompletableFuture<Object> sendAcquire(String token, int permits, long placeMillis) {
         return node.eval(ACQUIRE, acquireKeys, List.of(token, Integer.toString(permits),
                 Durations.millis(options.ttl()), options.holderId(), Integer.toString(initialPermits),
-                Long.toString(placeMillis), channel));
+                Long.toString(placeMillis), channel, Durations.millis(options.counterRetention())));
     }
 
     /** Lets go of {@code permit}, granted to a caller that cancelled in that instant, without waiting. */

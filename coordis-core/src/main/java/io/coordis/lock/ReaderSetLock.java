@@ -75,7 +75,7 @@ final class ReaderSetLock extends ContendedLock implements LeaseOps {
         long start = timer.now();
         List<String> keys = List.of(key, this.keys.fence(), this.keys.holder(), readers, details, this.keys.released());
         List<String> args = List.of(token, Durations.millis(options.ttl()), options.holderId(),
-                Long.toString(System.currentTimeMillis()), waits ? "1" : "0");
+                Long.toString(System.currentTimeMillis()), waits ? "1" : "0", Durations.millis(options.counterRetention()));
         return node.eval(ACQUIRE, keys, args).thenApply(reply -> {
             List<?> result = Replies.list(reply, 2, ACQUIRE, node.address());
             long n = Replies.number(result, 1, ACQUIRE, node.address());

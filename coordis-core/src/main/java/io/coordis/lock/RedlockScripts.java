@@ -87,14 +87,11 @@ final class RedlockScripts {
     }
 
     /**
-     * The acquire script's arguments: {@code runId} the restart guard's ('' with the guard off); a caller that waits
-     * adds the flag that lets a busy node mark it, after the unused hand-off arguments.
+     * The acquire script's arguments: {@code runId} the restart guard's ('' with the guard off), the unused hand-off
+     * arguments, the flag that lets a busy node mark a caller that waits, and the fencing counter's retention.
      */
     private List<String> args(String token, String now, String runId, boolean waits) {
-        if (!waits) {
-            return runId.isEmpty() ? List.of(token, ttlMillis, holderId, now) : List.of(token, ttlMillis, holderId, now, runId);
-        }
-        return List.of(token, ttlMillis, holderId, now, runId, "", "", "", "1", "1");
+        return List.of(token, ttlMillis, holderId, now, runId, "", "", "", "1", waits ? "1" : "0", retentionMillis);
     }
 
     /** Node {@code i}'s reply to the acquire script, as an answer. */

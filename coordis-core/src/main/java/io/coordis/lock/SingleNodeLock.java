@@ -67,10 +67,9 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         long start = timer.now();
         // numbers for hand-offs without a call when others of this client wait in line already
         int taken = permit.othersWaiting() ? Handoff.BLOCK : 1;
-        List<String> args = List.of(token, Durations.millis(options.ttl()), options.holderId(),
-                Long.toString(System.currentTimeMillis()), "", "", "", "", Integer.toString(taken), waits ? "1" : "0");
-        // one number and no waiting are the script's defaults: the four arguments of a plain try then
-        List<String> sent = taken == 1 && !waits ? args.subList(0, 4) : args;
+        List<String> sent = List.of(token, Durations.millis(options.ttl()), options.holderId(),
+                Long.toString(System.currentTimeMillis()), "", "", "", "", Integer.toString(taken), waits ? "1" : "0",
+                Durations.millis(options.counterRetention()));
         // a grant that must reach replicas is written where its WAIT will run, on a connection of its own
         ReplicatedWrite<String> on = replication.isNone() ? null : node.replicatedWrite();
         CompletableFuture<Object> reply = on == null ? node.eval(ACQUIRE, keys.acquire(), sent)

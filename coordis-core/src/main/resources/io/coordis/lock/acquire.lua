@@ -6,7 +6,8 @@
 -- Keys and field names: io.coordis.lock.LockLayout.
 --
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
--- KEYS[2]  fencing counter: derived from the name, same cluster slot; a plain integer, never expires
+-- KEYS[2]  fencing counter: derived from the name, same cluster slot; kept ARGV[11] after its last number, and
+--          never going back (fencing.lua)
 -- KEYS[3]  holder details hash (token, holder, fence, since, ttl): derived, same slot; written with the lock's
 --          PX (a grant, a hand-off), so it lives and dies with the hold, and describes the lock only while its
 --          token field equals the lock's value. Its 'waiting-writer' field (Unix ms, Redis's clock) is set by a
@@ -34,6 +35,7 @@
 -- ARGV[10] optional, '1' when the caller waits for the lock if it is busy: only then does a busy answer write
 --          (the waiter marker, 'waiting-writer'); otherwise (absent, '' or '0': a try) a busy answer writes
 --          nothing. ARGV[5..9] are then given ('' when unused; ARGV[9] '1' for one number)
+-- ARGV[11] how long the fencing counter is kept after it gave a number, milliseconds; ARGV[5..10] are given
 --
 -- Returns {1, fence}                    acquired (or handed over); fence is the new fencing number (the first of
 --                                       the ARGV[9] taken)
@@ -45,6 +47,8 @@
 --         {2}                           hand-off yielding to a marked waiter: released, waiting clients notified
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string; any error of the
 --         counter or details keys, after which the lock is not held
+-- include fencing.lua
+
 local lock, fence_key, holder_key, marker = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local token, ttl, holder, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local handed = ARGV[6]
@@ -94,13 +98,12 @@ elseif not redis.call('SET', lock, token, 'NX', 'PX', ttl) then
   return {0, pttl, who}
 end
 
-local fence = redis.pcall('INCRBY', fence_key, taken)
+local fence = take_fences(fence_key, taken, ARGV[11])
 if type(fence) == 'table' and fence.err then
   redis.call('DEL', lock)
   return fence
 end
-fence = fence - taken + 1
-local written = redis.pcall('HSET', holder_key, 'token', token, 'holder', holder, 'fence', fence, 'since', now,
+local written = redis.pcall('HSET', holder_key, 'token', token, 'holder', holder, 'fence', decimal(fence), 'since', now,
   'ttl', ttl, 'waiting-writer', 0)
 if type(written) == 'table' and written.err then
   redis.call('DEL', lock)

@@ -8,7 +8,7 @@
 -- Keys and field names: io.coordis.lock.LockLayout.
 --
 -- KEYS[1]  lock key: the resource name exactly as given (plus the caller's explicit prefix, if any)
--- KEYS[2]  fencing counter, shared by readers and writers: a plain integer, never expires
+-- KEYS[2]  fencing counter, shared by readers and writers: kept ARGV[6] after its last number (fencing.lua)
 -- KEYS[3]  the write holds' holder details hash; only its 'waiting-writer' field is read: Unix ms (Redis's
 --          clock) until which a writer waits for the readers to leave
 -- KEYS[4]  readers: sorted set of token -> expiry, Unix ms on Redis's clock; PX as the lock key's
@@ -22,11 +22,14 @@
 -- ARGV[4]  acquisition time, milliseconds since the epoch (for operators; not used for safety)
 -- ARGV[5]  optional, '1' when the caller waits for the lock if it is busy: only then does a busy answer set the
 --          waiter marker; otherwise (absent, '' or '0': a try) a busy answer writes nothing
+-- ARGV[6]  how long the fencing counter is kept after it gave a number, milliseconds
 --
 -- Returns {1, fence}   held; fence is the new fencing number
 --         {0, pttl}    busy: a writer (or another client) holds the key for pttl ms (-1: no expiry), or a writer
 --                      waits for pttl ms more at most
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string
+-- include fencing.lua
+
 local lock, fence_key, holder_key, readers, details, marker = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local token, ttl, holder, since = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local READERS = 'coordis:readers'
@@ -67,9 +70,12 @@ else
   redis.call('DEL', readers, details)
 end
 
-local fence = redis.call('INCR', fence_key)
+local fence = take_fences(fence_key, 1, ARGV[6])
+if type(fence) == 'table' then
+  return fence
+end
 redis.call('ZADD', readers, now + ttl, token)
-redis.call('HSET', details, token .. ':holder', holder, token .. ':fence', fence, token .. ':since', since,
+redis.call('HSET', details, token .. ':holder', holder, token .. ':fence', decimal(fence), token .. ':since', since,
   token .. ':ttl', ttl)
 local last = tonumber(redis.call('ZRANGE', readers, -1, -1, 'WITHSCORES')[2])
 redis.call('SET', lock, READERS, 'PX', last - now)

@@ -12,7 +12,7 @@
 -- KEYS[2]  holder details: a hash, token -> 'permits fence since holder-id' (since in ms since the epoch)
 -- KEYS[3]  permit count: a plain integer; written from ARGV[5] when absent (by a grant or a place in line), never
 --          overwritten here
--- KEYS[4]  fencing counter: a plain integer, never expires (the same form as a lock's)
+-- KEYS[4]  fencing counter, as a lock's: kept ARGV[8] after its last number (fencing.lua)
 -- KEYS[5]  waiters: a sorted set, token -> arrival (microseconds since the epoch, Redis's clock)
 -- KEYS[6]  waiters' lapse times: a sorted set, token -> time its place lapses unless renewed (ms since the epoch)
 -- ARGV[1]  token: unique per acquisition (it is also the caller's place in line)
@@ -23,11 +23,14 @@
 -- ARGV[6]  how long the caller's place in line lasts unless renewed, in ms; '0': a try that does not wait in line,
 --          and adds nothing unless granted
 -- ARGV[7]  the channel on which waiters listen for their turn; the message is the token of the first in line
+-- ARGV[8]  how long the fencing counter is kept after it gave a number, milliseconds
 --
 -- Returns {1, fence}         granted; fence is the new fencing number
 --         {0, pttl, free}    busy: pttl ms until the earliest holder expires (-1: no holder), free permits now
 --         {-1, count}        more permits wanted than the semaphore has (count): never granted
 -- Errors  WRONGTYPE key '<key>' holds a <type>  when the name holds another type of key
+-- include fencing.lua
+
 local holders, details, count_key, fence_key, waiters, lapses = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local token, wanted, ttl, holder = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local lapse, channel = tonumber(ARGV[6]), ARGV[7]
@@ -93,9 +96,12 @@ local first = redis.call('ZRANGEBYSCORE', waiters, '-inf', '+inf', 'LIMIT', 0, 1
 if (first == nil or first == token) and free >= wanted then
   redis.call('ZREM', waiters, token)
   redis.call('ZREM', lapses, token)
-  local fence = redis.call('INCRBY', fence_key, 1)
+  local fence = take_fences(fence_key, 1, ARGV[8])
+  if type(fence) == 'table' then
+    return fence
+  end
   redis.call('ZADD', holders, now + ttl, token)
-  redis.call('HSET', details, token, wanted .. ' ' .. fence .. ' ' .. now .. ' ' .. holder)
+  redis.call('HSET', details, token, wanted .. ' ' .. decimal(fence) .. ' ' .. now .. ' ' .. holder)
   -- the next in line may fit in what is left: wake it (the message is its token)
   if free > wanted then
     local next_in_line = redis.call('ZRANGEBYSCORE', waiters, '-inf', '+inf', 'LIMIT', 0, 1)[1]

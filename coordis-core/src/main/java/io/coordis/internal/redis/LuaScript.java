@@ -17,8 +17,10 @@ import java.util.HexFormat;
  * @param sha    lower-case hex SHA-1 of the source, as {@code SCRIPT LOAD} returns it
  */
 public record LuaScript(String name, String source, String sha) {
-    /** A line that stands for the shared functions of {@code fencing.lua} (beside this class). */
+    /** A line that stands for the shared functions of {@link #FENCING}. */
     private static final String INCLUDE_FENCING = "-- include fencing.lua";
+    /** The functions that take fencing numbers, beside the lock scripts. */
+    private static final String FENCING = "/io/coordis/lock/fencing.lua";
     private static final java.util.regex.Pattern INCLUDE =
             java.util.regex.Pattern.compile("^" + java.util.regex.Pattern.quote(INCLUDE_FENCING) + "$",
                     java.util.regex.Pattern.MULTILINE);
@@ -32,7 +34,7 @@ public record LuaScript(String name, String source, String sha) {
         String source = read(anchor, resource);
         if (INCLUDE.matcher(source).find()) {
             source = INCLUDE.matcher(source).replaceAll(
-                    java.util.regex.Matcher.quoteReplacement(read(LuaScript.class, "fencing.lua").strip()));
+                    java.util.regex.Matcher.quoteReplacement(read(LuaScript.class, FENCING).strip()));
         }
         return new LuaScript(resource, source, sha1(source));
     }

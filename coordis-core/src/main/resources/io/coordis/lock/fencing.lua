@@ -1,4 +1,5 @@
--- Fencing numbers and election terms: functions that the scripts taking them include (io.coordis.internal.redis.LuaScript).
+-- Fencing numbers and election terms: functions that the scripts taking them include (io.coordis.internal.redis.LuaScript
+-- puts them where a line "-- include fencing.lua" stands).
 --
 -- A name's numbers come from its counter ({name}:fence, an election's {name}:term), which expires a retention after
 -- it last gave a number, so that names used once leave nothing for good. The counter never goes back: each take

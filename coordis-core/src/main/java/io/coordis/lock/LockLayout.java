@@ -32,7 +32,7 @@ import static io.coordis.internal.StoredValues.number;
  * {orders}:released    release channel, and a marker key of the same name while somebody waits (a busy answer
  *                      to a caller that waits sets it, with a PX 5 s past the holder's; a try sets nothing)
  * {orders}:audit       forced unlocks, newest first: JSON objects (see {@link AuditEntry}); at most
- *                      {@value #AUDIT_ENTRIES}, kept without expiry (an operator's record)
+ *                      {@value #AUDIT_ENTRIES}, kept for a day after the last (an operator's record)
  * {orders}:readers     read holds of the read-write lock: a sorted set of token → expiry (Unix ms, Redis's clock),
  *                      while {@code orders} holds {@value #READERS} with a PX covering the longest of them; the
  *                      set has the same PX

@@ -239,7 +239,7 @@ public final class LockOptions {
 
     /**
      * How long the name's fencing counter ({@code {name}:fence}) is kept after it last handed out a number; then it
-     * expires, and the next acquisition takes its number from Redis's clock (microseconds since 1970), which lies
+     * expires, and the next acquisition takes its number from Redis's clock (milliseconds since 1970 × 1,000), which lies
      * above every number the counter gave, unless the server's clock went back by more than this meanwhile
      * (docs/safety.md, "Fencing numbers"). Longer keeps more keys (one per name used within it); default
      * {@link #DEFAULT_COUNTER_RETENTION}.

@@ -3,7 +3,7 @@
 --
 -- A name's numbers come from its counter ({name}:fence, an election's {name}:term), which expires a retention after
 -- it last gave a number, so that names used once leave nothing for good. The counter never goes back: each take
--- raises it to the larger of itself and Redis's clock in microseconds, then adds the numbers taken. So a counter
+-- raises it to the larger of itself and Redis's clock (milliseconds times 1,000), then adds the numbers taken. So a counter
 -- that expired, or was removed, starts again above every number it handed out, unless the server's clock went
 -- back meanwhile by more than the time since its last number (docs/safety.md, "Fencing numbers"). A counter of a
 -- previous layout (small numbers, no expiry) is carried on from the clock the first time it is used.
@@ -22,7 +22,8 @@ local function take_fences(counter, n, retention_ms)
     return redis.error_reply("WRONGTYPE key '" .. counter .. "' holds a string that is not a counter")
   end
   local t = redis.call('TIME')
-  local top = math.max(value, tonumber(t[1]) * 1000000 + tonumber(t[2])) + n
+  -- the clock in whole milliseconds (times 1,000): Redlock's nodes, asked within one millisecond, agree on it
+  local top = math.max(value, tonumber(t[1]) * 1000000 + math.floor(tonumber(t[2]) / 1000) * 1000) + n
   redis.call('SET', counter, string.format('%d', top), 'PX', retention_ms)
   return top - n + 1
 end

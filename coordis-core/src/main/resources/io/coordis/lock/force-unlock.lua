@@ -7,7 +7,8 @@
 -- KEYS[1]  lock key
 -- KEYS[2]  fencing counter (derived from the name, same slot; fencing.lua), kept ARGV[6] after the bump
 -- KEYS[3]  holder details hash (derived): read for the audit entry, then deleted
--- KEYS[4]  audit list (derived, {name}:audit): newest entry first, at most 100 entries kept
+-- KEYS[4]  audit list (derived, {name}:audit): newest entry first, at most 100 entries kept, for a day after the
+--          last
 -- ARGV[1]  who forces it, e.g. user@host:pid
 -- ARGV[2]  why (free text, may be empty)
 -- ARGV[3]  now, milliseconds since the epoch (the operator's clock)
@@ -59,4 +60,5 @@ local entry = '{"at":' .. string.format('%d', tonumber(now)) .. ',"by":' .. cjso
     .. ',"holder":' .. cjson.encode(holder or 'unknown') .. ',"fence":' .. decimal(fence) .. '}'
 redis.call('LPUSH', audit_key, entry)
 redis.call('LTRIM', audit_key, 0, 99)
+redis.call('PEXPIRE', audit_key, 86400000)
 return {1, fence, value, holder}

@@ -27,7 +27,7 @@ final class BrokenSemaphore {
                 String token = client + "-" + i;
                 List<?> reply = (List<?>) redis.command("EVAL", SOURCE, "6", keys.get(0), keys.get(1), keys.get(2),
                         keys.get(3), keys.get(4), keys.get(5), token, "1", "10000", client, Integer.toString(permits),
-                        "3000", SemaphoreLayout.releasedChannel(key));
+                        "3000", SemaphoreLayout.releasedChannel(key), "600000");
                 long fence = (Long) reply.get(1);
                 resource.enter(fence);
                 Thread.sleep(2);

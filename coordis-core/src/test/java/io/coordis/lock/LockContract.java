@@ -147,10 +147,11 @@ abstract class LockContract {
                 last = lease.fencingToken();
             }
         }
-        // the counter is the highest on any node (Redlock writes it back to a majority only)
+        // the counter is at least the highest number granted on some node (Redlock writes it back to a majority
+        // only; a node not waited for may take a later, higher number from its clock, which is never handed out)
         long granted = last;
         await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(everywhere("GET", Prefixed.derived("fenced", "fence"))
-                .stream().mapToLong(v -> Long.parseLong((String) v)).max()).hasValue(granted));
+                .stream().mapToLong(v -> Long.parseLong((String) v)).max().orElseThrow()).isGreaterThanOrEqualTo(granted));
     }
 
     @Test
@@ -274,7 +275,9 @@ abstract class LockContract {
         });
         assertThat(done).isTrue();
         assertThat(ran).hasValue(1);
-        assertThat(everywhere("EXISTS", lock.key())).containsOnly(0L);
+        // Redlock's release returns once a majority let go; a node not waited for does a moment later
+        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(everywhere("EXISTS", lock.key()))
+                .containsOnly(0L));
 
         try (Lease held = lock(b, "scoped").tryAcquire().orElseThrow()) {
             assertThat(lock.runLocked(Duration.ofMillis(200), ran::incrementAndGet)).as("the wait ran out").isFalse();
@@ -293,7 +296,9 @@ abstract class LockContract {
         assertThat(token).isPresent();
         assertThat(lock.whileLocked(Duration.ofSeconds(1), Lease::fencingToken).orElseThrow())
                 .as("the next acquisition's fencing number").isGreaterThan(token.get());
-        assertThat(everywhere("EXISTS", lock.key())).containsOnly(0L);
+        // Redlock's release returns once a majority let go; a node not waited for does a moment later
+        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(everywhere("EXISTS", lock.key()))
+                .containsOnly(0L));
     }
 
     @Test

@@ -83,8 +83,8 @@ class RedlockValidityIT {
         }
         List<RedisServer> servers = redis.servers();
         assertThat(RedlockNodes.values(servers, Prefixed.derived(name, "fence")))
-                .as("every node did grant (counted an acquisition) before the client threw the attempt away")
-                .containsOnly("1");
+                .as("every node did grant (took a number) before the client threw the attempt away")
+                .doesNotContainNull();
         RedlockNodes.awaitValues(servers, Prefixed.key(name), Duration.ofSeconds(2), (i, v) -> v == null,
                 "a late attempt is released on every node");
 

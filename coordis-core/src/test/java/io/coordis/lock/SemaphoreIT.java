@@ -117,7 +117,7 @@ class SemaphoreIT {
     void theReadmeExampleRuns() throws Exception {
         List<String> written = new java.util.concurrent.CopyOnWriteArrayList<>();
         SemaphoreExample.render(client, "job-1", (job, fence) -> written.add(job + "@" + fence));
-        assertThat(written).containsExactly("job-1@1");
+        assertThat(written).singleElement().asString().matches("job-1@[1-9][0-9]*");
         List<String> jobs = java.util.stream.IntStream.range(0, 10).mapToObj(i -> "job-" + i).toList();
         assertThat(SemaphoreExample.renderWithoutBlocking(client, jobs, (job, fence) -> written.add(job)))
                 .hasSize(10).doesNotHaveDuplicates();

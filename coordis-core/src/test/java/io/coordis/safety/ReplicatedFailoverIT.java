@@ -23,9 +23,11 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * The failover that replication loses, staged step by step on a real master and replica, judged by the
  * {@link FencedResource}: the replica is promoted while the old master still takes a grant (a partition's
- * failover), then the old master dies. Without a replica wait the grant is lost and a second client gets the same
- * fencing number while the first still holds it (the referee counts the violation: the negative control); with the
- * wait the first grant never counts, so the referee sees one holder at a time and rising numbers.
+ * failover), then the old master dies. Without a replica wait the grant is lost and a second client gets the lock
+ * while the first still holds it (the referee counts the overlap: the negative control; the second number comes from
+ * the promoted replica's clock, above the lost counter, so the fence orders the two unless both grants fell in one
+ * millisecond); with the wait the first grant never counts, so the referee sees one holder at a time and rising
+ * numbers.
  */
 class ReplicatedFailoverIT {
     private static final Duration TTL = Duration.ofSeconds(10);
@@ -33,10 +35,8 @@ class ReplicatedFailoverIT {
     @Test
     void withoutAReplicaWaitAFailoverHandsOutAFencingNumberTwice() throws Exception {
         FencedResource.Report report = failover(Replication.none());
-        assertThat(report.violations()).as("the referee catches two holders with one number: %s", report.notes())
+        assertThat(report.overlaps()).as("the referee catches two holders at once: %s", report.notes())
                 .isEqualTo(1);
-        assertThat(report.fenceRegressions()).isEqualTo(1);
-        assertThat(report.overlaps()).isEqualTo(1);
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.coordis.election;
 
 import io.coordis.Replication;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Fencing;
 import io.coordis.internal.Hosts;
 import io.coordis.internal.lease.LeaseSession;
 
@@ -64,7 +65,7 @@ public final class ElectionOptions {
 
     /** Default options with a fresh default candidate id. */
     public static ElectionOptions defaults() {
-        return new ElectionOptions(DEFAULT_TTL, defaultCandidateId(), "", 0.01, null, io.coordis.lock.LockOptions.DEFAULT_COUNTER_RETENTION);
+        return new ElectionOptions(DEFAULT_TTL, defaultCandidateId(), "", 0.01, null, Fencing.DEFAULT_RETENTION);
     }
 
     /** {@code user@host:pid:<6 random hex digits>}: tells apart two candidates in one process. */
@@ -127,15 +128,14 @@ public final class ElectionOptions {
     /**
      * How long the election's term counter ({@code {name}:term}) is kept after it last gave a term; then it expires,
      * and the next campaign takes its term from Redis's clock, above every term the counter gave, as a lock's
-     * fencing counter does ({@link io.coordis.lock.LockOptions#withCounterRetention}); default
-     * {@link io.coordis.lock.LockOptions#DEFAULT_COUNTER_RETENTION}.
+     * fencing counter does (docs/safety.md, "Fencing numbers"); default
+     * 10 minutes.
      *
      * @throws IllegalArgumentException when below a second or above a day
      */
     public ElectionOptions withCounterRetention(Duration retention) {
         return new ElectionOptions(ttl, candidateId, keyPrefix, clockDriftFactor, replication,
-                Durations.between(retention, io.coordis.lock.LockOptions.MIN_COUNTER_RETENTION, Duration.ofDays(1),
-                        "counter retention"));
+                Fencing.checkRetention(retention));
     }
 
     /** How long the term counter is kept after its last term ({@link #withCounterRetention}). */

@@ -2,6 +2,7 @@ package io.coordis.lock;
 
 import io.coordis.Replication;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Fencing;
 import io.coordis.internal.Hosts;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.lease.LeaseSession;
@@ -54,9 +55,9 @@ public final class LockOptions {
     public static final Duration MAX_TTL = Duration.ofDays(30);
     private static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
     /** How long a name's fencing counter is kept after it last handed out a number, unless set otherwise. */
-    public static final Duration DEFAULT_COUNTER_RETENTION = Duration.ofMinutes(10);
+    public static final Duration DEFAULT_COUNTER_RETENTION = Fencing.DEFAULT_RETENTION;
     /** The shortest counter retention accepted. */
-    public static final Duration MIN_COUNTER_RETENTION = Duration.ofSeconds(1);
+    public static final Duration MIN_COUNTER_RETENTION = Fencing.MIN_RETENTION;
     private static final LockOptions DEFAULTS = new LockOptions(Duration.ofSeconds(30), true, null, "", null, 0.01,
             null, Duration.ofMillis(200), Integer.MAX_VALUE, true, true, null, null, DEFAULT_COUNTER_RETENTION);
 
@@ -247,7 +248,7 @@ public final class LockOptions {
      * @throws IllegalArgumentException when below {@link #MIN_COUNTER_RETENTION} or above a day
      */
     public LockOptions withCounterRetention(Duration retention) {
-        Duration checked = Durations.between(retention, MIN_COUNTER_RETENTION, Duration.ofDays(1), "counter retention");
+        Duration checked = Fencing.checkRetention(retention);
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
                 retryCount, restartGuard, yieldToPollers, tokenLabel, replication, checked);
     }

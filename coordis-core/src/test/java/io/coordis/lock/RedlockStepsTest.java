@@ -134,7 +134,7 @@ class RedlockStepsTest {
         grant(1, 4);
         nodes.get(2).reply(Redlock.ACQUIRE, 0L, 500L);
         assertThat(outcome).as("waits for node 1's counter").isNotDone();
-        assertThat(nodes.get(1).pending(Redlock.RAISE_FENCE).args()).containsExactly("9");
+        assertThat(nodes.get(1).pending(Redlock.RAISE_FENCE).args()).containsExactly("9", "600000"); // and the counter's retention, ms
         nodes.get(1).reply(Redlock.RAISE_FENCE, 9L);
         assertThat(outcome.join().fence()).isEqualTo(9);
     }
@@ -268,8 +268,8 @@ class RedlockStepsTest {
         nodes.get(0).uptimeSeconds = 3600;
         RedlockSteps steps = steps(guarded);
         CompletableFuture<RedlockSteps.Acquired> outcome = steps.acquire("token", false);
-        assertThat(nodes.get(0).pending(Redlock.ACQUIRE).args()).as("the verified run_id goes with the vote")
-                .endsWith("run-10.0.0.1:6379");
+        assertThat(nodes.get(0).pending(Redlock.ACQUIRE).args().get(4)).as("the verified run_id goes with the vote")
+                .isEqualTo("run-10.0.0.1:6379");
         grant(0, 1);
         grant(2, 1);
         RedlockSteps.Acquired a = outcome.join();

@@ -45,13 +45,19 @@ class ElectIT {
         return client.election(name).leader();
     }
 
+    /** The last term the election {@code name} gave, as its counter holds it. */
+    private static long term(String name) {
+        return Long.parseLong((String) redis.server().command("GET", Prefixed.derived(name, "term")));
+    }
+
     @Test
     void runsTheCommandWhileLeaderWithTheTermAndExitsWithItsStatus() {
         try (CliProcess cli = CliProcess.start("elect", "-u", redis.uri(), "--id", "web-1", "it:el:exit", "--",
                 "sh", "-c", "echo \"$COORDIS_ELECTION_NAME $COORDIS_ELECTION_TERM $COORDIS_ELECTION_ID\"; exit 3")) {
             assertThat(cli.exitCode()).isEqualTo(3);
-            assertThat(cli.stdout()).isEqualTo("it:el:exit 1 web-1\n");
-            assertThat(cli.stderr()).isEqualTo("coordis: elected leader of 'it:el:exit' as web-1 (term 1)\n");
+            long term = term("it:el:exit");
+            assertThat(cli.stdout()).isEqualTo("it:el:exit " + term + " web-1\n");
+            assertThat(cli.stderr()).isEqualTo("coordis: elected leader of 'it:el:exit' as web-1 (term " + term + ")\n");
         }
         assertThat(leader("it:el:exit")).as("resigned when the command ended").isEmpty();
     }
@@ -62,29 +68,31 @@ class ElectIT {
         try (CliProcess first = CliProcess.start("elect", "-u", redis.uri(), "--id", "a", "--ttl", "30s",
                 "it:el:wait", "--", "sh", "-c", "echo running; while [ ! -e \"$0\" ]; do sleep 0.05; done", go.toString())) {
             first.awaitStdout("running");
-            assertThat(leader("it:el:wait").orElseThrow().describe()).isEqualTo("leader=a term=1");
+            long firstTerm = term("it:el:wait");
+            assertThat(leader("it:el:wait").orElseThrow().describe()).isEqualTo("leader=a term=" + firstTerm);
             try (CliProcess second = CliProcess.start("elect", "-u", redis.uri(), "--id", "b", "--ttl", "30s",
                     "it:el:wait", "--", "sh", "-c", "echo \"term $COORDIS_ELECTION_TERM\"")) {
-                second.awaitStderr("campaigning for 'it:el:wait' as b; led by a (term 1)");
+                second.awaitStderr("campaigning for 'it:el:wait' as b; led by a (term " + firstTerm + ")");
                 CliProcess.sleep(300);
                 assertThat(second.stdout()).isEmpty();
                 try (CliProcess leaderCli = CliProcess.start("leader", "-u", redis.uri(), "it:el:wait")) {
                     assertThat(leaderCli.exitCode()).isZero();
-                    assertThat(leaderCli.stdout()).isEqualTo("leader=a term=1\n");
+                    assertThat(leaderCli.stdout()).isEqualTo("leader=a term=" + firstTerm + "\n");
                 }
                 try (CliProcess leaderJson = CliProcess.start("leader", "-u", redis.uri(), "it:el:wait", "-o", "json")) {
                     assertThat(leaderJson.exitCode()).isZero();
                     java.util.Map<String, Object> doc = TestJson.object(leaderJson.stdout().strip());
                     assertThat(doc.get("name")).isEqualTo("it:el:wait");
                     assertThat(doc.get("leader")).isEqualTo("a");
-                    assertThat(((Number) doc.get("term")).longValue()).isEqualTo(1);
+                    assertThat(((Number) doc.get("term")).longValue()).isEqualTo(firstTerm);
                     assertThat(((Number) doc.get("ttlMillis")).longValue()).isBetween(1L, 30_000L);
                 }
                 long ended = System.nanoTime();
                 Files.createFile(go);
                 assertThat(first.exitCode()).isZero();
                 assertThat(second.exitCode()).isZero();
-                assertThat(second.stdout()).isEqualTo("term 2\n");
+                assertThat(second.stdout()).isEqualTo("term " + term("it:el:wait") + "\n");
+                assertThat(term("it:el:wait")).isGreaterThan(firstTerm);
                 assertThat(Duration.ofNanos(System.nanoTime() - ended)).as("hand-over, not the 30s TTL")
                         .isLessThan(Duration.ofSeconds(10));
             }
@@ -106,7 +114,8 @@ class ElectIT {
             assertThat(cli.exitCode()).isEqualTo(ExitCodes.LOCK_LOST);
             assertThat(Duration.ofNanos(System.nanoTime() - taken)).isLessThan(Duration.ofSeconds(5));
             assertThat(cli.stdout()).isEqualTo("ready\ngot-term\n");
-            assertThat(cli.stderr()).contains("lost leadership of 'it:el:lost' (term 1)", "stopping it")
+            assertThat(cli.stderr()).contains("lost leadership of 'it:el:lost' (term " + term("it:el:lost") + ")",
+                            "stopping it")
                     .doesNotContain("\tat ");
         }
         assertThat(redis.server().command("GET", Prefixed.key("it:el:lost"))).isEqualTo("someone-else");
@@ -132,7 +141,7 @@ class ElectIT {
         Leadership l = mine.campaign(Duration.ofSeconds(1)).orElseThrow();
         try (CliProcess cli = CliProcess.start("elect", "-u", redis.uri(), "-w", "300ms", "it:el:busy", "--", "true")) {
             assertThat(cli.exitCode()).isEqualTo(ExitCodes.NOT_ELECTED);
-            assertThat(cli.stderr()).contains("campaigning up to 300ms for 'it:el:busy'", "led by java (term 1)",
+            assertThat(cli.stderr()).contains("campaigning up to 300ms for 'it:el:busy'", "led by java (term " + l.term() + ")",
                     "not elected leader of 'it:el:busy' within 300ms");
         }
         assertThat(l.isHeld()).isTrue();
@@ -149,7 +158,8 @@ class ElectIT {
             cli.awaitStdout("leader=java term=" + l.term() + "\nleader=- term=-\n");
             Leadership again = mine.campaign(Duration.ofSeconds(1)).orElseThrow();
             cli.awaitStdout("leader=- term=-\nleader=java term=" + again.term() + "\n");
-            assertThat(cli.stdout()).isEqualTo("leader=- term=-\nleader=java term=1\nleader=- term=-\nleader=java term=2\n");
+            assertThat(cli.stdout()).isEqualTo("leader=- term=-\nleader=java term=" + l.term() + "\nleader=- term=-\nleader=java term="
+                    + again.term() + "\n");
             cli.terminate();
             assertThat(cli.exitCode()).isEqualTo(128 + 15);
         }

@@ -38,6 +38,11 @@ class ForceUnlockIT {
         client.close();
     }
 
+    /** The fencing counter of the lock {@code name}, as Redis holds it. */
+    private static long counter(String name) {
+        return Long.parseLong((String) redis.server().command("GET", Prefixed.derived(name, "fence")));
+    }
+
     private static final String UNTIL_TERM = "trap 'echo got-term; exit 0' TERM; echo ready; while true; do sleep 0.1; done";
 
     @Test
@@ -47,21 +52,24 @@ class ForceUnlockIT {
             holder.awaitStdout("ready");
             LockHolder before = client.lock("it:forced").holder().orElseThrow();
             long forcedFence = before.fencingToken().orElseThrow();
+            long bumped;
             try (CliProcess force = CliProcess.start("force-unlock", "-u", redis.uri(), "it:forced", "--yes",
                     "--reason", "stuck deploy")) {
                 assertThat(force.exitCode()).as(force.stderr()).isZero();
+                bumped = counter("it:forced");
+                assertThat(bumped).as("the counter bumped").isGreaterThan(forcedFence);
                 assertThat(force.stdout()).isEqualTo("forced " + Prefixed.key("it:forced") + " holder="
-                        + before.holderId().orElseThrow() + " fence=" + (forcedFence + 1) + "\n");
+                        + before.holderId().orElseThrow() + " fence=" + bumped + "\n");
                 assertThat(force.stderr()).contains("lock 'it:forced' is held by " + before.holderId().orElseThrow());
             }
             // The holder's watchdog sees the lock gone at its next renewal (every second) and stops the command.
             assertThat(holder.exitCode(Duration.ofSeconds(20))).isEqualTo(ExitCodes.LOCK_LOST);
             assertThat(holder.stderr()).contains("lost lock 'it:forced'");
             Lease next = client.lock("it:forced").tryAcquire().orElseThrow();
-            assertThat(next.fencingToken()).isGreaterThan(forcedFence + 1);
+            assertThat(next.fencingToken()).isGreaterThan(bumped);
             String audit = (String) redis.server().command("LINDEX", Prefixed.derived("it:forced", "audit"), "0");
             assertThat(audit).contains("\"action\":\"force-unlock\"", "\"reason\":\"stuck deploy\"",
-                    "\"holder\":\"" + before.holderId().orElseThrow() + "\"", "\"fence\":" + (forcedFence + 1));
+                    "\"holder\":\"" + before.holderId().orElseThrow() + "\"", "\"fence\":" + bumped);
             next.release();
         }
     }
@@ -73,11 +81,14 @@ class ForceUnlockIT {
         long fence = lease.fencingToken();
         long before = System.currentTimeMillis();
         long forcer;
+        long bumped;
         try (CliProcess force = CliProcess.start("force-unlock", "-u", redis.uri(), "it:audited", "--yes", "--reason",
                 "db2 hung \"hard\"")) {
             assertThat(force.exitCode()).as(force.stderr()).isZero();
+            bumped = counter("it:audited");
+            assertThat(bumped).as("the counter bumped").isGreaterThan(fence);
             assertThat(force.stdout()).isEqualTo("forced " + Prefixed.key("it:audited") + " holder=dave@db2:17 fence="
-                    + (fence + 1) + "\n");
+                    + bumped + "\n");
             forcer = force.pid();
         }
         long after = System.currentTimeMillis();
@@ -85,7 +96,7 @@ class ForceUnlockIT {
         InProcess cli = new InProcess();
         assertThat(cli.run("inspect", "lock", "it:audited", "-o", "json", "-u", redis.uri())).as(cli.err()).isZero();
         Map<String, Object> doc = TestJson.object(cli.out());
-        assertThat(doc).containsEntry("held", false).containsEntry("token", null).containsEntry("fenceCounter", fence + 1);
+        assertThat(doc).containsEntry("held", false).containsEntry("token", null).containsEntry("fenceCounter", bumped);
         List<Object> audit = TestJson.list(doc.get("audit"));
         assertThat(audit).hasSize(1);
         Map<String, Object> entry = TestJson.map(audit.get(0));
@@ -94,11 +105,11 @@ class ForceUnlockIT {
         assertThat(entry.get("by")).isEqualTo(me.substring(0, me.lastIndexOf(':') + 1) + forcer);
         assertThat((Long) entry.get("at")).as("when").isBetween(before, after);
         assertThat(entry).containsEntry("action", "force-unlock").containsEntry("reason", "db2 hung \"hard\"")
-                .containsEntry("holder", "dave@db2:17").containsEntry("fence", fence + 1);
+                .containsEntry("holder", "dave@db2:17").containsEntry("fence", bumped);
 
         assertThat(cli.run("inspect", "lock", "it:audited", "-u", redis.uri())).isZero();
         assertThat(cli.out()).contains(" force-unlock by " + entry.get("by") + ", holder dave@db2:17, fence now "
-                + (fence + 1) + ", reason: db2 hung \"hard\"");
+                + bumped + ", reason: db2 hung \"hard\"");
         lease.close();
     }
 
@@ -140,6 +151,6 @@ class ForceUnlockIT {
             assertThat(force.stderr()).isEqualTo("coordis: lock 'it:free' is not held; nothing to force\n");
         }
         assertThat(redis.server().command("EXISTS", Prefixed.derived("it:free", "fence"),
-                Prefixed.derived("it:free", "audit"))).isEqualTo(0L);
+                Prefixed.derived("it:free", "audit"))).as("no number taken, nothing written").isEqualTo(0L);
     }
 }

@@ -13,7 +13,8 @@ import java.util.OptionalLong;
  * Immutable.
  *
  * @param name         the semaphore's name (its holders' key)
- * @param permits      the stored permit count; empty when none is stored yet (no acquisition happened)
+ * @param permits      the stored permit count; empty when none is stored (not used yet, or idle: an idle semaphore's
+ *                     count expires, and its next acquisition stores the count it was made with)
  * @param held         permits held now, the sum over {@code holders}
  * @param fencingCounter the last fencing number handed out; empty when none was
  * @param holders      the live holders, soonest expiry first

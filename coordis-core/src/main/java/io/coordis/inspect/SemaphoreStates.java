@@ -32,7 +32,10 @@ final class SemaphoreStates {
                 SemaphoreLayout.fenceKey(name), SemaphoreLayout.waitersKey(name), SemaphoreLayout.lapsesKey(name));
     }
 
-    /** @return empty when nothing is stored for {@code name} (no holders and no permit count) */
+    /**
+     * @return empty when nothing is stored for {@code name} (no holders, no permit count, and no fencing counter: it
+     *         was not used within the counter's retention)
+     */
     static Optional<SemaphoreState> read(RedisNode node, String name) throws InterruptedException {
         List<?> r = (List<?>) Inspector.await(node, node.eval(READ, keys(name), List.of()));
         String type = (String) r.get(0);
@@ -40,7 +43,7 @@ final class SemaphoreStates {
             throw Inspector.wrongType(node.address(), name, type, "semaphore");
         }
         OptionalLong permits = number(r.get(1));
-        if (type.equals("none") && permits.isEmpty()) {
+        if (type.equals("none") && permits.isEmpty() && number(r.get(2)).isEmpty()) {
             return Optional.empty();
         }
         long now = (Long) r.get(7);

@@ -26,6 +26,8 @@ final class RedlockScripts {
     private final Timer timer;
     private final Duration nodeTimeout;
     private final String fenceKey;
+    /** The keys of {@code fence-raise.lua}: counter, lock, holder details. */
+    private final List<String> raiseKeys;
     /** How long a raised fencing counter is kept, milliseconds. */
     private final String retentionMillis;
     private final String channel;
@@ -51,6 +53,7 @@ final class RedlockScripts {
         this.retentionMillis = Durations.millis(options.counterRetention());
         this.holderId = options.holderId();
         this.acquireKeys = keys.acquire();
+        this.raiseKeys = List.of(fenceKey, key, keys.holder());
         this.guardedAcquireKeys = List.of(key, fenceKey, keys.holder(), channel, guards.get(0).marker());
         this.releaseKeys = keys.release();
         this.extendKeys = keys.extend();
@@ -112,11 +115,14 @@ final class RedlockScripts {
                 pttl >= 0 ? "ttl " + pttl + "ms" : "no expiry"), 0, pttl, null);
     }
 
-    /** Raises node {@code i}'s fencing counter to {@code fence} if it is lower; {@code false} if it failed. */
-    CompletableFuture<Boolean> raiseFence(int i, long fence) {
+    /**
+     * Raises node {@code i}'s fencing counter to {@code fence} if it is lower, and records {@code fence} in the holder
+     * details there while {@code token} holds the lock; {@code false} if it failed.
+     */
+    CompletableFuture<Boolean> raiseFence(int i, long fence, String token) {
         LockNode node = nodes.get(i);
-        return node.within(node.eval(Redlock.RAISE_FENCE, List.of(fenceKey), List.of(Long.toString(fence), retentionMillis)), timer,
-                nodeTimeout).thenApply(r -> true).exceptionally(f -> false);
+        return node.within(node.eval(Redlock.RAISE_FENCE, raiseKeys, List.of(Long.toString(fence), retentionMillis,
+                token)), timer, nodeTimeout).thenApply(r -> true).exceptionally(f -> false);
     }
 
     /** Compare-and-delete on node {@code i}: ACQUIRED when it deleted the key, HELD_BY_OTHER when not ours. */

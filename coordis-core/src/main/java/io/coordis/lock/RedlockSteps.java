@@ -107,22 +107,23 @@ final class RedlockSteps {
         }
         long validUntil = start + options.validityNanos(options.ttl());
         long number = fence;
-        return raiseFences(granted, answers, fence).thenApply(raised -> raised && validUntil - timer.now() > 0
+        return raiseFences(granted, answers, fence, token).thenApply(raised -> raised && validUntil - timer.now() > 0
                 ? new Acquired(votes, start, validUntil, number, null) : refused(answers, votes, true, token));
     }
 
     /**
-     * Raises the fencing counter of every granting node below {@code fence} to it; true when a majority of
-     * nodes then holds a counter ≥ {@code fence}.
+     * Raises the fencing counter of every granting node below {@code fence} to it, and records {@code fence} as the
+     * holder's there (its own number was lower); true when a majority of nodes then holds a counter ≥ {@code fence}.
      */
-    private CompletableFuture<Boolean> raiseFences(List<Integer> granted, List<Round.Answer> answers, long fence) {
+    private CompletableFuture<Boolean> raiseFences(List<Integer> granted, List<Round.Answer> answers, long fence,
+                                                   String token) {
         List<CompletableFuture<Boolean>> raised = new ArrayList<>();
         int atFence = 0;
         for (int i : granted) {
             if (answers.get(i).fence() >= fence) {
                 atFence++;
             } else {
-                raised.add(scripts.raiseFence(i, fence));
+                raised.add(scripts.raiseFence(i, fence, token));
             }
         }
         int already = atFence;

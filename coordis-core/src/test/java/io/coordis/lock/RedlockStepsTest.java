@@ -134,7 +134,7 @@ class RedlockStepsTest {
         grant(1, 4);
         nodes.get(2).reply(Redlock.ACQUIRE, 0L, 500L);
         assertThat(outcome).as("waits for node 1's counter").isNotDone();
-        assertThat(nodes.get(1).pending(Redlock.RAISE_FENCE).args()).containsExactly("9", "600000"); // and the counter's retention, ms
+        assertThat(nodes.get(1).pending(Redlock.RAISE_FENCE).args()).containsExactly("9", "600000", "token"); // the counter's retention (ms), the token
         nodes.get(1).reply(Redlock.RAISE_FENCE, 9L);
         assertThat(outcome.join().fence()).isEqualTo(9);
     }

@@ -1,6 +1,8 @@
 package io.coordis.doctor;
 
 import io.coordis.Coordis;
+import io.coordis.TestClients;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisCluster;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -15,13 +17,14 @@ class OldLayoutClusterIT {
     @Test
     void findsAndRemovesTheLeftoversOnEveryMaster() throws Exception {
         try (RedisCluster cluster = RedisCluster.builder().masters(3).start()) {
-            List<String> names = cluster.keysOnEveryMaster("old:");
+            // keys under the test run's prefix, which a least-privilege run's ACL user is limited to
+            List<String> names = cluster.keysOnEveryMaster(Prefixed.key("old:"));
             for (String name : names) {
                 RedisServer master = cluster.masterForKey(name);
                 master.command("SET", "{" + name + "}:fence", "5");
                 master.command("HSET", "{" + name + "}:holder", "token", "t", "holder", "app@host:1");
             }
-            try (Coordis coordis = Coordis.connect(cluster.uri())) {
+            try (Coordis coordis = TestClients.connect(cluster.uri())) {
                 List<Finding> found = coordis.doctor().oldLayout();
                 assertThat(found).singleElement().satisfies(f -> assertThat(f.message())
                         .startsWith(names.size() * 2 + " keys of the old per-name layout"));

@@ -215,7 +215,7 @@ class HolderExpiryIT {
     }
 
     private static long expiresAt(String key) {
-        return (Long) redis.server().command("PEXPIRETIME", key);
+        return Keyspace.expiresAt(redis.server(), key);
     }
 
     private static long pttl(String key) {

@@ -12,7 +12,8 @@ import java.util.stream.Collectors;
  * What a Redis server holds for one name, read with plain commands: every key whose name contains it (the key
  * itself and the keys derived from it, {@code {name}:fence} and the like), each with its type, its value and its
  * absolute expiry ({@code PEXPIRETIME}, so a refreshed TTL shows as a change where a {@code PTTL} would only
- * shrink). Two snapshots are equal when nothing of the name changed in between. Needs Redis 7 or later.
+ * shrink; on Redis 6.2, which lacks it, Redis's clock plus {@code PTTL} read within one millisecond). Two snapshots
+ * are equal when nothing of the name changed in between.
  *
  * @param keys key name → what it holds, ordered by key name
  */
@@ -39,10 +40,39 @@ public record Keyspace(Map<String, Entry> keys) {
                 if (type.equals("none")) {
                     continue; // expired since KEYS answered
                 }
-                keys.put(key, new Entry(type, value(c, key, type), (Long) c.command("PEXPIRETIME", key)));
+                keys.put(key, new Entry(type, value(c, key, type), expiresAt(c, key)));
             }
         }
         return new Keyspace(keys);
+    }
+
+    /**
+     * Before Redis 7: the clock and the key's PTTL read in one script, again until both fall in one millisecond,
+     * so their sum is the expiry Redis keeps (in whole milliseconds).
+     */
+    private static final String EXPIRES_AT = "while true do "
+            + "local a = redis.call('TIME') local p = redis.call('PTTL', KEYS[1]) local b = redis.call('TIME') "
+            + "local ms = tonumber(a[1]) * 1000 + math.floor(tonumber(a[2]) / 1000) "
+            + "if p < 0 then return p end "
+            + "if ms == tonumber(b[1]) * 1000 + math.floor(tonumber(b[2]) / 1000) then return ms + p end end";
+
+    /** The expiry of {@code key} on {@code server} in Unix ms; {@code -1} without one, {@code -2} when it is gone. */
+    public static long expiresAt(RedisServer server, String key) {
+        try (RespClient c = server.client()) {
+            return expiresAt(c, key);
+        }
+    }
+
+    /** The key's expiry in Unix ms; {@code -1} without one. */
+    private static long expiresAt(RespClient c, String key) {
+        try {
+            return (Long) c.command("PEXPIRETIME", key);
+        } catch (RespException e) {
+            if (!String.valueOf(e.getMessage()).contains("unknown command")) {
+                throw e;
+            }
+            return (Long) c.command("EVAL", EXPIRES_AT, "1", key);
+        }
     }
 
     /** The keys that never expire. */

@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
 
@@ -88,11 +89,11 @@ class DoctorCommandIT {
     void oldLayoutKeysAreReportedThenRemovedExceptTheDetailsOfALockStillHeld() {
         try (RedisServer server = RedisServer.start()) {
             server.command("ACL", "SETUSER", "cleaner", "on", ">s3cret-canary", "~*", "&*", "+@all");
-            server.command("SET", "{orders}:fence", "7");
-            server.command("HSET", "{orders}:holder", "token", "t1", "holder", "app@host:1");
-            server.command("SET", "busy", "t2", "PX", "600000");
-            server.command("HSET", "{busy}:holder", "token", "t2", "holder", "app@host:2");
-            server.command("SET", "{reports}:term", "4");
+            server.command("SET", Prefixed.derived("orders", "fence"), "7");
+            server.command("HSET", Prefixed.derived("orders", "holder"), "token", "t1", "holder", "app@host:1");
+            server.command("SET", Prefixed.key("busy"), "t2", "PX", "600000"); // the run's prefix, which doctor walks
+            server.command("HSET", Prefixed.derived("busy", "holder"), "token", "t2", "holder", "app@host:2");
+            server.command("SET", Prefixed.derived("reports", "term"), "4");
             String url = "redis://cleaner:s3cret-canary@" + server.address();
             try (CliProcess cli = CliProcess.start("doctor", "-u", url)) {
                 assertThat(cli.exitCode()).as(cli.stderr()).isZero();
@@ -110,8 +111,8 @@ class DoctorCommandIT {
                                 + "clock and lie far above them");
                 assertThat(cli.stdout() + cli.stderr()).doesNotContain("s3cret-canary");
             }
-            assertThat(server.command("EXISTS", "{orders}:fence", "{orders}:holder", "{reports}:term")).isEqualTo(0L);
-            assertThat(server.command("HGET", "{busy}:holder", "token")).isEqualTo("t2");
+            assertThat(server.command("EXISTS", Prefixed.derived("orders", "fence"), Prefixed.derived("orders", "holder"), Prefixed.derived("reports", "term"))).isEqualTo(0L);
+            assertThat(server.command("HGET", Prefixed.derived("busy", "holder"), "token")).isEqualTo("t2");
             try (CliProcess cli = CliProcess.start("doctor", "-u", url, "--remove-old-layout", "-o", "json")) {
                 assertThat(cli.exitCode()).as(cli.stderr()).isZero();
                 Map<String, Object> doc = TestJson.object(cli.stdout().strip());

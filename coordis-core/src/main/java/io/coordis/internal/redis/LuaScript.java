@@ -31,11 +31,8 @@ public record LuaScript(String name, String source, String sha) {
      * takes them shares.
      */
     public static LuaScript load(Class<?> anchor, String resource) {
-        String source = read(anchor, resource);
-        if (INCLUDE.matcher(source).find()) {
-            source = INCLUDE.matcher(source).replaceAll(
-                    java.util.regex.Matcher.quoteReplacement(read(LuaScript.class, FENCING).strip()));
-        }
+        String source = INCLUDE.matcher(read(anchor, resource)).replaceAll(
+                include -> java.util.regex.Matcher.quoteReplacement(read(LuaScript.class, FENCING).strip()));
         return new LuaScript(resource, source, sha1(source));
     }
 

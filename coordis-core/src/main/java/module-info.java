@@ -10,6 +10,10 @@ module io.coordis.core {
     requires io.netty.common;
     requires io.netty.handler;
     requires io.netty.transport;
+    // Lettuce (an automatic module, which requires nothing by name) resolves host names with Netty's DNS resolver
+    // when it is present, and it is: a dependency of Lettuce. On the module path nothing else asks for that module,
+    // so without this line an application fails at connect with NoClassDefFoundError (DnsCnameCache).
+    requires io.netty.resolver.dns;
     requires reactor.core;
     requires org.slf4j;
 

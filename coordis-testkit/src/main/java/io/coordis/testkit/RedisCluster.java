@@ -1,5 +1,6 @@
 package io.coordis.testkit;
 
+import io.coordis.redis.runner.ProcessSupport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

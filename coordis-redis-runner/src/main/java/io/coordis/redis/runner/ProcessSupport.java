@@ -114,7 +114,7 @@ public final class ProcessSupport {
     }
 
     /** Sends a signal ({@code "STOP"}, {@code "CONT"}, ...) using the system {@code kill} command. */
-    public static void signal(long pid, String signal) {
+    static void signal(long pid, String signal) {
         try {
             Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
                     .redirectErrorStream(true).start();
@@ -139,7 +139,7 @@ public final class ProcessSupport {
      * On Linux, blocks until /proc reports the process as stopped ({@code T}) or not stopped, at most
      * {@code timeout}. Elsewhere returns immediately.
      */
-    public static void awaitStopped(long pid, boolean stopped, Duration timeout) {
+    static void awaitStopped(long pid, boolean stopped, Duration timeout) {
         Path stat = Paths.get("/proc", Long.toString(pid), "stat");
         if (!Files.exists(stat)) {
             return;
@@ -161,7 +161,7 @@ public final class ProcessSupport {
     }
 
     /** Blocks until the process exits, at most {@code timeout}; true if it exited. */
-    public static boolean waitFor(Process p, Duration timeout) {
+    static boolean waitFor(Process p, Duration timeout) {
         try {
             return p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -20,7 +20,7 @@ import java.util.function.UnaryOperator;
  */
 public final class RedisProcessBuilder {
 
-    /** Writes the {@code redis.conf} of a server. */
+    /** Writes the {@code redis.conf} of a server; called on the thread that starts it, before each start. */
     @FunctionalInterface
     public interface Config {
         /**
@@ -31,7 +31,7 @@ public final class RedisProcessBuilder {
         String render(int port, Path dir, boolean masked);
     }
 
-    /** Tells whether a just-started server answers. */
+    /** Tells whether a just-started server answers; called on the thread that starts it, every 20 ms. */
     @FunctionalInterface
     public interface Probe {
         /**
@@ -45,7 +45,10 @@ public final class RedisProcessBuilder {
         String check(String host, int port, long pid);
     }
 
-    /** Asks a running server to exit; the runner waits, then sends SIGTERM and finally SIGKILL. */
+    /**
+     * Asks a running server to exit, on the thread that stops it; the runner waits, then sends SIGTERM and finally
+     * SIGKILL.
+     */
     @FunctionalInterface
     public interface Shutdown {
         /** Sends the request; need not wait for the exit. Exceptions are ignored (a server closes while it exits). */

@@ -4,6 +4,7 @@ package io.coordis.redis.runner;
  * Thrown when a {@code redis-server} does not come up: it exited, refused the probe, or did not answer within the
  * start timeout. The message holds the command line and the configuration (passwords masked) and the tails of the
  * server's log and output; {@link #logs()} gives those tails alone, for callers that recognise a cause in them.
+ * Immutable.
  */
 public final class RedisStartException extends IllegalStateException {
 

@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * The development server of {@code coordis.embedded=true}: a real {@code redis-server} process started by the
- * Redis runner (from {@code PATH}, else the binary shipped with it) when the client first needs it,
+ * Redis runner (from {@code PATH}, else the embedded-redis binary it brings) when the client first needs it,
  * and stopped with the application context. Its data lives only as long as the process.
  */
 final class EmbeddedRedis implements AutoCloseable {

@@ -1,7 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.Urls;
-import io.coordis.testkit.RedisServer;
+import io.coordis.redis.runner.RedisProcess;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -99,7 +99,7 @@ final class DemoCommand implements Callable<Integer> {
             return ExitCodes.OK;
         }
         long started = System.nanoTime();
-        try (RedisServer server = startServer()) {
+        try (RedisProcess server = startServer()) {
             terminal.err().println("started redis-server " + server.version() + " on " + server.address()
                     + " (" + server.binary().path() + ")");
             tour(server.uri(), json);
@@ -183,9 +183,9 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static RedisServer startServer() {
+    private static RedisProcess startServer() {
         try {
-            return RedisServer.builder().start();
+            return RedisProcess.builder().start();
         } catch (RuntimeException e) {
             throw new CommandFailure(ExitCodes.UNAVAILABLE, "cannot start an embedded redis-server: "
                     + e.getMessage() + "\n(give --url to use a running Redis instead)", e);

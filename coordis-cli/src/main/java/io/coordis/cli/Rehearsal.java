@@ -1,6 +1,6 @@
 package io.coordis.cli;
 
-import io.coordis.testkit.RedisServer;
+import io.coordis.redis.runner.RedisProcess;
 
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -20,7 +20,7 @@ final class Rehearsal {
 
     public static void main(String[] args) {
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
-        try (RedisServer server = RedisServer.builder().start()) {
+        try (RedisProcess server = RedisProcess.builder().start()) {
             Map<String, String> env = Map.of(CoordisCommand.URL_ENV, server.uri());
             for (List<String> command : List.of(
                     List.of("--version"),

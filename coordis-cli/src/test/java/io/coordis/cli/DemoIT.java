@@ -1,7 +1,7 @@
 package io.coordis.cli;
 
+import io.coordis.redis.runner.RedisBinary;
 import io.coordis.testkit.Prefixed;
-import io.coordis.testkit.RedisBinary;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
 

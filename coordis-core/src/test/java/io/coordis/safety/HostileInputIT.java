@@ -306,7 +306,7 @@ class HostileInputIT {
         // Redis answers (LOADING) between every 2 MB it reads, on Redis 7 every 64 KB
         RedisServerBuilder builder = RedisServer.builder().enableDebugCommand().arg("--key-load-delay", "100")
                 .arg("--rdbcompression", "no").startTimeout(Duration.ofSeconds(90));
-        if (io.coordis.testkit.RedisBinary.resolve().majorVersion() >= 7) {
+        if (io.coordis.redis.runner.RedisBinary.resolve().majorVersion() >= 7) {
             builder.arg("--loading-process-events-interval-bytes", "65536");
         }
         try (RedisServer server = builder.start()) {

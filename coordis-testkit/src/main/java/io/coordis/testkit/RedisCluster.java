@@ -1,5 +1,6 @@
 package io.coordis.testkit;
 
+import io.coordis.redis.runner.ProcessSupport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,8 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.function.Predicate;
 
 /**
  * A Redis Cluster of real {@code redis-server} processes on free loopback ports, each in its own temporary
@@ -34,13 +34,12 @@ public final class RedisCluster implements AutoCloseable {
     public static final int SLOTS = 16384;
     /** How long {@link Builder#start()} and {@link #failover} wait for the cluster to settle. */
     public static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
-    private static final int ADDSLOTS_CHUNK = 1024;
 
     private final List<RedisServer> masters;
     private final List<RedisServer> replicas;
     private final Map<RedisServer, String> ids;
 
-    private RedisCluster(List<RedisServer> masters, List<RedisServer> replicas, Map<RedisServer, String> ids) {
+    RedisCluster(List<RedisServer> masters, List<RedisServer> replicas, Map<RedisServer, String> ids) {
         this.masters = Collections.unmodifiableList(masters);
         this.replicas = Collections.unmodifiableList(replicas);
         this.ids = Collections.unmodifiableMap(ids);
@@ -121,7 +120,7 @@ public final class RedisCluster implements AutoCloseable {
             if (!s.isRunning() || s.isPaused()) {
                 continue;
             }
-            NodeLine me = self(s);
+            ClusterNode me = ClusterNode.self(s);
             if (me.master() && me.owns(slot)) {
                 return s;
             }
@@ -141,7 +140,7 @@ public final class RedisCluster implements AutoCloseable {
     public List<String> keysOnEveryMaster(String prefix) {
         Map<RedisServer, String> found = new LinkedHashMap<>();
         for (RedisServer s : servers()) {
-            if (s.isRunning() && !s.isPaused() && self(s).master()) {
+            if (s.isRunning() && !s.isPaused() && ClusterNode.self(s).master()) {
                 found.put(s, null);
             }
         }
@@ -164,7 +163,7 @@ public final class RedisCluster implements AutoCloseable {
         String id = nodeId(master);
         List<RedisServer> out = new ArrayList<>();
         for (RedisServer s : servers()) {
-            if (s.isRunning() && !s.isPaused() && id.equals(self(s).masterId())) {
+            if (s.isRunning() && !s.isPaused() && id.equals(ClusterNode.self(s).masterId())) {
                 out.add(s);
             }
         }
@@ -174,7 +173,7 @@ public final class RedisCluster implements AutoCloseable {
     /** {@code FLUSHALL} on every running master (replicas follow). */
     public void flushAll() {
         for (RedisServer s : servers()) {
-            if (s.isRunning() && !s.isPaused() && self(s).master()) {
+            if (s.isRunning() && !s.isPaused() && ClusterNode.self(s).master()) {
                 s.flushAll();
             }
         }
@@ -202,7 +201,7 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     private void promote(RedisServer replica, String... command) {
-        NodeLine before = self(replica);
+        ClusterNode before = ClusterNode.self(replica);
         if (before.master()) {
             throw new IllegalArgumentException(replica + " is already a master");
         }
@@ -210,9 +209,9 @@ public final class RedisCluster implements AutoCloseable {
         String id = nodeId(replica);
         long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
         while (true) {
-            if (self(replica).master() && everyRunningNode(s -> {
-                NodeLine seen = line(s, id);
-                return seen != null && seen.master() && !seen.slots.isEmpty() && clusterOk(s);
+            if (ClusterNode.self(replica).master() && everyRunningNode(s -> {
+                ClusterNode seen = ClusterNode.line(s, id);
+                return seen != null && seen.master() && !seen.slots().isEmpty() && ClusterNode.clusterOk(s);
             })) {
                 return;
             }
@@ -227,12 +226,12 @@ public final class RedisCluster implements AutoCloseable {
     /** Blocks until every running node reports {@code cluster_state:ok} (at most {@code timeout}). */
     public void awaitOk(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!everyRunningNode(RedisCluster::clusterOk)) {
+        while (!everyRunningNode(ClusterNode::clusterOk)) {
             if (System.nanoTime() > deadline) {
                 StringBuilder states = new StringBuilder();
                 for (RedisServer s : servers()) {
                     if (s.isRunning() && !s.isPaused()) {
-                        states.append(' ').append(s.address()).append('=').append(clusterInfo(s).get("cluster_state"));
+                        states.append(' ').append(s.address()).append('=').append(ClusterNode.clusterInfo(s).get("cluster_state"));
                     }
                 }
                 throw new IllegalStateException("cluster not ok within " + timeout + ":" + states);
@@ -244,7 +243,7 @@ public final class RedisCluster implements AutoCloseable {
     /** Stops every server (replicas first) and deletes their directories. Idempotent. */
     @Override
     public void close() {
-        closeAll(servers());
+        ClusterFormation.closeAll(servers());
     }
 
     @Override
@@ -252,70 +251,14 @@ public final class RedisCluster implements AutoCloseable {
         return "RedisCluster" + seeds();
     }
 
-    private boolean everyRunningNode(java.util.function.Predicate<RedisServer> check) {
+    /** True if {@code check} holds for every running node that is not paused. */
+    boolean everyRunningNode(Predicate<RedisServer> check) {
         for (RedisServer s : servers()) {
             if (s.isRunning() && !s.isPaused() && !check.test(s)) {
                 return false;
             }
         }
         return true;
-    }
-
-    private static boolean clusterOk(RedisServer s) {
-        return "ok".equals(clusterInfo(s).get("cluster_state"));
-    }
-
-    private static Map<String, String> clusterInfo(RedisServer s) {
-        return RedisServer.parseInfo(s.command("CLUSTER", "INFO"));
-    }
-
-    private static NodeLine self(RedisServer s) {
-        for (NodeLine l : nodes(s)) {
-            if (l.flags.contains("myself")) {
-                return l;
-            }
-        }
-        throw new IllegalStateException(s + " does not list itself in CLUSTER NODES");
-    }
-
-    private static NodeLine line(RedisServer s, String id) {
-        return nodes(s).stream().filter(l -> l.id.equals(id)).findFirst().orElse(null);
-    }
-
-    private static List<NodeLine> nodes(RedisServer s) {
-        List<NodeLine> out = new ArrayList<>();
-        for (String text : String.valueOf(s.command("CLUSTER", "NODES")).split("\n")) {
-            if (!text.isBlank()) {
-                out.add(NodeLine.parse(text.strip()));
-            }
-        }
-        return out;
-    }
-
-    /** One line of {@code CLUSTER NODES}: id, flags, master id ("-" for a master) and slot ranges. */
-    private record NodeLine(String id, List<String> flags, String masterId, List<int[]> slots) {
-        static NodeLine parse(String text) {
-            String[] f = text.split(" ");
-            List<int[]> ranges = new ArrayList<>();
-            for (int i = 8; i < f.length; i++) {
-                if (f[i].startsWith("[")) {
-                    continue; // a slot being migrated or imported
-                }
-                int dash = f[i].indexOf('-');
-                int from = Integer.parseInt(dash < 0 ? f[i] : f[i].substring(0, dash));
-                int to = dash < 0 ? from : Integer.parseInt(f[i].substring(dash + 1));
-                ranges.add(new int[] {from, to});
-            }
-            return new NodeLine(f[0], List.of(f[2].split(",")), f[3], ranges);
-        }
-
-        boolean master() {
-            return flags.contains("master");
-        }
-
-        boolean owns(int slot) {
-            return slots.stream().anyMatch(r -> r[0] <= slot && slot <= r[1]);
-        }
     }
 
     /** Settings for a {@link RedisCluster}. Not thread-safe. */
@@ -385,114 +328,7 @@ public final class RedisCluster implements AutoCloseable {
         public RedisCluster start() {
             RedisServerBuilder node = RedisServerBuilder.leastPrivileged(template).arg("--cluster-enabled", "yes",
                     "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis()));
-            int total = masters * (1 + replicasPerMaster);
-            List<RedisServer> all = startAll(Collections.nCopies(total, node));
-            List<RedisServer> m = new ArrayList<>(all.subList(0, masters));
-            List<RedisServer> r = new ArrayList<>(all.subList(masters, total));
-            try {
-                Map<RedisServer, String> ids = new LinkedHashMap<>();
-                for (RedisServer s : all) {
-                    ids.put(s, String.valueOf(s.command("CLUSTER", "MYID")));
-                }
-                for (int i = 0; i < masters; i++) {
-                    int from = (int) ((long) SLOTS * i / masters);
-                    int to = (int) ((long) SLOTS * (i + 1) / masters);
-                    addSlots(m.get(i), from, to);
-                    m.get(i).command("CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1));
-                }
-                // every node meets every other at once: no waiting for gossip to spread the news
-                for (int i = 0; i < total; i++) {
-                    for (int j = i + 1; j < total; j++) {
-                        all.get(i).command("CLUSTER", "MEET", all.get(j).host(), Integer.toString(all.get(j).port()));
-                    }
-                }
-                RedisCluster cluster = new RedisCluster(m, r, ids);
-                long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
-                // known by id, not only counted: a node still in the MEET handshake is listed under a random id
-                await(deadline, "every node to know all " + total + " nodes by id", () -> cluster.everyRunningNode(
-                        s -> nodes(s).stream().map(NodeLine::id).collect(java.util.stream.Collectors.toSet())
-                                .containsAll(ids.values())));
-                for (int i = 0; i < r.size(); i++) {
-                    RedisServer replica = r.get(i);
-                    replica.command("CLUSTER", "REPLICATE", ids.get(m.get(i / replicasPerMaster)));
-                }
-                await(deadline, "every replica to sync", () -> r.stream()
-                        .allMatch(s -> "up".equals(s.info("replication").get("master_link_status"))));
-                await(deadline, "cluster_state:ok on every node with all replicas known", () -> cluster.everyRunningNode(
-                        s -> clusterOk(s) && nodes(s).stream().filter(l -> !l.master()).count() == r.size()));
-                return cluster;
-            } catch (RuntimeException e) {
-                closeAll(all);
-                throw e;
-            }
-        }
-
-        private static void addSlots(RedisServer master, int from, int to) {
-            for (int start = from; start < to; start += ADDSLOTS_CHUNK) {
-                int end = Math.min(to, start + ADDSLOTS_CHUNK);
-                List<String> args = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
-                for (int slot = start; slot < end; slot++) {
-                    args.add(Integer.toString(slot));
-                }
-                master.command(args.toArray(String[]::new));
-            }
-        }
-
-        private static void await(long deadline, String what, java.util.function.BooleanSupplier done) {
-            while (!done.getAsBoolean()) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("cluster did not settle: timed out waiting for " + what);
-                }
-                ProcessSupport.sleep(Duration.ofMillis(25));
-            }
-        }
-    }
-
-    private static List<RedisServer> startAll(List<RedisServerBuilder> builders) {
-        List<CompletableFuture<RedisServer>> futures = new ArrayList<>();
-        for (RedisServerBuilder b : builders) {
-            futures.add(CompletableFuture.supplyAsync(b::start, task -> {
-                Thread t = new Thread(task, "coordis-cluster-start");
-                t.setDaemon(true);
-                t.start();
-            }));
-        }
-        List<RedisServer> started = new ArrayList<>();
-        RuntimeException failure = null;
-        for (CompletableFuture<RedisServer> f : futures) {
-            try {
-                started.add(f.join());
-            } catch (CompletionException e) {
-                RuntimeException cause = e.getCause() instanceof RuntimeException re ? re : e;
-                if (failure == null) {
-                    failure = cause;
-                } else {
-                    failure.addSuppressed(cause);
-                }
-            }
-        }
-        if (failure != null) {
-            closeAll(started);
-            throw failure;
-        }
-        return started;
-    }
-
-    private static void closeAll(List<RedisServer> servers) {
-        RuntimeException failure = null;
-        for (int i = servers.size() - 1; i >= 0; i--) {
-            try {
-                servers.get(i).close();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
+            return ClusterFormation.form(node, masters, replicasPerMaster);
         }
     }
 

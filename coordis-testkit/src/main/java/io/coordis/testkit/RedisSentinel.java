@@ -1,5 +1,7 @@
 package io.coordis.testkit;
 
+import io.coordis.redis.runner.ProcessSupport;
+import io.coordis.redis.runner.RedisBinary;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,9 +1,12 @@
 package io.coordis.testkit;
 
-import java.io.IOException;
+import io.coordis.redis.runner.ProcessSupport;
+import io.coordis.redis.runner.RedisBinary;
+import io.coordis.redis.runner.RedisProcess;
+import io.coordis.redis.runner.RedisProcessBuilder;
+import io.coordis.redis.runner.RedisStartException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,8 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A real {@code redis-server} running as a child process of this JVM on a loopback port, with its
@@ -21,37 +22,44 @@ import org.slf4j.LoggerFactory;
  * <p>The server is never daemonized, binds only {@code 127.0.0.1}, and by default persists nothing
  * ({@code save ""}, {@code appendonly no}). The configuration is written to {@code redis.conf} in
  * the server directory, so passwords do not appear in the process list. Every server is killed by a
- * JVM shutdown hook if still running when the JVM exits.
+ * JVM shutdown hook if still running when the JVM exits. The process is the runner's {@link RedisProcess}; this
+ * class adds the test kit's options (passwords, ACL users, TLS, replication, sentinel mode, a network namespace),
+ * checks that the process it started is the one answering, and administers the server.
  *
  * <p>Methods that change the process state are synchronized; the accessors are safe from any thread.
  */
 public final class RedisServer implements AutoCloseable {
 
     /** The only interface servers bind to. */
-    public static final String HOST = "127.0.0.1";
+    public static final String HOST = RedisProcess.HOST;
 
-    private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
-    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
-    private static final int START_ATTEMPTS = 5;
 
     private final RedisServerBuilder config;
+    private final ServerAdmin admin;
     private final RedisBinary binary;
-    private final Path dir;
-    private volatile int port;
-    private volatile Process process;
-    private volatile boolean paused;
-    private volatile boolean closed;
+    private final RedisProcess process;
 
     RedisServer(RedisServerBuilder config) {
         this.config = config;
+        this.admin = new ServerAdmin(config);
         this.binary = config.binary != null ? config.binary : RedisBinary.resolve();
-        try {
-            this.dir = Files.createTempDirectory("coordis-redis-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary directory for redis-server", e);
+        RedisProcessBuilder process = RedisProcess.builder()
+                .binary(binary)
+                .host(config.namespace != null ? config.namespace.address() : HOST)
+                .startTimeout(config.startTimeout)
+                .config((port, dir, masked) -> ServerConfig.render(config, port, dir, binary, masked))
+                .probe(admin::answers)
+                .shutdown(server -> admin.shutdown(server.host(), server.port(), binary))
+                .launcher(command -> config.namespace != null ? config.namespace.wrap(command) : command);
+        if (config.port != 0) {
+            process.port(config.port);
         }
-        this.port = config.port;
+        if (config.sentinelLines != null) {
+            process.arg("--sentinel");
+        }
+        process.arg(config.args.toArray(new String[0]));
+        this.process = start(process);
     }
 
     /** A builder with the defaults described in the class documentation. */
@@ -66,17 +74,17 @@ public final class RedisServer implements AutoCloseable {
 
     /** {@code "127.0.0.1"}, or the namespace's address for a server started in a network namespace. */
     public String host() {
-        return config.namespace != null ? config.namespace.address() : HOST;
+        return process.host();
     }
 
     /** The TCP port; stays the same across {@link #restart(Duration)}. */
     public int port() {
-        return port;
+        return process.port();
     }
 
     /** {@code "127.0.0.1:PORT"} ({@link #host()}{@code :PORT}). */
     public String address() {
-        return host() + ":" + port;
+        return process.address();
     }
 
     /**
@@ -112,11 +120,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** PID of the current process. */
     public long pid() {
-        Process p = process;
-        if (p == null) {
-            throw new IllegalStateException("redis-server for " + address() + " has no process (never started)");
-        }
-        return p.pid();
+        return process.pid();
     }
 
     /** Version of the binary, e.g. {@code "7.0.15"}. */
@@ -131,126 +135,40 @@ public final class RedisServer implements AutoCloseable {
 
     /** The server's private directory (config, log, data files). Deleted by {@link #close()}. */
     public Path dir() {
-        return dir;
+        return process.dir();
     }
 
     /** The redis log file inside {@link #dir()}. */
     public Path logFile() {
-        return dir.resolve("redis.log");
+        return process.logFile();
     }
 
     /** True while the process is alive (also while paused). */
     public boolean isRunning() {
-        Process p = process;
-        return p != null && p.isAlive();
+        return process.isRunning();
     }
 
     /** True between {@link #pause()} and {@link #resume()}. */
     public boolean isPaused() {
-        return paused && isRunning();
+        return process.isPaused();
     }
 
-    synchronized void launch() {
-        if (closed) {
-            throw new IllegalStateException("redis-server for " + address() + " is closed");
-        }
-        boolean fixedPort = port != 0;
-        for (int attempt = 1; ; attempt++) {
-            if (!fixedPort) {
-                port = ProcessSupport.freePort();
-            }
-            try {
-                process = spawnAndAwait();
-                paused = false;
-                log.debug("redis-server {} started on {} (pid {})", version(), address(), process.pid());
-                return;
-            } catch (StartFailure f) {
-                if (f.addressInUse && attempt < START_ATTEMPTS) {
-                    log.debug("port {} already in use, retrying", port);
-                    if (fixedPort) {
-                        ProcessSupport.sleep(Duration.ofMillis(100L * attempt));
-                    }
-                    continue;
-                }
-                if (config.tls != null && TlsUnsupportedException.matches(f.logs)) {
-                    throw new TlsUnsupportedException(binary, f.getMessage());
-                }
-                throw new IllegalStateException(f.getMessage());
-            }
-        }
-    }
-
-    private Process spawnAndAwait() {
-        List<String> command = new ArrayList<>();
-        command.add(binary.path().toString());
-        command.add(dir.resolve("redis.conf").toString());
-        if (config.sentinelLines != null) {
-            command.add("--sentinel");
-        }
-        command.addAll(config.args);
-        Process p;
+    /**
+     * Starts the runner's process; a TLS server whose binary lacks TLS fails with {@link TlsUnsupportedException}.
+     */
+    private RedisProcess start(RedisProcessBuilder builder) {
         try {
-            Files.writeString(dir.resolve("redis.conf"), config.render(port, dir, binary, false), StandardCharsets.UTF_8);
-            Files.deleteIfExists(logFile());
-            p = new ProcessBuilder(config.namespace != null ? config.namespace.wrap(command) : command)
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.log").toFile()))
-                    .start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + binary.path(), e);
-        }
-        ProcessSupport.register(p, dir);
-        long deadline = System.nanoTime() + config.startTimeout.toNanos();
-        String lastError = "no attempt yet";
-        while (true) {
-            if (!p.isAlive()) {
-                ProcessSupport.unregister(p);
-                throw failure(p, "redis-server exited with code " + p.exitValue() + " before answering PING");
-            }
-            try (RespClient c = open(Duration.ofMillis(500))) {
-                authenticate(c);
-                if ("PONG".equals(c.command("PING"))) {
-                    String pid = info(c, "server").get("process_id");
-                    if (pid != null && Long.parseLong(pid) == p.pid()) {
-                        return p;
-                    }
-                    lastError = "port answered by another redis-server (pid " + pid + ")";
-                }
-            } catch (RespException e) {
-                lastError = e.getMessage();
-                if (!e.code().equals("LOADING")) {
-                    killQuietly(p);
-                    throw failure(p, "redis-server rejected PING: " + e.getMessage());
-                }
-            } catch (UncheckedIOException e) {
-                lastError = e.getMessage();
-            }
-            if (System.nanoTime() > deadline) {
-                killQuietly(p);
-                throw failure(p, "redis-server did not answer PING within " + config.startTimeout
-                        + " (last error: " + lastError + ")");
-            }
-            ProcessSupport.sleep(Duration.ofMillis(20));
+            return builder.start();
+        } catch (RedisStartException e) {
+            throw startFailure(e);
         }
     }
 
-    private StartFailure failure(Process p, String what) {
-        String logTail = ProcessSupport.tail(logFile(), 30);
-        String outTail = ProcessSupport.tail(dir.resolve("stdout.log"), 15);
-        boolean inUse = logTail.contains("Address already in use") || outTail.contains("Address already in use");
-        List<String> shown = new ArrayList<>();
-        shown.add(binary.path().toString());
-        shown.add(dir.resolve("redis.conf").toString());
-        if (config.sentinelLines != null) {
-            shown.add("--sentinel");
+    private RuntimeException startFailure(RedisStartException e) {
+        if (config.tls != null && TlsUnsupportedException.matches(e.logs())) {
+            return new TlsUnsupportedException(binary, e.getMessage());
         }
-        shown.addAll(RedisServerBuilder.maskArgs(config.args));
-        String message = what + " on " + address() + "\ncommand: " + String.join(" ", shown)
-                + "\nconfig:\n" + config.render(port, dir, binary, true)
-                + "\nlog tail (" + logFile() + "):\n" + logTail
-                + "\nstdout/stderr tail:\n" + outTail;
-        return new StartFailure(message, inUse, logTail + "\n" + outTail);
+        return e;
     }
 
     /**
@@ -258,44 +176,13 @@ public final class RedisServer implements AutoCloseable {
      * finally SIGKILL if it has not exited after 5 s each. Blocks until the process is gone.
      * Idempotent; the directory is kept so {@link #restart(Duration)} can reuse it.
      */
-    public synchronized void stop() {
-        Process p = process;
-        if (p == null || !p.isAlive()) {
-            return;
-        }
-        if (paused) {
-            resume();
-        }
-        try (RespClient c = open(Duration.ofSeconds(2))) {
-            authenticate(c);
-            if (binary.majorVersion() >= 7) {
-                c.send("SHUTDOWN", "NOSAVE", "NOW");
-            } else {
-                c.send("SHUTDOWN", "NOSAVE");
-            }
-            c.read();
-        } catch (RuntimeException expected) {
-            // the server closes the connection while shutting down
-        }
-        if (!ProcessSupport.waitFor(p, STOP_TIMEOUT)) {
-            log.warn("redis-server {} (pid {}) ignored SHUTDOWN, sending SIGTERM", address(), p.pid());
-            p.destroy();
-            if (!ProcessSupport.waitFor(p, STOP_TIMEOUT)) {
-                killQuietly(p);
-            }
-        }
-        ProcessSupport.unregister(p);
-        log.debug("redis-server on {} stopped", address());
+    public void stop() {
+        process.stop();
     }
 
     /** Kills the process with SIGKILL (no shutdown, no persistence) and blocks until it has exited. */
-    public synchronized void kill() {
-        Process p = process;
-        if (p != null) {
-            killQuietly(p);
-            ProcessSupport.unregister(p);
-        }
-        paused = false;
+    public void kill() {
+        process.kill();
     }
 
     /**
@@ -306,22 +193,13 @@ public final class RedisServer implements AutoCloseable {
      *
      * @throws IllegalStateException if the server is not running
      */
-    public synchronized void pause() {
-        requireRunning("pause");
-        paused = true;
-        ProcessSupport.signal(pid(), "STOP");
-        ProcessSupport.awaitStopped(pid(), true, Duration.ofSeconds(2));
+    public void pause() {
+        process.pause();
     }
 
     /** Continues a paused process with SIGCONT. No effect if not paused. */
-    public synchronized void resume() {
-        if (!paused || !isRunning()) {
-            paused = false;
-            return;
-        }
-        ProcessSupport.signal(pid(), "CONT");
-        ProcessSupport.awaitStopped(pid(), false, Duration.ofSeconds(2));
-        paused = false;
+    public void resume() {
+        process.resume();
     }
 
     /**
@@ -332,26 +210,18 @@ public final class RedisServer implements AutoCloseable {
      *
      * @throws IllegalStateException if the server was closed or does not come back in time
      */
-    public synchronized void restart(Duration delay) {
-        kill();
-        if (!delay.isZero() && !delay.isNegative()) {
-            ProcessSupport.sleep(delay);
+    public void restart(Duration delay) {
+        try {
+            process.restart(delay);
+        } catch (RedisStartException e) {
+            throw startFailure(e);
         }
-        launch();
     }
 
     /** Stops the server (see {@link #stop()}) and deletes its directory. Idempotent. */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        try {
-            stop();
-        } finally {
-            closed = true;
-            ProcessSupport.deleteRecursively(dir);
-        }
+    public void close() {
+        process.close();
     }
 
     /** {@code FLUSHALL} (synchronous). */
@@ -366,7 +236,7 @@ public final class RedisServer implements AutoCloseable {
      */
     public Map<String, String> info(String section) {
         try (RespClient c = connectAdmin()) {
-            return section == null || section.isEmpty() ? parseInfo(c.command("INFO")) : info(c, section);
+            return parseInfo(section == null || section.isEmpty() ? c.command("INFO") : c.command("INFO", section));
         }
     }
 
@@ -421,7 +291,7 @@ public final class RedisServer implements AutoCloseable {
      */
     public List<Object> commandsOnOneConnection(String[]... commands) {
         try (RespClient c = connectAdmin()) {
-            List<Object> replies = new java.util.ArrayList<>();
+            List<Object> replies = new ArrayList<>();
             for (String[] command : commands) {
                 replies.add(c.command(command));
             }
@@ -437,26 +307,12 @@ public final class RedisServer implements AutoCloseable {
 
     private RespClient connectAdmin() {
         requireRunning("send a command to");
-        RespClient c = open(ADMIN_TIMEOUT);
-        try {
-            authenticate(c);
-        } catch (RuntimeException e) {
-            c.close();
-            throw e;
-        }
-        return c;
+        return admin.connect(host(), port(), ADMIN_TIMEOUT);
     }
 
-    /**
-     * Logs {@code c} in as the test kit's administrator: with the requirepass password, or as
-     * {@link RedisServerBuilder#ADMIN_USER} when the default user is restricted; nothing otherwise.
-     */
+    /** Logs {@code c} in as the test kit's administrator (see {@link ServerAdmin#login}). */
     void authenticate(RespClient c) {
-        if (config.adminPassword != null) {
-            c.auth(RedisServerBuilder.ADMIN_USER, config.adminPassword);
-        } else if (config.requirePass != null) {
-            c.auth(config.requirePass);
-        }
+        admin.login(c);
     }
 
     /** The test kit administrator's password when the default user is restricted, else {@code null}. */
@@ -469,21 +325,8 @@ public final class RedisServer implements AutoCloseable {
         return config.defaultUserRules != null;
     }
 
-    private RespClient open(Duration timeout) {
-        return config.tls != null
-                ? RespClient.connect(host(), port, timeout, config.tls.adminSslContext())
-                : RespClient.connect(host(), port, timeout);
-    }
-
     private void requireRunning(String action) {
-        if (!isRunning()) {
-            throw new IllegalStateException("cannot " + action + " redis-server on " + address()
-                    + ": it is not running" + (closed ? " (closed)" : " (stopped or killed)"));
-        }
-    }
-
-    private static Map<String, String> info(RespClient c, String section) {
-        return parseInfo(c.command("INFO", section));
+        process.requireRunning(action);
     }
 
     static Map<String, String> parseInfo(Object reply) {
@@ -498,13 +341,6 @@ public final class RedisServer implements AutoCloseable {
             }
         }
         return map;
-    }
-
-    private static void killQuietly(Process p) {
-        p.destroyForcibly();
-        if (!ProcessSupport.waitFor(p, Duration.ofSeconds(10))) {
-            log.warn("redis-server pid {} did not exit 10s after SIGKILL", p.pid());
-        }
     }
 
     private static String percentEncode(String s) {
@@ -523,17 +359,5 @@ public final class RedisServer implements AutoCloseable {
     @Override
     public String toString() {
         return "RedisServer[" + address() + (isTls() ? " (TLS)" : "") + (isRunning() ? ", pid " + pid() : ", not running") + "]";
-    }
-
-    private static final class StartFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final boolean addressInUse;
-        final String logs;
-
-        StartFailure(String message, boolean addressInUse, String logs) {
-            super(message, null, false, false);
-            this.addressInUse = addressInUse;
-            this.logs = logs;
-        }
     }
 }

@@ -1,5 +1,7 @@
 package io.coordis.testkit;
 
+import io.coordis.redis.runner.ProcessSupport;
+import io.coordis.redis.runner.RedisBinary;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -251,14 +253,7 @@ public final class RedisServerBuilder {
      *                               configuration (passwords masked) and the tail of the log
      */
     public RedisServer start() {
-        RedisServer server = new RedisServer(copy());
-        try {
-            server.launch();
-            return server;
-        } catch (RuntimeException e) {
-            server.close();
-            throw e;
-        }
+        return new RedisServer(copy());
     }
 
     /**
@@ -277,7 +272,7 @@ public final class RedisServerBuilder {
         } catch (TlsUnsupportedException e) {
             unsupported = e;
         }
-        java.nio.file.Path onPath = TestCertificates.findOnPath("redis-server");
+        Path onPath = ProcessSupport.findOnPath("redis-server");
         if (onPath != null && !onPath.equals(unsupported.binary().path())) {
             try {
                 return copy().binary(RedisBinary.of(onPath)).start();
@@ -320,118 +315,8 @@ public final class RedisServerBuilder {
         return b;
     }
 
+    /** The {@code redis.conf} text of a server of these options ({@link ServerConfig}). */
     String render(int port, Path dir, RedisBinary binary, boolean masked) {
-        StringBuilder conf = new StringBuilder();
-        line(conf, "port", Integer.toString(tls != null ? 0 : port));
-        line(conf, "bind", namespace != null ? namespace.address() : RedisServer.HOST);
-        if (namespace != null) {
-            line(conf, "protected-mode", "no"); // reached over the namespace's private link, not loopback
-        }
-        line(conf, "daemonize", "no");
-        line(conf, "dir", dir.toAbsolutePath().toString());
-        line(conf, "logfile", dir.resolve("redis.log").toAbsolutePath().toString());
-        TestCertificates certs = tls != null ? tls : replicaOf != null ? replicaOf.tlsCertificates() : null;
-        if (tls != null) {
-            line(conf, "tls-port", Integer.toString(port));
-        }
-        if (certs != null) {
-            TestCertificates.KeyPair own = tls != null && tlsServerCertificate != null ? tlsServerCertificate : certs.server();
-            line(conf, "tls-cert-file", own.certFile().toAbsolutePath().toString());
-            line(conf, "tls-key-file", own.keyFile().toAbsolutePath().toString());
-            line(conf, "tls-ca-cert-file", certs.caFile().toAbsolutePath().toString());
-            line(conf, "tls-auth-clients", tls != null && tlsAuthClients ? "yes" : "no");
-        }
-        if (replicaOf != null && replicaOf.isTls()) {
-            line(conf, "tls-replication", "yes");
-        }
-        if (sentinelLines != null) {
-            for (String[] tokens : sentinelLines) {
-                String[] shown = tokens.clone();
-                if (masked && tokens.length > 2 && tokens[1].equalsIgnoreCase("auth-pass")) {
-                    shown[tokens.length - 1] = "***";
-                }
-                line(conf, shown);
-            }
-            return conf.toString();
-        }
-        conf.append("save \"\"\n");
-        line(conf, "appendonly", appendOnly ? "yes" : "no");
-        if (appendFsync != null) {
-            line(conf, "appendfsync", appendFsync);
-        }
-        line(conf, "repl-diskless-sync-delay", "0");
-        if (requirePass != null) {
-            line(conf, "requirepass", masked ? "***" : requirePass);
-        }
-        if (defaultUserRules != null) {
-            List<String> tokens = new ArrayList<>(List.of("user", "default", "on", "nopass"));
-            tokens.addAll(defaultUserPatterns);
-            tokens.addAll(Arrays.asList(defaultUserRules.split("\\s+")));
-            line(conf, tokens.toArray(new String[0]));
-            line(conf, "user", ADMIN_USER, "on", ">" + (masked ? "***" : adminPassword), "~*", "&*", "+@all");
-        }
-        for (String[] u : aclUsers) {
-            List<String> tokens = new ArrayList<>(List.of("user", u[0], "on", ">" + (masked ? "***" : u[1])));
-            tokens.addAll(Arrays.asList(u).subList(2, u.length));
-            line(conf, tokens.toArray(new String[0]));
-        }
-        if (debugCommand && binary.majorVersion() >= 7) {
-            line(conf, "enable-debug-command", "yes");
-        }
-        if (adminPassword != null) {
-            // servers of one template share the administrator: replicate as it (also a master a failover
-            // turns into a replica)
-            line(conf, "masteruser", ADMIN_USER);
-            line(conf, "masterauth", masked ? "***" : adminPassword);
-        }
-        if (replicaOf != null) {
-            line(conf, "replicaof", replicaOf.host(), Integer.toString(replicaOf.port()));
-            if (adminPassword == null) {
-                replicaOf.password().ifPresent(pw -> line(conf, "masterauth", masked ? "***" : pw));
-            }
-        }
-        return conf.toString();
-    }
-
-    static List<String> maskArgs(List<String> args) {
-        List<String> out = new ArrayList<>();
-        boolean maskNext = false;
-        for (String a : args) {
-            if (maskNext) {
-                out.add("***");
-                maskNext = false;
-            } else if (a.startsWith(">")) {
-                out.add(">***");
-            } else {
-                out.add(a);
-                maskNext = a.equalsIgnoreCase("--requirepass") || a.equalsIgnoreCase("--masterauth");
-            }
-        }
-        return out;
-    }
-
-    private static void line(StringBuilder conf, String... tokens) {
-        for (int i = 0; i < tokens.length; i++) {
-            if (i > 0) {
-                conf.append(' ');
-            }
-            conf.append(quote(tokens[i]));
-        }
-        conf.append('\n');
-    }
-
-    private static String quote(String token) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char c : token.toCharArray()) {
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
+        return ServerConfig.render(this, port, dir, binary, masked);
     }
 }

@@ -1,5 +1,6 @@
 package io.coordis.testkit;
 
+import io.coordis.redis.runner.ProcessSupport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,22 +1,19 @@
 package io.coordis.testkit;
 
+import io.coordis.redis.runner.ProcessSupport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.slf4j.Logger;
@@ -40,8 +37,6 @@ public final class TestCertificates {
     public enum Generator { OPENSSL, KEYTOOL }
 
     private static final Logger log = LoggerFactory.getLogger(TestCertificates.class);
-    private static final String DAYS = "3650";
-    private static final String SAN = "IP:127.0.0.1,DNS:localhost";
     private static volatile TestCertificates shared;
 
     private final Path dir;
@@ -79,7 +74,7 @@ public final class TestCertificates {
                 }
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> ProcessSupport.deleteRecursively(dir),
                         "coordis-tls-cleanup"));
-                shared = generate(dir, findOnPath("openssl") != null ? Generator.OPENSSL : Generator.KEYTOOL);
+                shared = generate(dir, ProcessSupport.findOnPath("openssl") != null ? Generator.OPENSSL : Generator.KEYTOOL);
             }
             return shared;
         }
@@ -90,9 +85,9 @@ public final class TestCertificates {
         long start = System.nanoTime();
         try {
             if (generator == Generator.OPENSSL) {
-                withOpenssl(dir);
+                CertificateFiles.openssl(dir);
             } else {
-                withKeytool(dir);
+                CertificateFiles.keytool(dir);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot generate TLS test certificates in " + dir + " with " + generator, e);
@@ -171,13 +166,13 @@ public final class TestCertificates {
             if (extras) {
                 return;
             }
-            if (findOnPath("openssl") == null) {
+            if (ProcessSupport.findOnPath("openssl") == null) {
                 throw new IllegalStateException("client and failure-case TLS test certificates need the openssl command "
                         + "on the PATH (install the openssl package)");
             }
             long start = System.nanoTime();
             try {
-                extrasWithOpenssl(dir);
+                CertificateFiles.opensslExtras(dir);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot generate TLS test certificates in " + dir, e);
             }
@@ -244,40 +239,6 @@ public final class TestCertificates {
         }
     }
 
-    private static void extrasWithOpenssl(Path dir) throws IOException {
-        Files.writeString(dir.resolve("client.ext"), "basicConstraints=CA:FALSE\n"
-                + "keyUsage=critical,digitalSignature,keyEncipherment\n"
-                + "extendedKeyUsage=clientAuth\n", StandardCharsets.US_ASCII);
-        if (!Files.exists(dir.resolve("server.ext"))) {
-            Files.writeString(dir.resolve("server.ext"), "basicConstraints=CA:FALSE\n"
-                    + "keyUsage=critical,digitalSignature,keyEncipherment\n"
-                    + "extendedKeyUsage=serverAuth,clientAuth\n"
-                    + "subjectAltName=" + SAN + "\n", StandardCharsets.US_ASCII);
-        }
-        Files.writeString(dir.resolve("ip-server.ext"), "basicConstraints=CA:FALSE\n"
-                + "keyUsage=critical,digitalSignature,keyEncipherment\n"
-                + "extendedKeyUsage=serverAuth,clientAuth\n"
-                + "subjectAltName=IP:127.0.0.1\n", StandardCharsets.US_ASCII);
-        run(dir, "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", "other-ca.key", "-out", "other-ca.crt", "-days", DAYS, "-subj", "/CN=Coordis Other Test CA",
-                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
-        signed(dir, "client", "/CN=coordis-client", "ca", "client.ext", DAYS);
-        signed(dir, "other-client", "/CN=coordis-client", "other-ca", "client.ext", DAYS);
-        // notAfter a day before notBefore: expired from the start (openssl 3.0 has no -not_after for x509 -req)
-        signed(dir, "expired-client", "/CN=coordis-client", "ca", "client.ext", "-1");
-        signed(dir, "other-server", "/CN=127.0.0.1", "other-ca", "server.ext", DAYS);
-        signed(dir, "ip-server", "/CN=127.0.0.1", "ca", "ip-server.ext", DAYS);
-    }
-
-    private static void signed(Path dir, String name, String subject, String ca, String ext, String days)
-            throws IOException {
-        run(dir, "openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", name + ".key", "-out", name + ".csr", "-subj", subject);
-        run(dir, "openssl", "x509", "-req", "-in", name + ".csr", "-CA", ca + ".crt", "-CAkey", ca + ".key",
-                "-set_serial", Long.toString(System.nanoTime() & Long.MAX_VALUE), "-out", name + ".crt",
-                "-days", days, "-extfile", ext);
-    }
-
     /** The directory holding the files. */
     public Path dir() {
         return dir;
@@ -325,114 +286,5 @@ public final class TestCertificates {
     @Override
     public String toString() {
         return "TestCertificates[" + dir + " (" + generator + ")]";
-    }
-
-    private static void withOpenssl(Path dir) throws IOException {
-        Files.writeString(dir.resolve("server.ext"), "basicConstraints=CA:FALSE\n"
-                + "keyUsage=critical,digitalSignature,keyEncipherment\n"
-                + "extendedKeyUsage=serverAuth,clientAuth\n"
-                + "subjectAltName=" + SAN + "\n", StandardCharsets.US_ASCII);
-        run(dir, "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", "ca.key", "-out", "ca.crt", "-days", DAYS, "-subj", "/CN=Coordis Test CA",
-                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
-        run(dir, "openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1");
-        run(dir, "openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-                "-set_serial", Long.toString(System.nanoTime() & Long.MAX_VALUE), "-out", "server.crt",
-                "-days", DAYS, "-extfile", "server.ext");
-    }
-
-    private static void withKeytool(Path dir) throws IOException {
-        String keytool = keytool();
-        String pw = "changeit";
-        List<String> common = List.of("-storetype", "PKCS12", "-storepass", pw, "-keypass", pw);
-        run(dir, concat(List.of(keytool, "-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=Coordis Test CA", "-validity", DAYS, "-ext", "bc:c", "-ext", "ku:c=keyCertSign,cRLSign",
-                "-keystore", "ca.p12"), common));
-        run(dir, concat(List.of(keytool, "-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=127.0.0.1", "-validity", DAYS, "-keystore", "server.p12"), common));
-        run(dir, concat(List.of(keytool, "-certreq", "-alias", "server", "-keystore", "server.p12", "-file", "server.csr"),
-                common));
-        run(dir, concat(List.of(keytool, "-gencert", "-alias", "ca", "-keystore", "ca.p12", "-infile", "server.csr",
-                "-outfile", "server.crt", "-rfc", "-validity", DAYS, "-ext", "san=ip:127.0.0.1,dns:localhost",
-                "-ext", "ku:c=digitalSignature,keyEncipherment", "-ext", "eku=serverAuth,clientAuth"), common));
-        run(dir, concat(List.of(keytool, "-exportcert", "-alias", "ca", "-keystore", "ca.p12", "-rfc", "-file", "ca.crt"),
-                common));
-        try (InputStream in = Files.newInputStream(dir.resolve("server.p12"))) {
-            KeyStore ks = KeyStore.getInstance("PKCS12");
-            ks.load(in, pw.toCharArray());
-            PrivateKey key = (PrivateKey) ks.getKey("server", pw.toCharArray());
-            Files.writeString(dir.resolve("server.key"), pem("PRIVATE KEY", key.getEncoded()), StandardCharsets.US_ASCII);
-        } catch (GeneralSecurityException e) {
-            throw new IOException("cannot convert the keytool key store to PEM: " + e, e);
-        }
-        try (InputStream in = Files.newInputStream(dir.resolve("server.crt"))) {
-            ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in)).checkValidity();
-        } catch (GeneralSecurityException e) {
-            throw new IOException("cannot convert the keytool key store to PEM: " + e, e);
-        }
-    }
-
-    private static String pem(String type, byte[] der) {
-        return "-----BEGIN " + type + "-----\n"
-                + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)
-                + "\n-----END " + type + "-----\n";
-    }
-
-    private static String keytool() {
-        Path inJavaHome = Paths.get(System.getProperty("java.home"), "bin", "keytool");
-        if (Files.isExecutable(inJavaHome)) {
-            return inJavaHome.toString();
-        }
-        Path onPath = findOnPath("keytool");
-        if (onPath == null) {
-            throw new IllegalStateException("neither openssl nor keytool found: cannot generate TLS test certificates");
-        }
-        return onPath.toString();
-    }
-
-    private static List<String> concat(List<String> a, List<String> b) {
-        List<String> all = new ArrayList<>(a);
-        all.addAll(b);
-        return all;
-    }
-
-    private static void run(Path dir, String... command) throws IOException {
-        run(dir, List.of(command));
-    }
-
-    private static void run(Path dir, List<String> command) throws IOException {
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        try {
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " did not finish within 60 s");
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while running " + command.get(0), e);
-        }
-        if (p.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed with exit code " + p.exitValue() + ": " + out);
-        }
-    }
-
-    static Path findOnPath(String name) {
-        String pathEnv = System.getenv("PATH");
-        if (pathEnv == null) {
-            return null;
-        }
-        for (String d : pathEnv.split(java.io.File.pathSeparator)) {
-            if (!d.isEmpty()) {
-                Path candidate = Paths.get(d, name);
-                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                    return candidate;
-                }
-            }
-        }
-        return null;
     }
 }

@@ -1,5 +1,6 @@
 package io.coordis.testkit;
 
+import io.coordis.redis.runner.RedisBinary;
 import java.util.Locale;
 
 /**

@@ -2,6 +2,7 @@ package io.coordis.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.coordis.redis.runner.RedisBinary;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.coordis.redis.runner.ProcessSupport;
 import io.coordis.testkit.FaultProxy.Fault;
 import java.io.UncheckedIOException;
 import java.net.SocketTimeoutException;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.coordis.redis.runner.ProcessSupport;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

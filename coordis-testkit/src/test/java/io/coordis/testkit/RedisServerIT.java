@@ -3,6 +3,7 @@ package io.coordis.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.coordis.redis.runner.ProcessSupport;
 import java.io.UncheckedIOException;
 import java.net.SocketTimeoutException;
 import java.nio.file.Files;

@@ -3,6 +3,7 @@ package io.coordis.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.coordis.redis.runner.ProcessSupport;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

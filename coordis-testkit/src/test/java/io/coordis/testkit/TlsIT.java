@@ -3,6 +3,8 @@ package io.coordis.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.coordis.redis.runner.ProcessSupport;
+import io.coordis.redis.runner.RedisBinary;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ import io.coordis.CoordisException;
 import io.coordis.Urls;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.QueueOptions;
-import io.coordis.testkit.RedisServer;
+import io.coordis.redis.runner.RedisProcess;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -70,9 +70,9 @@ public class CoordisAutoConfiguration {
         if (properties.isEmbedded()) {
             EmbeddedRedis server = embedded.getIfAvailable();
             if (server == null) {
-                throw new ConfigurationProblem("coordis.embedded=true needs io.coordis:coordis-testkit on the "
+                throw new ConfigurationProblem("coordis.embedded=true needs io.coordis:coordis-redis-runner on the "
                         + "class path, which starts the redis-server",
-                        "Add the dependency io.coordis:coordis-testkit (development only), or set "
+                        "Add the dependency io.coordis:coordis-redis-runner (development only), or set "
                                 + "coordis.urls=redis://host:6379 and remove coordis.embedded.");
             }
             return server.urls();
@@ -101,7 +101,7 @@ public class CoordisAutoConfiguration {
 
     /** The development server; started only when the client needs it. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(RedisServer.class)
+    @ConditionalOnClass(RedisProcess.class)
     @ConditionalOnProperty(name = "coordis.embedded", havingValue = "true")
     static class Embedded {
         @Bean(destroyMethod = "close")

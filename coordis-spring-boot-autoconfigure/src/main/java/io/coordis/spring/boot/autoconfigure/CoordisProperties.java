@@ -30,8 +30,9 @@ public class CoordisProperties {
     private Duration commandTimeout = Duration.ofSeconds(2);
 
     /**
-     * Development only: with no URL, start a redis-server (from PATH, else the one in the coordis-testkit
-     * artifact) for this application and stop it on shutdown. Needs coordis-testkit on the class path.
+     * Development only: with no URL, start a redis-server (from PATH, else the one shipped with the
+     * coordis-redis-runner artifact) for this application and stop it on shutdown. Needs coordis-redis-runner on the
+     * class path.
      */
     private boolean embedded = false;
 

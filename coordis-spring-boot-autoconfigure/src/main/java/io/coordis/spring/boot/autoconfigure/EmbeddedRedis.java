@@ -1,6 +1,6 @@
 package io.coordis.spring.boot.autoconfigure;
 
-import io.coordis.testkit.RedisServer;
+import io.coordis.redis.runner.RedisProcess;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -8,19 +8,19 @@ import java.util.List;
 
 /**
  * The development server of {@code coordis.embedded=true}: a real {@code redis-server} process started by the
- * test kit (from {@code PATH}, else the binary shipped in its Maven artifact) when the client first needs it,
+ * Redis runner (from {@code PATH}, else the embedded-redis binary it brings) when the client first needs it,
  * and stopped with the application context. Its data lives only as long as the process.
  */
 final class EmbeddedRedis implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedRedis.class);
 
-    private RedisServer server;
+    private RedisProcess server;
 
     /** The server's URL, starting it on first use. */
     synchronized RedisUrls urls() {
         if (server == null) {
             try {
-                server = RedisServer.builder().start();
+                server = RedisProcess.builder().start();
             } catch (RuntimeException e) {
                 throw new ConfigurationProblem("coordis.embedded=true could not start a redis-server: " + e.getMessage(),
                         "Put redis-server on the PATH (or set COORDIS_REDIS_SERVER to its path), or connect to a "

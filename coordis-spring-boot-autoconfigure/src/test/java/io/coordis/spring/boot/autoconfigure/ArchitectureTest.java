@@ -16,9 +16,14 @@ class ArchitectureTest {
     static final ArchTests coordis = ArchTests.in(ApiBoundary.class);
 
     @ArchTest
-    static final ArchRule testKitOnlyForTheDevelopmentServer = noClasses()
+    static final ArchRule runnerOnlyForTheDevelopmentServer = noClasses()
             .that().doNotHaveSimpleName("EmbeddedRedis").and().doNotHaveSimpleName("CoordisAutoConfiguration")
             .and().doNotHaveSimpleName("Embedded")
+            .should().dependOnClassesThat().resideInAPackage("io.coordis.redis.runner..")
+            .because("coordis-redis-runner is optional: only coordis.embedded=true may load it");
+
+    @ArchTest
+    static final ArchRule noTestKit = noClasses()
             .should().dependOnClassesThat().resideInAPackage("io.coordis.testkit..")
-            .because("coordis-testkit is optional: only coordis.embedded=true may load it");
+            .because("coordis-testkit is for tests; the development server comes from coordis-redis-runner");
 }

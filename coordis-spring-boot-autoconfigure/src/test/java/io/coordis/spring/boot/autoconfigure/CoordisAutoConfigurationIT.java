@@ -5,6 +5,7 @@ import io.coordis.CoordisException;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Lease;
 import io.coordis.queue.QueueOptions;
+import io.coordis.redis.runner.RedisProcess;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
@@ -296,9 +297,10 @@ class CoordisAutoConfigurationIT {
     }
 
     @Test
-    void embeddedWithoutTheTestKit() {
-        refused(runner.withPropertyValues("coordis.embedded=true").withClassLoader(new FilteredClassLoader(RedisServer.class)),
-                "coordis.embedded=true needs io.coordis:coordis-testkit", "Add the dependency io.coordis:coordis-testkit");
+    void embeddedWithoutTheRunner() {
+        refused(runner.withPropertyValues("coordis.embedded=true").withClassLoader(new FilteredClassLoader(RedisProcess.class)),
+                "coordis.embedded=true needs io.coordis:coordis-redis-runner",
+                "Add the dependency io.coordis:coordis-redis-runner");
     }
 
     /** Only the auto-configurations under test, for a real {@link SpringApplication}. */

@@ -1,4 +1,4 @@
-package io.coordis.testkit;
+package io.coordis.redis.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

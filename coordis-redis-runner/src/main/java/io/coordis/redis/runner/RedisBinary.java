@@ -1,4 +1,4 @@
-package io.coordis.testkit;
+package io.coordis.redis.runner;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,6 +35,8 @@ import org.slf4j.LoggerFactory;
  * <p>The embedded binary is extracted once per machine into
  * {@code ${java.io.tmpdir}/coordis-redis-<resource>/redis-server}; it is written to a temporary file,
  * made executable and atomically moved into place, so concurrent JVMs never run a partial file.
+ *
+ * <p>Instances are immutable and safe to share between threads.
  */
 public final class RedisBinary {
 
@@ -81,7 +83,7 @@ public final class RedisBinary {
         if (env != null && !env.isBlank()) {
             return configured(env, Source.ENVIRONMENT, "environment variable " + SERVER_ENV);
         }
-        Path onPath = findOnPath("redis-server");
+        Path onPath = ProcessSupport.findOnPath("redis-server");
         if (onPath != null) {
             return new RedisBinary(onPath, Source.PATH);
         }
@@ -112,7 +114,8 @@ public final class RedisBinary {
         Path dir = Paths.get(System.getProperty("java.io.tmpdir"), "coordis-redis-" + resource.substring("redis-server-".length()));
         Path target = dir.resolve("redis-server");
         synchronized (EXTRACT_LOCK) {
-            try (InputStream in = RedisBinary.class.getResourceAsStream("/" + resource)) {
+            // through the class loader: on the module path the binaries lie in another module's unnamed package
+            try (InputStream in = RedisBinary.class.getClassLoader().getResourceAsStream(resource)) {
                 if (in == null) {
                     throw new IllegalStateException("embedded redis binary /" + resource
                             + " is not on the classpath (is com.github.codemonstur:embedded-redis a dependency?)");
@@ -199,23 +202,6 @@ public final class RedisBinary {
             throw new IllegalStateException(origin + " names " + value + ", which is not an executable file");
         }
         return new RedisBinary(p.toAbsolutePath(), source);
-    }
-
-    private static Path findOnPath(String name) {
-        String pathEnv = System.getenv("PATH");
-        if (pathEnv == null) {
-            return null;
-        }
-        for (String dir : pathEnv.split(java.io.File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path candidate = Paths.get(dir, name);
-            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                return candidate.toAbsolutePath();
-            }
-        }
-        return null;
     }
 
     static String embeddedResource() {

@@ -1,5 +1,6 @@
-package io.coordis.testkit;
+package io.coordis.redis.runner;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -20,11 +21,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Process, port and file helpers shared by the test kit. Owns the JVM shutdown hook that kills every
- * redis-server still registered, so no server outlives the JVM after a normal exit or Ctrl-C.
- * (Nothing can clean up after {@code kill -9} of the JVM itself.)
+ * Process, port and file routines of the runner, public for the test kit built on it. Owns the JVM shutdown hook
+ * that kills every redis-server still registered, so no server outlives the JVM after a normal exit or Ctrl-C.
+ * (Nothing can clean up after {@code kill -9} of the JVM itself.) All methods are safe from any thread.
  */
-final class ProcessSupport {
+public final class ProcessSupport {
 
     private static final Map<Process, Path> LIVE = new ConcurrentHashMap<>();
     private static final Deque<Integer> RECENT_PORTS = new ArrayDeque<>();
@@ -70,7 +71,7 @@ final class ProcessSupport {
      * so parallel starts do not race for the same number; another process can still take it, which
      * callers handle by retrying.
      */
-    static int freePort() {
+    public static int freePort() {
         for (int attempt = 0; attempt < 50; attempt++) {
             int port;
             try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -89,6 +90,27 @@ final class ProcessSupport {
             }
         }
         throw new IllegalStateException("no free loopback port found after 50 attempts");
+    }
+
+    /**
+     * The absolute path of the executable {@code name} in the first directory of the {@code PATH} holding one, or
+     * {@code null}.
+     */
+    public static Path findOnPath(String name) {
+        String pathEnv = System.getenv("PATH");
+        if (pathEnv == null) {
+            return null;
+        }
+        for (String dir : pathEnv.split(File.pathSeparator)) {
+            if (dir.isEmpty()) {
+                continue;
+            }
+            Path candidate = Paths.get(dir, name);
+            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                return candidate.toAbsolutePath();
+            }
+        }
+        return null;
     }
 
     /** Sends a signal ({@code "STOP"}, {@code "CONT"}, ...) using the system {@code kill} command. */
@@ -148,7 +170,12 @@ final class ProcessSupport {
         }
     }
 
-    static void sleep(Duration d) {
+    /**
+     * Sleeps for {@code d}.
+     *
+     * @throws IllegalStateException if interrupted (the thread's interrupt flag is set again)
+     */
+    public static void sleep(Duration d) {
         try {
             Thread.sleep(d.toMillis());
         } catch (InterruptedException e) {
@@ -158,7 +185,7 @@ final class ProcessSupport {
     }
 
     /** The last {@code lines} lines of a text file, or a note if it cannot be read. */
-    static String tail(Path file, int lines) {
+    public static String tail(Path file, int lines) {
         try {
             if (!Files.exists(file)) {
                 return "(" + file.getFileName() + " does not exist)";
@@ -170,7 +197,8 @@ final class ProcessSupport {
         }
     }
 
-    static void deleteRecursively(Path dir) {
+    /** Deletes {@code dir} and everything below it, as far as it can; never throws. */
+    public static void deleteRecursively(Path dir) {
         if (dir == null || !Files.exists(dir)) {
             return;
         }

@@ -1,0 +1,348 @@
+package io.coordis.redis.runner;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real {@code redis-server} running as a child process of this JVM on a loopback port, with its own temporary
+ * directory (config file, log file, data files).
+ *
+ * <p>The server is never daemonized and, with the default options, binds only {@code 127.0.0.1}, persists nothing
+ * and needs no password. The configuration is written to {@code redis.conf} in the server's directory, so
+ * passwords do not appear in the process list. Every server still running when the JVM exits is killed by a
+ * shutdown hook.
+ *
+ * <p>Methods that change the process state are synchronized; the accessors are safe from any thread.
+ */
+public final class RedisProcess implements AutoCloseable {
+
+    /** The address servers bind to unless told otherwise. */
+    public static final String HOST = "127.0.0.1";
+    /** The name of the server's log file inside its {@link #dir()}. */
+    public static final String LOG_FILE = "redis.log";
+
+    private static final Logger log = LoggerFactory.getLogger(RedisProcess.class);
+    private static final String OUTPUT_FILE = "stdout.log";
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
+    private static final int START_ATTEMPTS = 5;
+
+    private final RedisProcessBuilder options;
+    private final RedisBinary binary;
+    private final Path dir;
+    private final RedisProcessBuilder.Probe probe;
+    private volatile int port;
+    private volatile Process process;
+    private volatile boolean paused;
+    private volatile boolean closed;
+
+    RedisProcess(RedisProcessBuilder options) {
+        this.options = options;
+        this.binary = options.binary != null ? options.binary : RedisBinary.resolve();
+        try {
+            this.dir = Files.createTempDirectory("coordis-redis-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary directory for redis-server", e);
+        }
+        this.probe = options.probe != null ? options.probe : new Ping(logFile());
+        this.port = options.port;
+    }
+
+    /** A builder with the defaults described in the class documentation. */
+    public static RedisProcessBuilder builder() {
+        return new RedisProcessBuilder();
+    }
+
+    /**
+     * Starts a server with the default options; blocks until it answers (at most 10 s).
+     *
+     * @throws RedisStartException   if it does not come up, saying why
+     * @throws IllegalStateException if no binary is found (see {@link RedisBinary#resolve()})
+     */
+    public static RedisProcess start() {
+        return builder().start();
+    }
+
+    /** The address clients connect to: {@code "127.0.0.1"} unless the builder said otherwise. */
+    public String host() {
+        return options.host;
+    }
+
+    /** The TCP port; stays the same across {@link #restart(Duration)}. */
+    public int port() {
+        return port;
+    }
+
+    /** {@link #host()}{@code :PORT}. */
+    public String address() {
+        return host() + ":" + port;
+    }
+
+    /** {@code redis://HOST:PORT}: how a client with no password reaches a server of the default configuration. */
+    public String uri() {
+        return "redis://" + address();
+    }
+
+    /** PID of the current process. */
+    public long pid() {
+        Process p = process;
+        if (p == null) {
+            throw new IllegalStateException("redis-server for " + address() + " has no process (never started)");
+        }
+        return p.pid();
+    }
+
+    /** Version of the binary, e.g. {@code "7.0.15"}. */
+    public String version() {
+        return binary.version();
+    }
+
+    /** The binary this server runs. */
+    public RedisBinary binary() {
+        return binary;
+    }
+
+    /** The server's private directory (config, log, data files). Deleted by {@link #close()}. */
+    public Path dir() {
+        return dir;
+    }
+
+    /** The redis log file inside {@link #dir()}. */
+    public Path logFile() {
+        return dir.resolve(LOG_FILE);
+    }
+
+    /** True while the process is alive (also while paused). */
+    public boolean isRunning() {
+        Process p = process;
+        return p != null && p.isAlive();
+    }
+
+    /** True between {@link #pause()} and {@link #resume()}. */
+    public boolean isPaused() {
+        return paused && isRunning();
+    }
+
+    /** True once {@link #close()} has been called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    synchronized void launch() {
+        if (closed) {
+            throw new IllegalStateException("redis-server for " + address() + " is closed");
+        }
+        boolean fixedPort = port != 0;
+        for (int attempt = 1; ; attempt++) {
+            if (!fixedPort) {
+                port = ProcessSupport.freePort();
+            }
+            try {
+                process = spawnAndAwait();
+                paused = false;
+                log.debug("redis-server {} started on {} (pid {})", version(), address(), process.pid());
+                return;
+            } catch (RedisStartException f) {
+                if (!f.addressInUse() || attempt >= START_ATTEMPTS) {
+                    throw f;
+                }
+                log.debug("port {} already in use, retrying", port);
+                if (fixedPort) {
+                    ProcessSupport.sleep(Duration.ofMillis(100L * attempt));
+                }
+            }
+        }
+    }
+
+    private Process spawnAndAwait() {
+        Path conf = dir.resolve("redis.conf");
+        List<String> command = new ArrayList<>(List.of(binary.path().toString(), conf.toString()));
+        command.addAll(options.args);
+        Process p;
+        try {
+            Files.writeString(conf, render(false), StandardCharsets.UTF_8);
+            Files.deleteIfExists(logFile());
+            p = new ProcessBuilder(options.launcher.apply(command))
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(OUTPUT_FILE).toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + binary.path(), e);
+        }
+        ProcessSupport.register(p, dir);
+        long deadline = System.nanoTime() + options.startTimeout.toNanos();
+        String lastError = "no attempt yet";
+        while (true) {
+            if (!p.isAlive()) {
+                ProcessSupport.unregister(p);
+                throw failure("redis-server exited with code " + p.exitValue() + " before answering PING");
+            }
+            try {
+                String notYet = probe.check(host(), port, p.pid());
+                if (notYet == null) {
+                    return p;
+                }
+                lastError = notYet;
+            } catch (UncheckedIOException e) {
+                lastError = e.getMessage();
+            } catch (RuntimeException e) {
+                killQuietly(p);
+                ProcessSupport.unregister(p);
+                throw failure("redis-server rejected PING: " + e.getMessage());
+            }
+            if (System.nanoTime() > deadline) {
+                killQuietly(p);
+                ProcessSupport.unregister(p);
+                throw failure("redis-server did not answer PING within " + options.startTimeout
+                        + " (last error: " + lastError + ")");
+            }
+            ProcessSupport.sleep(Duration.ofMillis(20));
+        }
+    }
+
+    private RedisStartException failure(String what) {
+        String logTail = ProcessSupport.tail(logFile(), 30);
+        String outTail = ProcessSupport.tail(dir.resolve(OUTPUT_FILE), 15);
+        boolean inUse = logTail.contains("Address already in use") || outTail.contains("Address already in use");
+        List<String> shown = new ArrayList<>(List.of(binary.path().toString(), dir.resolve("redis.conf").toString()));
+        shown.addAll(RedisConfig.maskArgs(options.args));
+        String message = what + " on " + address() + "\ncommand: " + String.join(" ", shown)
+                + "\nconfig:\n" + render(true)
+                + "\nlog tail (" + logFile() + "):\n" + logTail
+                + "\nstdout/stderr tail:\n" + outTail;
+        return new RedisStartException(message, inUse, logTail + "\n" + outTail);
+    }
+
+    private String render(boolean masked) {
+        if (options.config != null) {
+            return options.config.render(port, dir, masked);
+        }
+        return RedisConfig.of(port, host(), dir).noSnapshots().line("appendonly", "no").toString();
+    }
+
+    /**
+     * Stops the server: asks it to exit (by default SIGTERM; resuming it first if paused), then SIGTERM and finally
+     * SIGKILL if it has not exited after 5 s each. Blocks until the process is gone. Idempotent; the directory is
+     * kept so {@link #restart(Duration)} can reuse it.
+     */
+    public synchronized void stop() {
+        Process p = process;
+        if (p == null || !p.isAlive()) {
+            return;
+        }
+        if (paused) {
+            resume();
+        }
+        try {
+            options.shutdown.request(this);
+        } catch (RuntimeException expected) {
+            // the server closes the connection while shutting down
+        }
+        if (!ProcessSupport.waitFor(p, STOP_TIMEOUT)) {
+            log.warn("redis-server {} (pid {}) did not exit when asked, sending SIGTERM", address(), p.pid());
+            p.destroy();
+            if (!ProcessSupport.waitFor(p, STOP_TIMEOUT)) {
+                killQuietly(p);
+            }
+        }
+        ProcessSupport.unregister(p);
+        log.debug("redis-server on {} stopped", address());
+    }
+
+    /** Kills the process with SIGKILL (no shutdown, no persistence) and blocks until it has exited. */
+    public synchronized void kill() {
+        Process p = process;
+        if (p != null) {
+            killQuietly(p);
+            ProcessSupport.unregister(p);
+        }
+        paused = false;
+    }
+
+    /**
+     * Freezes the process with SIGSTOP: connections stay open but nothing is answered, like a hung server or a long
+     * GC pause. Returns once the kernel reports the process stopped (on Linux; elsewhere right after the signal).
+     * Counts as paused from before the signal is sent, so that {@link #resume()} also continues a process whose
+     * pause was cut short (interrupted while {@code kill} ran).
+     *
+     * @throws IllegalStateException if the server is not running
+     */
+    public synchronized void pause() {
+        requireRunning("pause");
+        paused = true;
+        ProcessSupport.signal(pid(), "STOP");
+        ProcessSupport.awaitStopped(pid(), true, Duration.ofSeconds(2));
+    }
+
+    /** Continues a paused process with SIGCONT. No effect if not paused. */
+    public synchronized void resume() {
+        if (!paused || !isRunning()) {
+            paused = false;
+            return;
+        }
+        ProcessSupport.signal(pid(), "CONT");
+        ProcessSupport.awaitStopped(pid(), false, Duration.ofSeconds(2));
+        paused = false;
+    }
+
+    /**
+     * Kills the server with SIGKILL if it is running, waits {@code delay}, then starts it again on the same port,
+     * directory and options. Blocks until the new process answers (at most the start timeout, default 10 s).
+     *
+     * @throws IllegalStateException if the server was closed or does not come back in time
+     */
+    public synchronized void restart(Duration delay) {
+        kill();
+        if (!delay.isZero() && !delay.isNegative()) {
+            ProcessSupport.sleep(delay);
+        }
+        launch();
+    }
+
+    /** Stops the server (see {@link #stop()}) and deletes its directory. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            stop();
+        } finally {
+            closed = true;
+            ProcessSupport.deleteRecursively(dir);
+        }
+    }
+
+    /**
+     * Throws unless the process is alive.
+     *
+     * @param action what the caller was about to do, for the message ({@code "connect to"})
+     * @throws IllegalStateException naming the server and whether it was closed or stopped
+     */
+    public void requireRunning(String action) {
+        if (!isRunning()) {
+            throw new IllegalStateException("cannot " + action + " redis-server on " + address()
+                    + ": it is not running" + (closed ? " (closed)" : " (stopped or killed)"));
+        }
+    }
+
+    private static void killQuietly(Process p) {
+        p.destroyForcibly();
+        if (!ProcessSupport.waitFor(p, Duration.ofSeconds(10))) {
+            log.warn("redis-server pid {} did not exit 10s after SIGKILL", p.pid());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisProcess[" + address() + (isRunning() ? ", pid " + pid() : ", not running") + "]";
+    }
+}

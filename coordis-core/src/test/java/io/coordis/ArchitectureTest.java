@@ -57,9 +57,18 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule internalBelowThePrimitives = noClasses().that().resideInAPackage("io.coordis.internal..")
+            .and().resideOutsideOfPackage("io.coordis.internal.election..")
             .should().dependOnClassesThat().resideInAnyPackage(
                     "io.coordis.lock..", "io.coordis.election..", "io.coordis.signal..", "io.coordis.queue..",
                     "io.coordis.inspect..", "io.coordis.doctor..");
+
+    /** A primitive's implementation under {@code internal} sees its own API package and no other primitive's. */
+    @ArchTest
+    static final ArchRule internalElectionBelowTheOtherPrimitives = noClasses()
+            .that().resideInAPackage("io.coordis.internal.election..")
+            .should().dependOnClassesThat().resideInAnyPackage(
+                    "io.coordis.lock..", "io.coordis.signal..", "io.coordis.queue..", "io.coordis.inspect..",
+                    "io.coordis.doctor..");
 
     @ArchTest
     static final ArchRule lockAlone = alone("io.coordis.lock..");

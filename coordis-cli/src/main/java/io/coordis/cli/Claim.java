@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.election.Candidacy;
 import io.coordis.election.Leadership;
 import io.coordis.lock.Lease;
 import io.coordis.lock.Permit;
@@ -105,8 +106,11 @@ interface Claim {
         };
     }
 
-    /** A leadership as a claim: lost only when it is lost, not when {@link #release()} resigns it. */
-    static Claim of(Leadership leadership) {
+    /**
+     * A leadership of {@code candidacy} as a claim: lost only when it is lost, not when {@link #release()} resigns it;
+     * released, the candidacy is closed too.
+     */
+    static Claim of(Leadership leadership, Candidacy candidacy) {
         return new Claim() {
             @Override
             public String what() {
@@ -136,7 +140,11 @@ interface Claim {
 
             @Override
             public void release() {
-                leadership.resign();
+                try {
+                    leadership.resign();
+                } finally {
+                    candidacy.close(); // stops campaigning, and resigns a leadership won after this one was lost
+                }
             }
         };
     }

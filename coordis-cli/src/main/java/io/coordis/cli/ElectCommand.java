@@ -1,6 +1,9 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
+import io.coordis.CoordisException;
+import io.coordis.election.Candidacy;
+import io.coordis.election.CandidacyListener;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.Leader;
 import io.coordis.election.LeaderElection;
@@ -20,7 +23,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * {@code coordis elect NAME -- CMD...}: campaigns in the election NAME and runs CMD only while leader.
@@ -43,6 +50,8 @@ final class ElectCommand implements Callable<Integer> {
     static final String NAME_ENV = "COORDIS_ELECTION_NAME";
     static final String TERM_ENV = "COORDIS_ELECTION_TERM";
     static final String ID_ENV = "COORDIS_ELECTION_ID";
+    /** How long a grant that Redis has made may take to reach the candidacy's listener. */
+    private static final Duration GRANT_HOP = Duration.ofSeconds(1);
 
     @Parameters(index = "0", paramLabel = "NAME", description = "The election's name (the Redis key).")
     String name;
@@ -100,11 +109,30 @@ final class ElectCommand implements Callable<Integer> {
         try (Coordis coordis = Connections.open(List.of(url), spec, Connections.connectWithin(wait));
              Teardown teardown = new Teardown(grace, terminal).installHook()) {
             LeaderElection election = coordis.election(name, options);
-            Optional<Leadership> won = campaign(election, budget);
+            CompletableFuture<Leadership> granted = new CompletableFuture<>();
+            Candidacy candidacy = election.candidacy(new CandidacyListener() {
+                @Override
+                public void granted(Leadership leadership) {
+                    granted.complete(leadership);
+                }
+
+                @Override
+                public void failed(CoordisException failure) {
+                    granted.completeExceptionally(failure);
+                }
+            });
+            Optional<Leadership> won = Optional.empty();
+            try {
+                won = awaitGrant(election, granted, budget);
+            } finally {
+                if (won.isEmpty()) {
+                    candidacy.close(); // not elected in time, interrupted or failed: nothing is left held
+                }
+            }
             if (won.isEmpty()) {
                 return ExitCodes.NOT_ELECTED;
             }
-            Claim claim = Claim.of(won.get());
+            Claim claim = Claim.of(won.get(), candidacy);
             if (!teardown.adopt(claim)) {
                 return ExitCodes.SOFTWARE; // shutting down; the JVM's exit status wins
             }
@@ -113,23 +141,40 @@ final class ElectCommand implements Callable<Integer> {
         }
     }
 
-    private Optional<Leadership> campaign(LeaderElection election, Budget budget) throws InterruptedException {
-        Optional<Leadership> won = HeldRun.firstTry(wait != null, () -> election.campaign(Duration.ZERO));
-        if (won.isPresent()) {
-            return won;
+    /**
+     * Waits for the candidacy's grant within the budget, saying so when its first try did not win. The leader is read
+     * after that try, on the same connection, so the read tells whether it won: then its grant is on its way.
+     */
+    private Optional<Leadership> awaitGrant(LeaderElection election, CompletableFuture<Leadership> granted,
+                                            Budget budget) throws InterruptedException {
+        Optional<Leader> led = HeldRun.firstTry(wait != null, () -> Optional.of(election.leader())).flatMap(l -> l);
+        if (granted.isDone() || led.filter(l -> l.id().equals(election.candidateId())).isPresent()) {
+            Duration left = budget.left();
+            return grant(granted, left == null || left.compareTo(GRANT_HOP) > 0 ? left : GRANT_HOP);
         }
-        String led = quiet ? "" : HeldRun.firstTry(true, () -> Optional.of(election.leader()
-                .map(l -> "; " + describe(l)).orElse(""))).orElse("");
+        String other = quiet ? "" : led.map(l -> "; " + describe(l)).orElse("");
         if (wait == null) {
-            progress("campaigning for '" + name + "' as " + election.candidateId() + led);
-            return Optional.of(election.campaign());
+            progress("campaigning for '" + name + "' as " + election.candidateId() + other);
+            return grant(granted, null);
         }
-        progress("campaigning up to " + DurationText.format(wait) + " for '" + name + "' as " + election.candidateId() + led);
-        won = election.campaign(budget.left());
+        progress("campaigning up to " + DurationText.format(wait) + " for '" + name + "' as " + election.candidateId() + other);
+        Optional<Leadership> won = grant(granted, budget.left());
         if (won.isEmpty()) {
             progress("not elected leader of '" + name + "' within " + DurationText.format(wait));
         }
         return won;
+    }
+
+    /** The grant within {@code wait} ({@code null}: as long as it takes); a failed campaign is thrown. */
+    private static Optional<Leadership> grant(CompletableFuture<Leadership> granted, Duration wait)
+            throws InterruptedException {
+        try {
+            return Optional.of(wait == null ? granted.get() : granted.get(wait.toNanos(), TimeUnit.NANOSECONDS));
+        } catch (TimeoutException e) {
+            return Optional.empty();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        }
     }
 
     private static String describe(Leader leader) {

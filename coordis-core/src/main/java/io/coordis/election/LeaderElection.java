@@ -111,6 +111,15 @@ public interface LeaderElection extends AutoCloseable {
      */
     AutoCloseable observe(Consumer<LeaderEvent> events);
 
+    /**
+     * Starts a {@link Candidacy} of this candidate: it campaigns at once, leads until its leadership ends, campaigns
+     * again, and resigns when closed, telling {@code listener}. Does not block. Run one candidacy per candidate at a
+     * time: two would share its leadership.
+     *
+     * @throws IllegalStateException when this candidate was closed
+     */
+    Candidacy candidacy(CandidacyListener listener);
+
     /** Adds a listener for this candidate's leaderships. */
     void addListener(ElectionListener listener);
 

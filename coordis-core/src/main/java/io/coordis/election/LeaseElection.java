@@ -11,6 +11,7 @@ import io.coordis.internal.Named;
 import io.coordis.internal.Replicas;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
+import io.coordis.internal.election.StandingCandidacy;
 import io.coordis.internal.lease.LossScope;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.PubSubListener;
@@ -356,6 +357,11 @@ final class LeaseElection extends Named implements LeaderElection {
             watches.remove(watch);
             watch.close();
         };
+    }
+
+    @Override
+    public Candidacy candidacy(CandidacyListener listener) {
+        return StandingCandidacy.start(this, timer, listener);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.coordis.spring;
 
 import io.coordis.CoordisException;
+import io.coordis.election.Candidacy;
+import io.coordis.election.CandidacyListener;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
@@ -18,14 +20,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The application context's candidates, one per election that {@link LeaderOnly} methods name: each campaigns
- * on a thread of its own from the context's start, campaigns again after a lost leadership, and resigns when the
- * context stops, so another instance leads at once.
+ * The application context's candidates, one per election that {@link LeaderOnly} methods name: each is a
+ * {@link Candidacy} from the context's start, which campaigns again after a lost leadership without a thread of its
+ * own, and resigns when the context stops, so another instance leads at once.
  */
 final class LeaderCandidates implements SmartLifecycle, BeanFactoryAware {
     private static final Logger log = LoggerFactory.getLogger(LeaderCandidates.class);
-    /** After a failed campaign (Redis unreachable), the pause before the next. */
-    private static final Duration RETRY = Duration.ofSeconds(1);
 
     private final Map<String, Candidate> candidates = new LinkedHashMap<>();
     private Attributes attributes;
@@ -98,8 +98,7 @@ final class LeaderCandidates implements SmartLifecycle, BeanFactoryAware {
         final Duration ttl;
         final String declaredBy;
         private volatile LeaderElection election;
-        private volatile Thread campaigner;
-        private volatile boolean stopping;
+        private volatile Candidacy candidacy;
 
         Candidate(String name, Duration ttl, String declaredBy) {
             this.name = name;
@@ -108,56 +107,23 @@ final class LeaderCandidates implements SmartLifecycle, BeanFactoryAware {
         }
 
         void start(Attributes attributes) {
-            stopping = false;
-            election = attributes.coordis().election(name, ElectionOptions.defaults().withTtl(ttl));
-            Thread t = new Thread(this::campaign, "coordis-leader-" + name);
-            t.setDaemon(true);
-            campaigner = t;
-            t.start();
+            LeaderElection e = attributes.coordis().election(name, ElectionOptions.defaults().withTtl(ttl));
+            election = e;
+            // the candidacy logs its leaderships and failures; @LeaderOnly asks for the leadership when called
+            candidacy = e.candidacy(new CandidacyListener() {
+            });
         }
 
         Optional<Leadership> leadership() {
-            LeaderElection e = election;
-            return e == null ? Optional.empty() : e.leadership();
-        }
-
-        /** Campaigns, holds the leadership until it is lost, and again, until stopped. */
-        private void campaign() {
-            LeaderElection e = election;
-            while (!stopping) {
-                try {
-                    Leadership won = e.campaign();
-                    log.info("leading election '{}' (term {}) as {}", name, won.term(), e.candidateId());
-                    won.lost().toCompletableFuture().get();
-                    log.warn("lost the leadership of election '{}' (term {}); campaigning again", name, won.term());
-                } catch (InterruptedException ie) {
-                    return;
-                } catch (java.util.concurrent.ExecutionException | CoordisException failure) {
-                    if (stopping) {
-                        return;
-                    }
-                    log.warn("campaign for election '{}' failed: {}; trying again in {}", name, failure.getMessage(),
-                            io.coordis.DurationText.format(RETRY));
-                    try {
-                        Thread.sleep(RETRY.toMillis());
-                    } catch (InterruptedException ie) {
-                        return;
-                    }
-                }
-            }
+            Candidacy c = candidacy;
+            return c == null ? Optional.empty() : c.leadership();
         }
 
         /** Stops campaigning and resigns, so another candidate leads at once. */
         void stop() {
-            stopping = true;
-            Thread t = campaigner;
-            if (t != null) {
-                t.interrupt();
-                try {
-                    t.join(Duration.ofSeconds(5).toMillis());
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                }
+            Candidacy c = candidacy;
+            if (c != null) {
+                c.close();
             }
             LeaderElection e = election;
             if (e != null) {

@@ -1,7 +1,8 @@
 package io.coordis.spring.integration;
 
 import io.coordis.Coordis;
-import io.coordis.CoordisException;
+import io.coordis.election.Candidacy;
+import io.coordis.election.CandidacyListener;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
@@ -17,8 +18,7 @@ import org.springframework.integration.leader.event.LeaderEventPublisher;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
@@ -34,12 +34,12 @@ import java.util.function.Consumer;
  * first and then resign, so the next leader starts while this one's endpoints are already stopped. The context
  * carries the term ({@link LeadershipContext#term()}), the fencing number of the leader's writes.
  *
- * <p>One thread of its own per started initiator runs the campaign and the candidate's callbacks; an
- * {@code onGranted} that blocks delays the revocation of that term. Thread-safe.
+ * <p>No thread of its own: the campaign is a Coordis {@link Candidacy}, and the candidate's callbacks and the events
+ * run on the client's callback executor, one at a time and in order; an {@code onGranted} that blocks delays the
+ * revocation of that term. Thread-safe.
  */
 public final class CoordisLeaderInitiator implements SmartLifecycle, ApplicationEventPublisherAware {
     private static final Logger log = LoggerFactory.getLogger(CoordisLeaderInitiator.class);
-    private static final Duration STOP_WAIT = Duration.ofSeconds(10);
 
     private final Coordis coordis;
     private final Candidate candidate;
@@ -51,8 +51,8 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
     private volatile boolean autoStartup = true;
     private volatile int phase = Integer.MAX_VALUE - 1000;
     private volatile boolean running;
-    private volatile Thread worker;
     private volatile LeaderElection election;
+    private volatile Candidacy candidacy;
     private volatile Term current;
 
     /** A candidate with Coordis's default election options (TTL 15 s, renewed every 5 s). */
@@ -109,7 +109,7 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
         return t != null ? t : idle;
     }
 
-    /** Starts campaigning on a thread of its own; does nothing when running. */
+    /** Starts campaigning; does nothing when running. */
     @Override
     public void start() {
         lifecycle.lock();
@@ -122,10 +122,9 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
             }
             election = coordis.election(candidate.getRole(), options);
             running = true;
-            Thread t = new Thread(this::campaign, "coordis-leader-" + candidate.getRole());
-            t.setDaemon(true);
-            worker = t;
-            t.start();
+            Terms terms = new Terms();
+            candidacy = election.candidacy(terms);
+            terms.candidacy.complete(candidacy);
         } finally {
             lifecycle.unlock();
         }
@@ -133,7 +132,7 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
 
     /**
      * Stops campaigning; a leader is revoked (callbacks and event) and then resigns, so another candidate takes
-     * over at once. Blocks until that is done, at most 10 s.
+     * over at once. Blocks until that is done.
      */
     @Override
     public void stop() {
@@ -143,18 +142,7 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
                 return;
             }
             running = false;
-            Thread t = worker;
-            Term term = current;
-            if (term != null) {
-                term.end(false); // the worker revokes and resigns, then sees that it is not running
-            } else {
-                t.interrupt(); // ends the campaign
-            }
-            try {
-                t.join(STOP_WAIT.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            candidacy.close();
             election.close();
         } finally {
             lifecycle.unlock();
@@ -166,101 +154,41 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
         return running;
     }
 
-    private void campaign() {
-        while (running) {
-            Leadership leadership;
-            try {
-                leadership = election.campaign();
-            } catch (InterruptedException e) {
-                return;
-            } catch (CoordisException e) {
-                log.warn("campaign for role '{}' failed, trying again in {} ms: {}", candidate.getRole(),
-                        options.renewInterval().toMillis(), e.getMessage());
-                if (!pause(options.renewInterval())) {
-                    return;
-                }
-                continue;
-            }
+    /** The candidacy's leaderships as terms: granted and revoked to the candidate and as events. */
+    private final class Terms implements CandidacyListener {
+        /** The candidacy told, once {@code election.candidacy} returned it (a grant may come first). */
+        final CompletableFuture<Candidacy> candidacy = new CompletableFuture<>();
+
+        @Override
+        public void granted(Leadership leadership) {
             Term term = new Term(leadership);
             current = term;
-            leadership.lost().thenRun(() -> term.end(false));
-            boolean yielded = lead(term);
-            if (yielded && running) {
-                awaitAnotherLeader();
+            try {
+                candidate.onGranted(term);
+            } catch (RuntimeException | InterruptedException e) { // an interrupt ends the term, as a failure does
+                log.warn("the candidate for role '{}' failed when granted term {}; resigning", candidate.getRole(),
+                        term.term(), e);
+                candidacy.thenAccept(c -> c.resign(Duration.ZERO));
+                return;
             }
+            publish(p -> p.publishOnGranted(CoordisLeaderInitiator.this, term, candidate.getRole()), "granted");
         }
-    }
 
-    /** Grants {@code term}, waits for its end, revokes it, resigns; true when it ended by a yield. */
-    private boolean lead(Term term) {
-        if (!running) {
+        @Override
+        public void revoked(Leadership leadership) {
+            Term ended = current;
+            if (ended == null || ended.leadership != leadership) {
+                ended = new Term(leadership);
+            }
             current = null;
-            resign(term);
-            return false;
-        }
-        try {
-            candidate.onGranted(term);
-            publish(p -> p.publishOnGranted(this, term, candidate.getRole()), "granted");
-            term.ended.await();
-        } catch (InterruptedException e) {
-            // stopping: the term ends below
-        } catch (RuntimeException e) {
-            log.warn("the candidate for role '{}' failed when granted term {}; resigning", candidate.getRole(),
-                    term.term(), e);
-        } finally {
-            term.end(false);
-            current = null;
-            Thread.interrupted(); // the revocation below runs whole, also when stopping
+            ended.ended = true;
+            Term term = ended;
             try {
                 candidate.onRevoked(term);
             } catch (RuntimeException e) {
                 log.warn("the candidate for role '{}' failed when revoked", candidate.getRole(), e);
             }
-            publish(p -> p.publishOnRevoked(this, term, candidate.getRole()), "revoked");
-            resign(term);
-        }
-        return term.yielded;
-    }
-
-    private void resign(Term term) {
-        try {
-            term.leadership.resign();
-        } catch (CoordisException e) {
-            log.warn("resigning term {} of role '{}' failed; it expires by its TTL: {}", term.term(),
-                    candidate.getRole(), e.getMessage());
-        }
-    }
-
-    /** After a yield: waits until another candidate leads, at most a third of the TTL, so the yield is not undone. */
-    private void awaitAnotherLeader() {
-        CountDownLatch other = new CountDownLatch(1);
-        AutoCloseable watch;
-        try {
-            watch = election.observe(e -> e.leader().filter(l -> !l.id().equals(election.candidateId()))
-                    .ifPresent(l -> other.countDown()));
-        } catch (CoordisException e) {
-            log.debug("cannot watch role '{}' after a yield: {}", candidate.getRole(), e.getMessage());
-            return;
-        }
-        try {
-            other.await(options.renewInterval().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            try {
-                watch.close();
-            } catch (Exception e) {
-                log.debug("closing the watch of role '{}' failed: {}", candidate.getRole(), e.getMessage());
-            }
-        }
-    }
-
-    private boolean pause(Duration d) {
-        try {
-            Thread.sleep(d.toMillis());
-            return true;
-        } catch (InterruptedException e) {
-            return false;
+            publish(p -> p.publishOnRevoked(CoordisLeaderInitiator.this, term, candidate.getRole()), "revoked");
         }
     }
 
@@ -285,18 +213,11 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
     /** One term of leadership, or the idle context (no leadership). */
     private final class Term implements LeadershipContext {
         private final Leadership leadership;
-        private final CountDownLatch ended = new CountDownLatch(1);
-        private volatile boolean yielded;
+        /** Revoked or yielded. */
+        private volatile boolean ended;
 
         Term(Leadership leadership) {
             this.leadership = leadership;
-        }
-
-        void end(boolean byYield) {
-            if (byYield && ended.getCount() > 0) {
-                yielded = true;
-            }
-            ended.countDown();
         }
 
         @Override
@@ -311,14 +232,15 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
 
         @Override
         public boolean isLeader() {
-            return leadership != null && ended.getCount() > 0 && leadership.isHeld();
+            return leadership != null && !ended && leadership.isHeld();
         }
 
         @Override
         public void yield() {
-            if (leadership != null) {
+            if (isLeader()) {
                 log.debug("role '{}' yields term {}", candidate.getRole(), term());
-                end(true);
+                ended = true;
+                candidacy.resign(options.renewInterval());
             }
         }
 

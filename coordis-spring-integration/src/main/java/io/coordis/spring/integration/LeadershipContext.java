@@ -28,8 +28,8 @@ public interface LeadershipContext extends Context {
     /**
      * Ends this term: the candidate's {@code onRevoked} and the revoked event run first (so that role-controlled
      * endpoints stop), then the leadership is resigned and the other candidates are woken to take over at once.
-     * This candidate waits for another leader (at most a third of the election's TTL) before it campaigns again.
-     * Returns at once; does nothing when the term is over.
+     * This candidate then stands aside for a third of the election's TTL before it campaigns again, so that another
+     * candidate takes over rather than this one again. Returns at once; does nothing when the term is over.
      */
     @Override
     void yield();

@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The commands the build runs once, against a redis-server of its own, so that the class-data archive written at
- * the JVM's exit ({@code -XX:ArchiveClassesAtExit}, beside the jar as {@code coordis.jsa}) holds the classes that
- * short commands load: parsing, connecting, a lock taken and released around a child process, a listing, help.
- * Prints nothing; a failure only makes the archive smaller, so it is reported and the build goes on.
+ * The commands the launcher runs once in the background, on a user's first command, against a redis-server of its
+ * own, so that the class-data archive written at the JVM's exit ({@code -XX:ArchiveClassesAtExit}, in the user's
+ * cache directory) holds the classes that short commands load: parsing, connecting, a lock taken and released around
+ * a child process, a listing, help. Prints nothing; a failure only makes the archive smaller.
  */
 final class Rehearsal {
     private Rehearsal() {

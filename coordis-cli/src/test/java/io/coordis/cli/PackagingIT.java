@@ -81,22 +81,13 @@ class PackagingIT {
     }
 
     @Test
-    void theLauncherUsesTheClassDataArchiveBuiltWithTheJarAndIgnoresOneThatDoesNotMatchWithoutAWord(@TempDir Path dir)
-            throws Exception {
-        assertThat(Path.of("target", "coordis.jsa")).as("recorded by 'mvn package' next to the jar").isNotEmptyFile();
-        Run archived = run(Map.of(), "", launcher(LAUNCHER, "-u", redis.uri(), "lock", "pkg:archived", "--", "true"));
-        assertThat(archived.status()).as(archived.err()).isZero();
-        assertThat(archived.err()).matches("coordis: acquired 'pkg:archived' \\(token \\d+\\)\n");
-
-        // a copy whose archive is not one the JVM can use (another JVM's, a damaged file): the same output
-        Path copy = dir.resolve("coordis");
-        Files.copy(LAUNCHER, copy);
-        Files.copy(Path.of("target", "coordis.jar"), dir.resolve("coordis.jar"));
-        Files.write(dir.resolve("coordis.jsa"), new byte[64 * 1024]);
-        Run damaged = run(Map.of(), "", launcher(copy, "-u", redis.uri(), "lock", "pkg:archived", "--", "true"));
-        assertThat(damaged.status()).as(damaged.err()).isZero();
-        assertThat(damaged.err()).matches("coordis: acquired 'pkg:archived' \\(token \\d+\\)\n");
-        Run help = run(Map.of(), "", launcher(copy, "--help"));
+    void theLauncherWithoutACacheDirectoryRunsWithoutAnArchiveAndSaysNothingOfIt(@TempDir Path dir) throws Exception {
+        // COORDIS_CACHE_DIR set to nothing: no archive, no rehearsal, the same output
+        Run plain = run(Map.of("COORDIS_CACHE_DIR", ""), "", launcher(LAUNCHER, "-u", redis.uri(), "lock",
+                "pkg:archived", "--", "true"));
+        assertThat(plain.status()).as(plain.err()).isZero();
+        assertThat(plain.err()).matches("coordis: acquired 'pkg:archived' \\(token \\d+\\)\n");
+        Run help = run(Map.of("COORDIS_CACHE_DIR", dir.toString()), "", launcher(LAUNCHER, "--help"));
         assertThat(help.status()).isZero();
         assertThat(help.err()).isEmpty();
     }

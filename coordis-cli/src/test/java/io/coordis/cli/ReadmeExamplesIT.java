@@ -65,11 +65,12 @@ class ReadmeExamplesIT {
             "export COORDIS_URL=", "the test sets COORDIS_URL to its own server for every example",
             "redis-server ", "a Redis for the Spring Boot example, which ExampleApplicationIT starts on a server of its own",
             "java -jar examples/spring-boot/", "the Spring Boot example application, run by ExampleApplicationIT",
-            "curl -s 'localhost:8080/actuator/coordis", "a running application's endpoint, which ActuatorIT reads over HTTP");
+            "curl -s 'localhost:8080/actuator/coordis", "a running application's endpoint, which ActuatorIT reads over HTTP",
+            "tar xzf coordis-", "the distribution, unpacked into a fresh directory and run from there by DistributionIT");
 
     /** The tags a code block may have, besides {@code java excerpt=PATH}. */
     private static final List<String> TAGS = List.of("```sh", "```java", "```text", "```properties", "```yaml",
-            "```xml", "```json");
+            "```xml", "```json", "```kotlin");
 
     /** Examples whose documented status is not 0. */
     private static final Map<String, Integer> STATUS = Map.of(

@@ -1,5 +1,22 @@
 package io.coordis.cli;
 
+import io.coordis.cli.command.CompletionCommand;
+import io.coordis.cli.command.DoctorCommand;
+import io.coordis.cli.command.ElectCommand;
+import io.coordis.cli.command.ForceUnlockCommand;
+import io.coordis.cli.command.InspectCommand;
+import io.coordis.cli.command.LeaderCommand;
+import io.coordis.cli.command.LockCommand;
+import io.coordis.cli.command.LsCommand;
+import io.coordis.cli.command.SemaphoreCommand;
+import io.coordis.cli.command.SignalCommand;
+import io.coordis.cli.command.WaitCommand;
+import io.coordis.cli.dashboard.DashboardCommand;
+import io.coordis.cli.demo.DemoCommand;
+import io.coordis.cli.queue.QueueCommand;
+import io.coordis.cli.support.DurationParser;
+import io.coordis.cli.support.ErrorReporter;
+import io.coordis.cli.support.Terminal;
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;

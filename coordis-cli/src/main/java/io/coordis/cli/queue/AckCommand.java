@@ -1,0 +1,66 @@
+package io.coordis.cli.queue;
+
+import io.coordis.Coordis;
+import io.coordis.DurationText;
+import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.VersionProvider;
+import io.coordis.queue.Consumer;
+import io.coordis.queue.Delivery;
+import io.coordis.queue.Order;
+import io.coordis.queue.Outcome;
+import io.coordis.queue.QueueOptions;
+import io.coordis.queue.QueueStats;
+import io.coordis.queue.ReliableQueue;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/** {@code queue ack Q ID}. */
+@Command(name = "ack", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Acknowledge the delivery ID of queue Q (from 'pop --reliable'): the message is done.")
+final class AckCommand implements Callable<Integer> {
+    @Parameters(index = "1", paramLabel = "ID", description = "The delivery id.")
+    String id;
+
+    @Mixin
+    QueueTarget queue = new QueueTarget();
+
+    @Spec
+    CommandSpec spec;
+
+    private final Terminal terminal;
+
+    AckCommand(Terminal terminal) {
+        this.terminal = terminal;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        String name = queue.name();
+        try (Coordis coordis = queue.connect()) {
+            return QueueCommand.report(terminal, coordis.reliableQueue(name).ack(id), id);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+}

@@ -17,9 +17,9 @@ import io.coordis.cli.queue.QueueCommand;
 import io.coordis.cli.support.DurationParser;
 import io.coordis.cli.support.ErrorReporter;
 import io.coordis.cli.support.Terminal;
-import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
+import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -34,7 +34,7 @@ import java.util.function.Function;
  * can be told without parsing: building the model of a subcommand (its annotations, options, converters) is a
  * good part of a short command's start-up.
  */
-final class Commands {
+public final class Commands {
     private Commands() {
     }
 
@@ -88,12 +88,12 @@ final class Commands {
     }
 
     /** The whole {@code coordis} command with every subcommand. */
-    static CommandLine commandLine(Terminal terminal) {
+    public static CommandLine commandLine(Terminal terminal) {
         return commandLine(terminal, SUBCOMMANDS.keySet());
     }
 
     /** The {@code coordis} command with only the subcommands {@code names}. */
-    static CommandLine commandLine(Terminal terminal, Iterable<String> names) {
+    public static CommandLine commandLine(Terminal terminal, Iterable<String> names) {
         CoordisCommand root = new CoordisCommand(terminal);
         CommandLine cli = new CommandLine(root);
         for (String name : names) {

@@ -1,8 +1,10 @@
 package io.coordis.cli;
 
+import io.coordis.cli.command.LockCommand;
+import io.coordis.cli.support.Terminal;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine;
 
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;

@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.cli.support.ExitCodes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -1,12 +1,7 @@
 package io.coordis.cli.command;
 
 import io.coordis.Coordis;
-import io.coordis.election.ElectionOptions;
-import io.coordis.election.Leader;
-import io.coordis.election.LeaderElection;
-import io.coordis.election.Leadership;
 import io.coordis.DurationText;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.run.Budget;
 import io.coordis.cli.run.Claim;
 import io.coordis.cli.run.HeldRun;
@@ -14,9 +9,14 @@ import io.coordis.cli.run.Supervisor;
 import io.coordis.cli.run.Teardown;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
+import io.coordis.election.ElectionOptions;
+import io.coordis.election.Leader;
+import io.coordis.election.LeaderElection;
+import io.coordis.election.Leadership;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;

@@ -1,9 +1,9 @@
 package io.coordis.cli.command;
 
 import io.coordis.Coordis;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Json;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;

@@ -2,10 +2,10 @@ package io.coordis.cli.command;
 
 import io.coordis.Coordis;
 import io.coordis.WrongTypeException;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Json;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
@@ -22,7 +22,6 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 

@@ -1,9 +1,9 @@
 package io.coordis.cli.command;
 
 import io.coordis.Coordis;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Json;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
@@ -12,8 +12,8 @@ import io.coordis.cli.view.ObjectKind;
 import io.coordis.election.Leader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;

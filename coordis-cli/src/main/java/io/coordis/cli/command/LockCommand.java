@@ -1,9 +1,9 @@
 package io.coordis.cli.command;
 
 import io.coordis.DurationText;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.run.Claim;
 import io.coordis.cli.run.HeldRun;
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -55,43 +55,43 @@ public final class LockCommand implements Callable<Integer> {
     static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(500);
 
     @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name (the Redis key).")
-    String name;
+    public String name;
 
     @Parameters(index = "1..*", paramLabel = "CMD", description = "The command to run and its arguments, after --.")
-    List<String> command = new ArrayList<>();
+    public List<String> command = new ArrayList<>();
 
     @Option(names = "--ttl", paramLabel = "D", defaultValue = "30s",
             description = "How long the lock outlives this process if it dies without releasing; "
                     + "renewed every TTL/3. At least 100ms. Default: ${DEFAULT-VALUE}.")
-    Duration ttl;
+    public Duration ttl;
 
     @Option(names = {"-w", "--wait"}, paramLabel = "D",
             description = "Give up after waiting this long for the lock. Default: wait as long as it takes.")
-    Duration wait;
+    public Duration wait;
 
     @Option(names = "--shared",
             description = "Take a shared (read) hold: run beside other --shared holders, never beside an exclusive one.")
     boolean shared;
 
     @Option(names = {"-n", "--nonblock"}, description = "Do not wait: give up at once if the lock is held.")
-    boolean nonblock;
+    public boolean nonblock;
 
     @Option(names = {"-E", "--conflict-exit-code"}, paramLabel = "N", defaultValue = "1",
             description = "Exit status when the lock is not acquired (0-255). Default: ${DEFAULT-VALUE}.")
-    int conflictExitCode;
+    public int conflictExitCode;
 
     @Option(names = "--grace", paramLabel = "D", defaultValue = "10s",
             description = "After SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}.")
-    Duration grace;
+    public Duration grace;
 
     @Option(names = {"-q", "--quiet"}, description = "No progress messages; errors are still shown.")
-    boolean quiet;
+    public boolean quiet;
 
     @Option(names = "--node-timeout", paramLabel = "D",
             description = "Redlock only: how long one node may take to answer one step (acquire, renew, release). "
                     + "Default: a tenth of the TTL, at most 500ms: the first request to each node also opens the "
                     + "connection to it.")
-    Duration nodeTimeout;
+    public Duration nodeTimeout;
 
     @Option(names = "--no-restart-guard",
             description = {"Redlock only: count the vote of a node that has been up for less than the TTL + 1s. "
@@ -99,16 +99,16 @@ public final class LockCommand implements Callable<Integer> {
                     + "have forgotten a lock it granted, and could grant it twice.",
                     "Appropriate only when every node runs with appendonly yes and appendfsync always "
                             + "(or for throwaway test servers)."})
-    boolean noRestartGuard;
+    public boolean noRestartGuard;
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
+    public RedisUrls urls = new RedisUrls();
 
     @ParentCommand
     GlobalOptions parent;
 
     @Spec
-    CommandSpec spec;
+    public CommandSpec spec;
 
     private final Terminal terminal;
 
@@ -158,7 +158,7 @@ public final class LockCommand implements Callable<Integer> {
      * (at most 50 ms) because this process is new: its first request to each node waits for the
      * connection to open and for a cold JVM, which often takes longer than 50 ms.
      */
-    static Duration defaultNodeTimeout(Duration ttl) {
+    public static Duration defaultNodeTimeout(Duration ttl) {
         Duration tenth = ttl.dividedBy(10);
         return tenth.compareTo(MAX_DEFAULT_NODE_TIMEOUT) < 0 ? tenth : MAX_DEFAULT_NODE_TIMEOUT;
     }

@@ -1,9 +1,9 @@
 package io.coordis.cli.command;
 
 import io.coordis.DurationText;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.run.Claim;
 import io.coordis.cli.run.HeldRun;
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;

@@ -1,9 +1,10 @@
 package io.coordis.cli.demo;
 
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Program;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,10 +1,10 @@
 package io.coordis.cli.demo;
 
 import io.coordis.Urls;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;

@@ -1,42 +1,22 @@
 package io.coordis.cli.queue;
 
 import io.coordis.Coordis;
-import io.coordis.DurationText;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
-import io.coordis.queue.Consumer;
-import io.coordis.queue.Delivery;
 import io.coordis.queue.Order;
 import io.coordis.queue.Outcome;
 import io.coordis.queue.QueueOptions;
-import io.coordis.queue.QueueStats;
-import io.coordis.queue.ReliableQueue;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Base64;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**

@@ -23,7 +23,7 @@ public final class ExitCodes {
     /** EX_USAGE: bad arguments or options. */
     public static final int USAGE = 64;
     /** EX_DATAERR: a key holds a value of another type than Coordis expects. */
-    static final int DATA_ERROR = 65;
+    public static final int DATA_ERROR = 65;
     /**
      * EX_UNAVAILABLE: Redis cannot be reached, did not answer in time, or cannot serve now; for Redlock,
      * too few nodes could vote (down, too slow, or refused by the restart guard).
@@ -34,7 +34,7 @@ public final class ExitCodes {
     /** EX_TEMPFAIL: the lock (or, for {@code elect}, the leadership) was lost while the command ran; it was stopped. */
     public static final int LOCK_LOST = 75;
     /** EX_NOPERM: Redis refused the credentials or the ACL user lacks a permission. */
-    static final int NO_PERMISSION = 77;
+    public static final int NO_PERMISSION = 77;
     /** As in sh(1): the command was found but cannot be executed. */
     public static final int CANNOT_EXECUTE = 126;
     /** As in sh(1): the command was not found. */

@@ -17,5 +17,5 @@ public final class RedisUrls {
                     + "for Redlock over independent masters. Default: $" + GlobalOptions.URL_ENV
                     + " (one URL or a comma-separated list), else " + GlobalOptions.DEFAULT_URL
                     + " (demo: a redis-server of its own).")
-    List<String> given = new ArrayList<>();
+    public List<String> given = new ArrayList<>();
 }

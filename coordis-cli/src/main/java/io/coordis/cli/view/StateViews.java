@@ -1,12 +1,9 @@
 package io.coordis.cli.view;
 
 import io.coordis.inspect.ElectionState;
-import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
 import io.coordis.inspect.SemaphoreState;
 import io.coordis.inspect.SignalState;
-import io.coordis.lock.AuditEntry;
-import io.coordis.lock.LockHolder;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -14,11 +11,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
 
 import static io.coordis.cli.view.Cells.count;
 import static io.coordis.cli.view.Cells.number;

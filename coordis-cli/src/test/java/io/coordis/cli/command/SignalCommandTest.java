@@ -1,5 +1,9 @@
-package io.coordis.cli;
+package io.coordis.cli.command;
 
+import io.coordis.cli.Commands;
+import io.coordis.cli.InProcess;
+import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.Terminal;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine.ParseResult;
 

@@ -1,4 +1,4 @@
-package io.coordis.cli;
+package io.coordis.cli.support;
 
 import io.coordis.AccessDeniedException;
 import io.coordis.CommandRejectedException;
@@ -42,7 +42,7 @@ class ExitCodesTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Terminal terminal = new Terminal(new ByteArrayInputStream(new byte[0]), new PrintStream(new ByteArrayOutputStream()),
                 new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
-        ErrorReporter reporter = new ErrorReporter(terminal, new CoordisCommand(terminal));
+        ErrorReporter reporter = new ErrorReporter(terminal, new GlobalOptions(terminal));
         int status = reporter.handleExecutionException(new IllegalStateException("counter went backwards\nmore"),
                 null, null);
         assertThat(status).isEqualTo(70);

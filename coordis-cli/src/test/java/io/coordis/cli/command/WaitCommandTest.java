@@ -1,5 +1,8 @@
-package io.coordis.cli;
+package io.coordis.cli.command;
 
+import io.coordis.cli.Commands;
+import io.coordis.cli.InProcess;
+import io.coordis.cli.support.Terminal;
 import io.coordis.signal.Signal;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine.ParseResult;

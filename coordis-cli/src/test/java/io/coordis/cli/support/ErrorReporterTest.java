@@ -1,4 +1,4 @@
-package io.coordis.cli;
+package io.coordis.cli.support;
 
 import io.coordis.lock.NodeVote;
 import io.coordis.lock.QuorumUnavailableException;

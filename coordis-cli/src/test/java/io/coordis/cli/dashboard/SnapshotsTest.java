@@ -1,4 +1,4 @@
-package io.coordis.cli;
+package io.coordis.cli.dashboard;
 
 import org.junit.jupiter.api.Test;
 

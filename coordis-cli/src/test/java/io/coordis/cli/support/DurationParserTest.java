@@ -1,4 +1,4 @@
-package io.coordis.cli;
+package io.coordis.cli.support;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -54,18 +54,18 @@ public final class Commands {
     private static Map<String, Function<Terminal, Object>> subcommands() {
         Map<String, Function<Terminal, Object>> all = new LinkedHashMap<>();
         all.put("lock", LockCommand::new);
-        all.put("semaphore", SemaphoreCommand::new);
+        all.put("semaphore", SemaphoreCommand::create);
         all.put("signal", SignalCommand::new);
         all.put("wait", WaitCommand::new);
-        all.put("demo", DemoCommand::new);
+        all.put("demo", DemoCommand::create);
         all.put("elect", ElectCommand::new);
-        all.put("leader", LeaderCommand::new);
+        all.put("leader", LeaderCommand::create);
         all.put("queue", QueueCommand::create);
-        all.put("ls", LsCommand::new);
+        all.put("ls", LsCommand::create);
         all.put("inspect", InspectCommand::new);
         all.put("dashboard", DashboardCommand::new);
-        all.put("force-unlock", ForceUnlockCommand::new);
-        all.put("doctor", DoctorCommand::new);
+        all.put("force-unlock", ForceUnlockCommand::create);
+        all.put("doctor", DoctorCommand::create);
         all.put("completion", CompletionCommand::new);
         return all;
     }

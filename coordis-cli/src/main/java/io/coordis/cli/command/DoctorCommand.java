@@ -2,9 +2,11 @@ package io.coordis.cli.command;
 
 import io.coordis.Coordis;
 import io.coordis.cli.support.Connections;
+import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Json;
+import io.coordis.cli.support.OutputOption;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -20,6 +22,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,9 +58,8 @@ public final class DoctorCommand implements Callable<Integer> {
             description = "Warn when Redlock nodes' clocks differ by more. Default: ${DEFAULT-VALUE} (1%% of a 10 s TTL).")
     Duration maxSkew;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
-            description = "text (one line per finding) or json (one document). Default: text.")
-    String output;
+    @Mixin
+    OutputOption output = new OutputOption();
 
     @Option(names = "--remove-old-layout",
             description = "Instead of checking, delete the keys of the old per-name layout that are not in use, in "
@@ -81,9 +83,15 @@ public final class DoctorCommand implements Callable<Integer> {
         this.terminal = terminal;
     }
 
+    /** The {@code doctor} command, saying what its {@code -o} formats print. */
+    public static CommandLine create(Terminal terminal) {
+        return Descriptions.of(new DoctorCommand(terminal), "output",
+                "text (one line per finding) or json (one document). Default: text.");
+    }
+
     @Override
     public Integer call() throws InterruptedException {
-        boolean json = ObjectKind.json(output, spec);
+        boolean json = output.json(spec);
         if (maxSkew.isNegative() || maxSkew.isZero()) {
             throw new ParameterException(spec.commandLine(), "--max-skew must be positive, e.g. 100ms");
         }

@@ -4,12 +4,14 @@ import io.coordis.Coordis;
 import io.coordis.DurationText;
 import io.coordis.cli.run.Budget;
 import io.coordis.cli.run.Claim;
+import io.coordis.cli.run.GraceOption;
 import io.coordis.cli.run.HeldRun;
 import io.coordis.cli.run.Supervisor;
 import io.coordis.cli.run.Teardown;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
+import io.coordis.cli.support.QuietOption;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -70,15 +72,14 @@ public final class ElectCommand implements Callable<Integer> {
             description = "Give up after campaigning this long. Default: campaign as long as it takes.")
     Duration wait;
 
-    @Option(names = "--grace", paramLabel = "D", defaultValue = "10s",
-            description = "After SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}.")
-    Duration grace;
+    @Mixin
+    GraceOption grace = new GraceOption();
 
     @Option(names = "--observe", description = "Print the leader and term whenever they change; run no command.")
     boolean observe;
 
-    @Option(names = {"-q", "--quiet"}, description = "No progress messages; errors are still shown.")
-    boolean quiet;
+    @Mixin
+    QuietOption quiet = new QuietOption();
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -105,7 +106,7 @@ public final class ElectCommand implements Callable<Integer> {
         Budget budget = Budget.of(wait);
         // Closed in reverse order: the teardown stops the command and resigns while connected.
         try (Coordis coordis = Connections.open(List.of(url), spec, Connections.connectWithin(wait));
-             Teardown teardown = new Teardown(grace, terminal).installHook()) {
+             Teardown teardown = new Teardown(grace.duration(), terminal).installHook()) {
             LeaderElection election = coordis.election(name, options);
             Optional<Leadership> won = campaign(election, budget);
             if (won.isEmpty()) {
@@ -125,7 +126,7 @@ public final class ElectCommand implements Callable<Integer> {
         if (won.isPresent()) {
             return won;
         }
-        String led = quiet ? "" : HeldRun.firstTry(true, () -> Optional.of(election.leader()
+        String led = quiet.on() ? "" : HeldRun.firstTry(true, () -> Optional.of(election.leader()
                 .map(l -> "; " + describe(l)).orElse(""))).orElse("");
         if (wait == null) {
             progress("campaigning for '" + name + "' as " + election.candidateId() + led);
@@ -179,7 +180,7 @@ public final class ElectCommand implements Callable<Integer> {
                         + String.join(" ", command));
             }
         }
-        if (grace.isNegative()) {
+        if (grace.duration().isNegative()) {
             throw usage("--grace must not be negative");
         }
         if (wait != null && wait.isNegative()) {
@@ -202,7 +203,7 @@ public final class ElectCommand implements Callable<Integer> {
     }
 
     private void progress(String message) {
-        if (!quiet) {
+        if (!quiet.on()) {
             terminal.say(message);
         }
     }

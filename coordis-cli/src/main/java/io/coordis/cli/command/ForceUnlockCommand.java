@@ -2,9 +2,11 @@ package io.coordis.cli.command;
 
 import io.coordis.Coordis;
 import io.coordis.cli.support.Connections;
+import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Json;
+import io.coordis.cli.support.OutputOption;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -20,6 +22,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -61,9 +64,8 @@ public final class ForceUnlockCommand implements Callable<Integer> {
     @Option(names = "--legacy", description = "The lock is a legacy SETNX lock (its value is its expiry time).")
     boolean legacy;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
-            description = "text (default) or json.")
-    String output;
+    @Mixin
+    OutputOption output = new OutputOption();
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -80,13 +82,19 @@ public final class ForceUnlockCommand implements Callable<Integer> {
         this.terminal = terminal;
     }
 
+    /** The {@code force-unlock} command, saying what its {@code -o} formats print. */
+    public static CommandLine create(Terminal terminal) {
+        return Descriptions.of(new ForceUnlockCommand(terminal), "output",
+                "text (default) or json.");
+    }
+
     @Override
     public Integer call() {
         if (name.isBlank()) {
             throw usage("lock name must not be blank: name the lock to force open, e.g. nightly-report");
         }
-        if (!output.equals("text") && !output.equals("json")) {
-            throw usage("-o must be text or json, was '" + output + "'");
+        if (!output.format().equals("text") && !output.format().equals("json")) {
+            throw usage("-o must be text or json, was '" + output.format() + "'");
         }
         if (reason.length() > 1000) {
             throw usage("--reason is " + reason.length() + " characters long: keep it under 1000");
@@ -119,7 +127,7 @@ public final class ForceUnlockCommand implements Callable<Integer> {
                 terminal.say("warning: removed on only " + f.forcedNodes() + " of " + f.nodes() + " nodes; it may "
                         + "count as held until it expires on the others");
             }
-            terminal.output(output.equals("json") ? json(f) : text(f));
+            terminal.output(output.format().equals("json") ? json(f) : text(f));
             return ExitCodes.OK;
         }
     }

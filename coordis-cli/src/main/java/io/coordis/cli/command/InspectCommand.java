@@ -7,6 +7,7 @@ import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Json;
+import io.coordis.cli.support.OutputOption;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -47,9 +48,8 @@ public final class InspectCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "NAME", description = "The object's name (its Redis key or channel).")
     String name;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
-            description = "text or json (one JSON document). Default: text.")
-    String output;
+    @Mixin
+    OutputOption output = new OutputOption();
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -69,7 +69,7 @@ public final class InspectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         ObjectKind k = ObjectKind.parse(kind, spec, false);
-        boolean json = ObjectKind.json(output, spec);
+        boolean json = output.json(spec);
         if (name.isBlank()) {
             throw new ParameterException(spec.commandLine(), k.singular() + " name must not be blank: give the "
                     + k.singular() + "'s name, e.g. orders:42");

@@ -2,9 +2,11 @@ package io.coordis.cli.command;
 
 import io.coordis.Coordis;
 import io.coordis.cli.support.Connections;
+import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Json;
+import io.coordis.cli.support.OutputOption;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -18,6 +20,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -33,9 +36,8 @@ public final class LeaderCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "NAME", description = "The election's name (the Redis key).")
     String name;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
-            description = "text ('leader=ID term=T') or json ({\"name\",\"leader\",\"term\",\"ttlMillis\"}). Default: text.")
-    String output;
+    @Mixin
+    OutputOption output = new OutputOption();
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -52,13 +54,19 @@ public final class LeaderCommand implements Callable<Integer> {
         this.terminal = terminal;
     }
 
+    /** The {@code leader} command, saying what its {@code -o} formats print. */
+    public static CommandLine create(Terminal terminal) {
+        return Descriptions.of(new LeaderCommand(terminal), "output",
+                "text ('leader=ID term=T') or json ({\"name\",\"leader\",\"term\",\"ttlMillis\"}). Default: text.");
+    }
+
     @Override
     public Integer call() {
         if (name.isBlank()) {
             throw new ParameterException(spec.commandLine(), "election name must not be blank: name the election, "
                     + "e.g. reports:scheduler");
         }
-        boolean json = ObjectKind.json(output, spec);
+        boolean json = output.json(spec);
         try (Coordis coordis = Connections.open(parent.url(spec, urls), spec)) {
             Optional<Leader> leader = coordis.election(name).leader();
             if (leader.isEmpty()) {

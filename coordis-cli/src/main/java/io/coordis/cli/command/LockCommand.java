@@ -2,8 +2,11 @@ package io.coordis.cli.command;
 
 import io.coordis.DurationText;
 import io.coordis.cli.run.Claim;
+import io.coordis.cli.run.GraceOption;
 import io.coordis.cli.run.HeldRun;
+import io.coordis.cli.run.HeldRunOptions;
 import io.coordis.cli.support.GlobalOptions;
+import io.coordis.cli.support.QuietOption;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -55,43 +58,20 @@ public final class LockCommand implements Callable<Integer> {
     static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(500);
 
     @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name (the Redis key).")
-    public String name;
+    String name;
 
     @Parameters(index = "1..*", paramLabel = "CMD", description = "The command to run and its arguments, after --.")
-    public List<String> command = new ArrayList<>();
-
-    @Option(names = "--ttl", paramLabel = "D", defaultValue = "30s",
-            description = "How long the lock outlives this process if it dies without releasing; "
-                    + "renewed every TTL/3. At least 100ms. Default: ${DEFAULT-VALUE}.")
-    public Duration ttl;
-
-    @Option(names = {"-w", "--wait"}, paramLabel = "D",
-            description = "Give up after waiting this long for the lock. Default: wait as long as it takes.")
-    public Duration wait;
+    List<String> command = new ArrayList<>();
 
     @Option(names = "--shared",
             description = "Take a shared (read) hold: run beside other --shared holders, never beside an exclusive one.")
     boolean shared;
 
-    @Option(names = {"-n", "--nonblock"}, description = "Do not wait: give up at once if the lock is held.")
-    public boolean nonblock;
-
-    @Option(names = {"-E", "--conflict-exit-code"}, paramLabel = "N", defaultValue = "1",
-            description = "Exit status when the lock is not acquired (0-255). Default: ${DEFAULT-VALUE}.")
-    public int conflictExitCode;
-
-    @Option(names = "--grace", paramLabel = "D", defaultValue = "10s",
-            description = "After SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}.")
-    public Duration grace;
-
-    @Option(names = {"-q", "--quiet"}, description = "No progress messages; errors are still shown.")
-    public boolean quiet;
-
     @Option(names = "--node-timeout", paramLabel = "D",
             description = "Redlock only: how long one node may take to answer one step (acquire, renew, release). "
                     + "Default: a tenth of the TTL, at most 500ms: the first request to each node also opens the "
                     + "connection to it.")
-    public Duration nodeTimeout;
+    Duration nodeTimeout;
 
     @Option(names = "--no-restart-guard",
             description = {"Redlock only: count the vote of a node that has been up for less than the TTL + 1s. "
@@ -99,16 +79,25 @@ public final class LockCommand implements Callable<Integer> {
                     + "have forgotten a lock it granted, and could grant it twice.",
                     "Appropriate only when every node runs with appendonly yes and appendfsync always "
                             + "(or for throwaway test servers)."})
-    public boolean noRestartGuard;
+    boolean noRestartGuard;
 
     @Mixin
-    public RedisUrls urls = new RedisUrls();
+    HeldRunOptions held = new HeldRunOptions();
+
+    @Mixin
+    GraceOption grace = new GraceOption();
+
+    @Mixin
+    QuietOption quiet = new QuietOption();
+
+    @Mixin
+    RedisUrls urls = new RedisUrls();
 
     @ParentCommand
     GlobalOptions parent;
 
     @Spec
-    public CommandSpec spec;
+    CommandSpec spec;
 
     private final Terminal terminal;
 
@@ -120,7 +109,7 @@ public final class LockCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         LockOptions options = checkArguments();
         List<String> nodes = parent.urls(spec, urls);
-        return HeldRun.run(spec, nodes, nonblock ? Duration.ZERO : wait, grace, terminal, conflictExitCode, quiet,
+        return HeldRun.run(spec, nodes, held, grace.duration(), terminal, quiet.on(),
                 command, (coordis, left) -> {
             DistributedLock exclusive = coordis.lock(name, options);
             return acquire(shared ? coordis.readWriteLock(name, options).readLock() : exclusive, exclusive, left)
@@ -135,19 +124,19 @@ public final class LockCommand implements Callable<Integer> {
         if (name.isBlank()) {
             throw usage("lock name must not be blank: name the resource to lock, e.g. orders:42");
         }
-        HeldRun.check(spec, "coordis lock " + name, command, nonblock, wait, conflictExitCode, grace);
+        HeldRun.check(spec, "coordis lock " + name, command, held, grace.duration());
         if (shared && parent.urls(spec, urls).size() > 1) {
             throw usage("--shared takes a read hold on one Redis node; give one URL (read-write locks do not run "
                     + "over Redlock masters)");
         }
         LockOptions options;
         try {
-            options = LockOptions.defaults().withTtl(ttl).withRestartGuard(!noRestartGuard);
+            options = LockOptions.defaults().withTtl(held.ttl()).withRestartGuard(!noRestartGuard);
         } catch (IllegalArgumentException e) {
             throw usage("invalid --ttl: " + e.getMessage());
         }
         try {
-            return options.withNodeTimeout(nodeTimeout != null ? nodeTimeout : defaultNodeTimeout(ttl));
+            return options.withNodeTimeout(nodeTimeout != null ? nodeTimeout : defaultNodeTimeout(held.ttl()));
         } catch (IllegalArgumentException e) {
             throw usage("invalid --node-timeout: " + e.getMessage());
         }
@@ -158,7 +147,7 @@ public final class LockCommand implements Callable<Integer> {
      * (at most 50 ms) because this process is new: its first request to each node waits for the
      * connection to open and for a cold JVM, which often takes longer than 50 ms.
      */
-    public static Duration defaultNodeTimeout(Duration ttl) {
+    static Duration defaultNodeTimeout(Duration ttl) {
         Duration tenth = ttl.dividedBy(10);
         return tenth.compareTo(MAX_DEFAULT_NODE_TIMEOUT) < 0 ? tenth : MAX_DEFAULT_NODE_TIMEOUT;
     }
@@ -169,25 +158,25 @@ public final class LockCommand implements Callable<Integer> {
      */
     private Optional<Lease> acquire(DistributedLock lock, DistributedLock exclusive, Duration left)
             throws InterruptedException {
-        Optional<Lease> lease = HeldRun.firstTry(wait != null, lock::tryAcquire);
+        Optional<Lease> lease = HeldRun.firstTry(held.maxWait() != null, lock::tryAcquire);
         if (lease.isPresent()) {
             return lease;
         }
-        String heldBy = quiet ? "" : HeldRun.firstTry(true, () -> Optional.of(exclusive.holder()
+        String heldBy = quiet.on() ? "" : HeldRun.firstTry(true, () -> Optional.of(exclusive.holder()
                 .map(LockHolder::describe).map(h -> " held by " + h).orElse(""))).orElse("");
-        if (nonblock) {
+        if (held.nonblock()) {
             progress("lock '" + name + "' is " + (heldBy.isEmpty() ? "busy" : heldBy.strip())
                     + "; not waiting (--nonblock)");
             return Optional.empty();
         }
-        if (wait == null) {
+        if (held.maxWait() == null) {
             progress("waiting for lock '" + name + "'" + heldBy);
             return Optional.of(lock.acquire());
         }
-        progress("waiting up to " + DurationText.format(wait) + " for lock '" + name + "'" + heldBy);
+        progress("waiting up to " + DurationText.format(held.maxWait()) + " for lock '" + name + "'" + heldBy);
         lease = lock.acquire(left);
         if (lease.isEmpty()) {
-            progress("gave up waiting for lock '" + name + "' after " + DurationText.format(wait));
+            progress("gave up waiting for lock '" + name + "' after " + DurationText.format(held.maxWait()));
         }
         return lease;
     }
@@ -212,7 +201,7 @@ public final class LockCommand implements Callable<Integer> {
     }
 
     private void progress(String message) {
-        if (!quiet) {
+        if (!quiet.on()) {
             terminal.say(message);
         }
     }

@@ -2,8 +2,10 @@ package io.coordis.cli.command;
 
 import io.coordis.Coordis;
 import io.coordis.cli.support.Connections;
+import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
+import io.coordis.cli.support.OutputOption;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -20,6 +22,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -59,9 +62,8 @@ public final class LsCommand implements Callable<Integer> {
             description = "Redraw every DURATION (e.g. 2s) until Ctrl-C; with -o json one document per table and frame.")
     Duration watch;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
-            description = "text (tables) or json (one JSON document per table, one per line). Default: text.")
-    String output;
+    @Mixin
+    OutputOption output = new OutputOption();
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -78,10 +80,16 @@ public final class LsCommand implements Callable<Integer> {
         this.terminal = terminal;
     }
 
+    /** The {@code ls} command, saying what its {@code -o} formats print. */
+    public static CommandLine create(Terminal terminal) {
+        return Descriptions.of(new LsCommand(terminal), "output",
+                "text (tables) or json (one JSON document per table, one per line). Default: text.");
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         List<ObjectKind> kinds = kind == null ? List.of(ObjectKind.values()) : List.of(ObjectKind.parse(kind, spec, true));
-        boolean json = ObjectKind.json(output, spec);
+        boolean json = output.json(spec);
         try {
             Glob.of(match);
         } catch (IllegalArgumentException e) {

@@ -2,8 +2,12 @@ package io.coordis.cli.command;
 
 import io.coordis.DurationText;
 import io.coordis.cli.run.Claim;
+import io.coordis.cli.run.GraceOption;
 import io.coordis.cli.run.HeldRun;
+import io.coordis.cli.run.HeldRunOptions;
+import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.GlobalOptions;
+import io.coordis.cli.support.QuietOption;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -17,6 +21,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,28 +57,14 @@ public final class SemaphoreCommand implements Callable<Integer> {
             description = "How many permits the semaphore has (at least 1), when none is stored yet.")
     int permits;
 
-    @Option(names = "--ttl", paramLabel = "D", defaultValue = "30s",
-            description = "How long the permit outlives this process if it dies without releasing; "
-                    + "renewed every TTL/3. At least 100ms. Default: ${DEFAULT-VALUE}.")
-    Duration ttl;
+    @Mixin
+    HeldRunOptions held = new HeldRunOptions();
 
-    @Option(names = {"-w", "--wait"}, paramLabel = "D",
-            description = "Give up after waiting this long for a permit. Default: wait as long as it takes.")
-    Duration wait;
+    @Mixin
+    GraceOption grace = new GraceOption();
 
-    @Option(names = {"-n", "--nonblock"}, description = "Do not wait: give up at once if no permit is free.")
-    boolean nonblock;
-
-    @Option(names = {"-E", "--conflict-exit-code"}, paramLabel = "N", defaultValue = "1",
-            description = "Exit status when no permit is acquired (0-255). Default: ${DEFAULT-VALUE}.")
-    int conflictExitCode;
-
-    @Option(names = "--grace", paramLabel = "D", defaultValue = "10s",
-            description = "After SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}.")
-    Duration grace;
-
-    @Option(names = {"-q", "--quiet"}, description = "No progress messages; errors are still shown.")
-    boolean quiet;
+    @Mixin
+    QuietOption quiet = new QuietOption();
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -90,6 +81,16 @@ public final class SemaphoreCommand implements Callable<Integer> {
         this.terminal = terminal;
     }
 
+    /** The {@code semaphore} command, its held-run options speaking of a permit where {@code lock}'s speak of the lock. */
+    public static CommandLine create(Terminal terminal) {
+        return Descriptions.of(new SemaphoreCommand(terminal),
+                "ttl", "How long the permit outlives this process if it dies without releasing; "
+                        + "renewed every TTL/3. At least 100ms. Default: ${DEFAULT-VALUE}.",
+                "wait", "Give up after waiting this long for a permit. Default: wait as long as it takes.",
+                "nonblock", "Do not wait: give up at once if no permit is free.",
+                "conflict-exit-code", "Exit status when no permit is acquired (0-255). Default: ${DEFAULT-VALUE}.");
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         LockOptions options = checkArguments();
@@ -97,7 +98,7 @@ public final class SemaphoreCommand implements Callable<Integer> {
         if (nodes.size() > 1) {
             throw HeldRun.usage(spec, "a semaphore lives on one Redis: give one URL, not " + nodes.size());
         }
-        return HeldRun.run(spec, nodes, nonblock ? Duration.ZERO : wait, grace, terminal, conflictExitCode, quiet,
+        return HeldRun.run(spec, nodes, held, grace.duration(), terminal, quiet.on(),
                 command, (coordis, left) -> acquire(coordis.semaphore(name, permits, options), left).map(permit -> new HeldRun.Acquired(
                         Claim.of(permit), "acquired a permit of '" + name + "' (token " + permit.fencingToken() + ")")));
     }
@@ -109,10 +110,9 @@ public final class SemaphoreCommand implements Callable<Integer> {
         if (permits < 1) {
             throw HeldRun.usage(spec, "--permits must be at least 1, was " + permits);
         }
-        HeldRun.check(spec, "coordis semaphore " + name + " --permits " + permits, command, nonblock, wait,
-                conflictExitCode, grace);
+        HeldRun.check(spec, "coordis semaphore " + name + " --permits " + permits, command, held, grace.duration());
         try {
-            return LockOptions.defaults().withTtl(ttl);
+            return LockOptions.defaults().withTtl(held.ttl());
         } catch (IllegalArgumentException e) {
             throw HeldRun.usage(spec, "invalid --ttl: " + e.getMessage());
         }
@@ -120,31 +120,31 @@ public final class SemaphoreCommand implements Callable<Integer> {
 
     /** Tries once; if no permit is free, says so and waits (or not) as the options say. */
     private Optional<Permit> acquire(Semaphore semaphore, Duration left) throws InterruptedException {
-        Optional<Permit> permit = HeldRun.firstTry(wait != null, semaphore::tryAcquire);
+        Optional<Permit> permit = HeldRun.firstTry(held.maxWait() != null, semaphore::tryAcquire);
         if (permit.isPresent()) {
             return permit;
         }
         String busy = "no permit of semaphore '" + name + "' is free"
-                + (quiet ? "" : HeldRun.firstTry(true, () -> Optional.of(" (" + semaphore.permits() + " permits)"))
+                + (quiet.on() ? "" : HeldRun.firstTry(true, () -> Optional.of(" (" + semaphore.permits() + " permits)"))
                 .orElse(""));
-        if (nonblock) {
+        if (held.nonblock()) {
             progress(busy + "; not waiting (--nonblock)");
             return Optional.empty();
         }
-        if (wait == null) {
+        if (held.maxWait() == null) {
             progress(busy + "; waiting");
             return Optional.of(semaphore.acquire());
         }
-        progress(busy + "; waiting up to " + DurationText.format(wait));
+        progress(busy + "; waiting up to " + DurationText.format(held.maxWait()));
         permit = semaphore.acquire(left);
         if (permit.isEmpty()) {
-            progress("gave up waiting for a permit of '" + name + "' after " + DurationText.format(wait));
+            progress("gave up waiting for a permit of '" + name + "' after " + DurationText.format(held.maxWait()));
         }
         return permit;
     }
 
     private void progress(String message) {
-        if (!quiet) {
+        if (!quiet.on()) {
             terminal.say(message);
         }
     }

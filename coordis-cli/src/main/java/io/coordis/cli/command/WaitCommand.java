@@ -5,6 +5,7 @@ import io.coordis.DurationText;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
+import io.coordis.cli.support.QuietOption;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -82,8 +83,8 @@ public final class WaitCommand implements Callable<Integer> {
                     + "when the master or the link to it fails; each signal is printed once.")
     List<String> replicas = new ArrayList<>();
 
-    @Option(names = {"-q", "--quiet"}, description = "No progress messages; errors are still shown.")
-    boolean quiet;
+    @Mixin
+    QuietOption quiet = new QuietOption();
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -229,7 +230,7 @@ public final class WaitCommand implements Callable<Integer> {
     }
 
     private void progress(String message) {
-        if (!quiet) {
+        if (!quiet.on()) {
             terminal.say(message);
         }
     }

@@ -3,8 +3,10 @@ package io.coordis.cli.demo;
 import io.coordis.Urls;
 import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
+import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
+import io.coordis.cli.support.OutputOption;
 import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -17,6 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -61,9 +64,8 @@ public final class DemoCommand implements Callable<Integer> {
             + "the commands it prints, until Enter, end of input or Ctrl-C.")
     boolean keep;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
-            description = "text (tables) or json (the tables as JSON documents, one per line). Default: text.")
-    String output;
+    @Mixin
+    OutputOption output = new OutputOption();
 
     @Mixin
     RedisUrls urls = new RedisUrls();
@@ -80,6 +82,12 @@ public final class DemoCommand implements Callable<Integer> {
         this.terminal = terminal;
     }
 
+    /** The {@code demo} command, saying what its {@code -o} formats print. */
+    public static CommandLine create(Terminal terminal) {
+        return Descriptions.of(new DemoCommand(terminal), "output",
+                "text (tables) or json (the tables as JSON documents, one per line). Default: text.");
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         if (workers < 1 || workers > 32) {
@@ -91,7 +99,7 @@ public final class DemoCommand implements Callable<Integer> {
         if (hold.isNegative() || hold.compareTo(Duration.ofSeconds(10)) > 0) {
             throw usage("--hold must be between 0 and 10s");
         }
-        boolean json = ObjectKind.json(output, spec);
+        boolean json = output.json(spec);
         Optional<String> url = parent.explicitUrl(spec, urls);
         if (url.isPresent()) {
             if (keep) {

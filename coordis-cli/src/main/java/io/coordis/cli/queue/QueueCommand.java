@@ -53,8 +53,8 @@ public final class QueueCommand implements Callable<Integer> {
                 .addSubcommand(new AckCommand(terminal))
                 .addSubcommand(new NackCommand(terminal))
                 .addSubcommand(new RequeueCommand(terminal))
-                .addSubcommand(new StatsCommand(terminal))
-                .addSubcommand(new WorkCommand(terminal));
+                .addSubcommand(StatsCommand.create(terminal))
+                .addSubcommand(WorkCommand.create(terminal));
     }
 
     @Override

@@ -2,8 +2,10 @@ package io.coordis.cli.queue;
 
 import io.coordis.Coordis;
 import io.coordis.DurationText;
+import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.Json;
+import io.coordis.cli.support.OutputOption;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.queue.QueueStats;
@@ -13,6 +15,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,8 +27,8 @@ import java.util.concurrent.Callable;
 @Command(name = "stats", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Show depth, in-flight messages per consumer, age of the oldest message, dead letters.")
 final class StatsCommand implements Callable<Integer> {
-    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", description = "text (default) or json.")
-    String output = "text";
+    @Mixin
+    OutputOption output = new OutputOption();
 
     @Mixin
     QueueTarget queue = new QueueTarget();
@@ -39,15 +42,22 @@ final class StatsCommand implements Callable<Integer> {
         this.terminal = terminal;
     }
 
+    /** The {@code stats} command, saying what its {@code -o} formats print. */
+    static CommandLine create(Terminal terminal) {
+        return Descriptions.of(new StatsCommand(terminal), "output",
+                "text (default) or json.");
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         String name = queue.name();
-        if (!output.equals("text") && !output.equals("json")) {
-            throw new ParameterException(spec.commandLine(), "-o must be text or json, was '" + output + "'");
+        if (!output.format().equals("text") && !output.format().equals("json")) {
+            throw new ParameterException(spec.commandLine(),
+                    "-o must be text or json, was '" + output.format() + "'");
         }
         try (Coordis coordis = queue.connect()) {
             QueueStats s = coordis.reliableQueue(name).stats();
-            terminal.output(output.equals("json") ? json(s) : text(s));
+            terminal.output(output.format().equals("json") ? json(s) : text(s));
         }
         return ExitCodes.OK;
     }

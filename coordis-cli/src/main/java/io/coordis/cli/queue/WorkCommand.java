@@ -3,9 +3,12 @@ package io.coordis.cli.queue;
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.DurationText;
+import io.coordis.cli.run.GraceOption;
 import io.coordis.cli.run.Teardown;
 import io.coordis.cli.support.CommandFailure;
+import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.QuietOption;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.queue.Consumer;
@@ -19,6 +22,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -73,12 +77,11 @@ final class WorkCommand implements Callable<Integer> {
                     + "D + 4s. At least 300ms. Default: ${DEFAULT-VALUE}.")
     Duration heartbeat;
 
-    @Option(names = "--grace", paramLabel = "D", defaultValue = "10s",
-            description = "On Ctrl-C / SIGTERM, how long running commands may take after SIGTERM. Default: ${DEFAULT-VALUE}.")
-    Duration grace;
+    @Mixin
+    GraceOption grace = new GraceOption();
 
-    @Option(names = {"-q", "--quiet"}, description = "No progress messages; errors are still shown.")
-    boolean quiet;
+    @Mixin
+    QuietOption quiet = new QuietOption();
 
     @Mixin
     QueueTarget queue = new QueueTarget();
@@ -92,6 +95,12 @@ final class WorkCommand implements Callable<Integer> {
 
     WorkCommand(Terminal terminal) {
         this.terminal = terminal;
+    }
+
+    /** The {@code work} command; its {@code --grace} is about the commands running when it is stopped. */
+    static CommandLine create(Terminal terminal) {
+        return Descriptions.of(new WorkCommand(terminal), "grace",
+                "On Ctrl-C / SIGTERM, how long running commands may take after SIGTERM. Default: ${DEFAULT-VALUE}.");
     }
 
     @Override
@@ -216,7 +225,7 @@ final class WorkCommand implements Callable<Integer> {
             p.destroy();
         }
         for (Process p : running) {
-            Teardown.stop(p, grace);
+            Teardown.stop(p, grace.duration());
         }
         consumer.close();
     }
@@ -253,7 +262,7 @@ final class WorkCommand implements Callable<Integer> {
     }
 
     private void progress(String message) {
-        if (!quiet) {
+        if (!quiet.on()) {
             terminal.say(message);
         }
     }

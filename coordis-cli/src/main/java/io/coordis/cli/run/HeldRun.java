@@ -36,13 +36,14 @@ public final class HeldRun {
 
     /**
      * Connects to {@code nodes}, acquires, and runs {@code command} while the claim is held; answers the exit status.
-     * The wait ({@code null}: as long as it takes; zero for {@code --nonblock}) covers connecting too: Redis down or
-     * restarting is waited out within it (see {@link Connections#connectWithin} for no wait given). The acquisition's message is said once the claim is held, unless
-     * {@code quiet}.
+     * The wait of {@code held} ({@code null}: as long as it takes; zero for {@code --nonblock}) covers connecting too:
+     * Redis down or restarting is waited out within it (see {@link Connections#connectWithin} for no wait given). The
+     * acquisition's message is said once the claim is held, unless {@code quiet}.
      */
-    public static int run(CommandSpec spec, List<String> nodes, Duration wait, Duration grace, Terminal terminal,
-                   int conflictExitCode, boolean quiet, List<String> command, Acquisition acquisition)
-            throws InterruptedException {
+    public static int run(CommandSpec spec, List<String> nodes, HeldRunOptions held, Duration grace, Terminal terminal,
+                          boolean quiet, List<String> command, Acquisition acquisition) throws InterruptedException {
+        Duration wait = held.budget();
+        int conflictExitCode = held.conflictExitCode();
         Budget budget = Budget.of(wait);
         // Closed in reverse order: the teardown stops the command and releases the claim while connected.
         try (Coordis coordis = Connections.open(nodes, spec, Connections.connectWithin(wait));
@@ -91,8 +92,11 @@ public final class HeldRun {
      *
      * @param example how the command line starts, for the messages: {@code coordis lock orders}
      */
-    public static void check(CommandSpec spec, String example, List<String> command, boolean nonblock, Duration wait,
-                      int conflictExitCode, Duration grace) {
+    public static void check(CommandSpec spec, String example, List<String> command, HeldRunOptions held,
+                             Duration grace) {
+        boolean nonblock = held.nonblock();
+        Duration wait = held.maxWait();
+        int conflictExitCode = held.conflictExitCode();
         if (command.isEmpty()) {
             throw usage(spec, "missing command: give the command to run after '--', e.g. " + example + " -- make deploy");
         }

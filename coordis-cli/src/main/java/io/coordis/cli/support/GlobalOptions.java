@@ -35,7 +35,7 @@ public class GlobalOptions {
     RedisUrls urls = new RedisUrls();
 
     @Option(names = "--debug", scope = ScopeType.INHERIT, description = "Show the stack trace of a failure.")
-    public boolean debug;
+    boolean debug;
 
     /** Environment variables that give the TLS files when the options are not given. */
     public static final String TLS_CA_ENV = "COORDIS_TLS_CA";

@@ -29,15 +29,4 @@ public enum ObjectKind {
                 : "lock, election, queue, signal or semaphore";
         throw new ParameterException(caller.commandLine(), "unknown kind '" + given + "': use " + choices);
     }
-
-    /** Parses {@code -o}: {@code text} or {@code json}; answers whether it is JSON. */
-    public static boolean json(String output, CommandSpec caller) {
-        if (output.equalsIgnoreCase("json")) {
-            return true;
-        }
-        if (output.equalsIgnoreCase("text")) {
-            return false;
-        }
-        throw new ParameterException(caller.commandLine(), "unknown output format '" + output + "': use text or json");
-    }
 }

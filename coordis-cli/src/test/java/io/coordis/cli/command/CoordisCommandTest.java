@@ -1,6 +1,7 @@
-package io.coordis.cli;
+package io.coordis.cli.command;
 
-import io.coordis.cli.command.LockCommand;
+import io.coordis.cli.Commands;
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Terminal;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine.ParseResult;
@@ -25,7 +26,7 @@ class CoordisCommandTest {
     }
 
     private static List<String> urlsOf(ParseResult result) {
-        CoordisCommand root = (CoordisCommand) result.commandSpec().userObject();
+        GlobalOptions root = (GlobalOptions) result.commandSpec().userObject();
         LockCommand lock = (LockCommand) result.subcommand().commandSpec().userObject();
         return root.urls(lock.spec, lock.urls);
     }
@@ -90,9 +91,9 @@ class CoordisCommandTest {
 
     @Test
     void theCommasOfASentinelUrlDoNotSplitIt() {
-        assertThat(CoordisCommand.split("redis-sentinel://s1:26379,s2:26379,s3:26379/0#mymaster"))
+        assertThat(GlobalOptions.split("redis-sentinel://s1:26379,s2:26379,s3:26379/0#mymaster"))
                 .containsExactly("redis-sentinel://s1:26379,s2:26379,s3:26379/0#mymaster");
-        assertThat(CoordisCommand.split("redis-sentinel://s1:26379,s2:26379#m,redis://b:2"))
+        assertThat(GlobalOptions.split("redis-sentinel://s1:26379,s2:26379#m,redis://b:2"))
                 .containsExactly("redis-sentinel://s1:26379,s2:26379#m", "redis://b:2");
     }
 
@@ -142,19 +143,19 @@ class CoordisCommandTest {
                 .subcommand().commandSpec().userObject();
         assertThat(lock.name).isEqualTo("x");
         assertThat(lock.command).containsExactly("sh", "-c", "exit 3");
-        assertThat(lock.ttl).isEqualTo(Duration.ofSeconds(30));
-        assertThat(lock.grace).isEqualTo(Duration.ofSeconds(10));
-        assertThat(lock.wait).isNull();
-        assertThat(lock.nonblock).isFalse();
-        assertThat(lock.conflictExitCode).isEqualTo(1);
+        assertThat(lock.held.ttl()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(lock.grace.duration()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(lock.held.maxWait()).isNull();
+        assertThat(lock.held.nonblock()).isFalse();
+        assertThat(lock.held.conflictExitCode()).isEqualTo(1);
 
         lock = (LockCommand) parse(Map.of(), "lock", "--ttl", "1.5s", "-w", "2m", "-E", "9", "--grace", "500ms", "-q",
                 "x", "--", "make", "--jobs", "@args").subcommand().commandSpec().userObject();
-        assertThat(lock.ttl).isEqualTo(Duration.ofMillis(1500));
-        assertThat(lock.wait).isEqualTo(Duration.ofMinutes(2));
-        assertThat(lock.conflictExitCode).isEqualTo(9);
-        assertThat(lock.grace).isEqualTo(Duration.ofMillis(500));
-        assertThat(lock.quiet).isTrue();
+        assertThat(lock.held.ttl()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(lock.held.maxWait()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(lock.held.conflictExitCode()).isEqualTo(9);
+        assertThat(lock.grace.duration()).isEqualTo(Duration.ofMillis(500));
+        assertThat(lock.quiet.on()).isTrue();
         assertThat(lock.command).containsExactly("make", "--jobs", "@args");
     }
 }

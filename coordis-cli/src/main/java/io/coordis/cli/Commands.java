@@ -17,9 +17,9 @@ import io.coordis.cli.queue.QueueCommand;
 import io.coordis.cli.support.DurationParser;
 import io.coordis.cli.support.ErrorReporter;
 import io.coordis.cli.support.Terminal;
+import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
-import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.time.Duration;

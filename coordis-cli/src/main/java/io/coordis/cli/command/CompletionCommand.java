@@ -4,12 +4,12 @@ import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
 import picocli.AutoComplete;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 import java.util.concurrent.Callable;
 

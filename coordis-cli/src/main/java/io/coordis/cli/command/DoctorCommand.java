@@ -15,6 +15,7 @@ import io.coordis.doctor.DoctorReport;
 import io.coordis.doctor.Finding;
 import io.coordis.doctor.NodeFacts;
 import io.coordis.doctor.OldLayoutRemoval;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,7 +23,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -14,6 +14,7 @@ import io.coordis.lock.DistributedLock;
 import io.coordis.lock.ForcedUnlock;
 import io.coordis.lock.LockHolder;
 import io.coordis.lock.LockOptions;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,7 +23,6 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 import java.io.BufferedReader;
 import java.io.IOException;

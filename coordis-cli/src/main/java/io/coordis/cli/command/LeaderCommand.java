@@ -12,6 +12,7 @@ import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.ObjectKind;
 import io.coordis.election.Leader;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -20,7 +21,6 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 import java.util.Optional;
 import java.util.concurrent.Callable;

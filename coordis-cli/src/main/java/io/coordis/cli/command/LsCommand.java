@@ -14,6 +14,7 @@ import io.coordis.cli.view.Listing;
 import io.coordis.cli.view.ObjectKind;
 import io.coordis.inspect.Glob;
 import io.coordis.inspect.Inspector;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,7 +23,6 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 import java.time.Duration;
 import java.time.Instant;

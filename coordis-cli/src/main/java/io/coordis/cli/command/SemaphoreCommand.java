@@ -14,6 +14,7 @@ import io.coordis.cli.support.VersionProvider;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Permit;
 import io.coordis.lock.Semaphore;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,7 +22,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -242,7 +242,7 @@ final class Dashboard implements AutoCloseable {
     /** A file of the page, served from the jar. */
     private record Asset(String type, byte[] body) {
         static Asset load(String name, String type) {
-            try (InputStream in = Dashboard.class.getResourceAsStream("dashboard/" + name)) {
+            try (InputStream in = Dashboard.class.getResourceAsStream(name)) {
                 if (in == null) {
                     throw new IllegalStateException("the jar lacks io/coordis/cli/dashboard/" + name);
                 }

@@ -10,12 +10,12 @@ import io.coordis.cli.support.VersionProvider;
 import io.coordis.queue.Order;
 import io.coordis.queue.Outcome;
 import io.coordis.queue.QueueOptions;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 import java.util.concurrent.Callable;
 

@@ -9,13 +9,13 @@ import io.coordis.cli.support.OutputOption;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.queue.QueueStats;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

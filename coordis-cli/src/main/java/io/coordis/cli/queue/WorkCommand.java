@@ -15,6 +15,7 @@ import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.Outcome;
 import io.coordis.queue.QueueOptions;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,7 +23,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.OutputStream;

@@ -4,13 +4,13 @@ import io.coordis.CoordisException;
 import io.coordis.Urls;
 import io.coordis.lock.NodeVote;
 import io.coordis.lock.QuorumUnavailableException;
+import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
-import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -20,10 +20,10 @@ import static io.coordis.cli.view.Cells.shorten;
 import static io.coordis.cli.view.Cells.time;
 
 /**
- * How {@code ls} and {@code inspect} show each kind of object: one table row, the JSON fields, and for
- * {@code inspect} the full text. The JSON field names are part of the command's interface (scripts parse
+ * How {@code ls} and {@code inspect} show elections, queues, signals and semaphores ({@link LockViews}: locks): one
+ * table row, the JSON fields, and for {@code inspect} the full text. The JSON field names are part of the command's interface (scripts parse
  * them): durations are in milliseconds ({@code ...Ms}), times in milliseconds since the epoch, unknown
- * values {@code null}.
+ * values {@code null}. Thread-safe: it keeps no state.
  */
 final class StateViews {
     static final String[] ELECTION_COLUMNS = {"NAME", "LEADER", "TERM", "LEADER SINCE", "TTL"};

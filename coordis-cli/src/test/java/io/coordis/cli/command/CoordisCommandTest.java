@@ -4,8 +4,8 @@ import io.coordis.cli.Commands;
 import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Terminal;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine.ParseResult;
 import picocli.CommandLine;
+import picocli.CommandLine.ParseResult;
 
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;

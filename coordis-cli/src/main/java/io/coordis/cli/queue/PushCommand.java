@@ -28,6 +28,9 @@ import java.util.concurrent.Callable;
                 "With - instead of messages: one message per line of standard input."},
         customSynopsis = "coordis [-u URL] queue push [--max-size BYTES] Q (MSG... | -)")
 final class PushCommand implements Callable<Integer> {
+    /** In place of messages: read them from standard input, one per line. */
+    static final String STDIN = "-";
+
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "MSG", description = "Messages, or - for stdin lines.")
     List<String> messages = new ArrayList<>();
 
@@ -51,7 +54,7 @@ final class PushCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         String name = queue.name();
         QueueOptions options = QueueCommand.options(spec, false, maxSize);
-        boolean fromStdin = messages.size() == 1 && messages.get(0).equals(QueueCommand.STDIN);
+        boolean fromStdin = messages.size() == 1 && messages.get(0).equals(STDIN);
         try (Coordis coordis = queue.connect()) {
             List<byte[]> payloads = new ArrayList<>();
             if (fromStdin) {

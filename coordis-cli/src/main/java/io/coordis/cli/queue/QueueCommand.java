@@ -31,8 +31,6 @@ import java.util.concurrent.Callable;
                         + "'nack'); 64 usage; 65 the key holds another type; 69 Redis unavailable; 77 credentials "
                         + "refused."})
 public final class QueueCommand implements Callable<Integer> {
-    static final String STDIN = "-";
-
     @ParentCommand
     GlobalOptions root;
 

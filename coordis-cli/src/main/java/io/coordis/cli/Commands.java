@@ -1,5 +1,22 @@
 package io.coordis.cli;
 
+import io.coordis.cli.command.CompletionCommand;
+import io.coordis.cli.command.DoctorCommand;
+import io.coordis.cli.command.ElectCommand;
+import io.coordis.cli.command.ForceUnlockCommand;
+import io.coordis.cli.command.InspectCommand;
+import io.coordis.cli.command.LeaderCommand;
+import io.coordis.cli.command.LockCommand;
+import io.coordis.cli.command.LsCommand;
+import io.coordis.cli.command.SemaphoreCommand;
+import io.coordis.cli.command.SignalCommand;
+import io.coordis.cli.command.WaitCommand;
+import io.coordis.cli.dashboard.DashboardCommand;
+import io.coordis.cli.demo.DemoCommand;
+import io.coordis.cli.queue.QueueCommand;
+import io.coordis.cli.support.DurationParser;
+import io.coordis.cli.support.ErrorReporter;
+import io.coordis.cli.support.Terminal;
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
@@ -17,7 +34,7 @@ import java.util.function.Function;
  * can be told without parsing: building the model of a subcommand (its annotations, options, converters) is a
  * good part of a short command's start-up.
  */
-final class Commands {
+public final class Commands {
     private Commands() {
     }
 
@@ -37,18 +54,18 @@ final class Commands {
     private static Map<String, Function<Terminal, Object>> subcommands() {
         Map<String, Function<Terminal, Object>> all = new LinkedHashMap<>();
         all.put("lock", LockCommand::new);
-        all.put("semaphore", SemaphoreCommand::new);
+        all.put("semaphore", SemaphoreCommand::create);
         all.put("signal", SignalCommand::new);
         all.put("wait", WaitCommand::new);
-        all.put("demo", DemoCommand::new);
+        all.put("demo", DemoCommand::create);
         all.put("elect", ElectCommand::new);
-        all.put("leader", LeaderCommand::new);
+        all.put("leader", LeaderCommand::create);
         all.put("queue", QueueCommand::create);
-        all.put("ls", LsCommand::new);
+        all.put("ls", LsCommand::create);
         all.put("inspect", InspectCommand::new);
         all.put("dashboard", DashboardCommand::new);
-        all.put("force-unlock", ForceUnlockCommand::new);
-        all.put("doctor", DoctorCommand::new);
+        all.put("force-unlock", ForceUnlockCommand::create);
+        all.put("doctor", DoctorCommand::create);
         all.put("completion", CompletionCommand::new);
         return all;
     }
@@ -71,12 +88,12 @@ final class Commands {
     }
 
     /** The whole {@code coordis} command with every subcommand. */
-    static CommandLine commandLine(Terminal terminal) {
+    public static CommandLine commandLine(Terminal terminal) {
         return commandLine(terminal, SUBCOMMANDS.keySet());
     }
 
     /** The {@code coordis} command with only the subcommands {@code names}. */
-    static CommandLine commandLine(Terminal terminal, Iterable<String> names) {
+    public static CommandLine commandLine(Terminal terminal, Iterable<String> names) {
         CoordisCommand root = new CoordisCommand(terminal);
         CommandLine cli = new CommandLine(root);
         for (String name : names) {

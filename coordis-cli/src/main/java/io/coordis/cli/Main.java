@@ -1,11 +1,11 @@
 package io.coordis.cli;
 
-import java.io.IOException;
+import io.coordis.cli.support.Program;
+import io.coordis.cli.support.Terminal;
+
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 
 /**
@@ -37,7 +37,7 @@ public final class Main {
      */
     public static int run(String[] args, InputStream in, PrintStream out, PrintStream err, Map<String, String> env) {
         if (args.length == 1 && VERSION_OPTIONS.contains(args[0])) {
-            out.println(versionLine());
+            out.println(Program.versionLine());
             out.flush();
             return 0;
         }
@@ -46,21 +46,4 @@ public final class Main {
 
     /** The root's version options: {@code coordis --version} alone is answered here. */
     private static final Set<String> VERSION_OPTIONS = Set.of("--version", "-V");
-
-    /** What {@code --version} prints: the project version written into the jar at build time, and the Java version. */
-    static String versionLine() {
-        return "coordis " + version() + " (Java " + Runtime.version() + ")";
-    }
-
-    static String version() {
-        Properties p = new Properties();
-        try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
-            if (in != null) {
-                p.load(in);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the version of coordis", e);
-        }
-        return p.getProperty("version", "unknown");
-    }
 }

@@ -1,5 +1,8 @@
 package io.coordis.cli;
 
+import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.Program;
+import io.coordis.cli.support.Terminal;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -40,7 +43,7 @@ final class ManPages {
         Files.createDirectories(dir);
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         CommandLine root = Commands.commandLine(new Terminal(InputStream.nullInputStream(), quiet, quiet, Map.of()));
-        for (Map.Entry<String, String> page : pages(root, Main.version()).entrySet()) {
+        for (Map.Entry<String, String> page : pages(root, Program.version()).entrySet()) {
             Files.writeString(dir.resolve(page.getKey()), page.getValue(), StandardCharsets.UTF_8);
         }
     }

@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.BeforeAll;
@@ -57,7 +58,7 @@ class DistributionIT {
 
     private static Run run(Map<String, String> env, String... command) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command);
-        pb.environment().put(CoordisCommand.KEY_PREFIX_ENV, Prefixed.prefix());
+        pb.environment().put(GlobalOptions.KEY_PREFIX_ENV, Prefixed.prefix());
         pb.environment().remove("JAVA_OPTS");
         pb.environment().remove("COORDIS_JAR"); // the unpacked copy finds its own jar
         pb.environment().putAll(env);

@@ -1,6 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
+import io.coordis.cli.support.ExitCodes;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.Leader;
 import io.coordis.election.LeaderElection;

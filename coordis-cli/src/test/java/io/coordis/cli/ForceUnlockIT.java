@@ -1,6 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
+import io.coordis.cli.support.ExitCodes;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockHolder;
 import io.coordis.lock.LockOptions;

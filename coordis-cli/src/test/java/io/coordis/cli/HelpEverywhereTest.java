@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.cli.support.Terminal;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

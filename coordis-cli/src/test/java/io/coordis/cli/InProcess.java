@@ -1,5 +1,7 @@
 package io.coordis.cli;
 
+import io.coordis.cli.support.ExitCodes;
+
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -9,13 +11,13 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Runs {@code coordis} in the test's JVM with captured output, for parsing and usage tests. */
-final class InProcess {
+public final class InProcess {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
     private final InputStream in;
 
     /** Standard input that fails the test if a command reads it. */
-    InProcess() {
+    public InProcess() {
         this(new InputStream() {
             @Override
             public int read() {
@@ -24,15 +26,15 @@ final class InProcess {
         });
     }
 
-    InProcess(InputStream in) {
+    public InProcess(InputStream in) {
         this.in = in;
     }
 
-    int run(String... args) {
+    public int run(String... args) {
         return run(Map.of(), args);
     }
 
-    int run(Map<String, String> env, String... args) {
+    public int run(Map<String, String> env, String... args) {
         out.reset();
         err.reset();
         Map<String, String> withPrefix = new java.util.HashMap<>();
@@ -42,16 +44,16 @@ final class InProcess {
                 new PrintStream(err, true, StandardCharsets.UTF_8), withPrefix);
     }
 
-    String out() {
+    public String out() {
         return out.toString(StandardCharsets.UTF_8);
     }
 
-    String err() {
+    public String err() {
         return err.toString(StandardCharsets.UTF_8);
     }
 
     /** A usage error: one line saying what is wrong, one pointing to --help, nothing on stdout. */
-    void assertUsageError(int status, String expected, String helpFor) {
+    public void assertUsageError(int status, String expected, String helpFor) {
         assertThat(status).as(err()).isEqualTo(ExitCodes.USAGE);
         assertThat(out()).isEmpty();
         assertThat(err().lines()).as(err()).hasSize(2);

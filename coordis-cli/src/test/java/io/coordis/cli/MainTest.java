@@ -1,5 +1,7 @@
 package io.coordis.cli;
 
+import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.Program;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -239,5 +241,10 @@ class MainTest {
         out.reset();
         err.reset();
         assertUsageError(run("demo", "--rounds", "1000"), "--rounds must be in 1..100", "coordis demo");
+    }
+
+    @Test
+    void theDemosSecondJvmStartsThisEntryPoint() {
+        assertThat(Program.MAIN_CLASS).isEqualTo(Main.class.getName());
     }
 }

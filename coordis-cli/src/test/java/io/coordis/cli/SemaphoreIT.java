@@ -1,6 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
+import io.coordis.cli.support.ExitCodes;
 import io.coordis.lock.Permit;
 import io.coordis.lock.Semaphore;
 import io.coordis.testkit.Prefixed;

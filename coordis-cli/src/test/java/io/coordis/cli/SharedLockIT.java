@@ -1,6 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
+import io.coordis.cli.support.ExitCodes;
 import io.coordis.lock.Lease;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;

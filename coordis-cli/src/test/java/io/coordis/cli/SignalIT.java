@@ -1,6 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
+import io.coordis.cli.support.ExitCodes;
 import io.coordis.signal.Signal;
 import io.coordis.signal.Waiter;
 import io.coordis.testkit.Prefixed;

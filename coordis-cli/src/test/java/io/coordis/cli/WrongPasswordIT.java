@@ -1,5 +1,6 @@
 package io.coordis.cli;
 
+import io.coordis.cli.support.ExitCodes;
 import io.coordis.testkit.BusyThreads;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;

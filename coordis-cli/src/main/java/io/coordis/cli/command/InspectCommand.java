@@ -1,0 +1,103 @@
+package io.coordis.cli.command;
+
+import io.coordis.Coordis;
+import io.coordis.WrongTypeException;
+import io.coordis.cli.support.CommandFailure;
+import io.coordis.cli.support.Connections;
+import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.GlobalOptions;
+import io.coordis.cli.support.Json;
+import io.coordis.cli.support.OutputOption;
+import io.coordis.cli.support.RedisUrls;
+import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.VersionProvider;
+import io.coordis.cli.view.Inspection;
+import io.coordis.cli.view.ObjectKind;
+import io.coordis.inspect.Inspector;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/** {@code coordis inspect lock|election|queue|signal|semaphore NAME [-o text|json]}: everything about one object. */
+@Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = {"Show everything about one lock, election, queue, signal or semaphore.",
+                "lock: holder (id, host, pid), token, since, TTL left of the lease TTL, fencing number and "
+                        + "counter, waiters, flags, each node's value, TTL and fence (several --url: Redlock, "
+                        + "and whether the nodes agree), and forced unlocks (newest first).",
+                "election: leader, term, since, TTL left, term counter, observers. queue: depth, ages, "
+                        + "in-flight, overdue, dead letters, each consumer. signal: subscribers, latched event.",
+                "semaphore: permit count, permits held, fencing counter, each holder (permits, id, fence, TTL "
+                        + "left) and each waiter in line."},
+        footer = {"", "Exit status: 0 shown; 1 nothing known under NAME; 64 usage (unknown kind, or NAME holds "
+                + "another kind of object); 69 Redis unavailable; 77 credentials refused."})
+public final class InspectCommand implements Callable<Integer> {
+    /** Nothing is known under the name (like {@code leader} when nobody leads). */
+    static final int NOTHING_FOUND = 1;
+
+    @Parameters(index = "0", paramLabel = "KIND", description = "lock, election, queue, signal or semaphore.")
+    String kind;
+
+    @Parameters(index = "1", paramLabel = "NAME", description = "The object's name (its Redis key or channel).")
+    String name;
+
+    @Mixin
+    OutputOption output = new OutputOption();
+
+    @Mixin
+    RedisUrls urls = new RedisUrls();
+
+    @ParentCommand
+    GlobalOptions parent;
+
+    @Spec
+    CommandSpec spec;
+
+    private final Terminal terminal;
+
+    public InspectCommand(Terminal terminal) {
+        this.terminal = terminal;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        ObjectKind k = ObjectKind.parse(kind, spec, false);
+        boolean json = output.json(spec);
+        if (name.isBlank()) {
+            throw new ParameterException(spec.commandLine(), k.singular() + " name must not be blank: give the "
+                    + k.singular() + "'s name, e.g. orders:42");
+        }
+        try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
+            Inspector inspector = coordis.inspector();
+            String name = coordis.keyPrefix() + this.name;
+            Optional<Inspection> view = Inspection.of(inspector, k, name);
+            if (view.isEmpty()) {
+                terminal.say("no " + k.singular() + " '" + name + "' (nothing under that name, nor the keys Coordis "
+                        + "keeps beside it)");
+                return NOTHING_FOUND;
+            }
+            terminal.output(json ? Json.write(view.get().json()) : String.join("\n", view.get().text()));
+            return ExitCodes.OK;
+        } catch (WrongTypeException e) {
+            throw new CommandFailure(ExitCodes.USAGE, e.getMessage() + hint(e), e);
+        }
+    }
+
+    /** Which command shows the object the key is, when it is another kind of Coordis object. */
+    private static String hint(WrongTypeException e) {
+        return switch (String.valueOf(e.actualType())) {
+            case "list" -> " (a queue? try 'inspect queue " + e.key() + "')";
+            case "zset" -> " (a semaphore? try 'inspect semaphore " + e.key() + "')";
+            case "election" -> " (try 'inspect election " + e.key() + "')";
+            case "lock" -> " (try 'inspect lock " + e.key() + "')";
+            default -> "";
+        };
+    }
+}

@@ -1,0 +1,212 @@
+package io.coordis.cli.command;
+
+import io.coordis.DurationText;
+import io.coordis.cli.run.Claim;
+import io.coordis.cli.run.GraceOption;
+import io.coordis.cli.run.HeldRun;
+import io.coordis.cli.run.HeldRunOptions;
+import io.coordis.cli.support.GlobalOptions;
+import io.coordis.cli.support.QuietOption;
+import io.coordis.cli.support.RedisUrls;
+import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.VersionProvider;
+import io.coordis.lock.DistributedLock;
+import io.coordis.lock.Lease;
+import io.coordis.lock.LockHolder;
+import io.coordis.lock.LockOptions;
+import io.coordis.lock.NodeVote;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+/**
+ * {@code coordis lock NAME -- CMD...}: runs CMD while holding the lock NAME, like {@code flock(1)} and
+ * {@code etcdctl lock}. The lease renews itself while CMD runs; if it is lost anyway, CMD is stopped and
+ * the exit status is 75. Otherwise the exit status is CMD's. With three or more URLs the lock is a
+ * Redlock lock over those independent masters. With {@code --shared} it is a read hold of the read-write lock NAME,
+ * beside other read holds; without it, on a name used as a read-write lock, the write hold (the same plain lock).
+ */
+@Command(name = "lock", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = {"Run CMD while holding the lock NAME; the lock renews itself while CMD runs.",
+                "CMD sees COORDIS_LOCK_NAME and COORDIS_LOCK_TOKEN (the fencing number) in its environment."},
+        customSynopsis = {"coordis [-u URL] lock [--shared] [--ttl D] [-w D | -n] [-E N] [--grace D] [-q] NAME -- CMD [ARG...]",
+                "coordis -u URL1 -u URL2 -u URL3... lock [--node-timeout D] [--no-restart-guard] [options] NAME -- CMD [ARG...]"},
+        footer = {"", "Durations: 500ms, 30s, 1.5s, 5m, 1h.",
+                "Redlock: with 3 or more URLs of independent masters (5 is typical; --url repeated, or a "
+                        + "comma-separated list in --url or COORDIS_URL) the lock is held when a majority of the "
+                        + "nodes grant it. 2 URLs are refused.",
+                "Read-write lock: with --shared, CMD runs beside other --shared holders of NAME (readers), never "
+                        + "beside a holder without it (the writer, or any other client locking NAME); a waiting writer "
+                        + "goes before readers that come after it. One URL only.",
+                "Exit status: CMD's; 1 (or -E) when the lock was not acquired; 75 when the lock was lost and "
+                        + "CMD was stopped; 64 usage; 69 Redis unavailable (Redlock: too few nodes could vote); "
+                        + "77 credentials refused; "
+                        + "126/127 CMD cannot be run / not found."})
+public final class LockCommand implements Callable<Integer> {
+    static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(500);
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name (the Redis key).")
+    String name;
+
+    @Parameters(index = "1..*", paramLabel = "CMD", description = "The command to run and its arguments, after --.")
+    List<String> command = new ArrayList<>();
+
+    @Option(names = "--shared",
+            description = "Take a shared (read) hold: run beside other --shared holders, never beside an exclusive one.")
+    boolean shared;
+
+    @Option(names = "--node-timeout", paramLabel = "D",
+            description = "Redlock only: how long one node may take to answer one step (acquire, renew, release). "
+                    + "Default: a tenth of the TTL, at most 500ms: the first request to each node also opens the "
+                    + "connection to it.")
+    Duration nodeTimeout;
+
+    @Option(names = "--no-restart-guard",
+            description = {"Redlock only: count the vote of a node that has been up for less than the TTL + 1s. "
+                    + "By default such a node may not vote, since a node that restarted without persistence may "
+                    + "have forgotten a lock it granted, and could grant it twice.",
+                    "Appropriate only when every node runs with appendonly yes and appendfsync always "
+                            + "(or for throwaway test servers)."})
+    boolean noRestartGuard;
+
+    @Mixin
+    HeldRunOptions held = new HeldRunOptions();
+
+    @Mixin
+    GraceOption grace = new GraceOption();
+
+    @Mixin
+    QuietOption quiet = new QuietOption();
+
+    @Mixin
+    RedisUrls urls = new RedisUrls();
+
+    @ParentCommand
+    GlobalOptions parent;
+
+    @Spec
+    CommandSpec spec;
+
+    private final Terminal terminal;
+
+    public LockCommand(Terminal terminal) {
+        this.terminal = terminal;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        LockOptions options = checkArguments();
+        List<String> nodes = parent.urls(spec, urls);
+        return HeldRun.run(spec, nodes, held, grace.duration(), terminal, quiet.on(),
+                command, (coordis, left) -> {
+            DistributedLock exclusive = coordis.lock(name, options);
+            return acquire(shared ? coordis.readWriteLock(name, options).readLock() : exclusive, exclusive, left)
+                    .map(lease -> new HeldRun.Acquired(Claim.of(lease), "acquired "
+                            + (shared ? "a shared hold of '" : "'") + name + "' (token " + lease.fencingToken() + ")"
+                            + where(lease, nodes.size())));
+        });
+    }
+
+    /** Checks what picocli cannot, before anything touches Redis. */
+    private LockOptions checkArguments() {
+        if (name.isBlank()) {
+            throw usage("lock name must not be blank: name the resource to lock, e.g. orders:42");
+        }
+        HeldRun.check(spec, "coordis lock " + name, command, held, grace.duration());
+        if (shared && parent.urls(spec, urls).size() > 1) {
+            throw usage("--shared takes a read hold on one Redis node; give one URL (read-write locks do not run "
+                    + "over Redlock masters)");
+        }
+        LockOptions options;
+        try {
+            options = LockOptions.defaults().withTtl(held.ttl()).withRestartGuard(!noRestartGuard);
+        } catch (IllegalArgumentException e) {
+            throw usage("invalid --ttl: " + e.getMessage());
+        }
+        try {
+            return options.withNodeTimeout(nodeTimeout != null ? nodeTimeout : defaultNodeTimeout(held.ttl()));
+        } catch (IllegalArgumentException e) {
+            throw usage("invalid --node-timeout: " + e.getMessage());
+        }
+    }
+
+    /**
+     * A tenth of the TTL, at most {@link #MAX_DEFAULT_NODE_TIMEOUT}. Longer than the library's default
+     * (at most 50 ms) because this process is new: its first request to each node waits for the
+     * connection to open and for a cold JVM, which often takes longer than 50 ms.
+     */
+    static Duration defaultNodeTimeout(Duration ttl) {
+        Duration tenth = ttl.dividedBy(10);
+        return tenth.compareTo(MAX_DEFAULT_NODE_TIMEOUT) < 0 ? tenth : MAX_DEFAULT_NODE_TIMEOUT;
+    }
+
+    /**
+     * Tries once; if busy, says who holds it (the holder of {@code exclusive}: the writer, or the read holds) and
+     * waits (or not) as the options say.
+     */
+    private Optional<Lease> acquire(DistributedLock lock, DistributedLock exclusive, Duration left)
+            throws InterruptedException {
+        Optional<Lease> lease = HeldRun.firstTry(held.maxWait() != null, lock::tryAcquire);
+        if (lease.isPresent()) {
+            return lease;
+        }
+        String heldBy = quiet.on() ? "" : HeldRun.firstTry(true, () -> Optional.of(exclusive.holder()
+                .map(LockHolder::describe).map(h -> " held by " + h).orElse(""))).orElse("");
+        if (held.nonblock()) {
+            progress("lock '" + name + "' is " + (heldBy.isEmpty() ? "busy" : heldBy.strip())
+                    + "; not waiting (--nonblock)");
+            return Optional.empty();
+        }
+        if (held.maxWait() == null) {
+            progress("waiting for lock '" + name + "'" + heldBy);
+            return Optional.of(lock.acquire());
+        }
+        progress("waiting up to " + DurationText.format(held.maxWait()) + " for lock '" + name + "'" + heldBy);
+        lease = lock.acquire(left);
+        if (lease.isEmpty()) {
+            progress("gave up waiting for lock '" + name + "' after " + DurationText.format(held.maxWait()));
+        }
+        return lease;
+    }
+
+    /**
+     * For Redlock, on how many nodes the lock was granted, and which nodes did not grant it and why:
+     * {@code " on 4 of 5 nodes (Redlock); not on 10.0.0.5:6379 timeout (no reply within 50 ms)"}.
+     */
+    static String where(Lease lease, int nodes) {
+        if (nodes < 3) {
+            return "";
+        }
+        List<NodeVote> votes = lease.votes();
+        long granted = votes.stream().filter(v -> v.vote() == NodeVote.Vote.ACQUIRED).count();
+        String missing = votes.stream()
+                .filter(v -> v.vote() != NodeVote.Vote.ACQUIRED && v.vote() != NodeVote.Vote.NOT_AWAITED)
+                .map(v -> v.toString().replaceAll("\\s*\\R\\s*", " ")).collect(Collectors.joining(", "));
+        String unknown = votes.stream().filter(v -> v.vote() == NodeVote.Vote.NOT_AWAITED).map(NodeVote::node)
+                .collect(Collectors.joining(", "));
+        return " on " + granted + " of " + nodes + " nodes (Redlock)" + (missing.isEmpty() ? "" : "; not on " + missing)
+                + (unknown.isEmpty() ? "" : "; not awaited (a majority had decided): " + unknown);
+    }
+
+    private void progress(String message) {
+        if (!quiet.on()) {
+            terminal.say(message);
+        }
+    }
+
+    private ParameterException usage(String message) {
+        return HeldRun.usage(spec, message);
+    }
+}

@@ -1,0 +1,47 @@
+package io.coordis.cli.queue;
+
+import io.coordis.Coordis;
+import io.coordis.cli.support.RedisUrls;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * What every {@code queue} subcommand names first: the queue Q, and the Redis it lives on ({@code --url} given after
+ * the subcommand, else the root's). A picocli mixin; not thread-safe, like the command it is part of.
+ */
+final class QueueTarget {
+    @Parameters(index = "0", paramLabel = "Q", description = "The queue (the list's key).")
+    String name;
+
+    @Mixin
+    RedisUrls urls = new RedisUrls();
+
+    /** The subcommand this is mixed into; its parent is {@code queue}. */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec subcommand;
+
+    /**
+     * The queue's name.
+     *
+     * @throws picocli.CommandLine.ParameterException when it is empty
+     */
+    String name() {
+        return QueueCommand.checkedName(subcommand, name);
+    }
+
+    /** The one Redis URL the queue is on. */
+    String url() {
+        return group().root.url(subcommand, urls);
+    }
+
+    /** A client connected to the queue's Redis. */
+    Coordis connect() {
+        return group().connect(subcommand, urls);
+    }
+
+    private QueueCommand group() {
+        return (QueueCommand) subcommand.parent().userObject();
+    }
+}

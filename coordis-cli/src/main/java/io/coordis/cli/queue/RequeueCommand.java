@@ -1,0 +1,93 @@
+package io.coordis.cli.queue;
+
+import io.coordis.Coordis;
+import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.VersionProvider;
+import io.coordis.queue.QueueOptions;
+import io.coordis.queue.ReliableQueue;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.util.concurrent.Callable;
+
+/** {@code queue requeue Q --stale|--dead}. */
+@Command(name = "requeue", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = {"--stale: put back the messages of consumers whose heartbeat expired, and due delayed "
+                + "retries. --dead: move dead letters back to the queue. Prints how many."},
+        customSynopsis = "coordis [-u URL] queue requeue (--stale [--lifo] [--max-attempts N] | --dead [--max N]) Q")
+final class RequeueCommand implements Callable<Integer> {
+    @Option(names = "--stale", description = "Recover messages held by dead consumers.")
+    boolean stale;
+
+    @Option(names = "--dead", description = "Requeue dead letters.")
+    boolean dead;
+
+    @Option(names = "--max", paramLabel = "N", description = "With --dead: at most N. Default: all.")
+    Integer max;
+
+    @Option(names = "--max-attempts", paramLabel = "N",
+            description = "With --stale: dead-letter a recovered message once it failed N times, as the queue's "
+                    + "workers do (queue work --max-attempts). Default: 5.")
+    Integer maxAttempts;
+
+    @Option(names = "--lifo", description = "With --stale: the queue is consumed newest first (pop --lifo); put "
+            + "recovered messages back at the left end, where LIFO consumers take next.")
+    boolean lifo;
+
+    @Mixin
+    QueueTarget queue = new QueueTarget();
+
+    @Spec
+    CommandSpec spec;
+
+    private final Terminal terminal;
+
+    RequeueCommand(Terminal terminal) {
+        this.terminal = terminal;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        String name = queue.name();
+        if (stale == dead) {
+            throw new ParameterException(spec.commandLine(), "give exactly one of --stale and --dead");
+        }
+        if (max != null && (max < 1 || stale)) {
+            throw new ParameterException(spec.commandLine(), "--max goes with --dead and must be at least 1");
+        }
+        if ((maxAttempts != null || lifo) && !stale) {
+            throw new ParameterException(spec.commandLine(), "--max-attempts and --lifo go with --stale");
+        }
+        QueueOptions options = QueueCommand.options(spec, lifo, null);
+        if (maxAttempts != null) {
+            try {
+                options = options.withMaxAttempts(maxAttempts);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "invalid --max-attempts: " + e.getMessage());
+            }
+        }
+        try (Coordis coordis = queue.connect()) {
+            ReliableQueue q = coordis.reliableQueue(name, options);
+            long moved = 0;
+            if (stale) {
+                moved = q.sweep();
+            } else {
+                long limit = max == null ? Long.MAX_VALUE : max;
+                while (moved < limit) {
+                    int n = q.requeueDead((int) Math.min(10_000, limit - moved));
+                    moved += n;
+                    if (n == 0) {
+                        break;
+                    }
+                }
+            }
+            terminal.output(Long.toString(moved));
+        }
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,237 @@
+package io.coordis.cli.view;
+
+import io.coordis.inspect.ElectionState;
+import io.coordis.inspect.QueueState;
+import io.coordis.inspect.SemaphoreState;
+import io.coordis.inspect.SignalState;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static io.coordis.cli.view.Cells.count;
+import static io.coordis.cli.view.Cells.number;
+import static io.coordis.cli.view.Cells.shorten;
+import static io.coordis.cli.view.Cells.time;
+
+/**
+ * How {@code ls} and {@code inspect} show elections, queues, signals and semaphores ({@link LockViews}: locks): one
+ * table row, the JSON fields, and for {@code inspect} the full text. The JSON field names are part of the command's interface (scripts parse
+ * them): durations are in milliseconds ({@code ...Ms}), times in milliseconds since the epoch, unknown
+ * values {@code null}. Thread-safe: it keeps no state.
+ */
+final class StateViews {
+    static final String[] ELECTION_COLUMNS = {"NAME", "LEADER", "TERM", "LEADER SINCE", "TTL"};
+    static final String[] QUEUE_COLUMNS = {"NAME", "DEPTH", "IN-FLIGHT", "OLDEST READY", "OLDEST IN-FLIGHT", "OVERDUE",
+            "DEAD", "CONSUMERS"};
+    static final String[] SIGNAL_COLUMNS = {"CHANNEL", "SUBSCRIBERS", "LAST EVENT"};
+    static final String[] SEMAPHORE_COLUMNS = {"NAME", "PERMITS", "HELD", "HOLDERS", "WAITING", "FENCE", "NEXT EXPIRY"};
+
+    private StateViews() {
+    }
+
+    // ---- elections
+
+    static String[] row(ElectionState e) {
+        return new String[] {e.name(), e.leader().orElse("-"), number(e.term()),
+                e.since().map(s -> s.truncatedTo(ChronoUnit.SECONDS) + " (" + time(e.leaderFor()) + " ago)").orElse("-"),
+                e.leader().isEmpty() ? "-" : e.ttl().map(d -> time(Optional.of(d))).orElse("none")};
+    }
+
+    static Map<String, Object> json(ElectionState e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", e.name());
+        m.put("leader", e.leader());
+        m.put("term", e.term());
+        m.put("since", e.since());
+        m.put("leaderForMs", e.leaderFor());
+        m.put("ttlMs", e.ttl());
+        m.put("termCounter", e.termCounter());
+        m.put("observers", e.observers());
+        return m;
+    }
+
+    static List<String> text(ElectionState e) {
+        Table t = new Table("election", e.name());
+        t.row("leader", e.leader().orElse("nobody"));
+        t.row("term", number(e.term()));
+        t.row("leader since", e.since().map(s -> s.truncatedTo(ChronoUnit.MILLIS) + " (" + time(e.leaderFor()) + " ago)")
+                .orElse("-"));
+        t.row("ttl left", e.leader().isEmpty() ? "-" : e.ttl().map(d -> time(Optional.of(d))).orElse("none"));
+        t.row("term counter", number(e.termCounter()));
+        t.row("observers", Long.toString(e.observers()));
+        return t.lines();
+    }
+
+    // ---- queues
+
+    static String[] row(QueueState q) {
+        return new String[] {q.name(), Long.toString(q.depth()), Long.toString(q.inFlight()), time(q.oldestReadyAge()),
+                time(q.oldestInFlightAge()), Long.toString(q.overdue()), Long.toString(q.deadLetters()), consumers(q)};
+    }
+
+    static Map<String, Object> json(QueueState q) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", q.name());
+        m.put("depth", q.depth());
+        m.put("inFlight", q.inFlight());
+        m.put("oldestReadyAgeMs", q.oldestReadyAge());
+        m.put("oldestInFlightAgeMs", q.oldestInFlightAge());
+        m.put("overdue", q.overdue());
+        m.put("deadLetters", q.deadLetters());
+        m.put("delayed", q.delayed());
+        m.put("settled", q.settled());
+        List<Map<String, Object>> consumers = new ArrayList<>();
+        for (QueueState.ConsumerState c : q.consumers()) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("id", c.id());
+            o.put("alive", c.alive());
+            o.put("slots", c.slots());
+            o.put("inFlight", c.inFlight());
+            o.put("oldestInFlightAgeMs", c.oldestInFlightAge());
+            o.put("lastHeartbeat", c.lastHeartbeat());
+            o.put("heartbeatAgeMs", c.heartbeatAge());
+            consumers.add(o);
+        }
+        m.put("consumers", consumers);
+        return m;
+    }
+
+    static List<String> text(QueueState q) {
+        List<String> lines = new ArrayList<>();
+        Table t = new Table("queue", q.name());
+        t.row("depth", Long.toString(q.depth()));
+        t.row("oldest ready", time(q.oldestReadyAge()));
+        t.row("in flight", Long.toString(q.inFlight()));
+        t.row("oldest in flight", time(q.oldestInFlightAge()));
+        t.row("overdue", q.overdue() + (q.overdue() > 0 ? " (held by dead consumers; the next sweep puts them back)" : ""));
+        t.row("dead letters", Long.toString(q.deadLetters()));
+        t.row("delayed", Long.toString(q.delayed()));
+        t.row("settled", q.settled() + " (acked or dead-lettered, ever)");
+        lines.addAll(t.lines());
+        lines.add("consumers:" + (q.consumers().isEmpty() ? " none" : ""));
+        if (!q.consumers().isEmpty()) {
+            Table c = new Table("  ID", "STATE", "SLOTS", "IN-FLIGHT", "OLDEST IN-FLIGHT", "LAST HEARTBEAT");
+            for (QueueState.ConsumerState s : q.consumers()) {
+                c.row("  " + s.id(), s.alive() ? "alive" : "dead", Integer.toString(s.slots()),
+                        Long.toString(s.inFlight()), time(s.oldestInFlightAge()),
+                        time(Optional.of(s.heartbeatAge())) + " ago");
+            }
+            lines.addAll(c.lines());
+        }
+        return lines;
+    }
+
+    // ---- signals
+
+    static String[] row(SignalState s) {
+        return new String[] {s.channel(), Long.toString(s.subscribers()), event(s)};
+    }
+
+    static Map<String, Object> json(SignalState s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("channel", s.channel());
+        m.put("subscribers", s.subscribers());
+        m.put("latched", s.latched());
+        m.put("latchedTtlMs", s.latchedTtl());
+        return m;
+    }
+
+    static List<String> text(SignalState s) {
+        Table t = new Table("signal", s.channel());
+        t.row("subscribers", Long.toString(s.subscribers()));
+        t.row("last event", event(s));
+        return t.lines();
+    }
+
+    // ---- semaphores
+
+    static String[] row(SemaphoreState s) {
+        return new String[] {s.name(), count(s.permits()), Integer.toString(s.held()),
+                Integer.toString(s.holders().size()), Integer.toString(s.waiters().size()), number(s.fencingCounter()),
+                time(s.holders().stream().map(SemaphoreState.Holder::ttl).min(Duration::compareTo))};
+    }
+
+    static Map<String, Object> json(SemaphoreState s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", s.name());
+        m.put("permits", s.permits().isPresent() ? s.permits().getAsInt() : null);
+        m.put("held", s.held());
+        m.put("fencingCounter", s.fencingCounter());
+        List<Map<String, Object>> holders = new ArrayList<>();
+        for (SemaphoreState.Holder h : s.holders()) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("token", h.token());
+            o.put("permits", h.permits());
+            o.put("holder", h.holderId());
+            o.put("fence", h.fence());
+            o.put("since", h.since());
+            o.put("ttlMs", h.ttl());
+            holders.add(o);
+        }
+        m.put("holders", holders);
+        List<Map<String, Object>> waiters = new ArrayList<>();
+        for (SemaphoreState.Waiter w : s.waiters()) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("token", w.token());
+            o.put("waitingMs", w.waiting());
+            o.put("lapsesInMs", w.lapsesIn());
+            waiters.add(o);
+        }
+        m.put("waiters", waiters);
+        return m;
+    }
+
+    static List<String> text(SemaphoreState s) {
+        List<String> lines = new ArrayList<>();
+        Table t = new Table("semaphore", s.name());
+        t.row("permits", count(s.permits()) + (s.permits().isEmpty() ? " (none stored yet)" : ""));
+        t.row("held", Integer.toString(s.held()) + (s.permits().isPresent() && s.held() > s.permits().getAsInt()
+                ? " (over the count, which was lowered: new permits wait)" : ""));
+        t.row("fence counter", number(s.fencingCounter()));
+        lines.addAll(t.lines());
+        lines.add("holders:" + (s.holders().isEmpty() ? " none" : ""));
+        if (!s.holders().isEmpty()) {
+            Table h = new Table("  TOKEN", "PERMITS", "HOLDER", "FENCE", "HELD FOR", "TTL");
+            Instant now = Instant.now();
+            for (SemaphoreState.Holder x : s.holders()) {
+                h.row("  " + x.token(), Integer.toString(x.permits()), x.holderId().orElse("unknown"), number(x.fence()),
+                        time(x.since().map(since -> Duration.between(since, now)).filter(d -> !d.isNegative())),
+                        time(Optional.of(x.ttl())));
+            }
+            lines.addAll(h.lines());
+        }
+        lines.add("waiters:" + (s.waiters().isEmpty() ? " none" : ""));
+        if (!s.waiters().isEmpty()) {
+            Table w = new Table("  TOKEN", "WAITING FOR", "PLACE LAPSES IN");
+            for (SemaphoreState.Waiter x : s.waiters()) {
+                w.row("  " + x.token(), time(Optional.of(x.waiting())), time(Optional.of(x.lapsesIn())));
+            }
+            lines.addAll(w.lines());
+        }
+        return lines;
+    }
+
+    // ---- cells
+
+    private static String consumers(QueueState q) {
+        if (q.consumers().isEmpty()) {
+            return "-";
+        }
+        List<String> parts = new ArrayList<>();
+        for (QueueState.ConsumerState c : q.consumers()) {
+            parts.add(c.id() + (c.alive() ? "" : " dead") + " beat " + time(Optional.of(c.heartbeatAge())) + " ago");
+        }
+        return String.join(", ", parts);
+    }
+
+    private static String event(SignalState s) {
+        return s.latched().map(d -> shorten(d) + s.latchedTtl().map(t -> " (kept " + time(Optional.of(t)) + " more)")
+                .orElse("")).orElse("-");
+    }
+}

@@ -227,7 +227,7 @@ final class Subscriptions {
                 return;
             }
             log.debug("pub/sub connection to {} failed to subscribe ({}); replacing it", address, failure.toString());
-            CompletableFuture.runAsync(() -> lost(conn));
+            timer.deliver(() -> lost(conn));
             conn.closeAsync();
         });
     }
@@ -300,8 +300,10 @@ final class Subscriptions {
         conn.addListener(new RedisConnectionStateListener() {
             @Override
             public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
-                // off the I/O thread: replacing takes this object's monitor
-                CompletableFuture.runAsync(() -> lost(conn));
+                // off the I/O thread, on the client's callback executor: replacing takes this object's monitor
+                // (not CompletableFuture's default executor, which on Java 25 is the common pool even where it has
+                // a single worker, shared with the application)
+                timer.deliver(() -> lost(conn));
             }
         });
         return conn;
@@ -310,7 +312,7 @@ final class Subscriptions {
     /** A connection that closed before its listeners were attached is never reported lost: replace it now. */
     private void replaceIfLost(StatefulRedisPubSubConnection<String, String> conn) {
         if (!conn.isOpen()) {
-            CompletableFuture.runAsync(() -> lost(conn));
+            timer.deliver(() -> lost(conn));
         }
     }
 
@@ -365,8 +367,8 @@ final class Subscriptions {
     private void retry(StatefulRedisPubSubConnection<String, String> lost, int attempt, Throwable cause) {
         long pause = retryPause(attempt + 1).toNanos();
         log.debug("pub/sub connection to {} still lost (attempt {}): {}", address, attempt + 1, cause.toString());
-        // off the timer's thread: replacing takes this object's monitor
-        timer.after(pause, () -> CompletableFuture.runAsync(() -> replace(lost, attempt + 1)));
+        // off the timer's thread, on the client's callback executor: replacing takes this object's monitor
+        timer.after(pause, () -> timer.deliver(() -> replace(lost, attempt + 1)));
     }
 
     /** The pause before retry {@code attempt} (from 1): 10 ms doubling up to {@link #MAX_RETRY_PAUSE}, half of it random. */
@@ -401,7 +403,7 @@ final class Subscriptions {
     private void confirm(String name, boolean pattern) {
         if (listeners.confirm(name, pattern)) {
             // Closed before Redis confirmed: unsubscribe now, off the I/O thread (the monitor is not for it).
-            CompletableFuture.runAsync(() -> dropIfUnused(name, pattern));
+            timer.deliver(() -> dropIfUnused(name, pattern));
         }
     }
 

@@ -101,7 +101,7 @@ abstract class ClientSettings {
      * tenant's objects with the glob {@code billing:*}).
      *
      * <p>Meant for sharing one Redis between applications or tenants, each client with an ACL user limited to
-     * its prefix: {@code ~billing:* ~{billing:* &billing:*} (a name with its own {@code {hash tag}} keeps its
+     * its prefix: <code>~billing:* ~&#123;billing:* &amp;billing:*</code> (a name with its own {@code {hash tag}} keeps its
      * derived keys under the prefix). On Redis Cluster a prefix holding a {@code {hash tag}} would put every
      * object in one slot; such a prefix is refused. Default: none. Lock and election options may add a
      * prefix of their own after this one.

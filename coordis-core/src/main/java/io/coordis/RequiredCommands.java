@@ -18,12 +18,13 @@ import java.util.Set;
  * ACL rules name them: lower case, subcommands as {@code command|subcommand}.
  *
  * <p>Example: a user that may use every primitive on keys and channels under {@code app:} only:
- * <pre>{@code
- * ACL SETUSER app on >secret resetkeys resetchannels ~app:* &app:* ~{app:* &{app:* -@all
+ * <pre>
+ * ACL SETUSER app on &gt;secret resetkeys resetchannels ~app:* &amp;app:* ~&#123;app:* &amp;&#123;app:* -@all
  *     +evalsha +eval +script|load ... (RequiredCommands.aclRules(EnumSet.allOf(Use.class)))
- * }</pre>
+ * </pre>
  * Note that derived keys of a name {@code app:x} are {@code {app:x}:suffix}, so a prefix rule needs both
- * {@code ~app:*} and {@code ~{app:*} (and the same for channels); {@link #keyPatterns(String)} gives both.
+ * {@code ~app:*} and <code>~&#123;app:*</code> (and the same for channels); {@link #keyPatterns(String)} gives
+ * both.
  *
  * <p>Immutable; the lists are fixed for a given Coordis version.
  */
@@ -243,7 +244,7 @@ public final class RequiredCommands {
     /**
      * The ACL key and channel patterns that cover every object whose name starts with {@code prefix},
      * including derived keys ({@code {name}:suffix}) and channels: e.g. for {@code app:} →
-     * {@code ~app:* ~{app:* &app:* &{app:*}.
+     * <code>~app:* ~&#123;app:* &amp;app:* &amp;&#123;app:*</code>.
      *
      * @throws IllegalArgumentException when the prefix is empty or holds a glob character
      */

@@ -37,7 +37,7 @@ public final class Elections {
     /**
      * A candidate in the lease election {@code name}.
      *
-     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client talks to several independent masters
      */
     public LeaderElection election(String name, ElectionOptions options) {

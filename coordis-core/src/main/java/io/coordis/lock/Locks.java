@@ -53,7 +53,7 @@ public final class Locks {
     /**
      * A lock on {@code name}: on the single node, or Redlock over all nodes when there are several.
      *
-     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock lock(String name, LockOptions options) {
         Objects.requireNonNull(options, "lock options must not be null");
@@ -70,7 +70,7 @@ public final class Locks {
     /**
      * A read-write lock on {@code name}, whose write side is {@link #lock} on the same name.
      *
-     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    on a client of several Redlock masters: read-write locks run on one node
      */
     public ReadWriteLock readWriteLock(String name, LockOptions options) {
@@ -90,7 +90,7 @@ public final class Locks {
      * A lock on {@code name} in the format of the classic {@code SETNX} pattern, for sharing it with
      * programs that still use that pattern; weaker than {@link #singleNode} (it needs synchronised clocks).
      *
-     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock legacy(String name, LockOptions options) {
         if (nodes.size() != 1) {

@@ -118,7 +118,7 @@ public interface Telemetry {
     /**
      * An acquire of the lock {@code lock} starts ({@code tryAcquire}, {@code acquire}); the wait is told how it ended.
      *
-     * @param lock the lock's Redis key
+     * @param lock the lock's name
      * @return the wait to tell how it ended; {@link Wait#NONE} records nothing
      */
     default Wait acquiring(String lock) {
@@ -128,7 +128,7 @@ public interface Telemetry {
     /**
      * A Redlock acquire round on {@code lock} was decided; {@code votes} in the order of the client's URLs.
      *
-     * @param lock  the lock's Redis key
+     * @param lock  the lock's name
      * @param votes each node's vote
      */
     default void redlockVotes(String lock, List<NodeVote> votes) {
@@ -137,7 +137,7 @@ public interface Telemetry {
     /**
      * A campaign in the election {@code election} starts; the wait is told how it ended.
      *
-     * @param election the election's Redis key
+     * @param election the election's name
      * @return the wait to tell how it ended; {@link Wait#NONE} records nothing
      */
     default Wait campaigning(String election) {
@@ -148,7 +148,7 @@ public interface Telemetry {
      * A lease on {@code name} (a lock, an election) is now held; the hold is told its renewals, loss and end.
      *
      * @param claim what the lease holds
-     * @param name  the lock's or election's Redis key
+     * @param name  the lock's or election's name
      * @return the hold to tell what happens to the lease; {@link Hold#NONE} records nothing
      */
     default Hold held(Claim claim, String name) {
@@ -158,7 +158,7 @@ public interface Telemetry {
     /**
      * This client became leader of {@code election} with {@code term} ({@code leading}), or stopped leading.
      *
-     * @param election the election's Redis key
+     * @param election the election's name
      * @param leading  {@code true} when it became leader, {@code false} when it stopped
      * @param term     the leadership's term
      */

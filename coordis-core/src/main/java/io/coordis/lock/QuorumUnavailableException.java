@@ -67,7 +67,7 @@ public final class QuorumUnavailableException extends CoordisException {
     /**
      * How each node voted, in the order the nodes were configured.
      *
-     * @return the votes; empty after deserialisation (they are not serialised)
+     * @return the votes; {@code null} in a deserialised copy (they are not serialised)
      */
     public List<NodeVote> votes() {
         return votes;

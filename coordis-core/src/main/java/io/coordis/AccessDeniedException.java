@@ -23,18 +23,38 @@ public final class AccessDeniedException extends CoordisException {
         OTHER
     }
 
+    /** What Redis refused; {@link Reason#OTHER} when its message did not say. */
     private final Reason reason;
 
+    /**
+     * A refusal whose message does not say what was refused ({@link Reason#OTHER}).
+     *
+     * @param node    the node ({@code host:port}) that refused; null when unknown
+     * @param message what was refused, naming the object
+     * @param cause   Redis's error; null when there is none
+     */
     public AccessDeniedException(String node, String message, Throwable cause) {
         this(node, Reason.OTHER, message, cause);
     }
 
+    /**
+     * A refusal of {@code reason}.
+     *
+     * @param node    the node ({@code host:port}) that refused; null when unknown
+     * @param reason  what Redis refused
+     * @param message what was refused, naming the object
+     * @param cause   Redis's error; null when there is none
+     */
     public AccessDeniedException(String node, Reason reason, String message, Throwable cause) {
         super(node, message, cause);
         this.reason = reason;
     }
 
-    /** What Redis refused. */
+    /**
+     * What Redis refused.
+     *
+     * @return the credentials, a command, a key, a channel, or {@link Reason#OTHER}
+     */
     public Reason reason() {
         return reason;
     }

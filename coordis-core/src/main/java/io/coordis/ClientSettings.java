@@ -32,7 +32,12 @@ abstract class ClientSettings {
     Replication replication = Replication.none();
     Executor callbackExecutor;
 
-    /** The Redis URL; required (or {@link #urls}). */
+    /**
+     * The Redis URL; required (or {@link #urls}).
+     *
+     * @param url a URL in one of the forms {@link Coordis} lists
+     * @return this builder
+     */
     public Coordis.Builder url(String url) {
         this.urls = Collections.singletonList(url);
         return self();
@@ -41,6 +46,8 @@ abstract class ClientSettings {
     /**
      * One URL, or the URLs of N ≥ 3 independent masters for Redlock (odd N recommended).
      *
+     * @param urls one URL, or three or more of independent masters
+     * @return this builder
      * @throws IllegalArgumentException for an empty list
      */
     public Coordis.Builder urls(List<String> urls) {
@@ -57,6 +64,8 @@ abstract class ClientSettings {
      * listen as well, so they still wake when the master or the link to it fails (PUBLISH is
      * replicated). Used by signals only; connected in the background. Default: none.
      *
+     * @param replicaUrls the replicas' URLs
+     * @return this builder
      * @throws IllegalArgumentException for a blank URL (a malformed one fails in {@link Coordis.Builder#connect()})
      */
     public Coordis.Builder replicaUrls(List<String> replicaUrls) {
@@ -79,6 +88,8 @@ abstract class ClientSettings {
      * data through a queue or a key and signal its name. Default: 1 MiB, as a queue's
      * {@link QueueOptions#maxMessageBytes()}.
      *
+     * @param bytes the largest signal data, in bytes
+     * @return this builder
      * @throws IllegalArgumentException unless 1 ≤ bytes ≤ 512 MiB (Redis's own limit)
      */
     public Coordis.Builder maxSignalBytes(int bytes) {
@@ -101,11 +112,13 @@ abstract class ClientSettings {
      * tenant's objects with the glob {@code billing:*}).
      *
      * <p>Meant for sharing one Redis between applications or tenants, each client with an ACL user limited to
-     * its prefix: {@code ~billing:* ~{billing:* &billing:*} (a name with its own {@code {hash tag}} keeps its
+     * its prefix: <code>~billing:* ~&#123;billing:* &amp;billing:*</code> (a name with its own {@code {hash tag}} keeps its
      * derived keys under the prefix). On Redis Cluster a prefix holding a {@code {hash tag}} would put every
      * object in one slot; such a prefix is refused. Default: none. Lock and election options may add a
      * prefix of their own after this one.
      *
+     * @param prefix the prefix, e.g. {@code billing:}; empty for none
+     * @return this builder
      * @throws IllegalArgumentException when the prefix holds braces or glob characters ({@code * ? [ ] \}),
      *                                  which ACL key patterns and {@code SCAN MATCH} would read as patterns,
      *                                  or is longer than 256 bytes of UTF-8
@@ -141,6 +154,9 @@ abstract class ClientSettings {
      * {@code QueueOptions.withReplication}): see {@link Replication}. Applies to single-node locks, lease elections
      * and queues; semaphores, read-write locks, legacy locks and the counter election do not wait, and a client of
      * several Redlock masters refuses it when connecting. Default: {@link Replication#none()}.
+     *
+     * @param replication the replicas writes wait for
+     * @return this builder
      */
     public Coordis.Builder replication(Replication replication) {
         this.replication = Objects.requireNonNull(replication,
@@ -166,19 +182,32 @@ abstract class ClientSettings {
      * thread, and it does not grow when a task blocks. Set an executor of your own to bound or name the threads or to
      * use virtual threads ({@code Executors.newVirtualThreadPerTaskExecutor()} on Java 21); one that is slow to
      * start tasks delays the loss notices.
+     *
+     * @param executor where futures complete and callbacks run; never shut down by the client
+     * @return this builder
      */
     public Coordis.Builder callbackExecutor(Executor executor) {
         this.callbackExecutor = Objects.requireNonNull(executor, "callback executor must not be null");
         return self();
     }
 
-    /** Upper bound on one round trip, also the connect timeout; default 2 s, at least 10 ms. */
+    /**
+     * Upper bound on one round trip, also the connect timeout; default 2 s, at least 10 ms.
+     *
+     * @param timeout the longest round trip
+     * @return this builder
+     */
     public Coordis.Builder commandTimeout(Duration timeout) {
         this.commandTimeout = Durations.atLeast(timeout, Duration.ofMillis(10), "command timeout");
         return self();
     }
 
-    /** The monotonic clock for deadlines; default {@link Ticker#system()}. */
+    /**
+     * The monotonic clock for deadlines; default {@link Ticker#system()}.
+     *
+     * @param ticker the clock; it must be monotonic and thread-safe
+     * @return this builder
+     */
     public Coordis.Builder ticker(Ticker ticker) {
         this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
         return self();
@@ -188,6 +217,8 @@ abstract class ClientSettings {
      * For {@code rediss://} URLs: trust the CA certificates in this PEM file instead of the JVM's
      * default trust store. Default: the JVM's trust store.
      *
+     * @param pemFile a file of PEM certificates
+     * @return this builder
      * @throws IllegalArgumentException naming the file when it does not exist, cannot be read or holds no
      *                                  PEM certificate
      */
@@ -202,6 +233,9 @@ abstract class ClientSettings {
      * unencrypted PKCS#8 private key in {@code privateKeyPem} ({@code -----BEGIN PRIVATE KEY-----}). Used by
      * every connection of the client (commands, queues, pub/sub, Sentinel, cluster nodes). Default: none.
      *
+     * @param certificateChainPem a PEM file of the client's certificate, then its issuers
+     * @param privateKeyPem       a PEM file of the unencrypted PKCS#8 private key
+     * @return this builder
      * @throws IllegalArgumentException naming the file and what to do when a file does not exist, cannot be
      *                                  read, or is not PEM of the right kind (a PKCS#1/SEC1 key is refused with
      *                                  the command that converts it)
@@ -214,6 +248,11 @@ abstract class ClientSettings {
     /**
      * Like {@link #clientCertificate(Path, Path)} for an encrypted PKCS#8 key
      * ({@code -----BEGIN ENCRYPTED PRIVATE KEY-----}) and its password (copied; never shown in messages).
+     *
+     * @param certificateChainPem a PEM file of the client's certificate, then its issuers
+     * @param privateKeyPem       a PEM file of the encrypted PKCS#8 private key
+     * @param keyPassword         the key's password
+     * @return this builder
      */
     public Coordis.Builder clientCertificate(Path certificateChainPem, Path privateKeyPem,
                                      char[] keyPassword) {
@@ -227,6 +266,9 @@ abstract class ClientSettings {
      * its subject alternative names); default {@code true}. {@code false} is <b>unsafe</b>: any certificate
      * from a trusted CA is then accepted for any host, so whoever holds one can pose as the server; use it only
      * for test set-ups whose certificates lack the right names. (A URL's {@code ?verifyPeer=} wins.)
+     *
+     * @param verify whether the certificate must name the host
+     * @return this builder
      */
     public Coordis.Builder verifyHostname(boolean verify) {
         this.tls = tls.verifyingHostname(verify);
@@ -236,6 +278,9 @@ abstract class ClientSettings {
     /**
      * Where the client reports its work (acquires, leases, votes, leaderships, queue messages, signals) for metrics
      * and traces, e.g. {@code coordis-micrometer}'s {@code CoordisMetrics}. Default: {@link Telemetry#NONE}.
+     *
+     * @param telemetry where to report
+     * @return this builder
      */
     public Coordis.Builder telemetry(Telemetry telemetry) {
         this.telemetry = Objects.requireNonNull(telemetry, "telemetry must not be null (use Telemetry.NONE for none)");
@@ -249,6 +294,9 @@ abstract class ClientSettings {
      * that climbs only to 1 s (Lettuce's default climbs to 30 s) and flush consolidation, which these do not get
      * unless the application sets them up itself. The client never shuts them down: their owner does, after
      * closing the client. Default: resources of the client's own, shut down with it.
+     *
+     * @param resources Lettuce's resources, owned by the caller
+     * @return this builder
      */
     public Coordis.Builder clientResources(ClientResources resources) {
         this.clientResources = Objects.requireNonNull(resources, "client resources must not be null");

@@ -8,13 +8,28 @@ package io.coordis;
 public final class CommandRejectedException extends CoordisException {
     private static final long serialVersionUID = 1L;
 
+    /** Whether the refusal may pass by itself (see {@link #isTransient()}). */
     private final boolean transientCondition;
 
+    /**
+     * A permanent refusal.
+     *
+     * @param node    the node ({@code host:port}) that refused; null when unknown
+     * @param message the refused command's object and the server's words
+     * @param cause   Redis's error; null when there is none
+     */
     public CommandRejectedException(String node, String message, Throwable cause) {
         this(node, message, cause, false);
     }
 
-    /** A refusal that may pass by itself when {@code transientCondition} (see {@link #isTransient()}). */
+    /**
+     * A refusal that may pass by itself when {@code transientCondition} (see {@link #isTransient()}).
+     *
+     * @param node               the node ({@code host:port}) that refused; null when unknown
+     * @param message            the refused command's object and the server's words
+     * @param cause              Redis's error; null when there is none
+     * @param transientCondition whether the refusal may pass by itself
+     */
     public CommandRejectedException(String node, String message, Throwable cause, boolean transientCondition) {
         super(node, message, cause);
         this.transientCondition = transientCondition;

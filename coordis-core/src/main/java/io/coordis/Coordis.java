@@ -100,6 +100,8 @@ public final class Coordis implements AutoCloseable {
     /**
      * Connects with default settings.
      *
+     * @param url the Redis URL, in one of the forms above
+     * @return a connected client; close it when done
      * @throws IllegalArgumentException when the URL is malformed
      * @throws CoordisException         when Redis is unreachable or refuses the credentials (within the
      *                                  command timeout)
@@ -111,12 +113,19 @@ public final class Coordis implements AutoCloseable {
     /**
      * Connects to one node, or for three or more URLs to independent masters for Redlock.
      *
+     * @param urls one URL, or three or more of independent masters
+     * @return a connected client; close it when done
      * @throws IllegalArgumentException when a URL is malformed, or two URLs are given
      */
     public static Coordis connect(List<String> urls) {
         return builder().urls(urls).connect();
     }
 
+    /**
+     * Settings for a client: the URLs, then everything else with its default.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -124,6 +133,9 @@ public final class Coordis implements AutoCloseable {
     /**
      * A lock on the resource {@code name} with default options; the Redis key is the name itself, after the
      * client's {@link Builder#keyPrefix key prefix} if it has one.
+     *
+     * @param name the resource name
+     * @return the lock; it holds nothing until acquired
      */
     public DistributedLock lock(String name) {
         return lock(name, LockOptions.defaults());
@@ -133,6 +145,9 @@ public final class Coordis implements AutoCloseable {
      * A lock on the resource {@code name} with the given options: on the Redis node, or a Redlock lock
      * over all nodes when this client has several.
      *
+     * @param name    the resource name
+     * @param options the lock's options
+     * @return the lock; it holds nothing until acquired
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock lock(String name, LockOptions options) {
@@ -144,6 +159,8 @@ public final class Coordis implements AutoCloseable {
      * A read-write lock on the resource {@code name} with default options: many readers or one writer, writers not
      * starved; its write side is {@link #lock(String)} on the same name.
      *
+     * @param name the resource name
+     * @return the read-write lock; it holds nothing until acquired
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client has several Redlock masters (read-write locks use one node)
      */
@@ -155,6 +172,9 @@ public final class Coordis implements AutoCloseable {
      * A read-write lock on the resource {@code name} with the given options (TTL, holder id, tokens), used by both
      * sides.
      *
+     * @param name    the resource name
+     * @param options the options of both sides
+     * @return the read-write lock; it holds nothing until acquired
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client has several Redlock masters (read-write locks use one node)
      */
@@ -165,6 +185,10 @@ public final class Coordis implements AutoCloseable {
     /**
      * A semaphore on {@code name} with default lock options for its permits (TTL 30 s, renewed while held); see
      * {@link #semaphore(String, int, LockOptions)}.
+     *
+     * @param name    the semaphore's name
+     * @param permits the permit count written by the first acquisition when none is stored
+     * @return the semaphore; it holds nothing until acquired
      */
     public Semaphore semaphore(String name, int permits) {
         return semaphore(name, permits, LockOptions.defaults());
@@ -177,6 +201,10 @@ public final class Coordis implements AutoCloseable {
      * ({@link Semaphore#setPermits} changes it). Its keys derive from the name after this client's key prefix, in
      * one hash slot.
      *
+     * @param name    the semaphore's name
+     * @param permits the permit count written by the first acquisition when none is stored
+     * @param options the options of every permit
+     * @return the semaphore; it holds nothing until acquired
      * @throws IllegalArgumentException when the name is blank or too long, or {@code permits} is below 1
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
@@ -189,6 +217,9 @@ public final class Coordis implements AutoCloseable {
      * which it expires), for sharing it with programs that still lock that way. Weaker than
      * {@link #lock(String, LockOptions)}: it needs synchronised clocks.
      *
+     * @param name    the resource name, the key of the lock
+     * @param options the lock's options; the token label is ignored
+     * @return the lock; it holds nothing until acquired
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock legacyLock(String name, LockOptions options) {
@@ -199,6 +230,8 @@ public final class Coordis implements AutoCloseable {
      * Signal and wait (pub/sub), unicast signals and latched events on this client's connections:
      * published on the (first) master, heard on it and on the replicas given to
      * {@link Builder#replicaUrls}. Shares this client's connections; thread-safe.
+     *
+     * @return the signals of this client
      */
     public Signals signals() {
         return signals;
@@ -208,6 +241,8 @@ public final class Coordis implements AutoCloseable {
      * A candidate in the lease election {@code name} (the Redis key is the name itself) with default
      * options: TTL 15 s, a fresh candidate id. See {@link LeaderElection}.
      *
+     * @param name the election's name
+     * @return a new candidate; it does not campaign until asked
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
@@ -219,6 +254,9 @@ public final class Coordis implements AutoCloseable {
      * A candidate in the lease election {@code name} with the given options. Each call makes a new
      * candidate; make one per process and election.
      *
+     * @param name    the election's name
+     * @param options the candidate's options
+     * @return a new candidate; it does not campaign until asked
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
@@ -235,6 +273,8 @@ public final class Coordis implements AutoCloseable {
      * {@link CounterElection}.
      *
      * @param term the expiry the leader refreshes, whole seconds (the classic code uses 20 s)
+     * @param key  the counter's key, exactly as given (no key prefix is added)
+     * @return a new candidate; it does not campaign until asked
      * @throws IllegalArgumentException when the key is blank or longer than 1,024 bytes in UTF-8, or the term is
      *                                  not a whole number of seconds
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
@@ -247,6 +287,8 @@ public final class Coordis implements AutoCloseable {
      * The plain list {@code name} as a queue ({@code LPUSH} / {@code RPOP}, no envelope), with default
      * options; see {@link Queue}.
      *
+     * @param name the list's key
+     * @return the queue
      * @throws IllegalArgumentException when the name is empty or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
@@ -254,12 +296,23 @@ public final class Coordis implements AutoCloseable {
         return queue(name, QueueOptions.defaults());
     }
 
-    /** Like {@link #queue(String)} with {@code options} (order, maximum message size). */
+    /**
+     * Like {@link #queue(String)} with {@code options} (order, maximum message size).
+     *
+     * @param name    the list's key
+     * @param options the queue's options
+     * @return the queue
+     */
     public Queue queue(String name, QueueOptions options) {
         return queues().plain(name, replicated(options));
     }
 
-    /** A reliable queue on the list {@code name} with default options; see {@link ReliableQueue}. */
+    /**
+     * A reliable queue on the list {@code name} with default options; see {@link ReliableQueue}.
+     *
+     * @param name the list's key
+     * @return the queue; nothing consumes until a consumer is started
+     */
     public ReliableQueue reliableQueue(String name) {
         return reliableQueue(name, QueueOptions.defaults());
     }
@@ -268,6 +321,9 @@ public final class Coordis implements AutoCloseable {
      * A reliable (at-least-once) queue on the list {@code name}: consumers hold messages in processing
      * slots guarded by heartbeats, so nothing is lost when a consumer dies; see {@link ReliableQueue}.
      *
+     * @param name    the list's key
+     * @param options the queue's options
+     * @return the queue; nothing consumes until a consumer is started
      * @throws IllegalArgumentException when the name is empty or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
@@ -293,7 +349,11 @@ public final class Coordis implements AutoCloseable {
         return keyPrefix().isEmpty() ? options : options.withKeyPrefix(keyPrefix() + options.keyPrefix());
     }
 
-    /** The prefix put before every key and channel name of this client ({@link Builder#keyPrefix}); empty for none. */
+    /**
+     * The prefix put before every key and channel name of this client ({@link Builder#keyPrefix}); empty for none.
+     *
+     * @return the key prefix, or the empty string
+     */
     public String keyPrefix() {
         return wiring.keyPrefix();
     }
@@ -310,6 +370,8 @@ public final class Coordis implements AutoCloseable {
     /**
      * Read-only views of the locks, elections, queues and signals on this client's Redis (Redlock: locks on
      * every node), as {@code coordis ls} and {@code coordis inspect} show them. Thread-safe.
+     *
+     * @return the inspector of this client
      */
     public Inspector inspector() {
         return inspector;
@@ -319,12 +381,18 @@ public final class Coordis implements AutoCloseable {
      * Checks the servers this client talks to (every node for Redlock) for what Coordis needs: version, role,
      * eviction policy, persistence, the ACL user's permissions (with a {@link Builder#keyPrefix key prefix}: also on
      * the keys and channels under it), clock skew. See {@link Doctor}.
+     *
+     * @return the doctor of this client
      */
     public Doctor doctor() {
         return wiring.make(Doctor.class);
     }
 
-    /** The Redis node this client talks to, as {@code host:port}; several are separated by commas. */
+    /**
+     * The Redis node this client talks to, as {@code host:port}; several are separated by commas.
+     *
+     * @return the address, {@code host:port}
+     */
     public String address() {
         return String.join(",", connections.nodes().stream().map(RedisNode::address).toList());
     }
@@ -348,7 +416,11 @@ public final class Coordis implements AutoCloseable {
         private Builder() {
         }
 
-        /** Connects with these settings; see {@link Coordis#connect(String)}. */
+        /**
+         * Connects with these settings; see {@link Coordis#connect(String)}.
+         *
+         * @return a connected client; close it when done
+         */
         public Coordis connect() {
             return new Coordis(this);
         }
@@ -359,6 +431,8 @@ public final class Coordis implements AutoCloseable {
          * backoff (50 ms doubling up to 1 s). For a process that may start while Redis restarts, such as a job
          * that is allowed to wait for its lock.
          *
+         * @param wait how long to keep trying while Redis is unavailable
+         * @return a connected client; close it when done
          * @throws IllegalArgumentException when a URL is malformed, or two URLs are given (at once)
          * @throws CoordisException         the last failure once {@code wait} is spent; at once when it is
          *                                  permanent (wrong credentials, missing permissions)

@@ -12,6 +12,9 @@ public final class DurationText {
     /**
      * Human form: 250ms, 1.5s, 2m, 3h, 30d, 90.25s (from a minute on, whole units when it is one, else seconds to
      * the millisecond); any duration, however large, without overflowing. Thread-safe.
+     *
+     * @param duration the duration to write
+     * @return the text
      */
     public static String format(Duration duration) {
         return Durations.format(duration);

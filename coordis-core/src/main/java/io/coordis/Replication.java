@@ -34,7 +34,11 @@ public final class Replication {
         this.timeout = timeout;
     }
 
-    /** No wait: a write counts once the master has it (the default). */
+    /**
+     * No wait: a write counts once the master has it (the default).
+     *
+     * @return the replication that waits for no replica
+     */
     public static Replication none() {
         return NONE;
     }
@@ -43,6 +47,9 @@ public final class Replication {
      * Wait, after each write that counts, until {@code replicas} replicas acknowledged it, for at most
      * {@code timeout}.
      *
+     * @param replicas how many replicas must acknowledge
+     * @param timeout  the longest wait for them
+     * @return the replication
      * @throws IllegalArgumentException unless 1 ≤ {@code replicas} ≤ {@link #MAX_REPLICAS} and
      *                                  1 ms ≤ {@code timeout} ≤ {@link #MAX_TIMEOUT}
      */
@@ -61,17 +68,29 @@ public final class Replication {
         return new Replication(replicas, checked);
     }
 
-    /** Whether writes wait for no replica. */
+    /**
+     * Whether writes wait for no replica.
+     *
+     * @return {@code true} for {@link #none()}
+     */
     public boolean isNone() {
         return replicas == 0;
     }
 
-    /** The replicas a write waits for; 0 for {@link #none()}. */
+    /**
+     * The replicas a write waits for; 0 for {@link #none()}.
+     *
+     * @return the replica count
+     */
     public int replicas() {
         return replicas;
     }
 
-    /** The longest wait for them; zero for {@link #none()}. */
+    /**
+     * The longest wait for them; zero for {@link #none()}.
+     *
+     * @return the timeout
+     */
     public Duration timeout() {
         return timeout;
     }

@@ -18,12 +18,13 @@ import java.util.Set;
  * ACL rules name them: lower case, subcommands as {@code command|subcommand}.
  *
  * <p>Example: a user that may use every primitive on keys and channels under {@code app:} only:
- * <pre>{@code
- * ACL SETUSER app on >secret resetkeys resetchannels ~app:* &app:* ~{app:* &{app:* -@all
+ * <pre>
+ * ACL SETUSER app on &gt;secret resetkeys resetchannels ~app:* &amp;app:* ~&#123;app:* &amp;&#123;app:* -@all
  *     +evalsha +eval +script|load ... (RequiredCommands.aclRules(EnumSet.allOf(Use.class)))
- * }</pre>
+ * </pre>
  * Note that derived keys of a name {@code app:x} are {@code {app:x}:suffix}, so a prefix rule needs both
- * {@code ~app:*} and {@code ~{app:*} (and the same for channels); {@link #keyPatterns(String)} gives both.
+ * {@code ~app:*} and <code>~&#123;app:*</code> (and the same for channels); {@link #keyPatterns(String)} gives
+ * both.
  *
  * <p>Immutable; the lists are fixed for a given Coordis version.
  */
@@ -58,6 +59,14 @@ public final class RequiredCommands {
 
     /** One command, what needs it and why. */
     public record Command(String name, Use use, String why) {
+        /**
+         * Checks that no component is null.
+         *
+         * @param name the command as ACL rules name it
+         * @param use  what needs it
+         * @param why  why, in a few words
+         * @throws NullPointerException when a component is null
+         */
         public Command {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(use, "use");
@@ -188,12 +197,21 @@ public final class RequiredCommands {
         return new Command(name, use, why);
     }
 
-    /** Every command with what needs it, in a stable order (a command needed by several uses appears for each). */
+    /**
+     * Every command with what needs it, in a stable order (a command needed by several uses appears for each).
+     *
+     * @return every command, in a stable order, repeated for each use that needs it
+     */
     public static List<Command> all() {
         return ALL;
     }
 
-    /** The distinct command names the given uses need, in a stable order. */
+    /**
+     * The distinct command names the given uses need, in a stable order.
+     *
+     * @param uses the uses to cover
+     * @return their command names, each once, in a stable order
+     */
     public static Set<String> names(Set<Use> uses) {
         Objects.requireNonNull(uses, "uses");
         Set<String> names = new LinkedHashSet<>();
@@ -208,6 +226,8 @@ public final class RequiredCommands {
     /**
      * The distinct command names every primitive and inspection need on a standalone, replicated or Sentinel
      * Redis (everything except {@link Use#OPTIONAL} and {@link Use#CLUSTER}).
+     *
+     * @return the command names of {@link #allRequiredUses()}, each once
      */
     public static Set<String> required() {
         return names(allRequiredUses());
@@ -216,12 +236,18 @@ public final class RequiredCommands {
     /**
      * Every use except {@link Use#OPTIONAL} and {@link Use#CLUSTER}: what a user needs for all primitives and
      * inspection on a standalone, replicated or Sentinel Redis.
+     *
+     * @return every use but {@link Use#OPTIONAL} and {@link Use#CLUSTER}
      */
     public static Set<Use> allRequiredUses() {
         return Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(Use.OPTIONAL, Use.CLUSTER)));
     }
 
-    /** {@link #allRequiredUses()} and {@link Use#CLUSTER}: what a user needs for everything on Redis Cluster. */
+    /**
+     * {@link #allRequiredUses()} and {@link Use#CLUSTER}: what a user needs for everything on Redis Cluster.
+     *
+     * @return every use but {@link Use#OPTIONAL}
+     */
     public static Set<Use> clusterUses() {
         EnumSet<Use> uses = EnumSet.complementOf(EnumSet.of(Use.OPTIONAL));
         return Collections.unmodifiableSet(uses);
@@ -231,6 +257,9 @@ public final class RequiredCommands {
      * ACL rules granting exactly the commands the given uses need, starting from {@code -@all}:
      * e.g. {@code "-@all +evalsha +eval +script|load ..."}. Key and channel patterns are not included;
      * see {@link #keyPatterns(String)}.
+     *
+     * @param uses the uses whose commands to grant
+     * @return the rules, separated by spaces, starting with {@code -@all}
      */
     public static String aclRules(Set<Use> uses) {
         StringBuilder rules = new StringBuilder("-@all");
@@ -243,8 +272,10 @@ public final class RequiredCommands {
     /**
      * The ACL key and channel patterns that cover every object whose name starts with {@code prefix},
      * including derived keys ({@code {name}:suffix}) and channels: e.g. for {@code app:} →
-     * {@code ~app:* ~{app:* &app:* &{app:*}.
+     * <code>~app:* ~&#123;app:* &amp;app:* &amp;&#123;app:*</code>.
      *
+     * @param prefix the start of every name the user may use, e.g. {@code app:}
+     * @return the key patterns, then the channel patterns
      * @throws IllegalArgumentException when the prefix is empty or holds a glob character
      */
     public static List<String> keyPatterns(String prefix) {
@@ -266,7 +297,12 @@ public final class RequiredCommands {
         return List.copyOf(patterns);
     }
 
-    /** Lower-case form of a command as ACL rules name it ({@code "SCRIPT LOAD"} → {@code "script|load"}). */
+    /**
+     * Lower-case form of a command as ACL rules name it ({@code "SCRIPT LOAD"} → {@code "script|load"}).
+     *
+     * @param command a command name, subcommand after a space, in any case
+     * @return the name in lower case, subcommand after a {@code |}
+     */
     public static String aclName(String command) {
         return command.trim().toLowerCase(Locale.ROOT).replaceAll("\\s+", "|");
     }

@@ -41,7 +41,12 @@ public interface Telemetry {
     }
 
     /** What a lease holds. */
-    enum Claim { LOCK, LEADERSHIP }
+    enum Claim {
+        /** A lock's lease. */
+        LOCK,
+        /** A leadership of an election. */
+        LEADERSHIP
+    }
 
     /** How one automatic renewal of a lease went. */
     enum Renewal {
@@ -71,7 +76,12 @@ public interface Telemetry {
         Wait NONE = (result, took) -> {
         };
 
-        /** The wait ended with {@code result} after {@code took} (on the client's {@link Ticker}). */
+        /**
+         * The wait ended with {@code result} after {@code took} (on the client's {@link Ticker}).
+         *
+         * @param result how the wait ended
+         * @param took   how long it took
+         */
         void ended(Result result, Duration took);
     }
 
@@ -84,11 +94,19 @@ public interface Telemetry {
         Hold NONE = new Hold() {
         };
 
-        /** An automatic renewal answered (or failed). */
+        /**
+         * An automatic renewal answered (or failed).
+         *
+         * @param outcome how the renewal went
+         */
         default void renewal(Renewal outcome) {
         }
 
-        /** The lease was lost; {@link #ended()} follows. */
+        /**
+         * The lease was lost; {@link #ended()} follows.
+         *
+         * @param reason why the lease was lost
+         */
         default void lost(Loss reason) {
         }
 
@@ -97,32 +115,63 @@ public interface Telemetry {
         }
     }
 
-    /** An acquire of the lock {@code lock} starts ({@code tryAcquire}, {@code acquire}); the wait is told how it ended. */
+    /**
+     * An acquire of the lock {@code lock} starts ({@code tryAcquire}, {@code acquire}); the wait is told how it ended.
+     *
+     * @param lock the lock's name
+     * @return the wait to tell how it ended; {@link Wait#NONE} records nothing
+     */
     default Wait acquiring(String lock) {
         return Wait.NONE;
     }
 
-    /** A Redlock acquire round on {@code lock} was decided; {@code votes} in the order of the client's URLs. */
+    /**
+     * A Redlock acquire round on {@code lock} was decided; {@code votes} in the order of the client's URLs.
+     *
+     * @param lock  the lock's name
+     * @param votes each node's vote
+     */
     default void redlockVotes(String lock, List<NodeVote> votes) {
     }
 
-    /** A campaign in the election {@code election} starts; the wait is told how it ended. */
+    /**
+     * A campaign in the election {@code election} starts; the wait is told how it ended.
+     *
+     * @param election the election's name
+     * @return the wait to tell how it ended; {@link Wait#NONE} records nothing
+     */
     default Wait campaigning(String election) {
         return Wait.NONE;
     }
 
-    /** A lease on {@code name} (a lock, an election) is now held; the hold is told its renewals, loss and end. */
+    /**
+     * A lease on {@code name} (a lock, an election) is now held; the hold is told its renewals, loss and end.
+     *
+     * @param claim what the lease holds
+     * @param name  the lock's or election's name
+     * @return the hold to tell what happens to the lease; {@link Hold#NONE} records nothing
+     */
     default Hold held(Claim claim, String name) {
         return Hold.NONE;
     }
 
-    /** This client became leader of {@code election} with {@code term} ({@code leading}), or stopped leading. */
+    /**
+     * This client became leader of {@code election} with {@code term} ({@code leading}), or stopped leading.
+     *
+     * @param election the election's name
+     * @param leading  {@code true} when it became leader, {@code false} when it stopped
+     * @param term     the leadership's term
+     */
     default void leadership(String election, boolean leading, long term) {
     }
 
     /**
      * A message of the reliable queue {@code queue} was settled with {@code outcome}; {@code processing} is the
      * time since it was taken, or {@code null} when it was settled by its id, away from its delivery.
+     *
+     * @param queue      the queue's name
+     * @param outcome    how it was settled
+     * @param processing the time since it was taken; null when settled by its id
      */
     default void settled(String queue, Outcome outcome, Duration processing) {
     }
@@ -130,21 +179,36 @@ public interface Telemetry {
     /**
      * A sweep of {@code queue} took messages from dead consumers: {@code requeued} go to be delivered again,
      * {@code deadLettered} had failed too often. Called only when it moved any.
+     *
+     * @param queue        the queue's name
+     * @param requeued     how many messages go to be delivered again
+     * @param deadLettered how many were dead-lettered
      */
     default void swept(String queue, int requeued, int deadLettered) {
     }
 
-    /** A signal on {@code channel} was published and reached {@code receivers} subscribers. */
+    /**
+     * A signal on {@code channel} was published and reached {@code receivers} subscribers.
+     *
+     * @param channel   the channel
+     * @param receivers how many subscribers on the master received it
+     */
     default void published(String channel, long receivers) {
     }
 
-    /** A signal on {@code channel} arrived from one node (a master and a replica each count one). */
+    /**
+     * A signal on {@code channel} arrived from one node (a master and a replica each count one).
+     *
+     * @param channel the channel
+     */
     default void received(String channel) {
     }
 
     /**
      * The pub/sub connection to {@code node} ({@code host:port}) was lost and subscribed again: signals published
      * meanwhile were not heard from it.
+     *
+     * @param node the node ({@code host:port})
      */
     default void gap(String node) {
     }

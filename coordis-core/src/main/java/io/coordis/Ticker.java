@@ -8,10 +8,18 @@ package io.coordis;
 @FunctionalInterface
 public interface Ticker {
 
-    /** Nanoseconds from an arbitrary fixed origin; only differences are meaningful. */
+    /**
+     * Nanoseconds from an arbitrary fixed origin; only differences are meaningful.
+     *
+     * @return the current reading, in nanoseconds
+     */
     long read();
 
-    /** The system's monotonic clock. */
+    /**
+     * The system's monotonic clock.
+     *
+     * @return a ticker reading {@link System#nanoTime()}
+     */
     static Ticker system() {
         return System::nanoTime;
     }

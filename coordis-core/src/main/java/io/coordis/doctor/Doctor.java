@@ -53,12 +53,23 @@ public final class Doctor {
         this.keyPrefix = java.util.Objects.requireNonNull(keyPrefix, "key prefix");
     }
 
-    /** {@link #examine(Optional, Duration)} for the connected user with the default skew limit. */
+    /**
+     * {@link #examine(Optional, Duration)} for the connected user with the default skew limit.
+     *
+     * @return the report
+     * @throws InterruptedException when interrupted while waiting for a node
+     */
     public DoctorReport examine() throws InterruptedException {
         return examine(Optional.empty(), DEFAULT_MAX_SKEW);
     }
 
-    /** {@link #examine(Optional, Duration)} with the default skew limit. */
+    /**
+     * {@link #examine(Optional, Duration)} with the default skew limit.
+     *
+     * @param user whose permissions to check; empty for the user this client runs as
+     * @return the report
+     * @throws InterruptedException when interrupted while waiting for a node
+     */
     public DoctorReport examine(Optional<String> user) throws InterruptedException {
         return examine(user, DEFAULT_MAX_SKEW);
     }
@@ -68,6 +79,8 @@ public final class Doctor {
      *
      * @param user    whose permissions to check; empty for the user this client runs as
      * @param maxSkew largest clock difference between nodes before a warning
+     * @return the report
+     * @throws InterruptedException when interrupted while waiting for a node
      */
     public DoctorReport examine(Optional<String> user, Duration maxSkew) throws InterruptedException {
         List<NodeFacts> facts = new ArrayList<>();
@@ -102,6 +115,9 @@ public final class Doctor {
      * <p>Read-only: {@code SCAN} (never {@code KEYS}), 1,000 keys a step, with {@code PTTL} and {@code GET} of the
      * candidates pipelined per step. Blocks for a walk over the keyspace, a round trip or two per 1,000 keys: meant
      * for an operator's check, not a health probe.
+     *
+     * @return one finding per node
+     * @throws InterruptedException when interrupted while waiting for a node
      */
     public List<Finding> oldLayout() throws InterruptedException {
         List<Finding> findings = new ArrayList<>();
@@ -123,6 +139,7 @@ public final class Doctor {
      * would start again from 1. Blocks for a walk over the keyspace; throws {@link CoordisException} when a node
      * fails, after the keys already deleted.
      *
+     * @throws InterruptedException when interrupted while waiting for a node; keys already deleted stay deleted
      * @return per node, what was deleted and what was kept
      */
     public List<OldLayoutRemoval> removeOldLayout() throws InterruptedException {

@@ -14,6 +14,14 @@ import java.util.Optional;
  */
 public record DoctorReport(List<NodeFacts> nodes, List<Finding> findings, Optional<Long> skewMicros,
                            Optional<Long> skewUncertaintyMicros) {
+    /**
+     * Copies the lists, so the report cannot change.
+     *
+     * @param nodes                 per node, what was read
+     * @param findings              every finding, node by node, then those about all nodes
+     * @param skewMicros            for several nodes: the largest difference between two nodes' clocks
+     * @param skewUncertaintyMicros how far off that figure may be
+     */
     public DoctorReport {
         nodes = List.copyOf(nodes);
         findings = List.copyOf(findings);
@@ -22,6 +30,9 @@ public record DoctorReport(List<NodeFacts> nodes, List<Finding> findings, Option
     /**
      * This report with {@code more} findings about single nodes (such as {@link Doctor#oldLayout()}'s), placed
      * after the other findings about single nodes and before those about all nodes.
+     *
+     * @param more findings about single nodes
+     * @return a new report
      */
     public DoctorReport with(List<Finding> more) {
         List<Finding> all = new ArrayList<>(findings);
@@ -33,7 +44,11 @@ public record DoctorReport(List<NodeFacts> nodes, List<Finding> findings, Option
         return new DoctorReport(nodes, all, skewMicros, skewUncertaintyMicros);
     }
 
-    /** The worst severity found: FAIL over WARN over UNKNOWN over OK. */
+    /**
+     * The worst severity found: FAIL over WARN over UNKNOWN over OK.
+     *
+     * @return the worst severity; OK when there are no findings
+     */
     public Finding.Severity worst() {
         Finding.Severity worst = Finding.Severity.OK;
         for (Finding f : findings) {

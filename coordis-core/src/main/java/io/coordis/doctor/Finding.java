@@ -13,6 +13,17 @@ import java.util.Objects;
  * @param fix      what to do about it, one line (empty when nothing)
  */
 public record Finding(Severity severity, String node, String topic, String message, String fix) {
+    /**
+     * Checks that the finding says what it is about; a null {@code fix} reads as empty.
+     *
+     * @param severity how much it matters
+     * @param node     the node it is about ({@code host:port}), or {@code "*"} for all nodes together
+     * @param topic    what was checked: {@code version}, {@code role}, {@code replication}, {@code eviction},
+     *                 {@code persistence}, {@code acl}, {@code acl-prefix}, {@code old-layout}, {@code clock}
+     * @param message  what was found, one line
+     * @param fix      what to do about it, one line (empty when nothing)
+     * @throws NullPointerException when {@code severity}, {@code node}, {@code topic} or {@code message} is null
+     */
     public Finding {
         Objects.requireNonNull(severity, "severity");
         Objects.requireNonNull(node, "node");

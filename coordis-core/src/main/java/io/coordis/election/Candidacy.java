@@ -28,13 +28,25 @@ import java.util.Optional;
  */
 public interface Candidacy extends AutoCloseable {
 
-    /** The election this candidacy campaigns in. */
+    /**
+     * The election this candidacy campaigns in.
+     *
+     * @return the election
+     */
     LeaderElection election();
 
-    /** The leadership granted and not yet revoked, while it is valid. Does not block. */
+    /**
+     * The leadership granted and not yet revoked, while it is valid. Does not block.
+     *
+     * @return the leadership, or empty while this candidacy does not lead
+     */
     Optional<Leadership> leadership();
 
-    /** Whether this candidacy leads now. Does not block. */
+    /**
+     * Whether this candidacy leads now. Does not block.
+     *
+     * @return {@code true} while a granted leadership is valid
+     */
     default boolean isLeader() {
         return leadership().isPresent();
     }
@@ -44,6 +56,7 @@ public interface Candidacy extends AutoCloseable {
      * candidate can take over: {@code revoked} is called first, then the leadership is resigned and the waiting
      * candidates are woken. Returns at once; does nothing when this candidacy does not lead or was closed.
      *
+     * @param standAside how long to wait before campaigning again; {@link Duration#ZERO} campaigns at once
      * @throws IllegalArgumentException for a negative {@code standAside}
      */
     void resign(Duration standAside);

@@ -25,10 +25,18 @@ import java.time.Duration;
  */
 public interface CounterElection {
 
-    /** The key, exactly as given. */
+    /**
+     * The key, exactly as given.
+     *
+     * @return the key
+     */
     String key();
 
-    /** The term: the expiry the leader refreshes, in whole seconds. */
+    /**
+     * The term: the expiry the leader refreshes, in whole seconds.
+     *
+     * @return the term
+     */
     Duration term();
 
     /**
@@ -45,10 +53,18 @@ public interface CounterElection {
      */
     boolean round() throws InterruptedException;
 
-    /** Whether this candidate leads: it won its last round and that round started less than a term ago. */
+    /**
+     * Whether this candidate leads: it won its last round and that round started less than a term ago.
+     *
+     * @return {@code true} while this candidate leads
+     */
     boolean isLeader();
 
-    /** The value this candidate remembers (the classic {@code local_selector}); 0 when it does not lead. */
+    /**
+     * The value this candidate remembers (the classic {@code local_selector}); 0 when it does not lead.
+     *
+     * @return the remembered value, 0 when not leading
+     */
     long remembered();
 
     /** Steps down locally: forgets the remembered value; the key expires by its term. */

@@ -38,19 +38,42 @@ public final class ElectionLayout {
     public record LeadershipDetails(OptionalLong term, Optional<Instant> since) {
     }
 
+    /**
+     * The key of an election's term counter, derived from its name.
+     *
+     * @param name the election's Redis key
+     * @return the term key, in the name's hash slot
+     */
     public static String termKey(String name) {
         return Keys.derived(name, TERM);
     }
 
+    /**
+     * The key of an election's leadership details, derived from its name.
+     *
+     * @param name the election's Redis key
+     * @return the details key, in the name's hash slot
+     */
     public static String detailsKey(String name) {
         return Keys.derived(name, "leader");
     }
 
+    /**
+     * The channel on which changes of leader are announced, derived from the election's name.
+     *
+     * @param name the election's Redis key
+     * @return the channel name, in the name's hash slot
+     */
     public static String changedChannel(String name) {
         return Keys.derived(name, "changed");
     }
 
-    /** Reads leadership details from their fields (an {@code HGETALL} answer). */
+    /**
+     * Reads leadership details from their fields (an {@code HGETALL} answer).
+     *
+     * @param fields the details hash, field to value; empty when there is none
+     * @return the details, each empty when its field is missing or unreadable
+     */
     public static LeadershipDetails leadershipDetails(Map<String, String> fields) {
         return new LeadershipDetails(StoredValues.number(fields.get(TERM)),
                 StoredValues.instant(StoredValues.number(fields.get(SINCE))));

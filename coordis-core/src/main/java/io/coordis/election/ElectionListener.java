@@ -8,7 +8,11 @@ package io.coordis.election;
  */
 public interface ElectionListener {
 
-    /** This candidate became leader with {@code leadership.term()}. */
+    /**
+     * This candidate became leader with {@code leadership.term()}.
+     *
+     * @param leadership the new leadership
+     */
     default void elected(Leadership leadership) {
     }
 
@@ -16,6 +20,9 @@ public interface ElectionListener {
      * This candidate's leadership ended: resigned, taken over, expired, or its local deadline passed
      * without a successful renewal. {@code reason} says which, for logs. From this call on,
      * {@link Leadership#isHeld()} is {@code false}.
+     *
+     * @param leadership the leadership that ended
+     * @param reason     what ended it, for logs
      */
     default void revoked(Leadership leadership, String reason) {
     }
@@ -25,6 +32,9 @@ public interface ElectionListener {
      * lost data. When this candidate was being elected the term {@code got} was refused and the counter
      * raised past {@code highestSeen}; when another candidate leads with it, {@code got} is that
      * leader's term and a fenced resource will refuse its writes. Also logged at ERROR.
+     *
+     * @param highestSeen the highest term this candidate had seen
+     * @param got         the term Redis handed out
      */
     default void termRegressed(long highestSeen, long got) {
     }

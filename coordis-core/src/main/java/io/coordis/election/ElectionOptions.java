@@ -63,17 +63,27 @@ public final class ElectionOptions {
         this.counterRetention = counterRetention;
     }
 
-    /** Default options with a fresh default candidate id. */
+    /**
+     * Default options with a fresh default candidate id.
+     *
+     * @return the default options
+     */
     public static ElectionOptions defaults() {
         return new ElectionOptions(DEFAULT_TTL, defaultCandidateId(), "", 0.01, null, Fencing.DEFAULT_RETENTION);
     }
 
-    /** {@code user@host:pid:<6 random hex digits>}: tells apart two candidates in one process. */
+    /**
+     * {@code user@host:pid:<6 random hex digits>}: tells apart two candidates in one process.
+     *
+     * @return a new id
+     */
     public static String defaultCandidateId() {
         return Hosts.processId() + ":" + String.format("%06x", ThreadLocalRandom.current().nextInt(1 << 24));
     }
 
     /**
+     * @param ttl how long a leadership lives in Redis without renewal
+     * @return a copy with this TTL
      * @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_TTL} or above {@link #MAX_TTL}
      */
     public ElectionOptions withTtl(Duration ttl) {
@@ -82,6 +92,8 @@ public final class ElectionOptions {
     }
 
     /**
+     * @param id the value written to the election's key while this candidate leads
+     * @return a copy with this id
      * @throws IllegalArgumentException when the id is blank or contains a space or line break (the id
      *                                  travels in space-separated notifications)
      */
@@ -97,12 +109,20 @@ public final class ElectionOptions {
         return new ElectionOptions(ttl, id, keyPrefix, clockDriftFactor, replication, counterRetention);
     }
 
+    /**
+     * An explicit prefix put before the name to make the key, after the client's key prefix. Default: none.
+     *
+     * @param keyPrefix the prefix; empty for none
+     * @return a copy with this prefix
+     */
     public ElectionOptions withKeyPrefix(String keyPrefix) {
         return new ElectionOptions(ttl, candidateId, Objects.requireNonNull(keyPrefix, "key prefix must not be null"),
                 clockDriftFactor, replication, counterRetention);
     }
 
     /**
+     * @param factor the share of the TTL assumed lost to clock drift
+     * @return a copy with this factor
      * @throws IllegalArgumentException unless {@code 0 <= factor < 0.3}
      */
     public ElectionOptions withClockDriftFactor(double factor) {
@@ -119,6 +139,9 @@ public final class ElectionOptions {
      * renewal lost in a failover leaves the replicated term with its earlier expiry, which the leader's local term
      * check covers. Default: the client's ({@code Coordis.Builder.replication}), none unless set. The lease
      * election only; the counter election refuses it.
+     *
+     * @param replication the replicas a new term waits for
+     * @return a copy with this replication
      */
     public ElectionOptions withReplication(Replication replication) {
         Objects.requireNonNull(replication, "replication must not be null (use Replication.none() for no wait)");
@@ -131,6 +154,8 @@ public final class ElectionOptions {
      * fencing counter does (docs/safety.md, "Fencing numbers"); default
      * 10 minutes.
      *
+     * @param retention how long to keep the counter
+     * @return a copy with this retention
      * @throws IllegalArgumentException when below a second or above a day
      */
     public ElectionOptions withCounterRetention(Duration retention) {
@@ -138,12 +163,20 @@ public final class ElectionOptions {
                 Fencing.checkRetention(retention));
     }
 
-    /** How long the term counter is kept after its last term ({@link #withCounterRetention}). */
+    /**
+     * How long the term counter is kept after its last term ({@link #withCounterRetention}).
+     *
+     * @return the retention
+     */
     public Duration counterRetention() {
         return counterRetention;
     }
 
-    /** The replication set by {@link #withReplication}; empty when the client's default applies. */
+    /**
+     * The replication set by {@link #withReplication}; empty when the client's default applies.
+     *
+     * @return the replication, or empty for the client's
+     */
     public Optional<Replication> replication() {
         return Optional.ofNullable(replication);
     }
@@ -153,23 +186,47 @@ public final class ElectionOptions {
         return replication != null ? replication : Replication.none();
     }
 
+    /**
+     * How long a leadership lives in Redis without renewal.
+     *
+     * @return the TTL
+     */
     public Duration ttl() {
         return ttl;
     }
 
-    /** The leader renews this often: a third of the TTL. */
+    /**
+     * The leader renews this often: a third of the TTL.
+     *
+     * @return the renewal interval
+     */
     public Duration renewInterval() {
         return ttl.dividedBy(3);
     }
 
+    /**
+     * The value written to the election's key while this candidate leads.
+     *
+     * @return the candidate id
+     */
     public String candidateId() {
         return candidateId;
     }
 
+    /**
+     * The explicit prefix put before the name.
+     *
+     * @return the prefix, or the empty string
+     */
     public String keyPrefix() {
         return keyPrefix;
     }
 
+    /**
+     * The share of the TTL assumed lost to clock drift.
+     *
+     * @return the factor, 0 to below 0.3
+     */
     public double clockDriftFactor() {
         return clockDriftFactor;
     }

@@ -37,7 +37,10 @@ public final class Elections {
     /**
      * A candidate in the lease election {@code name}.
      *
-     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
+     * @param name    the election's name
+     * @param options the candidate's options
+     * @return a new candidate; it does not campaign until asked
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    when this client talks to several independent masters
      */
     public LeaderElection election(String name, ElectionOptions options) {
@@ -54,6 +57,10 @@ public final class Elections {
     /**
      * A candidate in the classic counter election on the Redis key {@code prefix + key}.
      *
+     * @param key    the counter's key, without the prefix
+     * @param prefix put before the key; empty for none
+     * @param term   the expiry the leader refreshes, whole seconds
+     * @return a new candidate; it does not campaign until asked
      * @throws IllegalArgumentException when the key is blank, or the term is not a whole number of
      *                                  seconds of at least 1 s and at most {@link ElectionOptions#MAX_TTL}
      * @throws IllegalStateException    when this client talks to several independent masters

@@ -36,19 +36,32 @@ import java.util.function.Consumer;
  */
 public interface LeaderElection extends AutoCloseable {
 
-    /** The election's name as given. */
+    /**
+     * The election's name as given.
+     *
+     * @return the name
+     */
     String name();
 
-    /** The Redis key that holds the leader's id: the key prefix plus the name. */
+    /**
+     * The Redis key that holds the leader's id: the key prefix plus the name.
+     *
+     * @return the key, prefix included
+     */
     String key();
 
-    /** This candidate's id. */
+    /**
+     * This candidate's id.
+     *
+     * @return the id, written to the key while this candidate leads
+     */
     String candidateId();
 
     /**
      * Campaigns until this candidate leads or {@code timeout} passes. Returns at once with the current
      * leadership if this candidate leads already.
      *
+     * @param timeout how long to campaign; {@link Duration#ZERO} tries once
      * @return the leadership, or empty when another candidate still led when the time was up
      * @throws InterruptedException         when interrupted while waiting (nothing is left held)
      * @throws io.coordis.CoordisException when Redis cannot be reached or refuses the commands; a try whose
@@ -66,6 +79,7 @@ public interface LeaderElection extends AutoCloseable {
      * so other candidates need not wait out its TTL. Campaigns of one candidate run one after another, blocking ones
      * included.
      *
+     * @param timeout how long to campaign; {@link Duration#ZERO} tries once
      * @return the leadership, or empty on timeout; fails with a {@link io.coordis.CoordisException} as
      *         {@link #campaign(Duration)} throws it
      * @throws IllegalArgumentException for a negative timeout
@@ -73,13 +87,26 @@ public interface LeaderElection extends AutoCloseable {
      */
     CompletableFuture<Optional<Leadership>> campaignAsync(Duration timeout);
 
-    /** Like {@link #campaign(Duration)} without a time limit. */
+    /**
+     * Like {@link #campaign(Duration)} without a time limit.
+     *
+     * @return the leadership
+     * @throws InterruptedException when interrupted while waiting (nothing is left held)
+     */
     Leadership campaign() throws InterruptedException;
 
-    /** This candidate's current leadership, if it leads (checked against the local deadline). Does not block. */
+    /**
+     * This candidate's current leadership, if it leads (checked against the local deadline). Does not block.
+     *
+     * @return the leadership, or empty when this candidate does not lead
+     */
     Optional<Leadership> leadership();
 
-    /** Whether this candidate leads now (its leadership is valid). Does not block. */
+    /**
+     * Whether this candidate leads now (its leadership is valid). Does not block.
+     *
+     * @return {@code true} while this candidate's leadership is valid
+     */
     default boolean isLeader() {
         return leadership().isPresent();
     }
@@ -94,11 +121,16 @@ public interface LeaderElection extends AutoCloseable {
     /**
      * Who leads now, read from Redis (one round trip).
      *
+     * @return the leader, or empty when nobody leads
      * @throws io.coordis.CoordisException when Redis cannot be reached, or the key holds another type
      */
     Optional<Leader> leader();
 
-    /** The highest term this candidate has seen (elected, renewed, observed, or reported busy); 0 if none. */
+    /**
+     * The highest term this candidate has seen (elected, renewed, observed, or reported busy); 0 if none.
+     *
+     * @return the highest term seen, 0 before any
+     */
     long highestTermSeen();
 
     /**
@@ -107,6 +139,8 @@ public interface LeaderElection extends AutoCloseable {
      * for term regression. Calls come one at a time and in order, on the client's callback executor
      * ({@link io.coordis.Coordis.Builder#callbackExecutor}). Close the returned handle to stop.
      *
+     * @param events called with each leader event; the first call tells the current leader
+     * @return a handle whose {@code close()} unsubscribes
      * @throws io.coordis.CoordisException when the pub/sub connection cannot be opened
      */
     AutoCloseable observe(Consumer<LeaderEvent> events);
@@ -116,13 +150,24 @@ public interface LeaderElection extends AutoCloseable {
      * again, and resigns when closed, telling {@code listener}. Does not block. Run one candidacy per candidate at a
      * time: two would share its leadership.
      *
+     * @param listener told of the candidacy's leaderships and failures, on the client's callback executor
+     * @return the running candidacy; close it to resign and stop campaigning
      * @throws IllegalStateException when this candidate was closed
      */
     Candidacy candidacy(CandidacyListener listener);
 
-    /** Adds a listener for this candidate's leaderships. */
+    /**
+     * Adds a listener for this candidate's leaderships.
+     *
+     * @param listener told when this candidate is elected and when its leadership ends
+     */
     void addListener(ElectionListener listener);
 
+    /**
+     * Removes a listener added by {@link #addListener}; does nothing when it was not added.
+     *
+     * @param listener the listener to remove
+     */
     void removeListener(ElectionListener listener);
 
     /**
@@ -130,6 +175,9 @@ public interface LeaderElection extends AutoCloseable {
      * when it ends, and answers its result. If the leadership ends while the task runs, this thread is
      * interrupted and {@link LeadershipLostException} is thrown once the task returns or throws.
      *
+     * @param <T>  the task's result type
+     * @param wait how long to campaign before giving up
+     * @param task the work to run while leading, given the leadership
      * @return the task's result, or empty when this candidate was not elected within {@code wait}
      * @throws InterruptedException     when interrupted while campaigning, or by the caller while the
      *                                  task runs
@@ -140,6 +188,13 @@ public interface LeaderElection extends AutoCloseable {
     /** Work that runs while leading; it should stop promptly when interrupted. */
     @FunctionalInterface
     interface LeaderTask<T> {
+        /**
+         * Runs the work while this candidate leads.
+         *
+         * @param leadership the leadership the work runs under; its term fences writes
+         * @return the work's result
+         * @throws InterruptedException when the leadership ended or the caller interrupted; stop promptly
+         */
         T run(Leadership leadership) throws InterruptedException;
     }
 

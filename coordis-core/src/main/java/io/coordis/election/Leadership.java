@@ -15,22 +15,40 @@ import java.util.concurrent.CompletionStage;
  */
 public interface Leadership {
 
-    /** The election's name. */
+    /**
+     * The election's name.
+     *
+     * @return the name
+     */
     String name();
 
-    /** This candidate's id, the value of the election's key while it leads. */
+    /**
+     * This candidate's id, the value of the election's key while it leads.
+     *
+     * @return the candidate id
+     */
     String candidateId();
 
-    /** The term: grows with every new leadership of this election; the fencing token for writes. */
+    /**
+     * The term: grows with every new leadership of this election; the fencing token for writes.
+     *
+     * @return the term, 1 or more
+     */
     long term();
 
     /**
      * Whether this leadership still holds: not resigned, not lost, and its local deadline not passed.
      * Once {@code false}, never {@code true} again. Does not block.
+     *
+     * @return {@code true} while the leadership holds
      */
     boolean isHeld();
 
-    /** Time left until the local deadline; zero once the leadership is over. */
+    /**
+     * Time left until the local deadline; zero once the leadership is over.
+     *
+     * @return the time left, never negative
+     */
     Duration remainingValidity();
 
     /**
@@ -38,6 +56,8 @@ public interface Leadership {
      * or the local deadline passed without a successful renewal. Never completes after a resignation.
      * Completes on the client's callback executor ({@link io.coordis.Coordis.Builder#callbackExecutor}), so a
      * callback that blocks holds up no renewal.
+     *
+     * @return a stage completed on loss, never after a resignation
      */
     CompletionStage<Leadership> lost();
 

@@ -15,6 +15,8 @@ public final class Glob {
     /**
      * Checks {@code pattern}.
      *
+     * @param pattern a Redis glob: {@code *}, {@code ?}, {@code [...]}, {@code \} escapes
+     * @return the checked pattern
      * @throws IllegalArgumentException for an empty pattern, a {@code [} without its {@code ]}, or a
      *                                  trailing {@code \}, naming the problem and the fix
      */
@@ -42,12 +44,21 @@ public final class Glob {
         return new Glob(pattern);
     }
 
-    /** The pattern as given, for Redis. */
+    /**
+     * The pattern as given, for Redis.
+     *
+     * @return the pattern
+     */
     public String pattern() {
         return pattern;
     }
 
-    /** Whether {@code text} matches, as Redis would decide. */
+    /**
+     * Whether {@code text} matches, as Redis would decide.
+     *
+     * @param text the name to test
+     * @return {@code true} when it matches
+     */
     public boolean matches(String text) {
         return match(0, text, 0);
     }

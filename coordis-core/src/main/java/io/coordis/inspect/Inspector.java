@@ -89,6 +89,9 @@ public final class Inspector {
      * The held locks whose names match {@code glob}, by name. Audit entries are not read here (see
      * {@link #lock}).
      *
+     * @param glob a Redis glob over the lock names
+     * @return the held locks, by name
+     * @throws InterruptedException when interrupted while waiting for a node
      * @throws IllegalArgumentException when {@code glob} is malformed (see {@link Glob#of})
      */
     public List<LockState> locks(String glob) throws InterruptedException {
@@ -131,6 +134,8 @@ public final class Inspector {
      * fencing counter or audit entries) is returned with {@link LockState#held()} false. Asked by name, any
      * string key is read as a lock, also one that {@link #locks} leaves out as not lock-like (no TTL).
      *
+     * @param name the lock's name, its Redis key
+     * @throws InterruptedException when interrupted while waiting for a node
      * @return empty when nothing is known about {@code name} on any node
      * @throws WrongTypeException       when the key holds another Redis type, or is an election
      * @throws IllegalArgumentException when the name is blank
@@ -158,6 +163,9 @@ public final class Inspector {
     /**
      * The elections with a leader whose names match {@code glob}, by name (read on the first node).
      *
+     * @param glob a Redis glob over the election names
+     * @return the elections with a leader, by name
+     * @throws InterruptedException when interrupted while waiting for Redis
      * @throws IllegalArgumentException when {@code glob} is malformed
      */
     public List<ElectionState> elections(String glob) throws InterruptedException {
@@ -180,6 +188,8 @@ public final class Inspector {
      * The election {@code name}: its leader, term, TTL and term counter; a leaderless election that has a
      * term counter is returned with an empty leader.
      *
+     * @param name the election's name, its Redis key
+     * @throws InterruptedException when interrupted while waiting for Redis
      * @return empty when nothing is known about {@code name}
      * @throws WrongTypeException       when the key holds another Redis type, or is a lock
      * @throws IllegalArgumentException when the name is blank
@@ -207,6 +217,9 @@ public final class Inspector {
      * The queues whose names match {@code glob}, by name: every list that is not one of Coordis' derived
      * keys, and every queue with registered consumers (read on the first node).
      *
+     * @param glob a Redis glob over the queue names
+     * @return the queues, by name
+     * @throws InterruptedException when interrupted while waiting for Redis
      * @throws IllegalArgumentException when {@code glob} is malformed
      */
     public List<QueueState> queues(String glob) throws InterruptedException {
@@ -234,6 +247,8 @@ public final class Inspector {
     /**
      * The queue {@code name}: depth, ages, in-flight and overdue messages, dead letters, and each consumer.
      *
+     * @param name the queue's name, its list key
+     * @throws InterruptedException when interrupted while waiting for Redis
      * @return empty when the list is absent and no consumer, dead letter or delayed message is known
      * @throws WrongTypeException       when the key holds another Redis type than a list
      * @throws IllegalArgumentException when the name is blank
@@ -247,6 +262,9 @@ public final class Inspector {
      * The semaphores whose names match {@code glob}, by name: every name with a stored permit count (read on the
      * first node). Idle semaphores are listed too, with no holders.
      *
+     * @param glob a Redis glob over the semaphore names
+     * @return the semaphores, by name
+     * @throws InterruptedException when interrupted while waiting for Redis
      * @throws IllegalArgumentException when {@code glob} is malformed
      */
     public List<SemaphoreState> semaphores(String glob) throws InterruptedException {
@@ -276,6 +294,8 @@ public final class Inspector {
      * The semaphore {@code name}: its permit count, holders (permits, holder, fencing number, TTL left), fencing
      * counter and waiters in line.
      *
+     * @param name the semaphore's name, its holders' key
+     * @throws InterruptedException when interrupted while waiting for Redis
      * @return empty when nothing is stored for {@code name}
      * @throws WrongTypeException       when the key holds another Redis type than a sorted set
      * @throws IllegalArgumentException when the name is blank
@@ -289,6 +309,9 @@ public final class Inspector {
      * The signals whose names match {@code glob}, by name: channels with at least one subscriber (except
      * Coordis' own lock and election channels) and latched events still kept (read on the first node).
      *
+     * @param glob a Redis glob over the channel and event names
+     * @return the signals, by name
+     * @throws InterruptedException when interrupted while waiting for Redis
      * @throws IllegalArgumentException when {@code glob} is malformed
      */
     public List<SignalState> signals(String glob) throws InterruptedException {
@@ -326,6 +349,9 @@ public final class Inspector {
      * The signal channel {@code name}: its subscribers and its latched event, if any. Every channel exists in
      * this sense (with 0 subscribers).
      *
+     * @param name the channel's name
+     * @return the channel's state
+     * @throws InterruptedException when interrupted while waiting for Redis
      * @throws IllegalArgumentException when the name is blank
      */
     public SignalState signal(String name) throws InterruptedException {

@@ -49,6 +49,38 @@ public record LockState(String name, Mode mode, int nodes, int agreeing, Optiona
                         OptionalLong fenceCounter, long waiters, Set<Flag> flags, List<NodeState> perNode,
                         List<AuditEntry> audit, List<LockHolder> readers, Optional<Duration> writerWaiting) {
 
+    /**
+     * Copies the collections, so the state cannot change.
+     *
+     * @param name         the lock's name (its Redis key)
+     * @param mode         single node, Redlock over several masters, or the legacy {@code SETNX} format
+     * @param nodes        how many nodes were asked (1 unless Redlock)
+     * @param agreeing     how many nodes hold the same value as the majority (0 when free); equals
+     *                     {@code nodes} when they all agree
+     * @param token        the value at the key on the agreeing nodes (a Coordis token, another client's
+     *                     value, or for the legacy lock the expiry it stores); empty when free
+     * @param holderId     the holder's id ({@code user@host:pid} by default); empty when free or held by a
+     *                     client that records no holder (a plain {@code SET NX PX} by another library)
+     * @param since        when the holder acquired it (the holder's wall clock); empty when unknown
+     * @param heldFor      the server's clock minus {@code since}; empty when unknown
+     * @param ttl          time left before the key expires (the smallest over agreeing nodes; for the legacy
+     *                     lock the time until the expiry stored in its value); empty when free or never expiring
+     * @param leaseTtl     the TTL the holder asked for, which its watchdog renews to every third of it; empty
+     *                     when unknown (foreign or legacy holders, locks taken by older Coordis versions)
+     * @param fencingToken the fencing number of the current acquisition (the largest over agreeing nodes);
+     *                     empty when free or unknown
+     * @param fenceCounter the fencing counter now (the largest over the nodes): the next acquisition gets a
+     *                     higher number; empty when the lock was never taken by Coordis
+     * @param waiters      Coordis clients subscribed for its release (waiting to acquire), over all nodes
+     * @param flags        what deserves a look; see {@link Flag}
+     * @param perNode      what each node holds, in the order the nodes were given
+     * @param audit        forced unlocks recorded for this lock, newest first (read from the first node
+     *                     that answered); empty for {@code ls}, which does not read them
+     * @param readers      the read holds of a read-write lock while readers keep the key (its value is then
+     *                     {@code coordis:readers}), the one lasting longest last; empty otherwise
+     * @param writerWaiting how long a writer's mark that it waits for the readers lasts still (new readers wait
+     *                     behind it); empty when no writer waits
+     */
     public LockState {
         flags = Set.copyOf(flags);
         perNode = List.copyOf(perNode);
@@ -83,17 +115,29 @@ public record LockState(String name, Mode mode, int nodes, int agreeing, Optiona
         NODES_DISAGREE
     }
 
-    /** Whether read holds keep the lock now (then {@link #readers()} lists them). */
+    /**
+     * Whether read holds keep the lock now (then {@link #readers()} lists them).
+     *
+     * @return {@code true} while readers hold it
+     */
     public boolean heldByReaders() {
         return !readers.isEmpty();
     }
 
-    /** Whether somebody holds the lock now. */
+    /**
+     * Whether somebody holds the lock now.
+     *
+     * @return {@code true} while held, by a writer or by readers
+     */
     public boolean held() {
         return token.isPresent();
     }
 
-    /** The host part of a {@code user@host:pid} holder id. */
+    /**
+     * The host part of a {@code user@host:pid} holder id.
+     *
+     * @return the host, or empty when free or the holder id has another form
+     */
     public Optional<String> holderHost() {
         return holderId.flatMap(id -> {
             int at = id.indexOf('@');
@@ -102,7 +146,11 @@ public record LockState(String name, Mode mode, int nodes, int agreeing, Optiona
         });
     }
 
-    /** The process id part of a {@code user@host:pid} holder id. */
+    /**
+     * The process id part of a {@code user@host:pid} holder id.
+     *
+     * @return the process id, or empty when free or the holder id has another form
+     */
     public OptionalLong holderPid() {
         return holderId.map(id -> {
             int colon = id.lastIndexOf(':');

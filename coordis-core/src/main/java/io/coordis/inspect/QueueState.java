@@ -33,6 +33,29 @@ public record QueueState(String name, long depth, Optional<Duration> oldestReady
                          Optional<Duration> oldestInFlightAge, long overdue, long deadLetters, long delayed,
                          long settled, List<ConsumerState> consumers) {
 
+    /**
+     * Copies the consumers, so the state cannot change.
+     *
+     * @param name              the queue's name (its list key)
+     * @param depth             messages ready to be taken
+     * @param oldestReadyAge    how long the oldest ready message has waited, by the enqueue time Coordis
+     *                          producers record; empty when the queue is empty or that message was pushed by
+     *                          another client (a plain {@code LPUSH})
+     * @param inFlight          messages delivered to consumers and not yet settled
+     * @param oldestInFlightAge how long the oldest in-flight message has been in its slot, to the second
+     *                          ({@code OBJECT IDLETIME} of the slot: commands that read a slot, such as
+     *                          {@code coordis queue stats}, restart it); empty when nothing is in flight or the
+     *                          server cannot tell
+     * @param overdue           in-flight messages held by dead consumers (heartbeat expired): the next sweep
+     *                          puts them back in the queue. Coordis recovers by heartbeats, not by a
+     *                          per-message deadline, so a slow live consumer is never overdue
+     * @param deadLetters       messages in the dead letters {@code {name}:dead}
+     * @param delayed           nacked messages waiting for their delay to pass
+     * @param settled           messages settled for good, ever: acked, or dead-lettered by a nack or a sweep
+     *                          ({@code {name}:settled}, raised by Coordis consumers only); its change between two
+     *                          reads is the queue's throughput
+     * @param consumers         registered consumers, live and dead, by id
+     */
     public QueueState {
         consumers = List.copyOf(consumers);
     }

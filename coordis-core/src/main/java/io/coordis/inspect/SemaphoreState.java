@@ -23,6 +23,17 @@ import java.util.OptionalLong;
 public record SemaphoreState(String name, OptionalInt permits, int held, OptionalLong fencingCounter,
                              List<Holder> holders, List<Waiter> waiters) {
 
+    /**
+     * Copies the lists, so the state cannot change.
+     *
+     * @param name         the semaphore's name (its holders' key)
+     * @param permits      the stored permit count; empty when none is stored (not used yet, or idle: an idle semaphore's
+     *                     count expires, and its next acquisition stores the count it was made with)
+     * @param held         permits held now, the sum over {@code holders}
+     * @param fencingCounter the last fencing number handed out; empty when none was
+     * @param holders      the live holders, soonest expiry first
+     * @param waiters      the waiters in line, first in line first
+     */
     public SemaphoreState {
         holders = List.copyOf(holders);
         waiters = List.copyOf(waiters);

@@ -40,10 +40,18 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface DistributedLock {
 
-    /** The resource name as the caller gave it. */
+    /**
+     * The resource name as the caller gave it.
+     *
+     * @return the name
+     */
     String name();
 
-    /** The Redis key that holds the lock: the explicit prefix (if any) followed by the name. */
+    /**
+     * The Redis key that holds the lock: the explicit prefix (if any) followed by the name.
+     *
+     * @return the key, prefix included
+     */
     String key();
 
     /**
@@ -65,6 +73,7 @@ public interface DistributedLock {
     /**
      * Acquires the lock, waiting as long as it takes.
      *
+     * @return the lease; close it to release
      * @throws InterruptedException when the thread is interrupted while waiting; nothing is left behind
      */
     Lease acquire() throws InterruptedException;
@@ -78,6 +87,8 @@ public interface DistributedLock {
      * ({@link io.coordis.Coordis.Builder#callbackExecutor}), never on a thread the client needs, so a dependent stage
      * that blocks holds up no renewal or reply. A failure of Redis completes it
      * exceptionally with the {@link io.coordis.CoordisException} {@link #tryAcquire()} would throw, naming the lock.
+     *
+     * @return a future of the lease, or of empty when the lock is busy
      */
     CompletableFuture<Optional<Lease>> tryAcquireAsync();
 
@@ -89,12 +100,15 @@ public interface DistributedLock {
      * Completion, thread and failures as for {@link #tryAcquireAsync()}.
      *
      * @param wait how long to wait; {@link Duration#ZERO} behaves like {@link #tryAcquireAsync()}
+     * @return a future of the lease, or of empty when the wait ran out
      */
     CompletableFuture<Optional<Lease>> acquireAsync(Duration wait);
 
     /**
      * {@link #acquire()} without a thread: the future completes with the lease once granted, however long that
      * takes. Cancelling it ends the wait, as for {@link #acquireAsync(Duration)}.
+     *
+     * @return a future of the lease
      */
     CompletableFuture<Lease> acquireAsync();
 
@@ -103,6 +117,8 @@ public interface DistributedLock {
      * granted one (also in {@link Lease#votes()}), or a busy or failed one, which
      * {@link #tryAcquire()} and {@link #acquire(Duration)} report only as an empty result. Empty before
      * the first attempt, and for the legacy lock.
+     *
+     * @return the votes of the last attempt, in the order of the nodes; empty before the first
      */
     default List<NodeVote> lastVotes() {
         return List.of();
@@ -111,6 +127,8 @@ public interface DistributedLock {
     /**
      * Who holds the lock now, read from Redis. Locks taken by other clients (plain {@code SET NX PX})
      * appear with an unknown holder and fencing number.
+     *
+     * @return the holder, or empty when the lock is free
      */
     Optional<LockHolder> holder();
 
@@ -137,6 +155,8 @@ public interface DistributedLock {
      * Like {@link #forceUnlock(String)}, but only while the lock still holds {@code holder}'s value (as
      * {@link #holder()} read it): an operator who confirmed one holder never removes the next one.
      *
+     * @param holder the holder to remove, as read by {@link #holder()}
+     * @param reason why, written to the audit entry for other operators
      * @return what was removed, or empty when the lock is free or now held by someone else
      */
     Optional<ForcedUnlock> forceUnlock(LockHolder holder, String reason);
@@ -148,6 +168,8 @@ public interface DistributedLock {
      * thrown, a {@link io.coordis.CoordisException} says so (with what {@code work} threw, if anything,
      * suppressed) and the interrupt is cleared.
      *
+     * @param wait how long to wait for the lock
+     * @param work the work to run while holding it
      * @return {@code true} when {@code work} ran, {@code false} when the wait ran out
      * @throws InterruptedException        when interrupted while waiting for the lock
      * @throws io.coordis.CoordisException when the lease was lost while {@code work} ran, naming the lock
@@ -164,6 +186,9 @@ public interface DistributedLock {
      * result. Loss while the task runs interrupts this thread and throws a {@link io.coordis.CoordisException}
      * once the task has returned or thrown, as {@code runLocked} does.
      *
+     * @param <T>  the task's result type
+     * @param wait how long to wait for the lock
+     * @param task the work to run while holding it, given the lease
      * @return the task's result, or empty when the wait ran out (or the task answered {@code null})
      * @throws InterruptedException        when interrupted while waiting for the lock, or by the task
      * @throws io.coordis.CoordisException when the lease was lost while the task ran, naming the lock
@@ -184,6 +209,13 @@ public interface DistributedLock {
     /** Work that runs while holding a lock; it should stop promptly when interrupted. */
     @FunctionalInterface
     interface LockedTask<T> {
+        /**
+         * Runs the work while the lock is held.
+         *
+         * @param lease the lease the work runs under; its fencing number guards writes
+         * @return the work's result; {@code null} reads as empty
+         * @throws InterruptedException when the lease was lost or the caller interrupted; stop promptly
+         */
         T run(Lease lease) throws InterruptedException;
     }
 
@@ -193,6 +225,8 @@ public interface DistributedLock {
      * {@code newCondition()} is not supported; it also shows the holding thread's lease and tells at the last
      * unlock whether the lock was lost while held ({@link OwnedLock}). Keep one view per lock and share it
      * between threads.
+     *
+     * @return a {@link java.util.concurrent.locks.Lock} view of this lock
      */
     default OwnedLock asLock() {
         return new ThreadOwnedLock(this);

@@ -18,15 +18,25 @@ import java.util.concurrent.CompletionStage;
  */
 public interface Lease extends AutoCloseable {
 
-    /** The resource name as the caller gave it. */
+    /**
+     * The resource name as the caller gave it.
+     *
+     * @return the name
+     */
     String name();
 
-    /** The Redis key the lock lives in. */
+    /**
+     * The Redis key the lock lives in.
+     *
+     * @return the key, prefix included
+     */
     String key();
 
     /**
      * The fencing number of this acquisition: it grows with every acquisition of this lock, so a
      * protected resource can reject writes carrying a number lower than one it has already seen.
+     *
+     * @return the fencing number
      */
     long fencingToken();
 
@@ -35,22 +45,32 @@ public interface Lease extends AutoCloseable {
      * acquisition (what compare-and-delete compares); for the legacy lock the expiry time it first wrote
      * (renewal writes later ones). A lease handed on inside one client without a call keeps the token of the
      * acquisition at Redis it continues; the {@linkplain #fencingToken() fencing numbers} tell such leases apart.
+     *
+     * @return the value written at the key
      */
     String token();
 
     /**
      * How each node voted for this acquisition (one vote for a single-node lock), in the order the nodes
      * were configured.
+     *
+     * @return the votes, one per node
      */
     List<NodeVote> votes();
 
     /**
      * Whether this process still holds the lock as far as it can know locally: not released, not lost, and
      * the validity deadline (last successful acquire/renew start + TTL − clock drift) not yet passed.
+     *
+     * @return {@code true} while held
      */
     boolean isHeld();
 
-    /** Validity left by the local deadline; {@link Duration#ZERO} once not held. */
+    /**
+     * Validity left by the local deadline; {@link Duration#ZERO} once not held.
+     *
+     * @return the validity left, never negative
+     */
     Duration remainingValidity();
 
     /**
@@ -58,12 +78,15 @@ public interface Lease extends AutoCloseable {
      * or the validity ran out without a successful renewal. Never completes after a normal release.
      * Completes on the client's callback executor ({@link io.coordis.Coordis.Builder#callbackExecutor}), so a
      * callback that blocks holds up no renewal of this or any other lease.
+     *
+     * @return a stage completed on loss, never after a release
      */
     CompletionStage<Lease> lost();
 
     /**
      * Extends the lock to {@code ttl} from now, if it is still ours.
      *
+     * @param ttl the new time to live, from now
      * @return {@code true} when extended; {@code false} when the lock is no longer ours (the lease is then lost)
      * @throws IllegalArgumentException when {@code ttl} is outside {@link LockOptions#MIN_TTL} and
      *                                  {@link LockOptions#MAX_TTL}
@@ -92,6 +115,7 @@ public interface Lease extends AutoCloseable {
      * work that must not run again before a time, such as a scheduled job's "lock at least for". A
      * {@code keepFor} of zero or less is {@link #release()}. Idempotent, like {@link #release()}.
      *
+     * @param keepFor how long the key stays after this call
      * @return {@code true} when the key was still ours and now expires after {@code keepFor} (or, for zero or less,
      *         was deleted); {@code false} when it was no longer ours or the lease had ended already
      * @throws IllegalArgumentException when {@code keepFor} is above {@link LockOptions#MAX_TTL}

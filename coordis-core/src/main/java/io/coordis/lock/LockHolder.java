@@ -19,12 +19,20 @@ import java.util.OptionalLong;
 public record LockHolder(String key, String token, Optional<String> holderId, OptionalLong fencingToken,
                          Optional<Duration> ttl, Optional<Instant> since) {
 
-    /** Whether the lock was taken by Coordis (as opposed to another client on the same key). */
+    /**
+     * Whether the lock was taken by Coordis (as opposed to another client on the same key).
+     *
+     * @return {@code true} when a Coordis client holds it
+     */
     public boolean isCoordis() {
         return holderId.isPresent();
     }
 
-    /** One line for people: {@code alice@web1:42 (token 7, ttl 4.2s)}; {@code readers (ttl 4.2s)} for read holds. */
+    /**
+     * One line for people: {@code alice@web1:42 (token 7, ttl 4.2s)}; {@code readers (ttl 4.2s)} for read holds.
+     *
+     * @return the description
+     */
     public String describe() {
         StringBuilder sb = new StringBuilder(holderId.orElse(LockLayout.READERS.equals(token) ? "readers"
                 : "a foreign client"));

@@ -69,29 +69,62 @@ public final class LockLayout {
                                 Optional<Duration> leaseTtl) {
     }
 
+    /**
+     * The key of a lock's fencing counter, derived from its name.
+     *
+     * @param name the lock's Redis key
+     * @return the fence key, in the name's hash slot
+     */
     public static String fenceKey(String name) {
         return Keys.derived(name, FENCE);
     }
 
+    /**
+     * The key of a lock's holder details, derived from its name.
+     *
+     * @param name the lock's Redis key
+     * @return the holder key, in the name's hash slot
+     */
     public static String holderKey(String name) {
         return Keys.derived(name, HOLDER);
     }
 
-    /** The channel on which a release is announced (and the waiter marker key of the same name). */
+    /**
+     * The channel on which a release is announced (and the waiter marker key of the same name).
+     *
+     * @param name the lock's Redis key
+     * @return the channel name, in the name's hash slot
+     */
     public static String releasedChannel(String name) {
         return Keys.derived(name, "released");
     }
 
-    /** The read holds of a read-write lock: a sorted set of token → expiry. */
+    /**
+     * The read holds of a read-write lock: a sorted set of token → expiry.
+     *
+     * @param name the read-write lock's Redis key
+     * @return the readers key, in the name's hash slot
+     */
     public static String readersKey(String name) {
         return Keys.derived(name, "readers");
     }
 
-    /** The details of a read-write lock's read holds, a hash of {@code <token>:<field>}. */
+    /**
+     * The details of a read-write lock's read holds, a hash of {@code <token>:<field>}.
+     *
+     * @param name the read-write lock's Redis key
+     * @return the reader details key, in the name's hash slot
+     */
     public static String readerDetailsKey(String name) {
         return Keys.derived(name, "readers:details");
     }
 
+    /**
+     * The key of a lock's audit entry, which a forced unlock writes.
+     *
+     * @param name the lock's Redis key
+     * @return the audit key, in the name's hash slot
+     */
     public static String auditKey(String name) {
         return Keys.derived(name, "audit");
     }
@@ -100,6 +133,12 @@ public final class LockLayout {
      * The read holds of a read-write lock, longest last, from {@code live} (a flat token/expiry list of its readers'
      * sorted set, expiries in Unix ms) and {@code details} (its readers' details hash, flat), read at {@code nowMillis}
      * on Redis's clock. A field that is missing reads as empty.
+     *
+     * @param key       the read-write lock's Redis key, named in each hold
+     * @param live      the readers' sorted set as a flat token/expiry list, expiries in Unix ms
+     * @param details   the readers' details hash as a flat field/value list
+     * @param nowMillis Redis's time of the read, in Unix ms
+     * @return the holds, the one with the most time left last
      */
     public static List<LockHolder> readHolds(String key, List<?> live, List<?> details, long nowMillis) {
         Map<String, String> fields = StoredValues.pairs(details);
@@ -114,7 +153,12 @@ public final class LockLayout {
         return holds;
     }
 
-    /** Reads holder details from their fields (an {@code HGETALL} answer); empty fields when there are none. */
+    /**
+     * Reads holder details from their fields (an {@code HGETALL} answer); empty fields when there are none.
+     *
+     * @param fields the holder hash, field to value; empty when there is none
+     * @return the details, each empty when its field is missing or unreadable
+     */
     public static HolderDetails holderDetails(Map<String, String> fields) {
         return new HolderDetails(Optional.ofNullable(fields.get(HOLDER)), number(fields.get(FENCE)),
                 instant(number(fields.get(SINCE))), duration(number(fields.get(TTL))));
@@ -130,6 +174,9 @@ public final class LockLayout {
      * of it with Redis's {@code cjson}: {@code raw}, the entry as stored, then those of the fields that
      * {@code force-unlock.lua} writes which the entry holds with their type. Other programs may write the list
      * too: a field that is missing reads as empty.
+     *
+     * @param flat the script's field/value list
+     * @return the entry; fields that are missing read as empty
      */
     public static AuditEntry auditEntry(List<?> flat) {
         Map<String, String> f = StoredValues.pairs(flat);

@@ -97,11 +97,18 @@ public final class LockOptions {
         this.counterRetention = counterRetention;
     }
 
+    /**
+     * The defaults listed on this class.
+     *
+     * @return the default options
+     */
     public static LockOptions defaults() {
         return DEFAULTS;
     }
 
     /**
+     * @param ttl how long the lock lives in Redis without renewal
+     * @return a copy with this TTL
      * @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_TTL} or above {@link #MAX_TTL}
      */
     public LockOptions withTtl(Duration ttl) {
@@ -115,6 +122,12 @@ public final class LockOptions {
         return Durations.between(ttl, MIN_TTL, MAX_TTL, "lock ttl");
     }
 
+    /**
+     * Whether a watchdog extends the lock at a third of its TTL while the lease is open. Default: on.
+     *
+     * @param autoRenew whether to renew
+     * @return a copy with this setting
+     */
     public LockOptions withAutoRenew(boolean autoRenew) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
                 retryCount, restartGuard, yieldToPollers, tokenLabel,
@@ -122,6 +135,8 @@ public final class LockOptions {
     }
 
     /**
+     * @param maxHold how long to renew at most, from the acquisition
+     * @return a copy with this limit
      * @throws IllegalArgumentException when {@code maxHold} is below {@link #MIN_TTL}
      */
     public LockOptions withMaxHold(Duration maxHold) {
@@ -130,6 +145,12 @@ public final class LockOptions {
                 replication, counterRetention);
     }
 
+    /**
+     * An explicit prefix put before the name to make the key, after the client's key prefix. Default: none.
+     *
+     * @param keyPrefix the prefix; empty for none
+     * @return a copy with this prefix
+     */
     public LockOptions withKeyPrefix(String keyPrefix) {
         return new LockOptions(ttl, autoRenew, maxHold, Objects.requireNonNull(keyPrefix, "key prefix must not be null"),
                 holderId, clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel,
@@ -137,6 +158,8 @@ public final class LockOptions {
     }
 
     /**
+     * @param holderId what operators see as the holder
+     * @return a copy with this holder id
      * @throws IllegalArgumentException when {@code holderId} is blank
      */
     public LockOptions withHolderId(String holderId) {
@@ -150,6 +173,8 @@ public final class LockOptions {
     }
 
     /**
+     * @param factor the share of the TTL assumed lost to clock drift
+     * @return a copy with this factor
      * @throws IllegalArgumentException unless {@code 0 <= factor < 0.5}
      */
     public LockOptions withClockDriftFactor(double factor) {
@@ -159,6 +184,8 @@ public final class LockOptions {
     }
 
     /**
+     * @param timeout how long one Redlock node may take to answer one step
+     * @return a copy with this timeout
      * @throws IllegalArgumentException when {@code timeout} is below 1 ms
      */
     public LockOptions withNodeTimeout(Duration timeout) {
@@ -168,6 +195,8 @@ public final class LockOptions {
     }
 
     /**
+     * @param delay the longest pause between two Redlock attempts (a random one between half of it and all of it)
+     * @return a copy with this delay
      * @throws IllegalArgumentException when {@code delay} is below 1 ms
      */
     public LockOptions withRetryDelay(Duration delay) {
@@ -177,6 +206,8 @@ public final class LockOptions {
     }
 
     /**
+     * @param count the most Redlock retries per acquire call
+     * @return a copy with this count
      * @throws IllegalArgumentException when {@code count} is negative
      */
     public LockOptions withRetryCount(int count) {
@@ -188,6 +219,13 @@ public final class LockOptions {
                 replication, counterRetention);
     }
 
+    /**
+     * Whether a Redlock node's vote is refused until it has been up longer than the largest TTL of this client's
+     * Redlock locks. Default: on; turn it off only for nodes with {@code appendfsync always}.
+     *
+     * @param on whether to guard against nodes that restarted
+     * @return a copy with this setting
+     */
     public LockOptions withRestartGuard(boolean on) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
                 retryCount, on, yieldToPollers, tokenLabel, replication, counterRetention);
@@ -201,6 +239,9 @@ public final class LockOptions {
      * Turn it off when only such clients use the lock: on a busy lock the pause sets the slowest waits (with
      * 8 threads of one client, a 99th percentile of about 6-8 ms with it, about 2 ms without; see
      * docs/performance.md). A client that only polls may then wait as long as this client keeps the lock busy.
+     *
+     * @param on whether to yield to polling clients
+     * @return a copy with this setting
      */
     public LockOptions withYieldToPollers(boolean on) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
@@ -212,6 +253,9 @@ public final class LockOptions {
      * layout that other programs expect to read, such as ShedLock's {@code ADDED:<time>@<host>:}. The token stays
      * unique, so compare-and-delete is as safe as without it. Default none; the legacy lock, whose value is a time,
      * ignores it.
+     *
+     * @param label makes the text, asked at each acquisition; null for none
+     * @return a copy with this label
      */
     public LockOptions withTokenLabel(Supplier<String> label) {
         return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
@@ -230,6 +274,9 @@ public final class LockOptions {
      * grant that waits. Default: the client's ({@code Coordis.Builder.replication}), which is
      * {@link Replication#none()} unless set. Single-node locks (standalone, Sentinel, Cluster) and read-write locks'
      * write side; Redlock, the legacy lock, read holds and semaphores refuse it.
+     *
+     * @param replication the replicas a grant waits for
+     * @return a copy with this replication
      */
     public LockOptions withReplication(Replication replication) {
         Objects.requireNonNull(replication, "replication must not be null (use Replication.none() for no wait)");
@@ -245,6 +292,8 @@ public final class LockOptions {
      * (docs/safety.md, "Fencing numbers"). Longer keeps more keys (one per name used within it); default
      * {@link #DEFAULT_COUNTER_RETENTION}.
      *
+     * @param retention how long to keep the counter
+     * @return a copy with this retention
      * @throws IllegalArgumentException when below {@link #MIN_COUNTER_RETENTION} or above a day
      */
     public LockOptions withCounterRetention(Duration retention) {
@@ -253,7 +302,11 @@ public final class LockOptions {
                 retryCount, restartGuard, yieldToPollers, tokenLabel, replication, checked);
     }
 
-    /** How long the fencing counter is kept after its last number ({@link #withCounterRetention}). */
+    /**
+     * How long the fencing counter is kept after its last number ({@link #withCounterRetention}).
+     *
+     * @return the retention
+     */
     public Duration counterRetention() {
         return counterRetention;
     }
@@ -271,31 +324,65 @@ public final class LockOptions {
         return label + Tokens.next();
     }
 
+    /**
+     * How long the lock lives in Redis without renewal.
+     *
+     * @return the TTL
+     */
     public Duration ttl() {
         return ttl;
     }
 
+    /**
+     * Whether a watchdog extends the lock while the lease is open.
+     *
+     * @return {@code true} when renewed
+     */
     public boolean autoRenew() {
         return autoRenew;
     }
 
+    /**
+     * How long a lease is renewed at most.
+     *
+     * @return the limit, or empty for none
+     */
     public Optional<Duration> maxHold() {
         return Optional.ofNullable(maxHold);
     }
 
+    /**
+     * The explicit prefix put before the name.
+     *
+     * @return the prefix, or the empty string
+     */
     public String keyPrefix() {
         return keyPrefix;
     }
 
+    /**
+     * What operators see as the holder.
+     *
+     * @return the holder id; {@code user@host:pid} unless set
+     */
     public String holderId() {
         return holderId != null ? holderId : Hosts.processId();
     }
 
+    /**
+     * The share of the TTL assumed lost to clock drift.
+     *
+     * @return the factor, 0 to below 0.5
+     */
     public double clockDriftFactor() {
         return clockDriftFactor;
     }
 
-    /** The per-node timeout: as set, else TTL/10 capped at 50 ms. */
+    /**
+     * The per-node timeout: as set, else TTL/10 capped at 50 ms.
+     *
+     * @return the timeout
+     */
     public Duration nodeTimeout() {
         if (nodeTimeout != null) {
             return nodeTimeout;
@@ -305,24 +392,47 @@ public final class LockOptions {
         return tenth < MAX_DEFAULT_NODE_TIMEOUT.toNanos() ? Duration.ofNanos(tenth) : MAX_DEFAULT_NODE_TIMEOUT;
     }
 
+    /**
+     * The longest pause between two Redlock attempts.
+     *
+     * @return the delay
+     */
     public Duration retryDelay() {
         return retryDelay;
     }
 
-    /** Retries per acquire call; {@link Integer#MAX_VALUE} (the default) means until the wait ends. */
+    /**
+     * Retries per acquire call; {@link Integer#MAX_VALUE} (the default) means until the wait ends.
+     *
+     * @return the retry count
+     */
     public int retryCount() {
         return retryCount;
     }
 
+    /**
+     * Whether a restarted Redlock node's vote is refused.
+     *
+     * @return {@code true} when guarded
+     */
     public boolean restartGuard() {
         return restartGuard;
     }
 
+    /**
+     * Whether single-node locks yield to polling clients ({@link #withYieldToPollers}).
+     *
+     * @return {@code true} when they yield
+     */
     public boolean yieldToPollers() {
         return yieldToPollers;
     }
 
-    /** The replication set by {@link #withReplication}; empty when the client's default applies. */
+    /**
+     * The replication set by {@link #withReplication}; empty when the client's default applies.
+     *
+     * @return the replication, or empty for the client's
+     */
     public Optional<Replication> replication() {
         return Optional.ofNullable(replication);
     }

@@ -53,7 +53,10 @@ public final class Locks {
     /**
      * A lock on {@code name}: on the single node, or Redlock over all nodes when there are several.
      *
-     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
+     * @param name    the resource name
+     * @param options the lock's options
+     * @return the lock; it holds nothing until acquired
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock lock(String name, LockOptions options) {
         Objects.requireNonNull(options, "lock options must not be null");
@@ -70,7 +73,10 @@ public final class Locks {
     /**
      * A read-write lock on {@code name}, whose write side is {@link #lock} on the same name.
      *
-     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
+     * @param name    the resource name
+     * @param options the options of both sides
+     * @return the read-write lock; it holds nothing until acquired
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      * @throws IllegalStateException    on a client of several Redlock masters: read-write locks run on one node
      */
     public ReadWriteLock readWriteLock(String name, LockOptions options) {
@@ -88,9 +94,12 @@ public final class Locks {
 
     /**
      * A lock on {@code name} in the format of the classic {@code SETNX} pattern, for sharing it with
-     * programs that still use that pattern; weaker than {@link #singleNode} (it needs synchronised clocks).
+     * programs that still use that pattern; weaker than {@link #lock} (it needs synchronised clocks).
      *
-     * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
+     * @param name    the resource name, the key of the lock
+     * @param options the lock's options
+     * @return the lock; it holds nothing until acquired
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock legacy(String name, LockOptions options) {
         if (nodes.size() != 1) {
@@ -107,6 +116,10 @@ public final class Locks {
      * A semaphore on {@code name} with {@code permits} permits (written only when none is stored), each permit a
      * lease with the options' TTL and holder id.
      *
+     * @param name    the semaphore's name
+     * @param permits the permit count written by the first acquisition when none is stored
+     * @param options the options of every permit
+     * @return the semaphore; it holds nothing until acquired
      * @throws IllegalArgumentException when the name is blank or too long, or {@code permits} is below 1
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */

@@ -15,7 +15,11 @@ import java.util.concurrent.locks.Lock;
  */
 public interface OwnedLock extends Lock {
 
-    /** The lease of the calling thread's hold; empty when the calling thread does not hold this lock. */
+    /**
+     * The lease of the calling thread's hold; empty when the calling thread does not hold this lock.
+     *
+     * @return the lease, or empty when this thread does not hold the lock
+     */
     Optional<Lease> lease();
 
     /**
@@ -23,6 +27,7 @@ public interface OwnedLock extends Lock {
      * with other options, for example a TTL of its own. A reentrant lock keeps the lease it has.
      * Not interruptible, as {@link #lock()}.
      *
+     * @param via the same lock made with other options, used for a first acquisition
      * @throws IllegalArgumentException when {@code via} locks another key
      */
     void lock(DistributedLock via);
@@ -31,6 +36,8 @@ public interface OwnedLock extends Lock {
      * Like {@link #tryLock(long, java.util.concurrent.TimeUnit)}, but a first acquisition goes through {@code via}
      * (see {@link #lock(DistributedLock)}).
      *
+     * @param via  the same lock made with other options, used for a first acquisition
+     * @param wait how long to wait
      * @return {@code true} when the calling thread holds the lock, {@code false} when the wait ran out
      * @throws InterruptedException     when interrupted while waiting; nothing is left held
      * @throws IllegalArgumentException when {@code via} locks another key
@@ -43,6 +50,7 @@ public interface OwnedLock extends Lock {
      * protected may have been touched by another holder meanwhile); {@code true} otherwise, including a call that
      * only lowered the hold count.
      *
+     * @return {@code true} when the lock was still this thread's
      * @throws IllegalMonitorStateException when the calling thread does not hold the lock
      * @throws io.coordis.CoordisException   when Redis could not be reached to release (the lock then expires by its
      *                                      TTL); the calling thread holds it no longer

@@ -8,6 +8,10 @@ package io.coordis.lock;
  */
 public interface Permit extends Lease {
 
-    /** How many of the semaphore's permits this acquisition holds (at least 1). */
+    /**
+     * How many of the semaphore's permits this acquisition holds (at least 1).
+     *
+     * @return the number of permits held
+     */
     int permits();
 }

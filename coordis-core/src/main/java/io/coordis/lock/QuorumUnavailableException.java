@@ -15,8 +15,16 @@ public final class QuorumUnavailableException extends CoordisException {
     private static final long serialVersionUID = 1L;
 
     private final transient List<NodeVote> votes;
+    /** How long until a node the restart guard refused may vote; null when none was refused. */
     private final Duration retryAfter;
 
+    /**
+     * A Redlock step on {@code what} that no majority decided.
+     *
+     * @param what   the lock and step, for the message
+     * @param quorum how many nodes make a majority
+     * @param votes  each node's vote, in the order the nodes were configured
+     */
     public QuorumUnavailableException(String what, int quorum, List<NodeVote> votes) {
         this(what, quorum, votes, null);
     }
@@ -24,6 +32,11 @@ public final class QuorumUnavailableException extends CoordisException {
     /**
      * As above; {@code retryAfter} (may be {@code null}) is how long until a node the restart guard refused may
      * vote.
+     *
+     * @param what       the lock and step, for the message
+     * @param quorum     how many nodes make a majority
+     * @param votes      each node's vote, in the order the nodes were configured
+     * @param retryAfter how long until a refused node may vote; null when none was refused
      */
     public QuorumUnavailableException(String what, int quorum, List<NodeVote> votes, Duration retryAfter) {
         super(null, what + ": fewer than " + quorum + " of " + votes.size() + " Redis nodes granted it, and too few "
@@ -51,7 +64,11 @@ public final class QuorumUnavailableException extends CoordisException {
         return failed.isEmpty() ? "" : "; failed nodes: " + String.join(", ", failed);
     }
 
-    /** How each node voted, in the order the nodes were configured. */
+    /**
+     * How each node voted, in the order the nodes were configured.
+     *
+     * @return the votes; {@code null} in a deserialised copy (they are not serialised)
+     */
     public List<NodeVote> votes() {
         return votes;
     }

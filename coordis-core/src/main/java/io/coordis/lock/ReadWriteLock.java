@@ -18,15 +18,31 @@ import java.util.List;
  */
 public interface ReadWriteLock {
 
-    /** The resource name as the caller gave it. */
+    /**
+     * The resource name as the caller gave it.
+     *
+     * @return the name
+     */
     String name();
 
-    /** Shared holds: granted while no writer holds the lock or waits for it. */
+    /**
+     * Shared holds: granted while no writer holds the lock or waits for it.
+     *
+     * @return the read side
+     */
     DistributedLock readLock();
 
-    /** Exclusive holds: granted while nobody else holds the lock; the plain lock on the same name. */
+    /**
+     * Exclusive holds: granted while nobody else holds the lock; the plain lock on the same name.
+     *
+     * @return the write side
+     */
     DistributedLock writeLock();
 
-    /** The read holds now, read from Redis, the one lasting longest last; empty while none is held. */
+    /**
+     * The read holds now, read from Redis, the one lasting longest last; empty while none is held.
+     *
+     * @return the read holds, the longest lasting last
+     */
     List<LockHolder> readers();
 }

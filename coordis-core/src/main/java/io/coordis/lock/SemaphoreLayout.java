@@ -41,26 +41,62 @@ public final class SemaphoreLayout {
                                 Optional<String> holderId) {
     }
 
+    /**
+     * The key of a semaphore's holder details, derived from its name.
+     *
+     * @param name the semaphore's Redis key
+     * @return the details key, in the name's hash slot
+     */
     public static String detailsKey(String name) {
         return Keys.derived(name, "holders");
     }
 
+    /**
+     * The key of a semaphore's stored permit count, derived from its name.
+     *
+     * @param name the semaphore's Redis key
+     * @return the permits key, in the name's hash slot
+     */
     public static String permitsKey(String name) {
         return Keys.derived(name, "permits");
     }
 
+    /**
+     * The key of a semaphore's fencing counter, the same as a lock's of that name.
+     *
+     * @param name the semaphore's Redis key
+     * @return the fence key, in the name's hash slot
+     */
     public static String fenceKey(String name) {
         return LockLayout.fenceKey(name);
     }
 
+    /**
+     * The key of a semaphore's line of waiters, derived from its name.
+     *
+     * @param name the semaphore's Redis key
+     * @return the waiters key, in the name's hash slot
+     */
     public static String waitersKey(String name) {
         return Keys.derived(name, "waiters");
     }
 
+    /**
+     * The key of the times until which a semaphore's waiters keep their place, derived from its name.
+     *
+     * @param name the semaphore's Redis key
+     * @return the key, in the name's hash slot
+     */
     public static String lapsesKey(String name) {
         return Keys.derived(name, "waiters-until");
     }
 
+    /**
+     * The channel on which a release is announced, the same as a lock's of that name.
+     *
+     * @param name the semaphore's Redis key
+     * @return the channel name, in the name's hash slot
+     */
     public static String releasedChannel(String name) {
         return LockLayout.releasedChannel(name);
     }
@@ -80,7 +116,12 @@ public final class SemaphoreLayout {
         return List.of(name, detailsKey(name), permitsKey(name), waitersKey(name), lapsesKey(name));
     }
 
-    /** Reads one holder's details value ({@code "permits fence since holder-id"}). */
+    /**
+     * Reads one holder's details value ({@code "permits fence since holder-id"}).
+     *
+     * @param value the stored value; null reads as empty
+     * @return the details, each part empty when missing or unreadable
+     */
     public static HolderDetails holderDetails(String value) {
         String[] parts = value == null ? new String[0] : value.split(" ", 4);
         return new HolderDetails(integer(parts, 0), number(parts, 1),

@@ -11,13 +11,19 @@ import java.util.concurrent.CompletableFuture;
  * each delivery holding one slot until settled.
  */
 public interface Consumer extends AutoCloseable {
-    /** This consumer's id, the first part of its delivery ids. */
+    /**
+     * This consumer's id, the first part of its delivery ids.
+     *
+     * @return the id
+     */
     String id();
 
     /**
      * Takes one message, waiting up to {@code wait} for one (and for a free slot); empty when none came.
      * A message already moved into a free slot (a lost reply) is handed out first.
      *
+     * @param wait how long to wait; {@link Duration#ZERO} does not wait
+     * @return the delivery, or empty when none came in time
      * @throws InterruptedException when interrupted; a message moved meanwhile stays in its slot and is
      *                              handed out by a later take, or put back by {@link #close()}
      */
@@ -37,16 +43,29 @@ public interface Consumer extends AutoCloseable {
      * instant goes back to the end of the queue consumers take from next, without counting a failed delivery;
      * a {@code BLMOVE} under way is ended by closing its connection (the slot's next take opens another).
      *
+     * @param wait how long to wait; {@link Duration#ZERO} does not wait
+     * @return a future of the delivery, or of empty when none came in time
      * @throws IllegalStateException when the consumer is closed (a take under way when it closes fails with it)
      */
     CompletableFuture<Optional<Delivery>> takeAsync(Duration wait);
 
-    /** Takes up to {@code max} messages in one round trip, waiting up to {@code wait} for the first. */
+    /**
+     * Takes up to {@code max} messages in one round trip, waiting up to {@code wait} for the first.
+     *
+     * @param max  the most messages to take, at least 1
+     * @param wait how long to wait for the first; {@link Duration#ZERO} does not wait
+     * @return the deliveries, in the order taken; empty when none came in time
+     * @throws InterruptedException when interrupted while waiting
+     */
     List<Delivery> take(int max, Duration wait) throws InterruptedException;
 
     /**
      * Acknowledges several deliveries of this consumer in one round trip; outcomes in the same order.
      * Safe to retry after an exception.
+     *
+     * @param deliveries deliveries taken by this consumer
+     * @return each delivery's outcome, in order
+     * @throws InterruptedException when interrupted while waiting for the reply
      */
     List<Outcome> ack(List<Delivery> deliveries) throws InterruptedException;
 

@@ -83,6 +83,8 @@ public final class Delivery {
     /**
      * This delivery's id, {@code consumer/slot/number}: with it, any process can settle the delivery through
      * {@link ReliableQueue#ack(String)} or {@link ReliableQueue#nack(String, Duration)}.
+     *
+     * @return the id
      */
     public String id() {
         return ref.toString();
@@ -92,12 +94,20 @@ public final class Delivery {
         return ref;
     }
 
-    /** The payload, exactly the bytes that were pushed. Returns a copy. */
+    /**
+     * The payload, exactly the bytes that were pushed. Returns a copy.
+     *
+     * @return a copy of the payload
+     */
     public byte[] payload() {
         return payload.clone();
     }
 
-    /** The payload decoded as UTF-8 (malformed bytes become U+FFFD). */
+    /**
+     * The payload decoded as UTF-8 (malformed bytes become U+FFFD).
+     *
+     * @return the payload as text
+     */
     public String text() {
         return new String(payload, StandardCharsets.UTF_8);
     }
@@ -112,6 +122,7 @@ public final class Delivery {
      * not find the message — gone, or settled before through its id — answers nothing; a later call then reads
      * the payload's count as it is at that time.)
      *
+     * @return the delivery's number, 1 for the first
      * @throws io.coordis.CoordisException when that read failed (Redis unavailable); the delivery itself is
      *                                     unaffected and can still be settled
      */
@@ -150,7 +161,11 @@ public final class Delivery {
         return known;
     }
 
-    /** The outcome of settling, or {@code null} while not settled. */
+    /**
+     * The outcome of settling, or {@code null} while not settled.
+     *
+     * @return the outcome, or {@code null} while not settled
+     */
     public Outcome outcome() {
         return outcome;
     }
@@ -160,13 +175,20 @@ public final class Delivery {
      * a sweeper had already put it back (this consumer's heartbeat expired: the message will be, or was,
      * delivered again), or the outcome of an earlier settle.
      *
+     * @return the outcome
+     * @throws InterruptedException when interrupted while waiting for the reply; the outcome is then unknown
      * @throws io.coordis.CoordisException when Redis did not confirm; call again (it is safe)
      */
     public Outcome ack() throws InterruptedException {
         return settle(true, Duration.ZERO);
     }
 
-    /** Gives the message back for redelivery at once; see {@link #nack(Duration)}. */
+    /**
+     * Gives the message back for redelivery at once; see {@link #nack(Duration)}.
+     *
+     * @return the outcome
+     * @throws InterruptedException when interrupted while waiting for the reply; the outcome is then unknown
+     */
     public Outcome nack() throws InterruptedException {
         return settle(false, Duration.ZERO);
     }
@@ -177,6 +199,9 @@ public final class Delivery {
      * {@code delay} has passed (delayed retries are moved back by the sweepers, so they return up to one
      * sweep interval late).
      *
+     * @param delay how long before the message may be taken again; {@link Duration#ZERO} requeues it at once
+     * @return the outcome: requeued, dead-lettered, gone, or that of an earlier settle
+     * @throws InterruptedException when interrupted while waiting for the reply; the outcome is then unknown
      * @throws io.coordis.CoordisException when Redis did not confirm; call again (it is safe)
      */
     public Outcome nack(Duration delay) throws InterruptedException {
@@ -197,6 +222,7 @@ public final class Delivery {
      * delivery was settled before, this is a plain take.
      *
      * @param wait how long to wait for a message when none is ready ({@link Duration#ZERO}: do not wait)
+     * @throws InterruptedException        when interrupted while waiting for the reply or the next message
      * @return the next delivery, or empty when none came within {@code wait}
      * @throws io.coordis.CoordisException when Redis did not confirm: the outcome stays unknown ({@code null});
      *                                     call {@link #ack()} (it is safe), then take again
@@ -210,6 +236,11 @@ public final class Delivery {
      * {@link #nack(Duration)}, and takes the consumer's next message in the same round trip, as
      * {@link #ackAndTake(Duration)} does. With FIFO order and no delay, the message given back is the next one
      * taken (a requeue puts it at the end consumers take from next), unless it was dead-lettered.
+     *
+     * @param delay how long before the message may be taken again; {@link Duration#ZERO} requeues it at once
+     * @param wait  how long to wait for a message when none is ready ({@link Duration#ZERO}: do not wait)
+     * @return the next delivery, or empty when none came within {@code wait}
+     * @throws InterruptedException when interrupted while waiting for the reply or the next message
      */
     public Optional<Delivery> nackAndTake(Duration delay, Duration wait) throws InterruptedException {
         if (delay == null || delay.isNegative()) {

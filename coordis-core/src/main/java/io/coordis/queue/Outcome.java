@@ -21,7 +21,11 @@ public enum Outcome {
      */
     GONE;
 
-    /** Whether the message is finished with, by this call or an earlier one ({@link #ACKED}, {@link #ALREADY_SETTLED}). */
+    /**
+     * Whether the message is finished with, by this call or an earlier one ({@link #ACKED}, {@link #ALREADY_SETTLED}).
+     *
+     * @return {@code true} for {@link #ACKED} and {@link #ALREADY_SETTLED}
+     */
     public boolean done() {
         return this == ACKED || this == ALREADY_SETTLED;
     }

@@ -21,27 +21,64 @@ import java.util.Optional;
  * maximum are refused with {@link IllegalArgumentException} before anything is sent.
  */
 public interface Queue {
-    /** The list's key, exactly as given. */
+    /**
+     * The list's key, exactly as given.
+     *
+     * @return the name
+     */
     String name();
 
-    /** {@code LPUSH}: adds {@code payload} at the back; answers the queue's length afterwards. */
+    /**
+     * {@code LPUSH}: adds {@code payload} at the back; answers the queue's length afterwards.
+     *
+     * @param payload the message
+     * @return the queue's length after the push
+     * @throws InterruptedException when interrupted while waiting for the reply; the message may be in
+     */
     long push(byte[] payload) throws InterruptedException;
 
-    /** {@link #push(byte[])} of the UTF-8 bytes of {@code payload}. */
+    /**
+     * {@link #push(byte[])} of the UTF-8 bytes of {@code payload}.
+     *
+     * @param payload the message
+     * @return the queue's length after the push
+     * @throws InterruptedException when interrupted while waiting for the reply; the message may be in
+     */
     long push(String payload) throws InterruptedException;
 
-    /** One {@code LPUSH} of all payloads, in order (the first is taken first by FIFO consumers). */
+    /**
+     * One {@code LPUSH} of all payloads, in order (the first is taken first by FIFO consumers).
+     *
+     * @param payloads the messages, first taken first
+     * @return the queue's length after the push
+     * @throws InterruptedException when interrupted while waiting for the reply; the messages may be in
+     */
     long pushAll(List<byte[]> payloads) throws InterruptedException;
 
-    /** Takes one message without waiting ({@code RPOP} for FIFO, {@code LPOP} for LIFO); empty when none. */
+    /**
+     * Takes one message without waiting ({@code RPOP} for FIFO, {@code LPOP} for LIFO); empty when none.
+     *
+     * @return the message, or empty when the queue is empty
+     * @throws InterruptedException when interrupted while waiting for the reply; a message taken meanwhile is lost
+     */
     Optional<byte[]> pop() throws InterruptedException;
 
-    /** Takes up to {@code max} messages at once ({@code RPOP key count}); an empty list when none. */
+    /**
+     * Takes up to {@code max} messages at once ({@code RPOP key count}); an empty list when none.
+     *
+     * @param max the most messages to take
+     * @return the messages, first taken first; empty when none
+     * @throws InterruptedException when interrupted while waiting for the reply; messages taken meanwhile are lost
+     */
     List<byte[]> pop(int max) throws InterruptedException;
 
     /**
      * Waits up to {@code wait} for a message ({@code BRPOP}/{@code BLPOP} on a connection of its own);
      * empty when none came.
+     *
+     * @param wait how long to wait
+     * @return the message, or empty when none came in time
+     * @throws InterruptedException when interrupted while waiting; a message taken meanwhile is lost
      */
     Optional<byte[]> pop(Duration wait) throws InterruptedException;
 
@@ -52,12 +89,29 @@ public interface Queue {
      * reply or an interrupt loses nothing: look into {@code processingList}. Plain lists on both sides, so
      * Python's {@code rpoplpush(q, cache)} + {@code lrem(cache, 1, msg)} interoperates. Nothing requeues
      * from a caller-named list automatically; use {@link ReliableQueue} for that.
+     *
+     * @param processingList the list the message is moved to
+     * @param wait           how long to wait; {@link Duration#ZERO} does not wait
+     * @return the message, or empty when none came in time
+     * @throws InterruptedException when interrupted while waiting; a message moved meanwhile is in {@code processingList}
      */
     Optional<byte[]> moveTo(String processingList, Duration wait) throws InterruptedException;
 
-    /** {@code LREM processingList 1 payload}: whether one copy of {@code payload} was removed. */
+    /**
+     * {@code LREM processingList 1 payload}: whether one copy of {@code payload} was removed.
+     *
+     * @param processingList the list to remove it from
+     * @param payload        the message
+     * @return {@code true} when a copy was removed
+     * @throws InterruptedException when interrupted while waiting for the reply
+     */
     boolean remove(String processingList, byte[] payload) throws InterruptedException;
 
-    /** {@code LLEN}: how many messages wait. */
+    /**
+     * {@code LLEN}: how many messages wait.
+     *
+     * @return the queue's length
+     * @throws InterruptedException when interrupted while waiting for the reply
+     */
     long depth() throws InterruptedException;
 }

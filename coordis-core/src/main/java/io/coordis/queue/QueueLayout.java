@@ -31,18 +31,35 @@ public final class QueueLayout {
     public record Registration(int slots, long lastBeatMillis, long ttlMillis, long retentionMillis) {
     }
 
-    /** The consumer registry of {@code queue}. */
+    /**
+     * The consumer registry of {@code queue}.
+     *
+     * @param queue the queue's list key
+     * @return the registry key
+     */
     public static String registryKey(String queue) {
         return new QueueKeys(queue).registry;
     }
 
-    /** The queue, its registry, dead letters, delayed retries, enqueue times and settled count, in that order. */
+    /**
+     * The queue, its registry, dead letters, delayed retries, enqueue times and settled count, in that order.
+     *
+     * @param queue the queue's list key
+     * @return the six keys
+     */
     public static List<String> figureKeys(String queue) {
         QueueKeys keys = new QueueKeys(queue);
         return List.of(keys.queue, keys.registry, keys.dead, keys.delayed, keys.enqueued, keys.settledCount);
     }
 
-    /** A consumer's heartbeat, then its {@code slots} processing slots in order. */
+    /**
+     * A consumer's heartbeat, then its {@code slots} processing slots in order.
+     *
+     * @param queue    the queue's list key
+     * @param consumer the consumer's id
+     * @param slots    the consumer's slot count
+     * @return the heartbeat key, then the slot keys
+     */
     public static List<String> consumerKeys(String queue, String consumer, int slots) {
         QueueKeys keys = new QueueKeys(queue);
         List<String> out = new ArrayList<>(slots + 1);
@@ -51,7 +68,12 @@ public final class QueueLayout {
         return out;
     }
 
-    /** Reads a registry entry {@code "<slots> <last beat ms> <ttl ms> <retention ms>"}; empty when it is not one. */
+    /**
+     * Reads a registry entry {@code "<slots> <last beat ms> <ttl ms> <retention ms>"}; empty when it is not one.
+     *
+     * @param value the entry as stored; null reads as empty
+     * @return the entry, or empty when the value is not one
+     */
     public static Optional<Registration> registration(String value) {
         String[] p = value == null ? new String[0] : value.trim().split(" ");
         if (p.length < 4) {

@@ -58,16 +58,32 @@ public final class QueueOptions {
         this.replication = replication;
     }
 
+    /**
+     * The defaults: FIFO order, 1 MiB messages, 5 attempts, a 10 s heartbeat TTL, a 2 s sweep interval, 16 slots,
+     * the client's replication.
+     *
+     * @return the default options
+     */
     public static QueueOptions defaults() {
         return DEFAULTS;
     }
 
+    /**
+     * In which order consumers take messages. Default: {@link Order#FIFO}.
+     *
+     * @param order the order
+     * @return a copy with this order
+     */
     public QueueOptions withOrder(Order order) {
         return new QueueOptions(Objects.requireNonNull(order, "order must not be null"), maxMessageBytes, maxAttempts,
                 heartbeatTtl, sweepInterval, slots, replication);
     }
 
-    /** @throws IllegalArgumentException unless 1 ≤ bytes ≤ 512 MiB (Redis's own limit) */
+    /**
+     * @param bytes the largest payload accepted by a push, in bytes
+     * @return a copy with this maximum
+     * @throws IllegalArgumentException unless 1 ≤ bytes ≤ 512 MiB (Redis's own limit)
+     */
     public QueueOptions withMaxMessageBytes(int bytes) {
         if (bytes < 1 || bytes > 512 << 20) {
             throw new IllegalArgumentException("max message size must be between 1 byte and 512 MiB, was " + bytes);
@@ -75,7 +91,11 @@ public final class QueueOptions {
         return new QueueOptions(order, bytes, maxAttempts, heartbeatTtl, sweepInterval, slots, replication);
     }
 
-    /** @throws IllegalArgumentException when {@code attempts} is below 1 */
+    /**
+     * @param attempts how many deliveries a message gets before it is dead-lettered
+     * @return a copy with this maximum
+     * @throws IllegalArgumentException when {@code attempts} is below 1
+     */
     public QueueOptions withMaxAttempts(int attempts) {
         if (attempts < 1) {
             throw new IllegalArgumentException("max attempts must be at least 1, was " + attempts);
@@ -84,6 +104,8 @@ public final class QueueOptions {
     }
 
     /**
+     * @param ttl how long a consumer's heartbeat lives without renewal
+     * @return a copy with this TTL
      * @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_HEARTBEAT_TTL} or above
      *                                  {@link #MAX_INTERVAL}
      */
@@ -92,13 +114,21 @@ public final class QueueOptions {
                 Durations.between(ttl, MIN_HEARTBEAT_TTL, MAX_INTERVAL, "heartbeat ttl"), sweepInterval, slots, replication);
     }
 
-    /** @throws IllegalArgumentException when {@code interval} is below 50 ms or above {@link #MAX_INTERVAL} */
+    /**
+     * @param interval how often the sweepers look for dead consumers and due retries
+     * @return a copy with this interval
+     * @throws IllegalArgumentException when {@code interval} is below 50 ms or above {@link #MAX_INTERVAL}
+     */
     public QueueOptions withSweepInterval(Duration interval) {
         return new QueueOptions(order, maxMessageBytes, maxAttempts, heartbeatTtl,
                 Durations.between(interval, Duration.ofMillis(50), MAX_INTERVAL, "sweep interval"), slots, replication);
     }
 
-    /** @throws IllegalArgumentException unless 1 ≤ slots ≤ 1024 */
+    /**
+     * @param slots how many deliveries one consumer may hold at once
+     * @return a copy with this many slots
+     * @throws IllegalArgumentException unless 1 ≤ slots ≤ 1024
+     */
     public QueueOptions withSlots(int slots) {
         if (slots < 1 || slots > 1024) {
             throw new IllegalArgumentException("slots must be between 1 and 1024, was " + slots);
@@ -114,13 +144,20 @@ public final class QueueOptions {
      * them; pushing again may deliver them twice. Takes, acks and nacks do not wait: one lost in a failover makes
      * its message delivered again, which at-least-once delivery allows already, while a lost push is a lost
      * message. Default: the client's ({@code Coordis.Builder.replication}), none unless set.
+     *
+     * @param replication the replicas a push waits for
+     * @return a copy with this replication
      */
     public QueueOptions withReplication(Replication replication) {
         Objects.requireNonNull(replication, "replication must not be null (use Replication.none() for no wait)");
         return new QueueOptions(order, maxMessageBytes, maxAttempts, heartbeatTtl, sweepInterval, slots, replication);
     }
 
-    /** The replication set by {@link #withReplication}; empty when the client's default applies. */
+    /**
+     * The replication set by {@link #withReplication}; empty when the client's default applies.
+     *
+     * @return the replication, or empty for the client's
+     */
     public Optional<Replication> replication() {
         return Optional.ofNullable(replication);
     }
@@ -130,26 +167,57 @@ public final class QueueOptions {
         return replication != null ? replication : Replication.none();
     }
 
+    /**
+     * In which order consumers take messages.
+     *
+     * @return the order
+     */
     public Order order() {
         return order;
     }
 
+    /**
+     * The largest payload a push accepts.
+     *
+     * @return the maximum, in bytes
+     */
     public int maxMessageBytes() {
         return maxMessageBytes;
     }
 
+    /**
+     * How many deliveries a message gets before it is dead-lettered.
+     *
+     * @return the maximum, at least 1
+     */
     public int maxAttempts() {
         return maxAttempts;
     }
 
+    /**
+     * How long a consumer's heartbeat lives without renewal; a consumer silent for longer is presumed dead and its
+     * messages are put back.
+     *
+     * @return the TTL
+     */
     public Duration heartbeatTtl() {
         return heartbeatTtl;
     }
 
+    /**
+     * How often the sweepers look for dead consumers and due delayed retries.
+     *
+     * @return the interval
+     */
     public Duration sweepInterval() {
         return sweepInterval;
     }
 
+    /**
+     * How many deliveries one consumer may hold at once (the largest batch, or the number of threads taking from it).
+     *
+     * @return the slot count, 1 to 1024
+     */
     public int slots() {
         return slots;
     }

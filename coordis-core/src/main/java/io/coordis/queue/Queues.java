@@ -31,14 +31,24 @@ public final class Queues {
         this.telemetry = telemetry;
     }
 
-    /** @throws IllegalArgumentException when the name is empty or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES}) */
+    /**
+     * @param name    the list's key
+     * @param options the queue's options
+     * @return the queue
+     * @throws IllegalArgumentException when the name is empty or longer than 1,024 bytes in UTF-8
+     */
     public Queue plain(String name, QueueOptions options) {
         java.util.Objects.requireNonNull(options, "options must not be null");
         Payloads.name(name);
         return new ListQueue(node.lists(), prefix, name, options, timer);
     }
 
-    /** @throws IllegalArgumentException when the name is empty or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES}) */
+    /**
+     * @param name    the list's key
+     * @param options the queue's options
+     * @return the queue; nothing consumes until a consumer is started
+     * @throws IllegalArgumentException when the name is empty or longer than 1,024 bytes in UTF-8
+     */
     public ReliableQueue reliable(String name, QueueOptions options) {
         Payloads.name(name);
         return new SlotQueue(node.lists(), prefix, name, options, timer, telemetry);

@@ -57,45 +57,100 @@ import java.util.List;
  * queue key is not a list); a payload over {@code maxMessageBytes} is refused before anything is sent.
  */
 public interface ReliableQueue {
-    /** The queue's list key, exactly as given. */
+    /**
+     * The queue's list key, exactly as given.
+     *
+     * @return the name
+     */
     String name();
 
+    /**
+     * The options this queue was made with.
+     *
+     * @return the options
+     */
     QueueOptions options();
 
-    /** Pushes one message at the back; answers the queue's length afterwards. */
+    /**
+     * Pushes one message at the back; answers the queue's length afterwards.
+     *
+     * @param payload the message
+     * @return the queue's length after the push
+     * @throws InterruptedException when interrupted while waiting for the reply; the message may be in
+     */
     long push(byte[] payload) throws InterruptedException;
 
-    /** {@link #push(byte[])} of the UTF-8 bytes of {@code payload}. */
+    /**
+     * {@link #push(byte[])} of the UTF-8 bytes of {@code payload}.
+     *
+     * @param payload the message
+     * @return the queue's length after the push
+     * @throws InterruptedException when interrupted while waiting for the reply; the message may be in
+     */
     long push(String payload) throws InterruptedException;
 
     /**
      * Pushes all messages in one script (atomically), in order: the first is taken first by FIFO consumers.
      * If the reply is lost, the messages may or may not be in; pushing again may duplicate them.
+     *
+     * @param payloads the messages, first taken first
+     * @return the queue's length after the push
+     * @throws InterruptedException when interrupted while waiting for the reply; the messages may be in
      */
     long pushAll(List<byte[]> payloads) throws InterruptedException;
 
     /**
      * Starts a consumer: registers it, starts its heartbeat and its sweeps. Close it to stop; closing puts
      * its unsettled messages back in the queue.
+     *
+     * @return the consumer, taking nothing until asked
+     * @throws InterruptedException when interrupted while registering (nothing is left running)
      */
     Consumer consumer() throws InterruptedException;
 
-    /** Acknowledges the delivery with this id (as printed by {@link Delivery#id()}), from any process. */
+    /**
+     * Acknowledges the delivery with this id (as printed by {@link Delivery#id()}), from any process.
+     *
+     * @param deliveryId the delivery's id
+     * @return the outcome
+     * @throws InterruptedException when interrupted while waiting for the reply; the outcome is then unknown
+     */
     Outcome ack(String deliveryId) throws InterruptedException;
 
-    /** Gives back the delivery with this id, from any process; see {@link Delivery#nack(Duration)}. */
+    /**
+     * Gives back the delivery with this id, from any process; see {@link Delivery#nack(Duration)}.
+     *
+     * @param deliveryId the delivery's id
+     * @param delay      how long before the message may be taken again; {@link Duration#ZERO} requeues it at once
+     * @return the outcome
+     * @throws InterruptedException when interrupted while waiting for the reply; the outcome is then unknown
+     */
     Outcome nack(String deliveryId, Duration delay) throws InterruptedException;
 
     /**
      * Puts the messages of dead consumers (heartbeat expired) back in the queue, and due delayed retries;
      * answers how many messages left dead consumers' slots (requeued or dead-lettered). Safe to run from
      * many processes at once; never touches a consumer whose heartbeat is current.
+     *
+     * @return how many messages left dead consumers' slots
+     * @throws InterruptedException when interrupted while waiting for a reply
      */
     int sweep() throws InterruptedException;
 
-    /** Moves up to {@code max} dead letters back to the queue (oldest first); answers how many. */
+    /**
+     * Moves up to {@code max} dead letters back to the queue (oldest first); answers how many.
+     *
+     * @param max the most dead letters to move
+     * @return how many were moved
+     * @throws InterruptedException when interrupted while waiting for the reply
+     */
     int requeueDead(int max) throws InterruptedException;
 
-    /** Depth, in-flight per consumer, age of the oldest ready message, dead letters, consumers. */
+    /**
+     * Depth, in-flight per consumer, age of the oldest ready message, dead letters, consumers.
+     *
+     * @return the statistics, read now
+     * @throws InterruptedException when interrupted while waiting for the reply
+     */
     QueueStats stats() throws InterruptedException;
 }

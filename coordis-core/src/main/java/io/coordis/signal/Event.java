@@ -20,33 +20,55 @@ public interface Event {
      */
     Duration MAX_TTL = Duration.ofDays(30);
 
-    /** The event's name, which is also its channel. */
+    /**
+     * The event's name, which is also its channel.
+     *
+     * @return the name
+     */
     String name();
 
-    /** The Redis key in which a signal stays recorded for the TTL. */
+    /**
+     * The Redis key in which a signal stays recorded for the TTL.
+     *
+     * @return the key, prefix included
+     */
     String key();
 
-    /** How long a signal stays recorded. */
+    /**
+     * How long a signal stays recorded.
+     *
+     * @return the TTL
+     */
     Duration ttl();
 
     /**
      * Records {@code data} for the TTL (replacing an earlier signal and its TTL) and publishes it, in one
      * script. Blocks for one round trip (at most the command timeout; an interrupt is kept for later).
      *
+     * @param data the data, sent as UTF-8
      * @return how many clients subscribed to the channel on the master received it
      */
     long signal(String data);
 
-    /** Removes the recorded signal (reset); answers whether one was recorded. One round trip. */
+    /**
+     * Removes the recorded signal (reset); answers whether one was recorded. One round trip.
+     *
+     * @return {@code true} when a signal was recorded
+     */
     boolean clear();
 
-    /** The recorded signal's data, if one is recorded now. One round trip. */
+    /**
+     * The recorded signal's data, if one is recorded now. One round trip.
+     *
+     * @return the data, or empty when none is recorded
+     */
     Optional<String> peek();
 
     /**
      * A waiter that wakes with the recorded signal at once if there is one, else with the next signal.
      * Blocks until Redis confirmed the subscription and answered the key (at most twice the command timeout).
      *
+     * @return the waiter; close it to unsubscribe
      * @throws InterruptedException when interrupted meanwhile (nothing stays subscribed)
      */
     Waiter waiter() throws InterruptedException;
@@ -54,6 +76,8 @@ public interface Event {
     /**
      * {@link #waiter()} and {@link Waiter#await(Duration)}, then unsubscribes.
      *
+     * @param timeout how long to wait for a signal when none is recorded
+     * @throws InterruptedException when interrupted meanwhile (nothing stays subscribed)
      * @return the signal, or empty when none was recorded or arrived within {@code timeout}
      */
     Optional<Signal> await(Duration timeout) throws InterruptedException;

@@ -14,6 +14,7 @@ public interface Gathering extends AutoCloseable {
     /**
      * Blocks until every channel delivered a signal or {@code timeout} passes.
      *
+     * @param timeout how long to wait
      * @return each channel's signal, in the order the channels were given, or empty on timeout (a zero or
      *         negative timeout only checks); what arrived so far stays in {@link #received()}
      * @throws InterruptedException  when the thread is interrupted while waiting (the gathering stays usable)
@@ -22,10 +23,18 @@ public interface Gathering extends AutoCloseable {
      */
     Optional<Map<String, Signal>> await(Duration timeout) throws InterruptedException;
 
-    /** The first signal of each channel that delivered one so far; never blocks. */
+    /**
+     * The first signal of each channel that delivered one so far; never blocks.
+     *
+     * @return the signals so far, by channel
+     */
     Map<String, Signal> received();
 
-    /** How many times a node's subscription was lost and restored while this gathering listened. */
+    /**
+     * How many times a node's subscription was lost and restored while this gathering listened.
+     *
+     * @return the number of gaps, 0 when none
+     */
     long gaps();
 
     /** Unsubscribes. Idempotent; never throws. */

@@ -11,7 +11,12 @@ public final class SignalLayout {
     private SignalLayout() {
     }
 
-    /** The key that keeps the latched event {@code name}'s data. */
+    /**
+     * The key that keeps the latched event {@code name}'s data.
+     *
+     * @param name the event's name, prefix included
+     * @return the key, in the name's hash slot
+     */
     public static String eventKey(String name) {
         return Keys.derived(name, "event");
     }

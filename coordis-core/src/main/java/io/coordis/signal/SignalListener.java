@@ -7,13 +7,19 @@ package io.coordis.signal;
  */
 @FunctionalInterface
 public interface SignalListener {
-    /** A signal arrived. */
+    /**
+     * A signal arrived.
+     *
+     * @param signal the signal
+     */
     void onSignal(Signal signal);
 
     /**
      * The subscription on {@code node} ({@code host:port}) was lost and is back: Redis confirmed it again,
      * and signals published meanwhile may not have been delivered (pub/sub does not keep messages). With
      * replicas, the other nodes may have delivered them. Default: nothing.
+     *
+     * @param node the node whose subscription was restored
      */
     default void onGap(String node) {
     }

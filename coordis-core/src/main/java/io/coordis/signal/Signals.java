@@ -36,6 +36,8 @@ public interface Signals {
      * Publishes {@code data} on {@code channel} (broadcast). Blocks for one round trip (at most the command
      * timeout; an interrupt meanwhile is kept for later, not thrown).
      *
+     * @param channel the channel
+     * @param data    the data, sent as UTF-8
      * @return how many clients subscribed on the master received it (subscribers on replicas are not counted;
      *         on a cluster, only those on the node that ran the PUBLISH)
      * @throws IllegalArgumentException for an empty channel, or one longer than 1,024 bytes in UTF-8 (as for every
@@ -52,6 +54,8 @@ public interface Signals {
      * {@code channel} escaped) on the master and publishes to one of them. Blocks for one round trip (on a
      * cluster: one to each node, in parallel, then one to publish).
      *
+     * @param channel the unicast channel, without a waiter's id
+     * @param data    the data, sent as UTF-8
      * @return 0 when nobody waits, else how many clients received it (1 unless several share an id)
      */
     long signalOne(String channel, String data);
@@ -59,25 +63,49 @@ public interface Signals {
     /**
      * Subscribes to {@code channel}; blocks until Redis confirmed (at most the command timeout per node).
      *
+     * @param channel the channel
+     * @return the waiter; close it to unsubscribe
      * @throws InterruptedException when interrupted meanwhile (nothing stays subscribed)
      * @throws io.coordis.CoordisException when no node could be subscribed
      */
     Waiter waiter(String channel) throws InterruptedException;
 
-    /** Like {@link #waiter(String)}, waking on the first signal on any of {@code channels}. */
+    /**
+     * Like {@link #waiter(String)}, waking on the first signal on any of {@code channels}.
+     *
+     * @param channels the channels
+     * @return the waiter; close it to unsubscribe
+     * @throws InterruptedException when interrupted meanwhile (nothing stays subscribed)
+     */
     Waiter waiterForAny(Collection<String> channels) throws InterruptedException;
 
-    /** Like {@link #waiter(String)} for a glob {@code pattern} ({@code PSUBSCRIBE}). */
+    /**
+     * Like {@link #waiter(String)} for a glob {@code pattern} ({@code PSUBSCRIBE}).
+     *
+     * @param pattern a glob pattern of channels
+     * @return the waiter; close it to unsubscribe
+     * @throws InterruptedException when interrupted meanwhile (nothing stays subscribed)
+     */
     Waiter waiterForPattern(String pattern) throws InterruptedException;
 
     /**
      * A unicast waiter: subscribes to {@code channel} followed by a fresh unique id (a UUID), so that
      * {@link #signalOne} reaches it or another such waiter, but only one. {@link Waiter#channels()} names
      * the channel. Otherwise like {@link #waiter(String)}.
+     *
+     * @param channel the unicast channel, before the waiter's id
+     * @return the waiter; close it to unsubscribe
+     * @throws InterruptedException when interrupted meanwhile (nothing stays subscribed)
      */
     Waiter unicastWaiter(String channel) throws InterruptedException;
 
-    /** Subscribes to all of {@code channels} at once and completes when each delivered a signal. */
+    /**
+     * Subscribes to all of {@code channels} at once and completes when each delivered a signal.
+     *
+     * @param channels the channels to hear from, each once
+     * @return the gathering; close it to unsubscribe
+     * @throws InterruptedException when interrupted meanwhile (nothing stays subscribed)
+     */
     Gathering gathering(Collection<String> channels) throws InterruptedException;
 
     /**
@@ -85,6 +113,9 @@ public interface Signals {
      * sent before this call subscribed is missed: when you trigger the signal yourself, use
      * {@link #waiter(String)} first.
      *
+     * @param channel the channel
+     * @param timeout how long to wait
+     * @throws InterruptedException when interrupted meanwhile (nothing stays subscribed)
      * @return the signal, or empty on timeout
      */
     Optional<Signal> await(String channel, Duration timeout) throws InterruptedException;
@@ -96,6 +127,8 @@ public interface Signals {
      * on a thread the client needs. Cancelling it ends the wait and unsubscribes. Only a client's first subscription
      * waits on the calling thread, for its pub/sub connection to open (at most the command timeout).
      *
+     * @param channel the channel
+     * @param timeout how long to wait, counted from this call
      * @return the signal, or empty on timeout; fails with a {@link io.coordis.CoordisException} when no node could
      *         be subscribed or the client was closed first
      * @throws IllegalArgumentException for an empty or too long channel, before anything is sent
@@ -105,15 +138,30 @@ public interface Signals {
     /**
      * Delivers every signal on {@code channels} to {@code listener} until the subscription is closed.
      * Blocks until Redis confirmed the subscription.
+     *
+     * @param channels the channels
+     * @param listener called with each signal, on the client's callback executor
+     * @return the subscription; close it to stop
+     * @throws InterruptedException when interrupted meanwhile (nothing stays subscribed)
      */
     Subscription listen(Collection<String> channels, SignalListener listener) throws InterruptedException;
 
-    /** Like {@link #listen(Collection, SignalListener)} for a glob {@code pattern}. */
+    /**
+     * Like {@link #listen(Collection, SignalListener)} for a glob {@code pattern}.
+     *
+     * @param pattern  a glob pattern of channels
+     * @param listener called with each signal, on the client's callback executor
+     * @return the subscription; close it to stop
+     * @throws InterruptedException when interrupted meanwhile (nothing stays subscribed)
+     */
     Subscription listenToPattern(String pattern, SignalListener listener) throws InterruptedException;
 
     /**
      * The latched event {@code name}: signals stay recorded for {@code ttl}.
      *
+     * @param name the event's name, also its channel
+     * @param ttl  how long a signal stays recorded
+     * @return the event
      * @throws IllegalArgumentException for an empty or too long name, or a TTL under 1 ms or above
      *                                  {@link Event#MAX_TTL}
      */

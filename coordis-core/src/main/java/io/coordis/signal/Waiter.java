@@ -28,6 +28,7 @@ public interface Waiter extends AutoCloseable {
     /**
      * Blocks until the signal arrives or {@code timeout} passes; returns at once if it arrived already.
      *
+     * @param timeout how long to wait
      * @return the signal, or empty when the timeout passed first (a zero or negative timeout only checks)
      * @throws InterruptedException  when the thread is interrupted while waiting (the waiter stays usable)
      * @throws IllegalStateException when the waiter was closed before a signal arrived
@@ -42,12 +43,16 @@ public interface Waiter extends AutoCloseable {
      * {@link IllegalStateException} when the waiter is closed first, a {@link io.coordis.CoordisException} when the
      * client is). Completes on the client's callback executor ({@code Coordis.Builder.callbackExecutor}), never on a
      * thread the client needs. Cancelling the future ends this wait only; the waiter stays subscribed until closed.
+     *
+     * @param timeout how long to wait, from this call
+     * @return a future of the signal, or of empty on timeout
      */
     CompletableFuture<Optional<Signal>> awaitAsync(Duration timeout);
 
     /**
      * The signal if it arrived already; never blocks (try-wait).
      *
+     * @return the signal, or empty while none arrived
      * @throws IllegalStateException when the waiter was closed before a signal arrived
      * @throws io.coordis.CoordisException when the client was closed before a signal arrived
      */
@@ -58,13 +63,23 @@ public interface Waiter extends AutoCloseable {
      * fails with a {@link java.util.concurrent.CancellationException} when the waiter is closed first, or
      * with a {@link io.coordis.CoordisException} when the client is.
      * For callers that wait for many waiters without a thread for each.
+     *
+     * @return a stage completed with the signal
      */
     CompletionStage<Signal> whenSignalled();
 
-    /** The channels (or the pattern) this waiter listens on, as subscribed at Redis. */
+    /**
+     * The channels (or the pattern) this waiter listens on, as subscribed at Redis.
+     *
+     * @return the channels, or the pattern
+     */
     List<String> channels();
 
-    /** How many times a node's subscription was lost and restored while this waiter listened. */
+    /**
+     * How many times a node's subscription was lost and restored while this waiter listened.
+     *
+     * @return the number of gaps, 0 when none
+     */
     long gaps();
 
     /**

@@ -109,11 +109,22 @@ public final class CoordisMetrics implements Telemetry, AutoCloseable {
         this.polling = new QueuePolling(registry);
     }
 
-    /** Meters in {@code registry}, no observations, every name tagged {@value #OTHER}. */
+    /**
+     * Meters in {@code registry}, no observations, every name tagged {@value #OTHER}.
+     *
+     * @param registry where the meters go
+     * @return the telemetry, to set on the client's builder
+     */
     public static CoordisMetrics of(MeterRegistry registry) {
         return builder(registry).build();
     }
 
+    /**
+     * Settings for meters in {@code registry}: observations and which names become tag values.
+     *
+     * @param registry where the meters go
+     * @return a new builder
+     */
     public static Builder builder(MeterRegistry registry) {
         return new Builder(registry);
     }
@@ -125,6 +136,8 @@ public final class CoordisMetrics implements Telemetry, AutoCloseable {
      * first poll runs at once. Gauges read NaN (the counter 0) until
      * the first poll answered; a failed poll keeps the last figures and is logged.
      *
+     * @param queue the queue to poll
+     * @param every how often to poll
      * @throws IllegalArgumentException when {@code every} is under 100 ms, or the queue is watched already
      * @throws IllegalStateException    after {@link #close()}
      */
@@ -308,7 +321,12 @@ public final class CoordisMetrics implements Telemetry, AutoCloseable {
             this.registry = Objects.requireNonNull(registry, "meter registry must not be null");
         }
 
-        /** Also observe acquires and campaigns in {@code registry} (traces). Default: no observations. */
+        /**
+         * Also observe acquires and campaigns in {@code registry} (traces). Default: no observations.
+         *
+         * @param registry where the observations go
+         * @return this builder
+         */
         public Builder observations(ObservationRegistry registry) {
             this.observations = Objects.requireNonNull(registry, "observation registry must not be null");
             return this;
@@ -317,6 +335,9 @@ public final class CoordisMetrics implements Telemetry, AutoCloseable {
         /**
          * Names (of locks, elections, queues, channels) that become {@code name} tag values as they are; every
          * other name is tagged {@value #OTHER}. Replaces an earlier allowlist or resolver.
+         *
+         * @param allowed the names that are tagged as they are
+         * @return this builder
          */
         public Builder tagNames(Collection<String> allowed) {
             Set<String> copy = Set.copyOf(Objects.requireNonNull(allowed, "allowed names must not be null"));
@@ -328,12 +349,20 @@ public final class CoordisMetrics implements Telemetry, AutoCloseable {
          * The {@code name} tag value of each name (of a lock, election, queue, channel); {@code null} or blank means
          * {@value #OTHER}. It must map the names an application uses onto a small, fixed set of values, and be fast
          * and thread-safe (it runs on every acquire). Replaces an earlier allowlist or resolver.
+         *
+         * @param resolver maps a name to its tag value
+         * @return this builder
          */
         public Builder tagNames(Function<String, String> resolver) {
             this.names = Objects.requireNonNull(resolver, "name resolver must not be null");
             return this;
         }
 
+        /**
+         * The telemetry with these settings.
+         *
+         * @return the telemetry, to set on the client's builder
+         */
         public CoordisMetrics build() {
             return new CoordisMetrics(this);
         }

@@ -62,11 +62,22 @@ public final class CoordisLockProvider implements ExtensibleLockProvider {
         return "ADDED:" + Utils.toIsoString(ClockProvider.now()) + "@" + Utils.getHostname() + ":";
     }
 
-    /** A provider with Coordis's key layout and default lock options. */
+    /**
+     * A provider with Coordis's key layout and default lock options.
+     *
+     * @param coordis the client whose locks the provider takes
+     * @return the provider
+     */
     public static CoordisLockProvider of(Coordis coordis) {
         return builder(coordis).build();
     }
 
+    /**
+     * Settings for a provider on {@code coordis}: the key layout and the lock options.
+     *
+     * @param coordis the client whose locks the provider takes
+     * @return a new builder
+     */
     public static Builder builder(Coordis coordis) {
         return new Builder(coordis);
     }
@@ -77,6 +88,7 @@ public final class CoordisLockProvider implements ExtensibleLockProvider {
      * a job that outlived its {@code lockAtMostFor} is refused there. ShedLock's executor unlocks on the thread that
      * locked, which ends the entry; a lock taken by hand and never unlocked stays listed on its thread.
      *
+     * @return the fencing number of the innermost lock of this provider held on this thread
      * @throws IllegalStateException when no lock of this provider is held on this thread
      */
     public static long currentFencingToken() {
@@ -149,12 +161,21 @@ public final class CoordisLockProvider implements ExtensibleLockProvider {
          * client's key prefix, if it has one), holding {@code ADDED:<ISO time>@<host>:<token>} as theirs do, for a
          * fleet where some instances still run those providers; default: Coordis's layout, the name itself holding
          * a random token. Their default environment is {@code default}.
+         *
+         * @param environment ShedLock's environment, the second part of each key
+         * @return this builder
          */
         public Builder shedLockLayout(String environment) {
             return shedLockLayout("job-lock", environment);
         }
 
-        /** Keys {@code <keyPrefix>:<environment>:<name>}, for ShedLock Redis providers given another key prefix. */
+        /**
+         * Keys {@code <keyPrefix>:<environment>:<name>}, for ShedLock Redis providers given another key prefix.
+         *
+         * @param keyPrefix   the first part of each key, before the environment
+         * @param environment ShedLock's environment, the second part of each key
+         * @return this builder
+         */
         public Builder shedLockLayout(String keyPrefix, String environment) {
             this.keyPrefix = nonBlank(keyPrefix, "ShedLock key prefix") + ":" + nonBlank(environment, "environment") + ":";
             return this;
@@ -163,12 +184,20 @@ public final class CoordisLockProvider implements ExtensibleLockProvider {
         /**
          * The options every lock starts from (holder id, Redlock's node timeout and restart guard, ...); default
          * {@link LockOptions#defaults()}. The provider sets the TTL from {@code lockAtMostFor} and turns renewal off.
+         *
+         * @param options the options every lock starts from
+         * @return this builder
          */
         public Builder lockOptions(LockOptions options) {
             this.options = Objects.requireNonNull(options, "lock options must not be null");
             return this;
         }
 
+        /**
+         * The provider with these settings.
+         *
+         * @return the provider
+         */
         public CoordisLockProvider build() {
             return new CoordisLockProvider(this);
         }

@@ -17,6 +17,12 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnMissingBean(LockProvider.class)
 public class CoordisShedLockAutoConfiguration {
 
+    /**
+     * The provider, with Coordis's key layout and default lock options.
+     *
+     * @param coordis the application's client
+     * @return the provider
+     */
     @Bean
     public CoordisLockProvider coordisLockProvider(Coordis coordis) {
         return CoordisLockProvider.of(coordis);

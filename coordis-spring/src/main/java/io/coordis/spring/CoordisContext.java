@@ -17,7 +17,11 @@ public final class CoordisContext {
     private CoordisContext() {
     }
 
-    /** The lease of the innermost running {@link Locked} method on this thread. */
+    /**
+     * The lease of the innermost running {@link Locked} method on this thread.
+     *
+     * @return the lease, or empty outside a {@code @Locked} method
+     */
     public static Optional<Lease> currentLease() {
         return Optional.ofNullable(LEASE.get());
     }
@@ -25,13 +29,18 @@ public final class CoordisContext {
     /**
      * The fencing number of the innermost running {@link Locked} method's lease.
      *
+     * @return the fencing number
      * @throws IllegalStateException outside a {@code @Locked} method
      */
     public static long fencingToken() {
         return required(LEASE, "@Locked", "fencingToken()", "currentLease()").fencingToken();
     }
 
-    /** The leadership of the innermost running {@link LeaderOnly} method on this thread. */
+    /**
+     * The leadership of the innermost running {@link LeaderOnly} method on this thread.
+     *
+     * @return the leadership, or empty outside a {@code @LeaderOnly} method
+     */
     public static Optional<Leadership> currentLeadership() {
         return Optional.ofNullable(LEADERSHIP.get());
     }
@@ -39,6 +48,7 @@ public final class CoordisContext {
     /**
      * The term of the innermost running {@link LeaderOnly} method's leadership.
      *
+     * @return the term
      * @throws IllegalStateException outside a {@code @LeaderOnly} method
      */
     public static long term() {

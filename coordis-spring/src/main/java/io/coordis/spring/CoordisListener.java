@@ -32,18 +32,38 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface CoordisListener {
-    /** The queue's name. */
+    /**
+     * The queue's name.
+     *
+     * @return the queue's name, its list key
+     */
     String queue();
 
-    /** How many messages this method processes at once, each on a thread of its own; default 1, at most 1024. */
+    /**
+     * How many messages this method processes at once, each on a thread of its own; default 1, at most 1024.
+     *
+     * @return the number of messages processed at once
+     */
     int concurrency() default 1;
 
-    /** Failed deliveries after which a message goes to the dead letters; default 5. */
+    /**
+     * Failed deliveries after which a message goes to the dead letters; default 5.
+     *
+     * @return the number of failed deliveries before dead-lettering
+     */
     int maxAttempts() default 5;
 
-    /** The pause before a failed message is delivered again, doubled with each failure; default 1s, "0s" for none. */
+    /**
+     * The pause before a failed message is delivered again, doubled with each failure; default 1s, "0s" for none.
+     *
+     * @return the first pause, as a duration such as {@code 1s}
+     */
     String backoff() default "1s";
 
-    /** How long this consumer's heartbeat lives unrenewed, so how soon its messages return if it dies; default 10s. */
+    /**
+     * How long this consumer's heartbeat lives unrenewed, so how soon its messages return if it dies; default 10s.
+     *
+     * @return the TTL, as a duration such as {@code 10s}
+     */
     String heartbeatTtl() default "10s";
 }

@@ -24,12 +24,18 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface LeaderOnly {
-    /** The election's name; methods naming the same election share one candidate. */
+    /**
+     * The election's name; methods naming the same election share one candidate.
+     *
+     * @return the election's name
+     */
     String value();
 
     /**
      * How long a leadership lives without renewal, so how long the job pauses when the leader's process dies;
      * default 15s. Methods naming the same election must agree on it.
+     *
+     * @return the TTL, as a duration such as {@code 15s}
      */
     String ttl() default "15s";
 }

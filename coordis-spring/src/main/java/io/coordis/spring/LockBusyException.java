@@ -6,6 +6,7 @@ import java.time.Duration;
 public final class LockBusyException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The lock's name, as evaluated for this call. */
     private final String lockName;
 
     LockBusyException(String lockName, Duration wait, String method) {
@@ -14,7 +15,11 @@ public final class LockBusyException extends RuntimeException {
         this.lockName = lockName;
     }
 
-    /** The lock's name, as evaluated for this call. */
+    /**
+     * The lock's name, as evaluated for this call.
+     *
+     * @return the name
+     */
     public String lockName() {
         return lockName;
     }

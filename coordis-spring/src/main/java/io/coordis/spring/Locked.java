@@ -43,19 +43,33 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface Locked {
-    /** The lock's name: literal text, {@code ${...}} placeholders and {@code #{...}} SpEL templates. */
+    /**
+     * The lock's name: literal text, {@code ${...}} placeholders and {@code #{...}} SpEL templates.
+     *
+     * @return the name, possibly with placeholders and templates
+     */
     String name();
 
-    /** How long the lock lives in Redis without renewal (a crashed holder blocks others this long); default 30s. */
+    /**
+     * How long the lock lives in Redis without renewal (a crashed holder blocks others this long); default 30s.
+     *
+     * @return the TTL, as a duration such as {@code 30s}
+     */
     String ttl() default "30s";
 
     /**
      * How long to wait for a busy lock: with {@link WhenBusy#WAIT}, empty (the default) waits as long as it
      * takes, and a wait that runs out throws {@link LockBusyException}; with {@link WhenBusy#SKIP}, the method is
      * skipped when the lock is still busy after this wait (default: not at all).
+     *
+     * @return the wait, as a duration such as {@code 5s}; empty for the default
      */
     String maxWait() default "";
 
-    /** What to do when the lock is busy; see the class comment. */
+    /**
+     * What to do when the lock is busy; see the class comment.
+     *
+     * @return what to do when the lock is busy
+     */
     WhenBusy whenBusy() default WhenBusy.UNSTATED;
 }

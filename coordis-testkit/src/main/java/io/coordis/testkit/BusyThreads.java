@@ -23,7 +23,12 @@ public final class BusyThreads implements AutoCloseable {
         }
     }
 
-    /** {@code count} threads spinning until closed. */
+    /**
+     * {@code count} threads spinning until closed.
+     *
+     * @param count how many threads to start
+     * @return the running threads; close to stop them
+     */
     public static BusyThreads start(int count) {
         return new BusyThreads(count);
     }

@@ -41,6 +41,10 @@ public final class ChildJvm implements AutoCloseable {
     /**
      * Starts {@code java -cp <test class path> main args...}.
      *
+     * @param name a name for messages and thread names
+     * @param main the class whose {@code main} the child runs
+     * @param args the arguments of {@code main}
+     * @return the running child
      * @throws IllegalStateException when the class path seen here does not contain {@code main} (for
      *                               example a manifest-only booter jar), since the child would not start
      */
@@ -52,6 +56,11 @@ public final class ChildJvm implements AutoCloseable {
      * Starts {@code java <defaults> jvmArgs... -cp <test class path> main args...}; {@code jvmArgs} come after
      * the defaults ({@code -Xmx128m}, serial GC, C1 only), so for example {@code -Xmx256m} there wins.
      *
+     * @param name    a name for messages and thread names
+     * @param main    the class whose {@code main} the child runs
+     * @param jvmArgs options of the child JVM, after the defaults
+     * @param args    the arguments of {@code main}
+     * @return the running child
      * @throws IllegalStateException as {@link #start(String, Class, List)}
      */
     public static ChildJvm start(String name, Class<?> main, List<String> jvmArgs, List<String> args) {
@@ -61,6 +70,13 @@ public final class ChildJvm implements AutoCloseable {
     /**
      * Like {@link #start(String, Class, List, List)} on another {@code java} executable (another JDK, say, to run
      * the test classes on a newer Java than the build's).
+     *
+     * @param name    a name for messages and thread names
+     * @param java    the {@code java} executable to run
+     * @param main    the class whose {@code main} the child runs
+     * @param jvmArgs options of the child JVM, after the defaults
+     * @param args    the arguments of {@code main}
+     * @return the running child
      */
     public static ChildJvm start(String name, Path java, Class<?> main, List<String> jvmArgs, List<String> args) {
         String classpath = classpath();
@@ -89,28 +105,55 @@ public final class ChildJvm implements AutoCloseable {
      * The test class path: failsafe/surefire put it in {@code java.class.path} of the forked JVM;
      * {@code surefire.test.class.path} is preferred when present, because with a manifest-only booter jar
      * {@code java.class.path} would name only that jar.
+     *
+     * @return the class path, as {@code java -cp} takes it
      */
     public static String classpath() {
         String cp = System.getProperty("surefire.test.class.path");
         return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
     }
 
+    /**
+     * The child's process id.
+     *
+     * @return the PID
+     */
     public long pid() {
         return process.pid();
     }
 
+    /**
+     * Whether the child still runs.
+     *
+     * @return {@code true} until it exited
+     */
     public boolean isAlive() {
         return process.isAlive();
     }
 
-    /** The first stdout line starting with {@code prefix}, waiting for it at most {@code timeout}. */
+    /**
+     * The first stdout line starting with {@code prefix}, waiting for it at most {@code timeout}.
+     *
+     * @param prefix  how the line starts
+     * @param timeout how long to wait
+     * @return the line
+     * @throws InterruptedException when interrupted while waiting
+     * @throws AssertionError       when no such line came in time, with {@link #describe()}
+     */
     public String awaitLine(String prefix, Duration timeout) throws InterruptedException {
         return awaitLine(l -> l.startsWith(prefix), timeout)
                 .orElseThrow(() -> new AssertionError("child " + name + " printed no line starting with '" + prefix
                         + "' within " + timeout + "; " + describe()));
     }
 
-    /** The first stdout line matching {@code wanted}, or empty after {@code timeout}. */
+    /**
+     * The first stdout line matching {@code wanted}, or empty after {@code timeout}.
+     *
+     * @param wanted  which line to wait for
+     * @param timeout how long to wait
+     * @return the line, or empty when none came in time
+     * @throws InterruptedException when interrupted while waiting
+     */
     public synchronized Optional<String> awaitLine(Predicate<String> wanted, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -127,12 +170,20 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
-    /** Every stdout line so far. */
+    /**
+     * Every stdout line so far.
+     *
+     * @return the lines, oldest first
+     */
     public synchronized List<String> lines() {
         return List.copyOf(lines);
     }
 
-    /** Writes one line to the child's stdin. */
+    /**
+     * Writes one line to the child's stdin.
+     *
+     * @param line the line, without its line break
+     */
     public void send(String line) {
         try {
             OutputStream in = process.getOutputStream();
@@ -166,16 +217,32 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
-    /** Waits for the child to exit on its own; true if it did within {@code timeout}. */
+    /**
+     * Waits for the child to exit on its own; true if it did within {@code timeout}.
+     *
+     * @param timeout how long to wait
+     * @return {@code true} when the child exited in time
+     * @throws InterruptedException when interrupted while waiting
+     */
     public boolean awaitExit(Duration timeout) throws InterruptedException {
         return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * The child's exit code.
+     *
+     * @return the code
+     * @throws IllegalThreadStateException when the child has not exited
+     */
     public int exitValue() {
         return process.exitValue();
     }
 
-    /** Name, PID, state, stdout lines and the tail of stderr, for failure messages. */
+    /**
+     * Name, PID, state, stdout lines and the tail of stderr, for failure messages.
+     *
+     * @return the description
+     */
     public String describe() {
         String err;
         try {

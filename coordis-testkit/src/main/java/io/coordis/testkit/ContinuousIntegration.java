@@ -17,7 +17,11 @@ public final class ContinuousIntegration {
     private ContinuousIntegration() {
     }
 
-    /** Whether this run is in CI. */
+    /**
+     * Whether this run is in CI.
+     *
+     * @return {@code true} in CI
+     */
     public static boolean running() {
         return RUNNING;
     }

@@ -86,12 +86,23 @@ public final class FaultProxy implements AutoCloseable {
         acceptor.start();
     }
 
-    /** Starts a proxy in front of {@code host:port}; returns once it is listening. */
+    /**
+     * Starts a proxy in front of {@code host:port}; returns once it is listening.
+     *
+     * @param host the target's host
+     * @param port the target's port
+     * @return the listening proxy; close it to stop
+     */
     public static FaultProxy to(String host, int port) {
         return new FaultProxy(host, port);
     }
 
-    /** Starts a proxy in front of {@code server} (its port survives restarts, so does the proxy's target). */
+    /**
+     * Starts a proxy in front of {@code server} (its port survives restarts, so does the proxy's target).
+     *
+     * @param server the target server
+     * @return the listening proxy; close it to stop
+     */
     public static FaultProxy to(RedisServer server) {
         return new FaultProxy(server.host(), server.port());
     }
@@ -100,6 +111,7 @@ public final class FaultProxy implements AutoCloseable {
      * Switches to {@code fault}. {@link Fault#RESET} resets all current connections at once;
      * {@link Fault#DROP_NEXT_REPLY} is the same as {@link #dropNextReply()}.
      *
+     * @param fault the fault to apply from now on
      * @return this proxy
      */
     public FaultProxy set(Fault fault) {
@@ -117,17 +129,30 @@ public final class FaultProxy implements AutoCloseable {
         return this;
     }
 
-    /** The current fault ({@link Fault#DROP_NEXT_REPLY} while armed and not yet fired). */
+    /**
+     * The current fault ({@link Fault#DROP_NEXT_REPLY} while armed and not yet fired).
+     *
+     * @return the fault
+     */
     public Fault fault() {
         return dropArmed.get() ? Fault.DROP_NEXT_REPLY : mode;
     }
 
-    /** Forward everything; releases anything held by {@link #blackhole()}. */
+    /**
+     * Forward everything; releases anything held by {@link #blackhole()}.
+     *
+     * @return this proxy
+     */
     public FaultProxy pass() {
         return set(Fault.PASS);
     }
 
-    /** Delays every chunk in both directions by {@code delay} (a round trip costs at least twice that). */
+    /**
+     * Delays every chunk in both directions by {@code delay} (a round trip costs at least twice that).
+     *
+     * @param delay the delay each way
+     * @return this proxy
+     */
     public FaultProxy latency(Duration delay) {
         if (delay.isNegative()) {
             throw new IllegalArgumentException("latency must not be negative, got " + delay);
@@ -136,7 +161,11 @@ public final class FaultProxy implements AutoCloseable {
         return set(Fault.LATENCY);
     }
 
-    /** See {@link Fault#BLACKHOLE}. */
+    /**
+     * See {@link Fault#BLACKHOLE}.
+     *
+     * @return this proxy
+     */
     public FaultProxy blackhole() {
         return set(Fault.BLACKHOLE);
     }
@@ -145,53 +174,91 @@ public final class FaultProxy implements AutoCloseable {
      * Closes all current connections abruptly (SO_LINGER 0, so peers see a connection reset) on both
      * the client and the server side. Does not change the fault: new connections are handled as
      * before (with {@link Fault#PASS} they work normally).
+     *
+     * @return this proxy
      */
     public FaultProxy resetAll() {
         resetConnections();
         return this;
     }
 
-    /** See {@link Fault#DROP_NEXT_REPLY}. */
+    /**
+     * See {@link Fault#DROP_NEXT_REPLY}.
+     *
+     * @return this proxy
+     */
     public FaultProxy dropNextReply() {
         return set(Fault.DROP_NEXT_REPLY);
     }
 
-    /** Number of server-to-client replies discarded by {@link #dropNextReply()} so far. */
+    /**
+     * Number of server-to-client replies discarded by {@link #dropNextReply()} so far.
+     *
+     * @return the count
+     */
     public long droppedReplies() {
         return droppedReplies.get();
     }
 
-    /** Number of connections currently proxied. */
+    /**
+     * Number of connections currently proxied.
+     *
+     * @return the count
+     */
     public int connectionCount() {
         return links.size();
     }
 
-    /** Number of connections accepted since start. */
+    /**
+     * Number of connections accepted since start.
+     *
+     * @return the count
+     */
     public int acceptedCount() {
         return accepted.get();
     }
 
-    /** Always {@code "127.0.0.1"}. */
+    /**
+     * Always {@code "127.0.0.1"}.
+     *
+     * @return the host
+     */
     public String host() {
         return "127.0.0.1";
     }
 
-    /** The proxy's listening port. */
+    /**
+     * The proxy's listening port.
+     *
+     * @return the port
+     */
     public int port() {
         return listener.getLocalPort();
     }
 
-    /** {@code "127.0.0.1:PORT"} of the proxy. */
+    /**
+     * {@code "127.0.0.1:PORT"} of the proxy.
+     *
+     * @return the address
+     */
     public String address() {
         return host() + ":" + port();
     }
 
-    /** {@code redis://127.0.0.1:PORT} of the proxy (add credentials yourself if the target needs them). */
+    /**
+     * {@code redis://127.0.0.1:PORT} of the proxy (add credentials yourself if the target needs them).
+     *
+     * @return the URI
+     */
     public String uri() {
         return "redis://" + address();
     }
 
-    /** {@code host:port} of the target. */
+    /**
+     * {@code host:port} of the target.
+     *
+     * @return the target's address
+     */
     public String target() {
         return targetHost + ":" + targetPort;
     }

@@ -25,12 +25,23 @@ public record Keyspace(Map<String, Entry> keys) {
      * none).
      */
     public record Entry(String type, Object value, long expiresAt) {
+        /**
+         * Whether the key has an expiry.
+         *
+         * @return {@code true} when it expires
+         */
         public boolean expires() {
             return expiresAt >= 0;
         }
     }
 
-    /** Reads every key of {@code server} whose name contains {@code name} (glob characters in it are escaped). */
+    /**
+     * Reads every key of {@code server} whose name contains {@code name} (glob characters in it are escaped).
+     *
+     * @param server the server to read
+     * @param name   the text the key names contain
+     * @return the keys read
+     */
     public static Keyspace of(RedisServer server, String name) {
         Map<String, Entry> keys = new TreeMap<>();
         try (RespClient c = server.client()) {
@@ -56,7 +67,13 @@ public record Keyspace(Map<String, Entry> keys) {
             + "if p < 0 then return p end "
             + "if ms == tonumber(b[1]) * 1000 + math.floor(tonumber(b[2]) / 1000) then return ms + p end end";
 
-    /** The expiry of {@code key} on {@code server} in Unix ms; {@code -1} without one, {@code -2} when it is gone. */
+    /**
+     * The expiry of {@code key} on {@code server} in Unix ms; {@code -1} without one, {@code -2} when it is gone.
+     *
+     * @param server the server to ask
+     * @param key    the key
+     * @return the expiry, or -1 or -2
+     */
     public static long expiresAt(RedisServer server, String key) {
         try (RespClient c = server.client()) {
             return expiresAt(c, key);
@@ -75,7 +92,11 @@ public record Keyspace(Map<String, Entry> keys) {
         }
     }
 
-    /** The keys that never expire. */
+    /**
+     * The keys that never expire.
+     *
+     * @return the names of the keys without expiry
+     */
     public Set<String> lasting() {
         return keys.entrySet().stream().filter(e -> !e.getValue().expires()).map(Map.Entry::getKey)
                 .collect(Collectors.toCollection(TreeSet::new));

@@ -39,12 +39,21 @@ public final class Prefixed {
         return env;
     }
 
-    /** The prefix; empty when the run has none. */
+    /**
+     * The prefix; empty when the run has none.
+     *
+     * @return the prefix
+     */
     public static String prefix() {
         return PREFIX;
     }
 
-    /** The Redis key (or channel) of {@code name} as a prefixed client names it. */
+    /**
+     * The Redis key (or channel) of {@code name} as a prefixed client names it.
+     *
+     * @param name the name as the test gives it
+     * @return the name after the prefix
+     */
     public static String key(String name) {
         return PREFIX + name;
     }
@@ -52,6 +61,10 @@ public final class Prefixed {
     /**
      * The key (or channel) Coordis keeps beside {@code name} with {@code suffix}: {@code {name}:suffix}, or
      * {@code name:suffix} when the name has its own hash tag, after the prefix.
+     *
+     * @param name   the object's name, without the prefix
+     * @param suffix the derived key's suffix
+     * @return the derived key
      */
     public static String derived(String name, String suffix) {
         String key = key(name);

@@ -45,44 +45,77 @@ public final class RedisCluster implements AutoCloseable {
         this.ids = Collections.unmodifiableMap(ids);
     }
 
-    /** Options for a cluster; defaults: 3 masters, no replicas, node timeout 5 s. */
+    /**
+     * Options for a cluster; defaults: 3 masters, no replicas, node timeout 5 s.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Starts 3 masters without replicas. */
+    /**
+     * Starts 3 masters without replicas.
+     *
+     * @return the running cluster; close it to stop
+     */
     public static RedisCluster start() {
         return builder().start();
     }
 
-    /** The servers started as masters, in slot order (the first owned slots 0..); roles may change by failover. */
+    /**
+     * The servers started as masters, in slot order (the first owned slots 0..); roles may change by failover.
+     *
+     * @return the masters
+     */
     public List<RedisServer> masters() {
         return masters;
     }
 
-    /** The servers started as replicas (replica {@code i} of master {@code m} at {@code m * perMaster + i}). */
+    /**
+     * The servers started as replicas (replica {@code i} of master {@code m} at {@code m * perMaster + i}).
+     *
+     * @return the replicas
+     */
     public List<RedisServer> replicas() {
         return replicas;
     }
 
-    /** Every server, masters first. */
+    /**
+     * Every server, masters first.
+     *
+     * @return the servers
+     */
     public List<RedisServer> servers() {
         List<RedisServer> all = new ArrayList<>(masters);
         all.addAll(replicas);
         return all;
     }
 
-    /** {@code host:port} of every server started as a master, for a client's seed list. */
+    /**
+     * {@code host:port} of every server started as a master, for a client's seed list.
+     *
+     * @return the seeds
+     */
     public List<String> seeds() {
         return masters.stream().map(RedisServer::address).toList();
     }
 
-    /** {@code redis-cluster://host:port,host:port,...} with every master as a seed. */
+    /**
+     * {@code redis-cluster://host:port,host:port,...} with every master as a seed.
+     *
+     * @return the URI
+     */
     public String uri() {
         return "redis-cluster://" + String.join(",", seeds());
     }
 
-    /** The cluster node id of {@code server}. */
+    /**
+     * The cluster node id of {@code server}.
+     *
+     * @param server a server of this cluster
+     * @return its node id
+     */
     public String nodeId(RedisServer server) {
         String id = ids.get(server);
         if (id == null) {
@@ -91,7 +124,12 @@ public final class RedisCluster implements AutoCloseable {
         return id;
     }
 
-    /** The hash slot of {@code key} (CRC16 of the key, or of its {@code {hash tag}}, modulo 16384). */
+    /**
+     * The hash slot of {@code key} (CRC16 of the key, or of its {@code {hash tag}}, modulo 16384).
+     *
+     * @param key the key
+     * @return the slot, 0 to 16383
+     */
     public static int slot(String key) {
         byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
         int start = 0;
@@ -110,6 +148,8 @@ public final class RedisCluster implements AutoCloseable {
     /**
      * The running master that currently serves {@code slot}, as that master itself reports it.
      *
+     * @param slot the slot
+     * @return the master
      * @throws IllegalStateException when no running master claims the slot
      */
     public RedisServer masterOf(int slot) {
@@ -128,7 +168,12 @@ public final class RedisCluster implements AutoCloseable {
         throw new IllegalStateException("no running master of this cluster claims slot " + slot);
     }
 
-    /** {@link #masterOf(int)} of the key's slot. */
+    /**
+     * {@link #masterOf(int)} of the key's slot.
+     *
+     * @param key the key
+     * @return the master
+     */
     public RedisServer masterForKey(String key) {
         return masterOf(slot(key));
     }
@@ -136,6 +181,9 @@ public final class RedisCluster implements AutoCloseable {
     /**
      * Keys {@code prefix + n} for n = 0, 1, ..., one on each running master: the first key found on each, in
      * the order of {@link #servers()}.
+     *
+     * @param prefix the keys' prefix
+     * @return one key per running master
      */
     public List<String> keysOnEveryMaster(String prefix) {
         Map<RedisServer, String> found = new LinkedHashMap<>();
@@ -158,7 +206,12 @@ public final class RedisCluster implements AutoCloseable {
         return List.copyOf(found.values());
     }
 
-    /** The servers that currently replicate {@code master}, as the running nodes report it. */
+    /**
+     * The servers that currently replicate {@code master}, as the running nodes report it.
+     *
+     * @param master a master of this cluster
+     * @return its replicas
+     */
     public List<RedisServer> replicasOf(RedisServer master) {
         String id = nodeId(master);
         List<RedisServer> out = new ArrayList<>();
@@ -184,6 +237,8 @@ public final class RedisCluster implements AutoCloseable {
      * when its master is down or paused) and blocks until every running node sees it as the master of the
      * slots and reports {@code cluster_state:ok} (at most {@link #SETTLE_TIMEOUT}).
      *
+     * @param replica the replica to promote
+     * @param force   whether to fail over without the master's agreement
      * @throws IllegalStateException when the failover does not complete in time
      */
     public void failover(RedisServer replica, boolean force) {
@@ -195,6 +250,8 @@ public final class RedisCluster implements AutoCloseable {
      * or the other masters' votes, and without catching up with the master first (what the master accepted and had
      * not yet sent it is lost when the master learns of the promotion and turns into its replica). Blocks as
      * {@link #failover} does.
+     *
+     * @param replica the replica to promote
      */
     public void takeover(RedisServer replica) {
         promote(replica, "CLUSTER", "FAILOVER", "TAKEOVER");
@@ -223,7 +280,11 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
-    /** Blocks until every running node reports {@code cluster_state:ok} (at most {@code timeout}). */
+    /**
+     * Blocks until every running node reports {@code cluster_state:ok} (at most {@code timeout}).
+     *
+     * @param timeout how long to wait
+     */
     public void awaitOk(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!everyRunningNode(ClusterNode::clusterOk)) {
@@ -271,7 +332,12 @@ public final class RedisCluster implements AutoCloseable {
         private Builder() {
         }
 
-        /** Number of masters; default 3, at least 1. */
+        /**
+         * Number of masters; default 3, at least 1.
+         *
+         * @param n the number of masters
+         * @return this builder
+         */
         public Builder masters(int n) {
             if (n < 1) {
                 throw new IllegalArgumentException("a cluster needs at least 1 master, got " + n);
@@ -280,7 +346,12 @@ public final class RedisCluster implements AutoCloseable {
             return this;
         }
 
-        /** Replicas of each master; default 0. */
+        /**
+         * Replicas of each master; default 0.
+         *
+         * @param n the number of replicas of each master
+         * @return this builder
+         */
         public Builder replicasPerMaster(int n) {
             if (n < 0) {
                 throw new IllegalArgumentException("replicas per master must not be negative, got " + n);
@@ -293,6 +364,9 @@ public final class RedisCluster implements AutoCloseable {
          * {@code cluster-node-timeout}: how long a node may be unreachable before it is failed over
          * automatically; default 5 s (tests that want no automatic failover while a node is paused
          * should set a longer one).
+         *
+         * @param timeout the node timeout
+         * @return this builder
          */
         public Builder nodeTimeout(Duration timeout) {
             if (timeout.toMillis() < 100) {
@@ -305,6 +379,9 @@ public final class RedisCluster implements AutoCloseable {
         /**
          * Options every server starts with (binary, persistence such as {@code appendFsync("always")},
          * password); no fixed port, no {@code replicaOf}. Default: {@link RedisServer#builder()}.
+         *
+         * @param template the servers' options
+         * @return this builder
          */
         public Builder template(RedisServerBuilder template) {
             Objects.requireNonNull(template, "template");
@@ -322,6 +399,7 @@ public final class RedisCluster implements AutoCloseable {
          * Starts the servers in parallel, assigns slots, joins them and blocks until the cluster is ok on
          * every node (at most {@link #SETTLE_TIMEOUT}).
          *
+         * @return the running cluster; close it to stop
          * @throws IllegalStateException when a server does not start or the cluster does not settle (every
          *                               server started is closed)
          */

@@ -56,12 +56,21 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
         this.sentinelFactory = sentinelFactory;
     }
 
-    /** One master with default options. */
+    /**
+     * One master with default options.
+     *
+     * @return the extension
+     */
     public static RedisExtension standalone() {
         return masters(1);
     }
 
-    /** {@code n} independent masters with default options. */
+    /**
+     * {@code n} independent masters with default options.
+     *
+     * @param n how many masters
+     * @return the extension
+     */
     public static RedisExtension masters(int n) {
         return masters(n, RedisServer.builder());
     }
@@ -71,13 +80,22 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
      * {@code COORDIS_TEST_LEAST_PRIVILEGE=1}, a template without passwords, ACL users, replication or TLS gets
      * its default user restricted to {@link RedisServerBuilder#leastPrivilegeRules()}, so that every client
      * connecting without credentials runs with only the commands Coordis needs.
+     *
+     * @param n        how many masters
+     * @param template the servers' options
+     * @return the extension
      */
     public static RedisExtension masters(int n, RedisServerBuilder template) {
         RedisServerBuilder copy = RedisServerBuilder.leastPrivileged(template);
         return new RedisExtension(() -> RedisGroup.masters(n, copy));
     }
 
-    /** One master and {@code replicas} replicas, in sync before the first test. */
+    /**
+     * One master and {@code replicas} replicas, in sync before the first test.
+     *
+     * @param replicas how many replicas
+     * @return the extension
+     */
     public static RedisExtension withReplicas(int replicas) {
         return withReplicas(replicas, RedisServer.builder());
     }
@@ -86,13 +104,22 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
      * One master and {@code replicas} replicas built from {@code template}; with
      * {@code COORDIS_TEST_LEAST_PRIVILEGE=1}, restricted as {@link #masters(int, RedisServerBuilder)} restricts
      * (the replicas replicate as the test kit's administrator).
+     *
+     * @param replicas how many replicas
+     * @param template the servers' options
+     * @return the extension
      */
     public static RedisExtension withReplicas(int replicas, RedisServerBuilder template) {
         RedisServerBuilder copy = RedisServerBuilder.leastPrivileged(template);
         return new RedisExtension(() -> RedisGroup.masterWithReplicas(replicas, copy));
     }
 
-    /** One server built from {@code builder}, e.g. {@code RedisServer.builder().requirePass("s3cret")}. */
+    /**
+     * One server built from {@code builder}, e.g. {@code RedisServer.builder().requirePass("s3cret")}.
+     *
+     * @param builder the server's options
+     * @return the extension
+     */
     public static RedisExtension of(RedisServerBuilder builder) {
         return masters(1, builder);
     }
@@ -100,39 +127,71 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
     /**
      * A master, {@code replicas} replicas and {@code sentinels} sentinels (master name
      * {@value SentinelGroup#DEFAULT_MASTER_NAME}), ready for a failover before the first test.
+     *
+     * @param replicas  how many replicas
+     * @param sentinels how many sentinels
+     * @return the extension
      */
     public static RedisExtension sentinel(int replicas, int sentinels) {
         return sentinel(replicas, sentinels, SentinelGroup.DEFAULT_MASTER_NAME, RedisServer.builder());
     }
 
-    /** Like {@link #sentinel(int, int)} with a master name and servers built from {@code template}. */
+    /**
+     * Like {@link #sentinel(int, int)} with a master name and servers built from {@code template}.
+     *
+     * @param replicas   how many replicas
+     * @param sentinels  how many sentinels
+     * @param masterName the name the master is monitored under
+     * @param template   the servers' options
+     * @return the extension
+     */
     public static RedisExtension sentinel(int replicas, int sentinels, String masterName, RedisServerBuilder template) {
         RedisServerBuilder copy = RedisServerBuilder.leastPrivileged(template);
         return new RedisExtension(null, () -> SentinelGroup.start(replicas, sentinels, masterName, copy));
     }
 
-    /** Do not run {@code FLUSHALL} before each test. */
+    /**
+     * Do not run {@code FLUSHALL} before each test.
+     *
+     * @return this extension
+     */
     public RedisExtension noFlush() {
         this.flush = false;
         return this;
     }
 
-    /** The first server. */
+    /**
+     * The first server.
+     *
+     * @return the server
+     */
     public RedisServer server() {
         return group().server(0);
     }
 
-    /** All servers (master first for {@link #withReplicas(int)}). */
+    /**
+     * All servers (master first for {@link #withReplicas(int)}).
+     *
+     * @return the servers
+     */
     public List<RedisServer> servers() {
         return group().servers();
     }
 
-    /** URI of the first server. */
+    /**
+     * URI of the first server.
+     *
+     * @return the URI
+     */
     public String uri() {
         return server().uri();
     }
 
-    /** URIs of all servers. */
+    /**
+     * URIs of all servers.
+     *
+     * @return the URIs, in the order of {@link #servers()}
+     */
     public List<String> uris() {
         return group().uris();
     }
@@ -140,6 +199,7 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
     /**
      * The running sentinel group (servers and sentinels).
      *
+     * @return the group
      * @throws IllegalStateException if this extension was not made by {@link #sentinel(int, int)}, or
      *                               outside its lifecycle
      */
@@ -151,7 +211,11 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
         return sentinels;
     }
 
-    /** {@link SentinelGroup#sentinelUri()} of the running sentinel group. */
+    /**
+     * {@link SentinelGroup#sentinelUri()} of the running sentinel group.
+     *
+     * @return the sentinels' URI
+     */
     public String sentinelUri() {
         return sentinelGroup().sentinelUri();
     }
@@ -159,6 +223,7 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
     /**
      * The running group.
      *
+     * @return the group
      * @throws IllegalStateException outside the extension's lifecycle (before start or after close)
      */
     public RedisGroup group() {

@@ -24,7 +24,12 @@ public final class RedisGroup implements AutoCloseable {
         this.replicated = replicated;
     }
 
-    /** Starts {@code n} independent masters with default options, in parallel. */
+    /**
+     * Starts {@code n} independent masters with default options, in parallel.
+     *
+     * @param n how many masters
+     * @return the running group; close it to stop
+     */
     public static RedisGroup masters(int n) {
         return masters(n, RedisServer.builder());
     }
@@ -32,6 +37,10 @@ public final class RedisGroup implements AutoCloseable {
     /**
      * Starts {@code n} independent masters from {@code template}, in parallel. Blocks until all answer
      * PING; if any fails, the others are closed and the first failure is thrown.
+     *
+     * @param n        how many masters
+     * @param template the servers' options
+     * @return the running group; close it to stop
      */
     public static RedisGroup masters(int n, RedisServerBuilder template) {
         if (n < 1) {
@@ -43,7 +52,12 @@ public final class RedisGroup implements AutoCloseable {
         return new RedisGroup(startAll(Collections.nCopies(n, template)), false);
     }
 
-    /** Starts a master and {@code replicas} replicas with default options. */
+    /**
+     * Starts a master and {@code replicas} replicas with default options.
+     *
+     * @param replicas how many replicas
+     * @return the running group; close it to stop
+     */
     public static RedisGroup masterWithReplicas(int replicas) {
         return masterWithReplicas(replicas, RedisServer.builder());
     }
@@ -53,6 +67,9 @@ public final class RedisGroup implements AutoCloseable {
      * {@code replicaof}), and blocks until every replica reports {@code master_link_status:up}
      * (at most {@link #REPLICA_SYNC_TIMEOUT}).
      *
+     * @param replicas how many replicas
+     * @param template the servers' options
+     * @return the running group; close it to stop
      * @throws IllegalStateException if a replica does not sync in time (all servers are closed)
      */
     public static RedisGroup masterWithReplicas(int replicas, RedisServerBuilder template) {
@@ -79,6 +96,7 @@ public final class RedisGroup implements AutoCloseable {
     /**
      * Blocks until every replica reports {@code master_link_status:up}, polling INFO replication.
      *
+     * @param timeout how long to wait
      * @throws IllegalStateException on timeout, naming the replica and its last status
      */
     public void awaitReplicasInSync(Duration timeout) {
@@ -88,32 +106,57 @@ public final class RedisGroup implements AutoCloseable {
         }
     }
 
-    /** True for a master-with-replicas group, false for independent masters. */
+    /**
+     * True for a master-with-replicas group, false for independent masters.
+     *
+     * @return {@code true} for a master with replicas
+     */
     public boolean hasReplicas() {
         return replicated;
     }
 
-    /** All servers; for {@link #masterWithReplicas(int)} the master comes first. */
+    /**
+     * All servers; for {@link #masterWithReplicas(int)} the master comes first.
+     *
+     * @return the servers
+     */
     public List<RedisServer> servers() {
         return servers;
     }
 
-    /** The {@code i}-th server (0-based). */
+    /**
+     * The {@code i}-th server (0-based).
+     *
+     * @param i the server's index
+     * @return the server
+     */
     public RedisServer server(int i) {
         return servers.get(i);
     }
 
-    /** Number of servers. */
+    /**
+     * Number of servers.
+     *
+     * @return the count
+     */
     public int size() {
         return servers.size();
     }
 
-    /** URIs of all servers in {@link #servers()} order. */
+    /**
+     * URIs of all servers in {@link #servers()} order.
+     *
+     * @return the URIs
+     */
     public List<String> uris() {
         return servers.stream().map(RedisServer::uri).toList();
     }
 
-    /** The master (the first server). */
+    /**
+     * The master (the first server).
+     *
+     * @return the master
+     */
     public RedisServer master() {
         return servers.get(0);
     }
@@ -121,6 +164,7 @@ public final class RedisGroup implements AutoCloseable {
     /**
      * The replicas of {@link #master()}.
      *
+     * @return the replicas
      * @throws IllegalStateException for a group of independent masters
      */
     public List<RedisServer> replicas() {

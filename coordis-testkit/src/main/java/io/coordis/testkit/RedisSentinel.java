@@ -37,52 +37,94 @@ public final class RedisSentinel implements AutoCloseable {
         this.masterName = masterName;
     }
 
-    /** Options for a sentinel monitoring {@code master} under {@code masterName}. */
+    /**
+     * Options for a sentinel monitoring {@code master} under {@code masterName}.
+     *
+     * @param masterName the name the master is monitored under
+     * @param master     the master to monitor
+     * @return a new builder
+     */
     public static Builder builder(String masterName, RedisServer master) {
         return new Builder(masterName, master);
     }
 
-    /** The name the master is monitored under. */
+    /**
+     * The name the master is monitored under.
+     *
+     * @return the name
+     */
     public String masterName() {
         return masterName;
     }
 
-    /** Always {@code "127.0.0.1"}. */
+    /**
+     * Always {@code "127.0.0.1"}.
+     *
+     * @return the host
+     */
     public String host() {
         return RedisServer.HOST;
     }
 
-    /** The sentinel's TCP port. */
+    /**
+     * The sentinel's TCP port.
+     *
+     * @return the port
+     */
     public int port() {
         return process.port();
     }
 
-    /** {@code "127.0.0.1:PORT"} of the sentinel. */
+    /**
+     * {@code "127.0.0.1:PORT"} of the sentinel.
+     *
+     * @return the address
+     */
     public String address() {
         return process.address();
     }
 
-    /** PID of the sentinel process. */
+    /**
+     * PID of the sentinel process.
+     *
+     * @return the PID
+     */
     public long pid() {
         return process.pid();
     }
 
-    /** True while the process is alive (also while paused). */
+    /**
+     * True while the process is alive (also while paused).
+     *
+     * @return {@code true} while the process is alive
+     */
     public boolean isRunning() {
         return process.isRunning();
     }
 
-    /** True between {@link #pause()} and {@link #resume()}. */
+    /**
+     * True between {@link #pause()} and {@link #resume()}.
+     *
+     * @return {@code true} while paused
+     */
     public boolean isPaused() {
         return process.isPaused();
     }
 
-    /** The sentinel's private directory (its config file, which it rewrites, and its log). */
+    /**
+     * The sentinel's private directory (its config file, which it rewrites, and its log).
+     *
+     * @return the directory
+     */
     public Path dir() {
         return process.dir();
     }
 
-    /** The sentinel's log file. */
+    /**
+     * The sentinel's log file.
+     *
+     * @return the log file
+     */
     public Path logFile() {
         return process.logFile();
     }
@@ -90,6 +132,8 @@ public final class RedisSentinel implements AutoCloseable {
     /**
      * What this sentinel currently reports for the master ({@code SENTINEL get-master-addr-by-name}),
      * as {@code "host:port"}; empty if it does not know the name. Blocks at most 5 s.
+     *
+     * @return the master's address, or empty
      */
     public Optional<String> masterAddress() {
         Object reply = command("SENTINEL", "get-master-addr-by-name", masterName);
@@ -99,7 +143,11 @@ public final class RedisSentinel implements AutoCloseable {
         return Optional.empty();
     }
 
-    /** {@code SENTINEL master <name>} as a field map ({@code flags}, {@code num-slaves}, ...). */
+    /**
+     * {@code SENTINEL master <name>} as a field map ({@code flags}, {@code num-slaves}, ...).
+     *
+     * @return the fields
+     */
     public Map<String, String> masterState() {
         Object reply = command("SENTINEL", "master", masterName);
         Map<String, String> map = new java.util.LinkedHashMap<>();
@@ -114,6 +162,8 @@ public final class RedisSentinel implements AutoCloseable {
     /**
      * {@code SENTINEL replicas <name>}: one field map per replica the sentinel knows ({@code ip},
      * {@code port}, {@code flags}, {@code master-link-status}, ...).
+     *
+     * @return the replicas' fields
      */
     public List<Map<String, String>> replicaStates() {
         Object reply = command("SENTINEL", "replicas", masterName);
@@ -135,6 +185,9 @@ public final class RedisSentinel implements AutoCloseable {
     /**
      * Runs one command on the sentinel (fresh connection, reply within 5 s), e.g.
      * {@code command("SENTINEL", "replicas", "mymaster")}.
+     *
+     * @param args the command and its arguments
+     * @return the reply
      */
     public Object command(String... args) {
         return process.command(args);
@@ -188,7 +241,12 @@ public final class RedisSentinel implements AutoCloseable {
             }
         }
 
-        /** Sentinels that must agree the master is down before a failover; default 1. */
+        /**
+         * Sentinels that must agree the master is down before a failover; default 1.
+         *
+         * @param quorum how many sentinels must agree
+         * @return this builder
+         */
         public Builder quorum(int quorum) {
             if (quorum < 1) {
                 throw new IllegalArgumentException("quorum must be at least 1, got " + quorum);
@@ -197,25 +255,45 @@ public final class RedisSentinel implements AutoCloseable {
             return this;
         }
 
-        /** {@code down-after-milliseconds}: silence after which the master counts as down; default 1 s. */
+        /**
+         * {@code down-after-milliseconds}: silence after which the master counts as down; default 1 s.
+         *
+         * @param downAfter the silence after which the master counts as down
+         * @return this builder
+         */
         public Builder downAfter(Duration downAfter) {
             this.downAfter = positive(downAfter, "down-after");
             return this;
         }
 
-        /** {@code failover-timeout}; default 3 s (a failed failover is retried after twice this). */
+        /**
+         * {@code failover-timeout}; default 3 s (a failed failover is retried after twice this).
+         *
+         * @param failoverTimeout the failover timeout
+         * @return this builder
+         */
         public Builder failoverTimeout(Duration failoverTimeout) {
             this.failoverTimeout = positive(failoverTimeout, "failover timeout");
             return this;
         }
 
-        /** Runs this binary instead of the master's. */
+        /**
+         * Runs this binary instead of the master's.
+         *
+         * @param binary the binary to run
+         * @return this builder
+         */
         public Builder binary(RedisBinary binary) {
             this.binary = Objects.requireNonNull(binary, "binary");
             return this;
         }
 
-        /** How long {@link #start()} waits for the sentinel to answer; default 10 s. */
+        /**
+         * How long {@link #start()} waits for the sentinel to answer; default 10 s.
+         *
+         * @param timeout the longest wait for an answer
+         * @return this builder
+         */
         public Builder startTimeout(Duration timeout) {
             this.startTimeout = positive(timeout, "start timeout");
             return this;
@@ -225,6 +303,7 @@ public final class RedisSentinel implements AutoCloseable {
          * Starts the sentinel and blocks until it answers {@code SENTINEL get-master-addr-by-name}
          * (at most the start timeout).
          *
+         * @return the running sentinel; close it to stop
          * @throws IllegalStateException if it does not come up; the message holds its log tail
          */
         public RedisSentinel start() {

@@ -62,27 +62,47 @@ public final class RedisServer implements AutoCloseable {
         this.process = start(process);
     }
 
-    /** A builder with the defaults described in the class documentation. */
+    /**
+     * A builder with the defaults described in the class documentation.
+     *
+     * @return a new builder
+     */
     public static RedisServerBuilder builder() {
         return new RedisServerBuilder();
     }
 
-    /** Starts a server with default options; blocks until it answers PING (at most 10 s). */
+    /**
+     * Starts a server with default options; blocks until it answers PING (at most 10 s).
+     *
+     * @return the running server; close it to stop
+     */
     public static RedisServer start() {
         return builder().start();
     }
 
-    /** {@code "127.0.0.1"}, or the namespace's address for a server started in a network namespace. */
+    /**
+     * {@code "127.0.0.1"}, or the namespace's address for a server started in a network namespace.
+     *
+     * @return the host
+     */
     public String host() {
         return process.host();
     }
 
-    /** The TCP port; stays the same across {@link #restart(Duration)}. */
+    /**
+     * The TCP port; stays the same across {@link #restart(Duration)}.
+     *
+     * @return the port
+     */
     public int port() {
         return process.port();
     }
 
-    /** {@code "127.0.0.1:PORT"} ({@link #host()}{@code :PORT}). */
+    /**
+     * {@code "127.0.0.1:PORT"} ({@link #host()}{@code :PORT}).
+     *
+     * @return the address
+     */
     public String address() {
         return process.address();
     }
@@ -90,6 +110,8 @@ public final class RedisServer implements AutoCloseable {
     /**
      * {@code redis://127.0.0.1:PORT}, or {@code redis://:PASSWORD@127.0.0.1:PORT} with requirepass;
      * the scheme is {@code rediss} for a {@link RedisServerBuilder#tls() TLS} server.
+     *
+     * @return the URI
      */
     public String uri() {
         String scheme = isTls() ? "rediss://" : "redis://";
@@ -98,12 +120,20 @@ public final class RedisServer implements AutoCloseable {
                 : scheme + ":" + percentEncode(config.requirePass) + "@" + address();
     }
 
-    /** True if the server was built with {@link RedisServerBuilder#tls()}: it accepts TLS connections only. */
+    /**
+     * True if the server was built with {@link RedisServerBuilder#tls()}: it accepts TLS connections only.
+     *
+     * @return {@code true} for a TLS server
+     */
     public boolean isTls() {
         return config.tls != null;
     }
 
-    /** For a TLS server, the PEM file of the CA that signed its certificate (what clients must trust). */
+    /**
+     * For a TLS server, the PEM file of the CA that signed its certificate (what clients must trust).
+     *
+     * @return the CA file, or empty for a server without TLS
+     */
     public Optional<Path> tlsCaFile() {
         return isTls() ? Optional.of(config.tls.caFile()) : Optional.empty();
     }
@@ -113,42 +143,74 @@ public final class RedisServer implements AutoCloseable {
         return config.tls;
     }
 
-    /** The requirepass password, if any. */
+    /**
+     * The requirepass password, if any.
+     *
+     * @return the password, or empty
+     */
     public Optional<String> password() {
         return Optional.ofNullable(config.requirePass);
     }
 
-    /** PID of the current process. */
+    /**
+     * PID of the current process.
+     *
+     * @return the PID
+     */
     public long pid() {
         return process.pid();
     }
 
-    /** Version of the binary, e.g. {@code "7.0.15"}. */
+    /**
+     * Version of the binary, e.g. {@code "7.0.15"}.
+     *
+     * @return the version
+     */
     public String version() {
         return binary.version();
     }
 
-    /** The binary this server runs. */
+    /**
+     * The binary this server runs.
+     *
+     * @return the binary
+     */
     public RedisBinary binary() {
         return binary;
     }
 
-    /** The server's private directory (config, log, data files). Deleted by {@link #close()}. */
+    /**
+     * The server's private directory (config, log, data files). Deleted by {@link #close()}.
+     *
+     * @return the directory
+     */
     public Path dir() {
         return process.dir();
     }
 
-    /** The redis log file inside {@link #dir()}. */
+    /**
+     * The redis log file inside {@link #dir()}.
+     *
+     * @return the log file
+     */
     public Path logFile() {
         return process.logFile();
     }
 
-    /** True while the process is alive (also while paused). */
+    /**
+     * True while the process is alive (also while paused).
+     *
+     * @return {@code true} while the process is alive
+     */
     public boolean isRunning() {
         return process.isRunning();
     }
 
-    /** True between {@link #pause()} and {@link #resume()}. */
+    /**
+     * True between {@link #pause()} and {@link #resume()}.
+     *
+     * @return {@code true} while paused
+     */
     public boolean isPaused() {
         return process.isPaused();
     }
@@ -208,6 +270,7 @@ public final class RedisServer implements AutoCloseable {
      * timeout, default 10 s). With {@code appendOnly(true)} the data written before survives
      * (subject to the fsync policy).
      *
+     * @param delay how long the server stays down
      * @throws IllegalStateException if the server was closed or does not come back in time
      */
     public void restart(Duration delay) {
@@ -233,6 +296,7 @@ public final class RedisServer implements AutoCloseable {
      * {@code INFO section} parsed into {@code key -> value} (comment and blank lines skipped).
      *
      * @param section e.g. {@code "server"}, {@code "replication"}; {@code null} or empty for the default set
+     * @return the fields
      */
     public Map<String, String> info(String section) {
         try (RespClient c = connectAdmin()) {
@@ -245,6 +309,7 @@ public final class RedisServer implements AutoCloseable {
      * every 20 ms. A connection closed under the poll counts as "not yet": a sentinel that reconfigures a
      * server ends its client connections ({@code CLIENT KILL TYPE normal}) as part of the change.
      *
+     * @param timeout how long to wait
      * @throws IllegalStateException on timeout, naming this server, its last status and its last error
      */
     public void awaitReplicationLinkUp(Duration timeout) {
@@ -274,6 +339,8 @@ public final class RedisServer implements AutoCloseable {
      * Runs one command on a fresh connection (authenticated if requirepass is set) and returns the
      * reply as decoded by {@link RespClient}. Blocks at most 5 s for the reply.
      *
+     * @param args the command and its arguments
+     * @return the reply
      * @throws RespException on an error reply
      * @throws IllegalStateException if the server is not running
      */
@@ -287,6 +354,8 @@ public final class RedisServer implements AutoCloseable {
      * Runs {@code commands} one after another on one fresh administrator connection (for commands that set
      * connection state for the next, such as {@code ASKING}) and returns their replies in order.
      *
+     * @param commands the commands, each with its arguments
+     * @return the replies, in order
      * @throws RespException on an error reply
      */
     public List<Object> commandsOnOneConnection(String[]... commands) {
@@ -299,7 +368,11 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** Opens a client connection to this server, authenticated if requirepass is set. */
+    /**
+     * Opens a client connection to this server, authenticated if requirepass is set.
+     *
+     * @return the connection; close it when done
+     */
     public RespClient client() {
         requireRunning("connect to");
         return RespClient.connect(this);
@@ -320,7 +393,11 @@ public final class RedisServer implements AutoCloseable {
         return config.adminPassword;
     }
 
-    /** True when clients without credentials run with restricted commands ({@link RedisServerBuilder#restrictDefaultUser}). */
+    /**
+     * True when clients without credentials run with restricted commands ({@link RedisServerBuilder#restrictDefaultUser}).
+     *
+     * @return {@code true} when the default user is restricted
+     */
     public boolean isDefaultUserRestricted() {
         return config.defaultUserRules != null;
     }

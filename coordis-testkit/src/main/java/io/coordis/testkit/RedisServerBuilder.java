@@ -48,19 +48,32 @@ public final class RedisServerBuilder {
     /**
      * Starts the server inside {@code ns}, listening on the namespace's address only, so that
      * {@link io.coordis.testkit.fault.NetworkNamespace#partition()} cuts it off from every client.
+     *
+     * @param ns the namespace to start in
+     * @return this builder
      */
     public RedisServerBuilder namespace(io.coordis.testkit.fault.NetworkNamespace ns) {
         this.namespace = Objects.requireNonNull(ns, "ns");
         return this;
     }
 
-    /** Runs this binary instead of {@link RedisBinary#resolve()}. */
+    /**
+     * Runs this binary instead of {@link RedisBinary#resolve()}.
+     *
+     * @param binary the binary to run
+     * @return this builder
+     */
     public RedisServerBuilder binary(RedisBinary binary) {
         this.binary = Objects.requireNonNull(binary, "binary");
         return this;
     }
 
-    /** Listens on this fixed port instead of a free one (no retry on a different port if it is taken). */
+    /**
+     * Listens on this fixed port instead of a free one (no retry on a different port if it is taken).
+     *
+     * @param port the port
+     * @return this builder
+     */
     public RedisServerBuilder port(int port) {
         if (port <= 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 1..65535, got " + port);
@@ -69,13 +82,23 @@ public final class RedisServerBuilder {
         return this;
     }
 
-    /** {@code appendonly yes|no}; default no. */
+    /**
+     * {@code appendonly yes|no}; default no.
+     *
+     * @param appendOnly whether to keep an append-only file
+     * @return this builder
+     */
     public RedisServerBuilder appendOnly(boolean appendOnly) {
         this.appendOnly = appendOnly;
         return this;
     }
 
-    /** {@code appendfsync always|everysec|no}; only meaningful with {@link #appendOnly(boolean)}. */
+    /**
+     * {@code appendfsync always|everysec|no}; only meaningful with {@link #appendOnly(boolean)}.
+     *
+     * @param policy {@code always}, {@code everysec} or {@code no}
+     * @return this builder
+     */
     public RedisServerBuilder appendFsync(String policy) {
         if (!List.of("always", "everysec", "no").contains(policy)) {
             throw new IllegalArgumentException("appendfsync must be always, everysec or no, got " + policy);
@@ -84,7 +107,12 @@ public final class RedisServerBuilder {
         return this;
     }
 
-    /** {@code requirepass}: the default user needs this password. */
+    /**
+     * {@code requirepass}: the default user needs this password.
+     *
+     * @param password the password
+     * @return this builder
+     */
     public RedisServerBuilder requirePass(String password) {
         if (password == null || password.isEmpty()) {
             throw new IllegalArgumentException("requirepass password must not be empty");
@@ -96,6 +124,11 @@ public final class RedisServerBuilder {
     /**
      * Adds an ACL user enabled with a password: {@code user NAME on >PASSWORD RULES...}, e.g.
      * {@code aclUser("alice", "pw", "~*", "&*", "+@all")}. Needs Redis 6 or later.
+     *
+     * @param name     the user's name
+     * @param password the user's password
+     * @param rules    the user's ACL rules
+     * @return this builder
      */
     public RedisServerBuilder aclUser(String name, String password, String... rules) {
         Objects.requireNonNull(name, "name");
@@ -115,6 +148,9 @@ public final class RedisServerBuilder {
      * start-up, shutdown) log in. Clients given {@link RedisServer#uri()} (which carries no credentials then)
      * therefore run with exactly those commands. Servers of one template share the administrator and
      * replicate as it, and sentinels of {@link SentinelGroup} monitor them as it. Not for clusters.
+     *
+     * @param commandRules the default user's command rules
+     * @return this builder
      */
     public RedisServerBuilder restrictDefaultUser(String commandRules) {
         if (commandRules == null || commandRules.isBlank()) {
@@ -152,6 +188,8 @@ public final class RedisServerBuilder {
      * {@link RedisExtension} gets when the environment variable {@value #LEAST_PRIVILEGE_ENV} is {@code 1} or
      * {@code true}: the resource {@code /io/coordis/testkit/least-privilege.acl} (one line of rules);
      * {@code null} otherwise.
+     *
+     * @return the rules, or {@code null}
      */
     public static String leastPrivilegeRules() {
         String env = System.getenv(LEAST_PRIVILEGE_ENV);
@@ -170,13 +208,22 @@ public final class RedisServerBuilder {
         }
     }
 
-    /** {@code enable-debug-command yes} on Redis 7 and later; ignored on 6.x where DEBUG is always enabled. */
+    /**
+     * {@code enable-debug-command yes} on Redis 7 and later; ignored on 6.x where DEBUG is always enabled.
+     *
+     * @return this builder
+     */
     public RedisServerBuilder enableDebugCommand() {
         this.debugCommand = true;
         return this;
     }
 
-    /** Starts as a replica of {@code master} (using the master's requirepass as masterauth). */
+    /**
+     * Starts as a replica of {@code master} (using the master's requirepass as masterauth).
+     *
+     * @param master the master to replicate
+     * @return this builder
+     */
     public RedisServerBuilder replicaOf(RedisServer master) {
         this.replicaOf = Objects.requireNonNull(master, "master");
         return this;
@@ -192,6 +239,8 @@ public final class RedisServerBuilder {
      * go over TLS too. Replicas of a TLS master replicate over TLS.
      *
      * <p>{@link #start()} throws {@link TlsUnsupportedException} if the binary was built without TLS.
+     *
+     * @return this builder
      */
     public RedisServerBuilder tls() {
         return tls(TestCertificates.get());
@@ -201,6 +250,9 @@ public final class RedisServerBuilder {
      * {@link #tls()} presenting {@code certificate} (for example {@link TestCertificates#serverOfOtherCa()} or
      * {@link TestCertificates#serverForIpOnly()}) instead of the default server certificate. Client certificates
      * are still checked against the test CA.
+     *
+     * @param certificate the server's certificate and key
+     * @return this builder
      */
     public RedisServerBuilder tlsServerCertificate(TestCertificates.KeyPair certificate) {
         this.tlsServerCertificate = Objects.requireNonNull(certificate, "certificate");
@@ -211,6 +263,8 @@ public final class RedisServerBuilder {
      * {@link #tls()} with {@code tls-auth-clients yes}: the server refuses clients that present no certificate, or
      * one not signed by the test CA ({@link TestCertificates#client()} is one it accepts). The test kit's own
      * connections present {@link TestCertificates#client()}.
+     *
+     * @return this builder
      */
     public RedisServerBuilder tlsAuthClients() {
         this.tlsAuthClients = true;
@@ -227,7 +281,12 @@ public final class RedisServerBuilder {
         return this;
     }
 
-    /** How long {@link #start()} and {@link RedisServer#restart(Duration)} wait for PONG; default 10 s. */
+    /**
+     * How long {@link #start()} and {@link RedisServer#restart(Duration)} wait for PONG; default 10 s.
+     *
+     * @param timeout the longest wait for PONG
+     * @return this builder
+     */
     public RedisServerBuilder startTimeout(Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("start timeout must be positive, got " + timeout);
@@ -239,6 +298,9 @@ public final class RedisServerBuilder {
     /**
      * Extra command-line arguments appended after the config file, e.g.
      * {@code arg("--maxmemory", "10mb")}; they override the generated configuration.
+     *
+     * @param args the arguments
+     * @return this builder
      */
     public RedisServerBuilder arg(String... args) {
         this.args.addAll(Arrays.asList(args));
@@ -249,6 +311,7 @@ public final class RedisServerBuilder {
      * Launches a new server and blocks until it answers PING (at most the start timeout). A free port
      * that turns out to be taken is retried with another port a few times.
      *
+     * @return the running server; close it to stop
      * @throws IllegalStateException if it does not come up; the message holds the command line, the
      *                               configuration (passwords masked) and the tail of the log
      */
@@ -261,6 +324,8 @@ public final class RedisServerBuilder {
      * {@code COORDIS_REDIS_EMBEDDED=1}) was built without TLS, retries with the {@code redis-server} on the
      * {@code PATH}. When no TLS-capable binary exists the test fails if the environment variable {@code CI} is
      * {@code true}, and is skipped (JUnit assumption, naming the reason) otherwise.
+     *
+     * @return the running server; close it to stop
      */
     public RedisServer startTls() {
         if (tls == null) {
@@ -288,7 +353,11 @@ public final class RedisServerBuilder {
         throw unsupported; // not reached
     }
 
-    /** An independent copy of these options. */
+    /**
+     * An independent copy of these options.
+     *
+     * @return the copy
+     */
     public RedisServerBuilder copy() {
         RedisServerBuilder b = new RedisServerBuilder();
         b.binary = binary;

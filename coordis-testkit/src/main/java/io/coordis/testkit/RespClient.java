@@ -51,6 +51,9 @@ public final class RespClient implements AutoCloseable {
     /**
      * Connects with {@link #DEFAULT_TIMEOUT} as connect and read timeout.
      *
+     * @param host the server's host
+     * @param port the server's port
+     * @return the connected client; close it when done
      * @throws UncheckedIOException if the connection cannot be established
      */
     public static RespClient connect(String host, int port) {
@@ -61,6 +64,10 @@ public final class RespClient implements AutoCloseable {
      * Connects to {@code host:port}. Blocks for at most {@code timeout} while connecting; the same
      * value is used as the read timeout of every reply.
      *
+     * @param host    the server's host
+     * @param port    the server's port
+     * @param timeout the connect and read timeout
+     * @return the connected client; close it when done
      * @throws UncheckedIOException if the connection cannot be established within the timeout
      */
     public static RespClient connect(String host, int port, Duration timeout) {
@@ -82,6 +89,11 @@ public final class RespClient implements AutoCloseable {
      * server certificate names {@code host}. The handshake is done before this returns; {@code timeout}
      * bounds the connect, the handshake and every reply.
      *
+     * @param host    the server's host, which its certificate must name
+     * @param port    the server's port
+     * @param timeout the connect, handshake and read timeout
+     * @param tls     what to trust
+     * @return the connected client; close it when done
      * @throws UncheckedIOException if the connection or the TLS handshake fails
      */
     public static RespClient connect(String host, int port, Duration timeout, SSLContext tls) {
@@ -110,6 +122,9 @@ public final class RespClient implements AutoCloseable {
      * Connects to {@code server} (over TLS if it was built with {@link RedisServerBuilder#tls()}),
      * authenticating with its {@code requirepass} password if one is set, or as the test kit's administrator
      * when its default user is restricted.
+     *
+     * @param server the server to connect to
+     * @return the connected client; close it when done
      */
     public static RespClient connect(RedisServer server) {
         RespClient client = server.isTls()
@@ -127,6 +142,7 @@ public final class RespClient implements AutoCloseable {
     /**
      * Changes the read timeout used for subsequent replies.
      *
+     * @param timeout the read timeout
      * @return this client
      */
     public RespClient timeout(Duration timeout) {
@@ -138,12 +154,23 @@ public final class RespClient implements AutoCloseable {
         return this;
     }
 
-    /** Sends {@code AUTH password} and returns the reply. Throws {@link RespException} on rejection. */
+    /**
+     * Sends {@code AUTH password} and returns the reply. Throws {@link RespException} on rejection.
+     *
+     * @param password the password
+     * @return the reply, {@code OK}
+     */
     public Object auth(String password) {
         return command("AUTH", password);
     }
 
-    /** Sends {@code AUTH user password} (ACL user) and returns the reply. */
+    /**
+     * Sends {@code AUTH user password} (ACL user) and returns the reply.
+     *
+     * @param user     the ACL user
+     * @param password the user's password
+     * @return the reply, {@code OK}
+     */
     public Object auth(String user, String password) {
         return command("AUTH", user, password);
     }
@@ -151,6 +178,7 @@ public final class RespClient implements AutoCloseable {
     /**
      * Sends one command and blocks until its reply is read (at most the read timeout).
      *
+     * @param args the command and its arguments
      * @return the decoded reply
      * @throws RespException if the server replies with an error
      * @throws UncheckedIOException on timeout, reset or end of stream
@@ -163,6 +191,8 @@ public final class RespClient implements AutoCloseable {
     /**
      * Writes one command without waiting for its reply; use {@link #read()} to collect replies in
      * order. Several {@code send} calls before reading form a pipeline.
+     *
+     * @param args the command and its arguments
      */
     public void send(String... args) {
         byte[][] raw = new byte[args.length][];
@@ -176,6 +206,9 @@ public final class RespClient implements AutoCloseable {
      * Like {@link #command(String...)} with binary-safe arguments and replies: bulk strings arrive as
      * {@code byte[]} exactly as the server sent them (simple strings, integers and arrays as usual), for
      * tests of payloads that are not UTF-8.
+     *
+     * @param args the command and its arguments, as bytes
+     * @return the decoded reply
      */
     public Object commandBinary(byte[]... args) {
         sendBinary(args);
@@ -214,6 +247,7 @@ public final class RespClient implements AutoCloseable {
     /**
      * Blocks until the next reply is read (at most the read timeout).
      *
+     * @return the decoded reply
      * @throws RespException if the reply is an error
      * @throws UncheckedIOException on timeout, reset or end of stream
      */
@@ -230,7 +264,11 @@ public final class RespClient implements AutoCloseable {
         return reply;
     }
 
-    /** The underlying socket, e.g. to inspect its state in tests. */
+    /**
+     * The underlying socket, e.g. to inspect its state in tests.
+     *
+     * @return the socket
+     */
     public Socket socket() {
         return socket;
     }

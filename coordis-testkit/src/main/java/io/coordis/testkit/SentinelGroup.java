@@ -45,7 +45,13 @@ public final class SentinelGroup implements AutoCloseable {
         this.masterName = masterName;
     }
 
-    /** {@code replicas} replicas and {@code sentinels} sentinels, master name {@value #DEFAULT_MASTER_NAME}. */
+    /**
+     * {@code replicas} replicas and {@code sentinels} sentinels, master name {@value #DEFAULT_MASTER_NAME}.
+     *
+     * @param replicas  how many replicas
+     * @param sentinels how many sentinels
+     * @return the running group; close it to stop
+     */
     public static SentinelGroup start(int replicas, int sentinels) {
         return start(replicas, sentinels, DEFAULT_MASTER_NAME);
     }
@@ -54,6 +60,11 @@ public final class SentinelGroup implements AutoCloseable {
      * {@code replicas} replicas and {@code sentinels} sentinels monitoring {@code masterName}; in the
      * least-privilege pass ({@link RedisServerBuilder#LEAST_PRIVILEGE_ENV}) the servers' default user is
      * restricted, as {@link RedisExtension#masters(int, RedisServerBuilder)} restricts it.
+     *
+     * @param replicas   how many replicas
+     * @param sentinels  how many sentinels
+     * @param masterName the name the master is monitored under
+     * @return the running group; close it to stop
      */
     public static SentinelGroup start(int replicas, int sentinels, String masterName) {
         return start(replicas, sentinels, masterName, RedisServerBuilder.leastPrivileged(RedisServer.builder()));
@@ -65,6 +76,11 @@ public final class SentinelGroup implements AutoCloseable {
      * in parallel, and blocks until they have discovered each other and the replicas (at most
      * {@link #DISCOVERY_TIMEOUT}). A requirepass in the template becomes the sentinels' auth-pass.
      *
+     * @param replicas   how many replicas
+     * @param sentinels  how many sentinels
+     * @param masterName the name the master is monitored under
+     * @param template   the servers' options
+     * @return the running group; close it to stop
      * @throws IllegalArgumentException for a TLS template (not supported with sentinels)
      * @throws IllegalStateException    if anything fails to start; everything started is closed
      */
@@ -108,22 +124,38 @@ public final class SentinelGroup implements AutoCloseable {
         }
     }
 
-    /** The name the master is monitored under. */
+    /**
+     * The name the master is monitored under.
+     *
+     * @return the name
+     */
     public String masterName() {
         return masterName;
     }
 
-    /** The master and replicas as started (the first server is the initial master). */
+    /**
+     * The master and replicas as started (the first server is the initial master).
+     *
+     * @return the data servers
+     */
     public RedisGroup redis() {
         return servers;
     }
 
-    /** All data servers, the initial master first. */
+    /**
+     * All data servers, the initial master first.
+     *
+     * @return the data servers
+     */
     public List<RedisServer> servers() {
         return servers.servers();
     }
 
-    /** The server started as master, whatever its role now. */
+    /**
+     * The server started as master, whatever its role now.
+     *
+     * @return the initial master
+     */
     public RedisServer initialMaster() {
         return servers.master();
     }
@@ -132,6 +164,7 @@ public final class SentinelGroup implements AutoCloseable {
      * The server the sentinels currently report as master (asking the first running, non-paused
      * sentinel). Right after the master died and before the failover, that is still the dead one.
      *
+     * @return the reported master
      * @throws IllegalStateException if no sentinel answers or it names a server outside the group
      */
     public RedisServer master() {
@@ -155,18 +188,31 @@ public final class SentinelGroup implements AutoCloseable {
                 "sentinels report master " + masterName + " at an address outside the group: " + reported));
     }
 
-    /** The data servers other than {@link #master()}, running or not. */
+    /**
+     * The data servers other than {@link #master()}, running or not.
+     *
+     * @return the other data servers
+     */
     public List<RedisServer> replicas() {
         RedisServer m = master();
         return servers().stream().filter(s -> s != m).toList();
     }
 
-    /** The sentinels. */
+    /**
+     * The sentinels.
+     *
+     * @return the sentinels
+     */
     public List<RedisSentinel> sentinels() {
         return sentinels;
     }
 
-    /** The {@code i}-th sentinel (0-based). */
+    /**
+     * The {@code i}-th sentinel (0-based).
+     *
+     * @param i the sentinel's index
+     * @return the sentinel
+     */
     public RedisSentinel sentinel(int i) {
         return sentinels.get(i);
     }
@@ -174,6 +220,8 @@ public final class SentinelGroup implements AutoCloseable {
     /**
      * {@code redis-sentinel://127.0.0.1:P1,127.0.0.1:P2,...#MASTER} over all sentinels, with
      * {@code :PASSWORD@} if the data servers need one (the sentinels themselves need none).
+     *
+     * @return the URI
      */
     public String sentinelUri() {
         String hosts = sentinels.stream().map(RedisSentinel::address).collect(Collectors.joining(","));
@@ -186,6 +234,8 @@ public final class SentinelGroup implements AutoCloseable {
      * server of this group satisfying {@code condition}, and it answers {@code ROLE} as master, i.e.
      * clients asking any sentinel now reach a writable master. Polls every 50 ms.
      *
+     * @param condition what the master must satisfy
+     * @param timeout   how long to wait
      * @return the master
      * @throws IllegalStateException on timeout, with what each sentinel reported
      */
@@ -229,7 +279,13 @@ public final class SentinelGroup implements AutoCloseable {
         }
     }
 
-    /** Blocks until the sentinels report a master other than {@code oldMaster} (see {@link #awaitMaster}). */
+    /**
+     * Blocks until the sentinels report a master other than {@code oldMaster} (see {@link #awaitMaster}).
+     *
+     * @param oldMaster the master before the failover
+     * @param timeout   how long to wait
+     * @return the new master
+     */
     public RedisServer awaitFailover(RedisServer oldMaster, Duration timeout) {
         return awaitMaster(s -> s != oldMaster, timeout);
     }

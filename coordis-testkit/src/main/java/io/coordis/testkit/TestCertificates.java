@@ -34,7 +34,12 @@ import org.slf4j.LoggerFactory;
 public final class TestCertificates {
 
     /** How the files were made. */
-    public enum Generator { OPENSSL, KEYTOOL }
+    public enum Generator {
+        /** {@code openssl}, which makes every certificate here. */
+        OPENSSL,
+        /** The JDK's {@code keytool}, when {@code openssl} is missing: the CA and the server certificate only. */
+        KEYTOOL
+    }
 
     private static final Logger log = LoggerFactory.getLogger(TestCertificates.class);
     private static volatile TestCertificates shared;
@@ -57,6 +62,7 @@ public final class TestCertificates {
     /**
      * The JVM-wide certificates, generated on first use (blocks for a second or so then).
      *
+     * @return the certificates
      * @throws IllegalStateException if neither openssl nor keytool can produce them
      */
     public static TestCertificates get() {
@@ -99,42 +105,74 @@ public final class TestCertificates {
         return certs;
     }
 
-    /** PEM file of the CA certificate: what a client must trust. */
+    /**
+     * PEM file of the CA certificate: what a client must trust.
+     *
+     * @return the file
+     */
     public Path caFile() {
         return dir.resolve("ca.crt");
     }
 
-    /** PEM file of the server certificate (signed by the CA, SAN {@code IP:127.0.0.1, DNS:localhost}). */
+    /**
+     * PEM file of the server certificate (signed by the CA, SAN {@code IP:127.0.0.1, DNS:localhost}).
+     *
+     * @return the file
+     */
     public Path certFile() {
         return dir.resolve("server.crt");
     }
 
-    /** PEM file of the server's private key (unencrypted PKCS#8). */
+    /**
+     * PEM file of the server's private key (unencrypted PKCS#8).
+     *
+     * @return the file
+     */
     public Path keyFile() {
         return dir.resolve("server.key");
     }
 
-    /** The server certificate and key of {@link #certFile()} and {@link #keyFile()}. */
+    /**
+     * The server certificate and key of {@link #certFile()} and {@link #keyFile()}.
+     *
+     * @return the certificate and key
+     */
     public KeyPair server() {
         return new KeyPair(certFile(), keyFile());
     }
 
-    /** A client certificate (CN {@code coordis-client}, extended key usage clientAuth) signed by the test CA. */
+    /**
+     * A client certificate (CN {@code coordis-client}, extended key usage clientAuth) signed by the test CA.
+     *
+     * @return the certificate and key
+     */
     public KeyPair client() {
         return extra("client");
     }
 
-    /** A client certificate signed by a second, unrelated CA ({@link #otherCaFile()}): servers must refuse it. */
+    /**
+     * A client certificate signed by a second, unrelated CA ({@link #otherCaFile()}): servers must refuse it.
+     *
+     * @return the certificate and key
+     */
     public KeyPair clientOfOtherCa() {
         return extra("other-client");
     }
 
-    /** A client certificate signed by the test CA that expired a day before it was made. */
+    /**
+     * A client certificate signed by the test CA that expired a day before it was made.
+     *
+     * @return the certificate and key
+     */
     public KeyPair expiredClient() {
         return extra("expired-client");
     }
 
-    /** A server certificate for {@code 127.0.0.1} and {@code localhost} signed by the second CA. */
+    /**
+     * A server certificate for {@code 127.0.0.1} and {@code localhost} signed by the second CA.
+     *
+     * @return the certificate and key
+     */
     public KeyPair serverOfOtherCa() {
         return extra("other-server");
     }
@@ -142,12 +180,18 @@ public final class TestCertificates {
     /**
      * A server certificate signed by the test CA whose only subject alternative name is {@code IP:127.0.0.1}:
      * a client connecting by the name {@code localhost} must refuse it.
+     *
+     * @return the certificate and key
      */
     public KeyPair serverForIpOnly() {
         return extra("ip-server");
     }
 
-    /** PEM file of the second, unrelated CA's certificate. */
+    /**
+     * PEM file of the second, unrelated CA's certificate.
+     *
+     * @return the file
+     */
     public Path otherCaFile() {
         ensureExtras();
         return dir.resolve("other-ca.crt");
@@ -239,17 +283,29 @@ public final class TestCertificates {
         }
     }
 
-    /** The directory holding the files. */
+    /**
+     * The directory holding the files.
+     *
+     * @return the directory
+     */
     public Path dir() {
         return dir;
     }
 
-    /** The tool that made the files. */
+    /**
+     * The tool that made the files.
+     *
+     * @return the tool
+     */
     public Generator generator() {
         return generator;
     }
 
-    /** A TLS client context that trusts exactly the test CA (built from {@link #caFile()}). */
+    /**
+     * A TLS client context that trusts exactly the test CA (built from {@link #caFile()}).
+     *
+     * @return the context
+     */
     public SSLContext sslContext() {
         SSLContext ctx = sslContext;
         if (ctx == null) {
@@ -259,7 +315,12 @@ public final class TestCertificates {
         return ctx;
     }
 
-    /** A TLS client context trusting the certificates in a PEM file. */
+    /**
+     * A TLS client context trusting the certificates in a PEM file.
+     *
+     * @param caPem a PEM file of CA certificates
+     * @return the context
+     */
     public static SSLContext trusting(Path caPem) {
         try (InputStream in = Files.newInputStream(caPem)) {
             KeyStore trust = KeyStore.getInstance("PKCS12");

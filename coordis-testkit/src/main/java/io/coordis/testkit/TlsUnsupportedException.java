@@ -22,7 +22,11 @@ public final class TlsUnsupportedException extends IllegalStateException {
         this.binary = binary;
     }
 
-    /** The binary that lacks TLS. */
+    /**
+     * The binary that lacks TLS.
+     *
+     * @return the binary
+     */
     public RedisBinary binary() {
         return binary;
     }

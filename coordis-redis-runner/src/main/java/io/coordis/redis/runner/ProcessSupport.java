@@ -70,6 +70,8 @@ public final class ProcessSupport {
      * A loopback port that was free a moment ago. Ports handed out recently by this JVM are skipped,
      * so parallel starts do not race for the same number; another process can still take it, which
      * callers handle by retrying.
+     *
+     * @return the port
      */
     public static int freePort() {
         for (int attempt = 0; attempt < 50; attempt++) {
@@ -95,6 +97,9 @@ public final class ProcessSupport {
     /**
      * The absolute path of the executable {@code name} in the first directory of the {@code PATH} holding one, or
      * {@code null}.
+     *
+     * @param name the executable's file name
+     * @return its absolute path, or {@code null} when no directory of the {@code PATH} holds it
      */
     public static Path findOnPath(String name) {
         String pathEnv = System.getenv("PATH");
@@ -173,6 +178,7 @@ public final class ProcessSupport {
     /**
      * Sleeps for {@code d}.
      *
+     * @param d how long to sleep
      * @throws IllegalStateException if interrupted (the thread's interrupt flag is set again)
      */
     public static void sleep(Duration d) {
@@ -184,7 +190,13 @@ public final class ProcessSupport {
         }
     }
 
-    /** The last {@code lines} lines of a text file, or a note if it cannot be read. */
+    /**
+     * The last {@code lines} lines of a text file, or a note if it cannot be read.
+     *
+     * @param file  the file to read
+     * @param lines how many lines to keep from its end
+     * @return the lines, or a note saying why the file could not be read
+     */
     public static String tail(Path file, int lines) {
         try {
             if (!Files.exists(file)) {
@@ -197,7 +209,11 @@ public final class ProcessSupport {
         }
     }
 
-    /** Deletes {@code dir} and everything below it, as far as it can; never throws. */
+    /**
+     * Deletes {@code dir} and everything below it, as far as it can; never throws.
+     *
+     * @param dir the directory to delete
+     */
     public static void deleteRecursively(Path dir) {
         if (dir == null || !Files.exists(dir)) {
             return;

@@ -50,7 +50,18 @@ public final class RedisBinary {
     public static final String SERVER_ENV = "COORDIS_REDIS_SERVER";
 
     /** Where a binary was found. */
-    public enum Source { PROPERTY, ENVIRONMENT, PATH, EMBEDDED, EXPLICIT }
+    public enum Source {
+        /** The system property {@value RedisBinary#SERVER_PROPERTY}. */
+        PROPERTY,
+        /** The environment variable {@value RedisBinary#SERVER_ENV}. */
+        ENVIRONMENT,
+        /** {@code redis-server} on the {@code PATH}. */
+        PATH,
+        /** The binary shipped in the embedded-redis jar. */
+        EMBEDDED,
+        /** The path given to {@link RedisBinary#of(Path)}. */
+        EXPLICIT
+    }
 
     private static final Logger log = LoggerFactory.getLogger(RedisBinary.class);
     private static final Pattern VERSION = Pattern.compile("v=(\\d+\\.\\d+\\.\\d+)");
@@ -69,6 +80,7 @@ public final class RedisBinary {
     /**
      * Finds a redis-server executable following the order described in the class documentation.
      *
+     * @return the binary found
      * @throws IllegalStateException if a configured path does not exist or no binary can be found
      */
     public static RedisBinary resolve() {
@@ -90,7 +102,12 @@ public final class RedisBinary {
         return embedded();
     }
 
-    /** Uses the given executable as is. */
+    /**
+     * Uses the given executable as is.
+     *
+     * @param executable the path of a {@code redis-server}
+     * @return the binary, with source {@link Source#EXPLICIT}
+     */
     public static RedisBinary of(Path executable) {
         Objects.requireNonNull(executable, "executable");
         if (!Files.isExecutable(executable)) {
@@ -103,6 +120,7 @@ public final class RedisBinary {
      * The binary shipped inside the embedded-redis jar for this OS and CPU, extracted to a cache
      * file if not already there. Blocks while extracting (a few MB).
      *
+     * @return the embedded binary
      * @throws IllegalStateException if there is no binary for this platform or it is not on the classpath
      */
     public static RedisBinary embedded() {
@@ -133,7 +151,11 @@ public final class RedisBinary {
         return binary;
     }
 
-    /** True if the embedded binary is forced by system property or environment. */
+    /**
+     * True if the embedded binary is forced by system property or environment.
+     *
+     * @return {@code true} when the embedded binary is forced
+     */
     public static boolean embeddedForced() {
         if (Boolean.parseBoolean(System.getProperty(EMBEDDED_PROPERTY, "false"))) {
             return true;
@@ -142,12 +164,20 @@ public final class RedisBinary {
         return env != null && (env.equals("1") || env.equalsIgnoreCase("true"));
     }
 
-    /** Absolute path of the executable. */
+    /**
+     * Absolute path of the executable.
+     *
+     * @return the path
+     */
     public Path path() {
         return path;
     }
 
-    /** Where the executable was found. */
+    /**
+     * Where the executable was found.
+     *
+     * @return the source
+     */
     public Source source() {
         return source;
     }
@@ -156,13 +186,18 @@ public final class RedisBinary {
      * The version reported by {@code redis-server --version}, e.g. {@code "7.0.15"}. Runs the binary
      * once (blocking, at most 10 s) and caches the result.
      *
+     * @return the version
      * @throws IllegalStateException if the binary cannot be run or prints no version
      */
     public String version() {
         return VERSIONS.computeIfAbsent(path, p -> readVersion());
     }
 
-    /** Major version number, e.g. {@code 7} for {@code 7.0.15}. */
+    /**
+     * Major version number, e.g. {@code 7} for {@code 7.0.15}.
+     *
+     * @return the major version
+     */
     public int majorVersion() {
         return Integer.parseInt(version().substring(0, version().indexOf('.')));
     }

@@ -19,6 +19,7 @@ public final class RedisConfig {
      * @param port the port to listen on ({@code 0}: no plain TCP, as for a TLS-only server)
      * @param bind the only address to listen on
      * @param dir  the server's directory
+     * @return the configuration
      */
     public static RedisConfig of(int port, String bind, Path dir) {
         return new RedisConfig()
@@ -29,7 +30,12 @@ public final class RedisConfig {
                 .line("logfile", dir.resolve(RedisProcess.LOG_FILE).toAbsolutePath().toString());
     }
 
-    /** Appends one directive: its name, then its arguments. */
+    /**
+     * Appends one directive: its name, then its arguments.
+     *
+     * @param tokens the directive's name, then its arguments
+     * @return this configuration
+     */
     public RedisConfig line(String... tokens) {
         for (int i = 0; i < tokens.length; i++) {
             if (i > 0) {
@@ -41,7 +47,11 @@ public final class RedisConfig {
         return this;
     }
 
-    /** {@code save ""}: no RDB snapshots. */
+    /**
+     * {@code save ""}: no RDB snapshots.
+     *
+     * @return this configuration
+     */
     public RedisConfig noSnapshots() {
         text.append("save \"\"\n");
         return this;
@@ -55,6 +65,9 @@ public final class RedisConfig {
     /**
      * {@code args} as a log or an error message may show them: the value after {@code --requirepass} or
      * {@code --masterauth}, and an ACL password ({@code >secret}), as {@code ***}.
+     *
+     * @param args a command line's arguments
+     * @return the arguments with passwords masked
      */
     public static List<String> maskArgs(List<String> args) {
         List<String> out = new ArrayList<>();

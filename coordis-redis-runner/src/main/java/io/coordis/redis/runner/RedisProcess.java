@@ -55,7 +55,11 @@ public final class RedisProcess implements AutoCloseable {
         this.port = options.port;
     }
 
-    /** A builder with the defaults described in the class documentation. */
+    /**
+     * A builder with the defaults described in the class documentation.
+     *
+     * @return a new builder
+     */
     public static RedisProcessBuilder builder() {
         return new RedisProcessBuilder();
     }
@@ -63,6 +67,7 @@ public final class RedisProcess implements AutoCloseable {
     /**
      * Starts a server with the default options; blocks until it answers (at most 10 s).
      *
+     * @return the running server; close it to stop it
      * @throws RedisStartException   if it does not come up, saying why
      * @throws IllegalStateException if no binary is found (see {@link RedisBinary#resolve()})
      */
@@ -70,27 +75,47 @@ public final class RedisProcess implements AutoCloseable {
         return builder().start();
     }
 
-    /** The address clients connect to: {@code "127.0.0.1"} unless the builder said otherwise. */
+    /**
+     * The address clients connect to: {@code "127.0.0.1"} unless the builder said otherwise.
+     *
+     * @return the host
+     */
     public String host() {
         return options.host;
     }
 
-    /** The TCP port; stays the same across {@link #restart(Duration)}. */
+    /**
+     * The TCP port; stays the same across {@link #restart(Duration)}.
+     *
+     * @return the port
+     */
     public int port() {
         return port;
     }
 
-    /** {@link #host()}{@code :PORT}. */
+    /**
+     * {@link #host()}{@code :PORT}.
+     *
+     * @return the address, {@code host:port}
+     */
     public String address() {
         return host() + ":" + port;
     }
 
-    /** {@code redis://HOST:PORT}: how a client with no password reaches a server of the default configuration. */
+    /**
+     * {@code redis://HOST:PORT}: how a client with no password reaches a server of the default configuration.
+     *
+     * @return the URI
+     */
     public String uri() {
         return "redis://" + address();
     }
 
-    /** PID of the current process. */
+    /**
+     * PID of the current process.
+     *
+     * @return the PID
+     */
     public long pid() {
         Process p = process;
         if (p == null) {
@@ -99,38 +124,66 @@ public final class RedisProcess implements AutoCloseable {
         return p.pid();
     }
 
-    /** Version of the binary, e.g. {@code "7.0.15"}. */
+    /**
+     * Version of the binary, e.g. {@code "7.0.15"}.
+     *
+     * @return the version
+     */
     public String version() {
         return binary.version();
     }
 
-    /** The binary this server runs. */
+    /**
+     * The binary this server runs.
+     *
+     * @return the binary
+     */
     public RedisBinary binary() {
         return binary;
     }
 
-    /** The server's private directory (config, log, data files). Deleted by {@link #close()}. */
+    /**
+     * The server's private directory (config, log, data files). Deleted by {@link #close()}.
+     *
+     * @return the directory
+     */
     public Path dir() {
         return dir;
     }
 
-    /** The redis log file inside {@link #dir()}. */
+    /**
+     * The redis log file inside {@link #dir()}.
+     *
+     * @return the log file
+     */
     public Path logFile() {
         return dir.resolve(LOG_FILE);
     }
 
-    /** True while the process is alive (also while paused). */
+    /**
+     * True while the process is alive (also while paused).
+     *
+     * @return {@code true} while the process is alive
+     */
     public boolean isRunning() {
         Process p = process;
         return p != null && p.isAlive();
     }
 
-    /** True between {@link #pause()} and {@link #resume()}. */
+    /**
+     * True between {@link #pause()} and {@link #resume()}.
+     *
+     * @return {@code true} while paused
+     */
     public boolean isPaused() {
         return paused && isRunning();
     }
 
-    /** True once {@link #close()} has been called. */
+    /**
+     * True once {@link #close()} has been called.
+     *
+     * @return {@code true} once closed
+     */
     public boolean isClosed() {
         return closed;
     }
@@ -297,6 +350,7 @@ public final class RedisProcess implements AutoCloseable {
      * Kills the server with SIGKILL if it is running, waits {@code delay}, then starts it again on the same port,
      * directory and options. Blocks until the new process answers (at most the start timeout, default 10 s).
      *
+     * @param delay how long the server stays down
      * @throws IllegalStateException if the server was closed or does not come back in time
      */
     public synchronized void restart(Duration delay) {

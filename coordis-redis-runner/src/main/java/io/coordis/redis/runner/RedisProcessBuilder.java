@@ -26,7 +26,10 @@ public final class RedisProcessBuilder {
         /**
          * The configuration text for a server listening on {@code port} with its files in {@code dir}.
          *
+         * @param port   the port to listen on
+         * @param dir    the server's directory
          * @param masked true when the text is for an error message: write {@code ***} for every password
+         * @return the configuration text
          */
         String render(int port, Path dir, boolean masked);
     }
@@ -37,7 +40,9 @@ public final class RedisProcessBuilder {
         /**
          * Asks the server once. Blocks briefly (it should use a timeout under a second).
          *
-         * @param pid the PID of the process started, which the server that answers must have
+         * @param host the server's address
+         * @param port the server's port
+         * @param pid  the PID of the process started, which the server that answers must have
          * @return {@code null} if it answers, else why not yet (it is asked again 20 ms later)
          * @throws java.io.UncheckedIOException if it cannot be reached yet (it is asked again)
          * @throws RuntimeException             if it refused in a way waiting will not mend: the start fails
@@ -51,7 +56,11 @@ public final class RedisProcessBuilder {
      */
     @FunctionalInterface
     public interface Shutdown {
-        /** Sends the request; need not wait for the exit. Exceptions are ignored (a server closes while it exits). */
+        /**
+         * Sends the request; need not wait for the exit. Exceptions are ignored (a server closes while it exits).
+         *
+         * @param server the server to stop
+         */
         void request(RedisProcess server);
     }
 
@@ -68,19 +77,34 @@ public final class RedisProcessBuilder {
     RedisProcessBuilder() {
     }
 
-    /** Runs this binary instead of {@link RedisBinary#resolve()}. */
+    /**
+     * Runs this binary instead of {@link RedisBinary#resolve()}.
+     *
+     * @param binary the binary to run
+     * @return this builder
+     */
     public RedisProcessBuilder binary(RedisBinary binary) {
         this.binary = Objects.requireNonNull(binary, "binary");
         return this;
     }
 
-    /** The address clients reach the server at (and, with the default configuration, the only one it binds). */
+    /**
+     * The address clients reach the server at (and, with the default configuration, the only one it binds).
+     *
+     * @param host the address
+     * @return this builder
+     */
     public RedisProcessBuilder host(String host) {
         this.host = Objects.requireNonNull(host, "host");
         return this;
     }
 
-    /** Listens on this fixed port instead of a free one (no retry on a different port if it is taken). */
+    /**
+     * Listens on this fixed port instead of a free one (no retry on a different port if it is taken).
+     *
+     * @param port the port
+     * @return this builder
+     */
     public RedisProcessBuilder port(int port) {
         if (port <= 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 1..65535, got " + port);
@@ -89,7 +113,12 @@ public final class RedisProcessBuilder {
         return this;
     }
 
-    /** How long {@link #start()} and {@link RedisProcess#restart(Duration)} wait for an answer; default 10 s. */
+    /**
+     * How long {@link #start()} and {@link RedisProcess#restart(Duration)} wait for an answer; default 10 s.
+     *
+     * @param timeout the longest wait for the server to answer
+     * @return this builder
+     */
     public RedisProcessBuilder startTimeout(Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("start timeout must be positive, got " + timeout);
@@ -101,6 +130,9 @@ public final class RedisProcessBuilder {
     /**
      * Extra command-line arguments after the config file, e.g. {@code arg("--maxmemory", "10mb")}; they override
      * the configuration.
+     *
+     * @param args the arguments
+     * @return this builder
      */
     public RedisProcessBuilder arg(String... args) {
         this.args.addAll(Arrays.asList(args));
@@ -110,6 +142,9 @@ public final class RedisProcessBuilder {
     /**
      * Writes this configuration instead of the default ({@link RedisConfig#of}, then {@code save ""} and
      * {@code appendonly no}).
+     *
+     * @param config writes the configuration
+     * @return this builder
      */
     public RedisProcessBuilder config(Config config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -119,13 +154,21 @@ public final class RedisProcessBuilder {
     /**
      * Asks whether the server answers with this probe instead of the default (its log says it is ready, then an
      * inline {@code PING} without credentials gets {@code PONG}).
+     *
+     * @param probe asks whether the server answers
+     * @return this builder
      */
     public RedisProcessBuilder probe(Probe probe) {
         this.probe = Objects.requireNonNull(probe, "probe");
         return this;
     }
 
-    /** Asks the server to exit this way instead of the default (SIGTERM to its PID). */
+    /**
+     * Asks the server to exit this way instead of the default (SIGTERM to its PID).
+     *
+     * @param shutdown asks the server to exit
+     * @return this builder
+     */
     public RedisProcessBuilder shutdown(Shutdown shutdown) {
         this.shutdown = Objects.requireNonNull(shutdown, "shutdown");
         return this;
@@ -134,6 +177,9 @@ public final class RedisProcessBuilder {
     /**
      * Turns the command line ({@code redis-server redis.conf args...}) into the one started, for example to run it
      * inside a network namespace; default: as it is.
+     *
+     * @param launcher turns the command line into the one started
+     * @return this builder
      */
     public RedisProcessBuilder launcher(UnaryOperator<List<String>> launcher) {
         this.launcher = Objects.requireNonNull(launcher, "launcher");
@@ -144,6 +190,7 @@ public final class RedisProcessBuilder {
      * Launches a new server and blocks until it answers (at most the start timeout). A free port that turns out to
      * be taken is retried with another port a few times.
      *
+     * @return the running server; close it to stop it
      * @throws RedisStartException   if it does not come up; the message holds the command line, the configuration
      *                               (passwords masked) and the tail of the log
      * @throws IllegalStateException if no binary is found (see {@link RedisBinary#resolve()})
@@ -159,7 +206,11 @@ public final class RedisProcessBuilder {
         }
     }
 
-    /** An independent copy of these options. */
+    /**
+     * An independent copy of these options.
+     *
+     * @return the copy
+     */
     public RedisProcessBuilder copy() {
         RedisProcessBuilder b = new RedisProcessBuilder();
         b.binary = binary;

@@ -10,7 +10,9 @@ public final class RedisStartException extends IllegalStateException {
 
     private static final long serialVersionUID = 1L;
 
+    /** Whether the server reported its port taken. */
     private final boolean addressInUse;
+    /** The tail of the server's log file, then the tail of what it wrote to stdout and stderr. */
     private final String logs;
 
     RedisStartException(String message, boolean addressInUse, String logs) {
@@ -19,7 +21,11 @@ public final class RedisStartException extends IllegalStateException {
         this.logs = logs;
     }
 
-    /** The tail of the server's log file, then the tail of what it wrote to stdout and stderr. */
+    /**
+     * The tail of the server's log file, then the tail of what it wrote to stdout and stderr.
+     *
+     * @return the tails of the log and the output
+     */
     public String logs() {
         return logs;
     }

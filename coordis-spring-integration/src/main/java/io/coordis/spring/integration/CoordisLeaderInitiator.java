@@ -55,7 +55,12 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
     private volatile Candidacy candidacy;
     private volatile Term current;
 
-    /** A candidate with Coordis's default election options (TTL 15 s, renewed every 5 s). */
+    /**
+     * A candidate with Coordis's default election options (TTL 15 s, renewed every 5 s).
+     *
+     * @param coordis   the client the election runs on
+     * @param candidate the role and id to campaign with
+     */
     public CoordisLeaderInitiator(Coordis coordis, Candidate candidate) {
         this(coordis, candidate, ElectionOptions.defaults());
     }
@@ -65,6 +70,9 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
      * died. The election is named after the candidate's role, and the candidate's id is what Redis holds (and
      * operators see) while it leads, whatever id the options carry.
      *
+     * @param coordis   the client the election runs on
+     * @param candidate the role and id to campaign with
+     * @param options   the election's options; their candidate id is replaced by the candidate's
      * @throws IllegalArgumentException when the candidate's id is blank or contains blanks
      */
     public CoordisLeaderInitiator(Coordis coordis, Candidate candidate, ElectionOptions options) {
@@ -75,7 +83,11 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
         this.idle = new Term(null);
     }
 
-    /** Where the granted and revoked events go; by default the application context's event publisher. */
+    /**
+     * Where the granted and revoked events go; by default the application context's event publisher.
+     *
+     * @param leaderEventPublisher where the events go
+     */
     public void setLeaderEventPublisher(LeaderEventPublisher leaderEventPublisher) {
         this.leaderEventPublisher = leaderEventPublisher;
     }
@@ -85,6 +97,11 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
         this.applicationEventPublisher = applicationEventPublisher;
     }
 
+    /**
+     * Whether the candidate starts campaigning when the application context starts. Default: {@code true}.
+     *
+     * @param autoStartup whether to start with the context
+     */
     public void setAutoStartup(boolean autoStartup) {
         this.autoStartup = autoStartup;
     }
@@ -94,6 +111,12 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
         return autoStartup;
     }
 
+    /**
+     * The lifecycle phase in which the candidate starts and stops. Default: {@code Integer.MAX_VALUE - 1000}, late, so
+     * the beans a leader uses are started first.
+     *
+     * @param phase the phase
+     */
     public void setPhase(int phase) {
         this.phase = phase;
     }
@@ -103,7 +126,11 @@ public final class CoordisLeaderInitiator implements SmartLifecycle, Application
         return phase;
     }
 
-    /** The current term's context while leading; otherwise a context whose {@code isLeader()} is false. */
+    /**
+     * The current term's context while leading; otherwise a context whose {@code isLeader()} is false.
+     *
+     * @return the context of the current term, or one that does not lead
+     */
     public LeadershipContext getContext() {
         Term t = current;
         return t != null ? t : idle;

@@ -45,7 +45,12 @@ public final class CoordisLockRegistry
     private final Map<String, RegistryLock> locks = new ConcurrentHashMap<>();
     private final List<LockLossListener> listeners = new CopyOnWriteArrayList<>();
 
-    /** Locks named {@code <registryKey>:<lock key>} with Coordis's default options (TTL 30 s, renewed). */
+    /**
+     * Locks named {@code <registryKey>:<lock key>} with Coordis's default options (TTL 30 s, renewed).
+     *
+     * @param coordis     the client the locks live on
+     * @param registryKey the first part of every lock's name
+     */
     public CoordisLockRegistry(Coordis coordis, String registryKey) {
         this(coordis, registryKey, LockOptions.defaults());
     }
@@ -54,6 +59,9 @@ public final class CoordisLockRegistry
      * Locks named {@code <registryKey>:<lock key>} with {@code options}; their TTL is what {@code lock()},
      * {@code tryLock(...)} and {@link #renewLock(Object)} use when not given one.
      *
+     * @param coordis     the client the locks live on
+     * @param registryKey the first part of every lock's name
+     * @param options     the options of every lock
      * @throws IllegalArgumentException when {@code registryKey} is blank
      */
     public CoordisLockRegistry(Coordis coordis, String registryKey, LockOptions options) {
@@ -112,16 +120,28 @@ public final class CoordisLockRegistry
     /**
      * The calling thread's lease on {@code lockKey}: its fencing number to pass to what the lock protects, and
      * {@link Lease#lost()}. Empty when the calling thread does not hold that lock.
+     *
+     * @param lockKey the key the lock was obtained with
+     * @return the lease, or empty when this thread does not hold the lock
      */
     public Optional<Lease> lease(Object lockKey) {
         return heldLease(checkKey(lockKey));
     }
 
-    /** Adds a listener told at once when a lock of this registry is lost while held. */
+    /**
+     * Adds a listener told at once when a lock of this registry is lost while held.
+     *
+     * @param listener told of each loss; it must be quick and not block
+     */
     public void addLossListener(LockLossListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
     }
 
+    /**
+     * Removes a listener added by {@link #addLossListener}; does nothing when it was not added.
+     *
+     * @param listener the listener to remove
+     */
     public void removeLossListener(LockLossListener listener) {
         listeners.remove(listener);
     }

@@ -12,10 +12,18 @@ import java.util.Optional;
  */
 public interface LeadershipContext extends Context {
 
-    /** The term this context leads (or led) in; 0 for the context of a candidate that has not led. */
+    /**
+     * The term this context leads (or led) in; 0 for the context of a candidate that has not led.
+     *
+     * @return the term, 0 before any
+     */
     long term();
 
-    /** The Coordis leadership behind this context; empty for a candidate that has not led. */
+    /**
+     * The Coordis leadership behind this context; empty for a candidate that has not led.
+     *
+     * @return the leadership, or empty before any
+     */
     Optional<Leadership> leadership();
 
     /**

@@ -14,6 +14,9 @@ public interface LockLossListener {
      * The lock obtained with {@code lockKey} was lost; {@code lease} is the lost acquisition (its fencing number is
      * now stale). Called on the client's internal thread: be quick and do not block (interrupt the holder, flag
      * its work, hand off to an executor).
+     *
+     * @param lockKey the key the lock was obtained with
+     * @param lease   the lost acquisition
      */
     void lost(String lockKey, Lease lease);
 }

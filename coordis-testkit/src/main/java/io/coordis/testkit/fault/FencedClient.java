@@ -23,7 +23,13 @@ public final class FencedClient implements AutoCloseable {
         this.out = socket.getOutputStream();
     }
 
-    /** Connects to a resource at {@code host:port} as {@code client} (no spaces). */
+    /**
+     * Connects to a resource at {@code host:port} as {@code client} (no spaces).
+     *
+     * @param address the resource's {@code host:port}
+     * @param client  this client's name, without spaces
+     * @return the connected client
+     */
     public static FencedClient connect(String address, String client) {
         if (client.isEmpty() || client.contains(" ")) {
             throw new IllegalArgumentException("client name must be non-empty without spaces: '" + client + "'");
@@ -43,20 +49,39 @@ public final class FencedClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Enters with an exclusive hold: any other holder inside conflicts with it.
+     *
+     * @param token the fencing number of the hold
+     */
     public void enter(long token) {
         call("ENTER", token);
     }
 
-    /** Enters with a shared hold (a reader): only exclusive holders inside conflict with it. */
+    /**
+     * Enters with a shared hold (a reader): only exclusive holders inside conflict with it.
+     *
+     * @param token the fencing number of the hold
+     */
     public void share(long token) {
         call("SHARE", token);
     }
 
-    /** True when the resource accepted the write; false when it refused it as stale. */
+    /**
+     * True when the resource accepted the write; false when it refused it as stale.
+     *
+     * @param token the fencing number of the hold
+     * @return {@code true} when accepted
+     */
     public boolean write(long token) {
         return call("WRITE", token).equals("OK");
     }
 
+    /**
+     * Leaves the resource.
+     *
+     * @param token the fencing number the hold entered with
+     */
     public void exit(long token) {
         call("EXIT", token);
     }

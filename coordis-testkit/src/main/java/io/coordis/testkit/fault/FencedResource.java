@@ -106,12 +106,20 @@ public final class FencedResource implements AutoCloseable {
         acceptor.start();
     }
 
-    /** Starts a resource on a free loopback port. */
+    /**
+     * Starts a resource on a free loopback port.
+     *
+     * @return the running resource; close it to stop
+     */
     public static FencedResource start() {
         return new FencedResource(false);
     }
 
-    /** Starts a resource that also keeps every event ({@link #events()}); for runs of bounded length. */
+    /**
+     * Starts a resource that also keeps every event ({@link #events()}); for runs of bounded length.
+     *
+     * @return the running resource; close it to stop
+     */
     public static FencedResource recording() {
         return new FencedResource(true);
     }
@@ -126,7 +134,14 @@ public final class FencedResource implements AutoCloseable {
     public record Event(String client, String verb, long token, long nanos, boolean accepted) {
     }
 
-    /** Waits until {@code clients} distinct clients said HELLO, at most {@code timeout}; true if they did. */
+    /**
+     * Waits until {@code clients} distinct clients said HELLO, at most {@code timeout}; true if they did.
+     *
+     * @param clients how many clients must have said HELLO
+     * @param timeout how long to wait
+     * @return {@code true} when they did in time
+     * @throws InterruptedException when interrupted while waiting
+     */
     public synchronized boolean awaitGreetings(int clients, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (greeted.size() < clients) {
@@ -145,12 +160,21 @@ public final class FencedResource implements AutoCloseable {
         notifyAll();
     }
 
-    /** Every event so far (empty unless {@link #recording()}). */
+    /**
+     * Every event so far (empty unless {@link #recording()}).
+     *
+     * @return the events, oldest first
+     */
     public synchronized List<Event> events() {
         return List.copyOf(events);
     }
 
-    /** The events of one verb so far (empty unless {@link #recording()}). */
+    /**
+     * The events of one verb so far (empty unless {@link #recording()}).
+     *
+     * @param verb the verb, e.g. {@code WRITE}
+     * @return its events, oldest first
+     */
     public synchronized List<Event> events(String verb) {
         return events.stream().filter(e -> e.verb().equals(verb)).toList();
     }
@@ -158,6 +182,13 @@ public final class FencedResource implements AutoCloseable {
     /**
      * Waits at most {@code timeout} for the first event at or after index {@code from} with {@code verb} and, unless
      * {@code client} is null, from {@code client} (only when {@link #recording()}).
+     *
+     * @param from    the index of the first event to look at
+     * @param verb    the verb, e.g. {@code WRITE}
+     * @param client  the client to wait for; null for any
+     * @param timeout how long to wait
+     * @return the event, or empty when none came in time
+     * @throws InterruptedException when interrupted while waiting
      */
     public synchronized Optional<Event> await(int from, String verb, String client, Duration timeout)
             throws InterruptedException {
@@ -177,22 +208,40 @@ public final class FencedResource implements AutoCloseable {
         }
     }
 
-    /** The loopback port clients connect to. */
+    /**
+     * The loopback port clients connect to.
+     *
+     * @return the port
+     */
     public int port() {
         return server.getLocalPort();
     }
 
-    /** {@code 127.0.0.1:port}, for child processes. */
+    /**
+     * {@code 127.0.0.1:port}, for child processes.
+     *
+     * @return the address
+     */
     public String address() {
         return InetAddress.getLoopbackAddress().getHostAddress() + ":" + port();
     }
 
-    /** ENTER in this JVM, without a connection (same judgement as over TCP). */
+    /**
+     * ENTER in this JVM, without a connection (same judgement as over TCP).
+     *
+     * @param client the client's name
+     * @param token  the fencing number of the hold
+     */
     public synchronized void enter(String client, long token) {
         enter(client, token, false);
     }
 
-    /** SHARE in this JVM: a shared hold (a reader), which only an exclusive holder inside conflicts with. */
+    /**
+     * SHARE in this JVM: a shared hold (a reader), which only an exclusive holder inside conflicts with.
+     *
+     * @param client the client's name
+     * @param token  the fencing number of the hold
+     */
     public synchronized void share(String client, long token) {
         enter(client, token, true);
     }
@@ -234,6 +283,9 @@ public final class FencedResource implements AutoCloseable {
     /**
      * The unfenced overlaps in which every client involved (the one entering and all those inside) passes
      * {@code clients}: for example those among the holders that were never paused.
+     *
+     * @param clients which clients count
+     * @return the number of such overlaps
      */
     public synchronized long overlapsAmong(java.util.function.Predicate<String> clients) {
         long n = 0;
@@ -245,7 +297,13 @@ public final class FencedResource implements AutoCloseable {
         return n;
     }
 
-    /** WRITE in this JVM: true when accepted. */
+    /**
+     * WRITE in this JVM: true when accepted.
+     *
+     * @param client the client's name
+     * @param token  the fencing number of the write
+     * @return {@code true} when accepted, {@code false} when refused as stale
+     */
     public synchronized boolean write(String client, long token) {
         long now = System.nanoTime() - origin;
         if (anyAccepted && token < highest) {
@@ -270,7 +328,12 @@ public final class FencedResource implements AutoCloseable {
         return true;
     }
 
-    /** EXIT in this JVM. */
+    /**
+     * EXIT in this JVM.
+     *
+     * @param client the client's name
+     * @param token  the fencing number the hold entered with
+     */
     public synchronized void exit(String client, long token) {
         long now = System.nanoTime() - origin;
         Long entered = inside.remove(client);
@@ -282,7 +345,11 @@ public final class FencedResource implements AutoCloseable {
         record(client, "EXIT", token, true);
     }
 
-    /** {@link System#nanoTime()} of the last accepted write, or -1 if none. */
+    /**
+     * {@link System#nanoTime()} of the last accepted write, or -1 if none.
+     *
+     * @return the time, or -1
+     */
     public synchronized long lastAcceptNanos() {
         return lastAcceptNanos;
     }
@@ -290,6 +357,9 @@ public final class FencedResource implements AutoCloseable {
     /**
      * {@link System#nanoTime()} of the first write accepted at or after {@code nanos}, or -1 if none: how soon
      * work resumed after a fault was healed.
+     *
+     * @param nanos a {@link System#nanoTime()} reading
+     * @return the time, or -1
      */
     public synchronized long firstAcceptAfter(long nanos) {
         int lo = 0;
@@ -305,7 +375,11 @@ public final class FencedResource implements AutoCloseable {
         return lo < acceptCount ? acceptTimes[lo] : -1;
     }
 
-    /** What the resource saw so far. */
+    /**
+     * What the resource saw so far.
+     *
+     * @return the report
+     */
     public synchronized Report report() {
         return new Report(new TreeMap<>(enters), accepted, stale, overlaps, fenceRegressions, violations, protocolErrors,
                 maxInside, highest, new LinkedHashMap<>(inside), List.copyOf(notes));
@@ -329,6 +403,11 @@ public final class FencedResource implements AutoCloseable {
     public record Report(Map<String, Integer> enters, long accepted, long staleRejections, long overlaps,
                          long fenceRegressions, long violations, long protocolErrors, int maxInside, long highestToken,
                          Map<String, Long> insideNow, List<String> notes) {
+        /**
+         * Every client's enters added up.
+         *
+         * @return the number of enters
+         */
         public int totalEnters() {
             return enters.values().stream().mapToInt(Integer::intValue).sum();
         }

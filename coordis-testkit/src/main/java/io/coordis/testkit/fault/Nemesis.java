@@ -44,7 +44,20 @@ import java.util.function.Supplier;
 public final class Nemesis implements AutoCloseable {
     /** The kinds of fault. */
     public enum Kind {
-        KILL_RESTART, PAUSE, CLIENT_PAUSE, LATENCY, BLACKHOLE, STOP_CLIENT, PARTITION,
+        /** A Redis server is killed with SIGKILL and started again after the restart delay. */
+        KILL_RESTART,
+        /** A Redis server is stopped with SIGSTOP and continued with SIGCONT. */
+        PAUSE,
+        /** A Redis server holds its clients' commands ({@code CLIENT PAUSE}). */
+        CLIENT_PAUSE,
+        /** A proxy delays every chunk both ways. */
+        LATENCY,
+        /** A proxy holds everything in both directions. */
+        BLACKHOLE,
+        /** A client process is stopped with SIGSTOP and continued with SIGCONT. */
+        STOP_CLIENT,
+        /** A server in a network namespace is cut off from every client. */
+        PARTITION,
         /** The next reply through a proxy is lost (a client waiting for it times out); the others pass. */
         LOST_REPLY
     }
@@ -58,6 +71,11 @@ public final class Nemesis implements AutoCloseable {
      * @param healedNanos {@link System#nanoTime()} when healed
      */
     public record Event(Kind kind, String target, long startNanos, long healedNanos) {
+        /**
+         * How long the fault was held.
+         *
+         * @return the time from applying to healing
+         */
         public Duration held() {
             return Duration.ofNanos(healedNanos - startNanos);
         }
@@ -86,6 +104,7 @@ public final class Nemesis implements AutoCloseable {
          * Applies the fault, to be held for {@code hold} (a fault that lifts by itself, like {@code CLIENT
          * PAUSE}, uses it).
          *
+         * @param hold how long the fault is held
          * @return what was hit, for the {@link Event} (usually the target's name), or {@code null} when there
          *         was nothing to hit (no client process running): the step is then skipped and not recorded
          */
@@ -123,27 +142,50 @@ public final class Nemesis implements AutoCloseable {
         this.restartDelay = b.restartDelay;
     }
 
-    /** A nemesis whose choices come from {@code seed}. */
+    /**
+     * A nemesis whose choices come from {@code seed}.
+     *
+     * @param seed the seed of every choice
+     * @return a new builder
+     */
     public static Builder builder(long seed) {
         return new Builder(seed);
     }
 
-    /** A seed from the {@code coordis.nemesis.seed} system property (to replay a run), else a fresh one. */
+    /**
+     * A seed from the {@code coordis.nemesis.seed} system property (to replay a run), else a fresh one.
+     *
+     * @return the seed
+     */
     public static long seedFromPropertyOrRandom() {
         String s = System.getProperty("coordis.nemesis.seed");
         return s != null && !s.isBlank() ? Long.parseLong(s.trim()) : new Random().nextLong();
     }
 
+    /**
+     * The seed this nemesis draws its choices from.
+     *
+     * @return the seed
+     */
     public long seed() {
         return seed;
     }
 
-    /** The kinds this nemesis applies, in the order of {@link Kind}; a round holds each once. */
+    /**
+     * The kinds this nemesis applies, in the order of {@link Kind}; a round holds each once.
+     *
+     * @return the kinds
+     */
     public List<Kind> kinds() {
         return kinds;
     }
 
-    /** The first {@code count} steps a run takes, computed from the seed alone: nothing is applied. */
+    /**
+     * The first {@code count} steps a run takes, computed from the seed alone: nothing is applied.
+     *
+     * @param count how many steps
+     * @return the steps, in order
+     */
     public List<Step> schedule(int count) {
         Plan plan = new Plan();
         List<Step> steps = new ArrayList<>(count);
@@ -157,6 +199,8 @@ public final class Nemesis implements AutoCloseable {
      * Starts injecting faults in a background thread for {@code total}, and at least until every chosen kind
      * was applied once; then stops with everything healed.
      *
+     * @param total how long to run
+     * @return this nemesis
      * @throws IllegalStateException if already started
      */
     public synchronized Nemesis start(Duration total) {
@@ -174,6 +218,9 @@ public final class Nemesis implements AutoCloseable {
     /**
      * Waits for the run to end (at most {@code timeout}); true if it ended.
      *
+     * @param timeout how long to wait
+     * @return {@code true} when the run ended in time
+     * @throws InterruptedException when interrupted while waiting
      * @throws IllegalStateException when the run ended because a fault could not be applied (with that
      *                               failure as the cause; what was applied is healed by then)
      */
@@ -196,12 +243,20 @@ public final class Nemesis implements AutoCloseable {
         return true;
     }
 
-    /** Why the run stopped early: a fault that could not be applied. Empty while it runs or when it did not. */
+    /**
+     * Why the run stopped early: a fault that could not be applied. Empty while it runs or when it did not.
+     *
+     * @return the failure, or empty
+     */
     public synchronized Optional<Throwable> failure() {
         return Optional.ofNullable(failure);
     }
 
-    /** The faults applied so far (healed ones have their heal time). */
+    /**
+     * The faults applied so far (healed ones have their heal time).
+     *
+     * @return the events, oldest first
+     */
     public synchronized List<Event> events() {
         return List.copyOf(events);
     }
@@ -337,7 +392,12 @@ public final class Nemesis implements AutoCloseable {
         TimeUnit.MILLISECONDS.sleep(Math.max(0, d.toMillis()));
     }
 
-    /** Sends {@code kill -SIG pid}. */
+    /**
+     * Sends {@code kill -SIG pid}.
+     *
+     * @param sig the signal's name, e.g. {@code STOP}
+     * @param pid the process to signal
+     */
     public static void signal(String sig, long pid) {
         try {
             Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).redirectErrorStream(true).start();
@@ -371,19 +431,34 @@ public final class Nemesis implements AutoCloseable {
             this.seed = seed;
         }
 
-        /** Servers that KILL_RESTART, PAUSE and CLIENT_PAUSE may hit. */
+        /**
+         * Servers that KILL_RESTART, PAUSE and CLIENT_PAUSE may hit.
+         *
+         * @param s the servers
+         * @return this builder
+         */
         public Builder servers(List<RedisServer> s) {
             servers.addAll(s);
             return this;
         }
 
-        /** Proxies that LATENCY, BLACKHOLE and LOST_REPLY may hit. */
+        /**
+         * Proxies that LATENCY, BLACKHOLE and LOST_REPLY may hit.
+         *
+         * @param p the proxies
+         * @return this builder
+         */
         public Builder proxies(List<FaultProxy> p) {
             proxies.addAll(p);
             return this;
         }
 
-        /** Namespaces whose servers PARTITION may cut off. */
+        /**
+         * Namespaces whose servers PARTITION may cut off.
+         *
+         * @param n the namespaces
+         * @return this builder
+         */
         public Builder namespaces(List<NetworkNamespace> n) {
             namespaces.addAll(n);
             return this;
@@ -392,6 +467,9 @@ public final class Nemesis implements AutoCloseable {
         /**
          * The client processes STOP_CLIENT may pause (asked at each fault, as processes may be replaced; when
          * none is running the step is skipped).
+         *
+         * @param pids asked for the running client processes' PIDs
+         * @return this builder
          */
         public Builder clientPids(Supplier<List<Long>> pids) {
             clientPids = Objects.requireNonNull(pids);
@@ -401,6 +479,11 @@ public final class Nemesis implements AutoCloseable {
         /**
          * A target of the test's own for {@code kind}, drawn like the built-in ones (after them, in the order
          * added); see {@link Fault} for what its {@code heal} must tolerate.
+         *
+         * @param kind  the kind of fault
+         * @param name  the target's name, for the events
+         * @param fault applies and heals the fault
+         * @return this builder
          */
         public Builder target(Kind kind, String name, Fault fault) {
             Objects.requireNonNull(kind, "kind");
@@ -412,38 +495,69 @@ public final class Nemesis implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The kinds of fault to apply; {@link #build()} needs at least one.
+         *
+         * @param k the kinds
+         * @return this builder
+         */
         public Builder kinds(Set<Kind> k) {
             kinds = EnumSet.copyOf(k);
             return this;
         }
 
-        /** Quiet time between faults, chosen uniformly in [min, max]. */
+        /**
+         * Quiet time between faults, chosen uniformly in [min, max].
+         *
+         * @param min the shortest gap
+         * @param max the longest gap
+         * @return this builder
+         */
         public Builder gap(Duration min, Duration max) {
             minGap = min;
             maxGap = max;
             return this;
         }
 
-        /** How long a fault is held, chosen uniformly in [min, max] (KILL_RESTART uses the restart delay). */
+        /**
+         * How long a fault is held, chosen uniformly in [min, max] (KILL_RESTART uses the restart delay).
+         *
+         * @param min the shortest hold
+         * @param max the longest hold
+         * @return this builder
+         */
         public Builder hold(Duration min, Duration max) {
             minHold = min;
             maxHold = max;
             return this;
         }
 
-        /** The delay LATENCY adds to each direction, chosen uniformly in [min, max] (default 50–250 ms). */
+        /**
+         * The delay LATENCY adds to each direction, chosen uniformly in [min, max] (default 50–250 ms).
+         *
+         * @param min the smallest delay
+         * @param max the largest delay
+         * @return this builder
+         */
         public Builder latency(Duration min, Duration max) {
             minLatency = min;
             maxLatency = max;
             return this;
         }
 
+        /**
+         * How long a server killed by {@link Kind#KILL_RESTART} stays down.
+         *
+         * @param d the delay before the restart
+         * @return this builder
+         */
         public Builder restartDelay(Duration d) {
             restartDelay = d;
             return this;
         }
 
         /**
+         * @return the nemesis, not started
          * @throws IllegalArgumentException when no kind was chosen, or a chosen kind has no target
          */
         public Nemesis build() {

@@ -76,7 +76,11 @@ public final class NetworkNamespace implements AutoCloseable {
         }
     }
 
-    /** Why namespaces cannot be made here, or {@code null} when they can. */
+    /**
+     * Why namespaces cannot be made here, or {@code null} when they can.
+     *
+     * @return the reason, or {@code null}
+     */
     public static String unavailableReason() {
         if (!"root".equals(System.getProperty("user.name"))) {
             return "network namespaces need root (running as " + System.getProperty("user.name") + ")";
@@ -89,7 +93,11 @@ public final class NetworkNamespace implements AutoCloseable {
         return null;
     }
 
-    /** Creates a namespace with its link up, on a subnet no interface on this host uses. */
+    /**
+     * Creates a namespace with its link up, on a subnet no interface on this host uses.
+     *
+     * @return the namespace; close it to delete
+     */
     public static NetworkNamespace create() {
         int n = COUNTER.incrementAndGet() % 1000; // keeps interface names within 15 characters
         return create(n, (int) ((ProcessHandle.current().pid() * 7 + n) % SUBNETS) + 1);
@@ -169,16 +177,30 @@ public final class NetworkNamespace implements AutoCloseable {
         inNamespace("ip", "link", "set", "lo", "up");
     }
 
+    /**
+     * The namespace's name, as {@code ip netns} knows it.
+     *
+     * @return the name
+     */
     public String name() {
         return name;
     }
 
-    /** The address of the namespace's end of the link (where a server inside listens). */
+    /**
+     * The address of the namespace's end of the link (where a server inside listens).
+     *
+     * @return the address
+     */
     public String address() {
         return address;
     }
 
-    /** {@code command} prefixed so that it runs inside the namespace (the PID stays the command's own). */
+    /**
+     * {@code command} prefixed so that it runs inside the namespace (the PID stays the command's own).
+     *
+     * @param command a command line
+     * @return the command line that runs it inside the namespace
+     */
     public List<String> wrap(List<String> command) {
         List<String> wrapped = new ArrayList<>(List.of(resolve("ip"), "netns", "exec", name));
         wrapped.addAll(command);
@@ -217,6 +239,11 @@ public final class NetworkNamespace implements AutoCloseable {
         partitioned = false;
     }
 
+    /**
+     * Whether the namespace is cut off now.
+     *
+     * @return {@code true} between a partition and its healing
+     */
     public synchronized boolean isPartitioned() {
         return partitioned;
     }

@@ -35,6 +35,8 @@ public final class ReplicationCut implements AutoCloseable {
     /**
      * Holds back {@code master}'s stream to every replica connected to it now.
      *
+     * @param master the master whose replication to hold back
+     * @return the cut, in force; close it to heal
      * @throws IllegalStateException when it has no replica connected, or a rule cannot be installed (then none is)
      */
     public static ReplicationCut of(RedisServer master) {
@@ -67,7 +69,11 @@ public final class ReplicationCut implements AutoCloseable {
         return new ReplicationCut(table, List.copyOf(ports));
     }
 
-    /** The local ports of the replica connections held back. */
+    /**
+     * The local ports of the replica connections held back.
+     *
+     * @return the ports
+     */
     public List<Integer> replicaPorts() {
         return replicaPorts;
     }

@@ -18,6 +18,9 @@ public final class Histories {
     /**
      * Every {@code *.jsonl} file in {@code dir}, merged and ordered by time (ties keep file order). A torn
      * last line (a process killed while writing it) is skipped; a bad line anywhere else is an error.
+     *
+     * @param dir the directory of the history files
+     * @return the operations, oldest first
      */
     public static List<Op> read(Path dir) {
         List<Op> ops = new ArrayList<>();

@@ -28,7 +28,13 @@ public final class History implements AutoCloseable {
         this.out = out;
     }
 
-    /** Opens (appending) the history file of {@code process}. */
+    /**
+     * Opens (appending) the history file of {@code process}.
+     *
+     * @param file    the file to append to
+     * @param process the process's name in each line
+     * @return the open history; close it when done
+     */
     public static History open(Path file, String process) {
         try {
             return new History(process, Files.newOutputStream(file, StandardOpenOption.CREATE,
@@ -38,23 +44,63 @@ public final class History implements AutoCloseable {
         }
     }
 
+    /**
+     * Records that the calling thread is about to run {@code f}.
+     *
+     * @param f     the operation
+     * @param key   the object
+     * @param value a value; empty for none
+     * @param token a number; -1 for none
+     */
     public void invoke(String f, String key, String value, long token) {
         record("invoke", f, key, value, token);
     }
 
+    /**
+     * Records that {@code f} succeeded.
+     *
+     * @param f     the operation
+     * @param key   the object
+     * @param value a value; empty for none
+     * @param token a number; -1 for none
+     */
     public void ok(String f, String key, String value, long token) {
         record("ok", f, key, value, token);
     }
 
+    /**
+     * Records that {@code f} failed and did nothing.
+     *
+     * @param f     the operation
+     * @param key   the object
+     * @param value a value; empty for none
+     * @param token a number; -1 for none
+     */
     public void fail(String f, String key, String value, long token) {
         record("fail", f, key, value, token);
     }
 
+    /**
+     * Records an unknown outcome of {@code f}, or an observation.
+     *
+     * @param f     the operation
+     * @param key   the object
+     * @param value a value; empty for none
+     * @param token a number; -1 for none
+     */
     public void info(String f, String key, String value, long token) {
         record("info", f, key, value, token);
     }
 
-    /** Appends one operation of the calling thread, stamped now. */
+    /**
+     * Appends one operation of the calling thread, stamped now.
+     *
+     * @param type  {@code invoke}, {@code ok}, {@code fail} or {@code info}
+     * @param f     the operation
+     * @param key   the object
+     * @param value a value; empty for none
+     * @param token a number; -1 for none
+     */
     public void record(String type, String f, String key, String value, long token) {
         Op op = new Op(process, Thread.currentThread().getName(), type, f, key, value, token, nowMicros());
         byte[] line = (Json.write(op) + "\n").getBytes(StandardCharsets.UTF_8);
@@ -71,6 +117,12 @@ public final class History implements AutoCloseable {
     /**
      * Appends one operation of the calling thread per value, all stamped now, in one write: a batch (say
      * eight deliveries taken at once) costs one system call, and a SIGKILL tears at most its last line.
+     *
+     * @param type   {@code invoke}, {@code ok}, {@code fail} or {@code info}
+     * @param f      the operation
+     * @param key    the object
+     * @param values the values, one line each
+     * @param token  a number; -1 for none
      */
     public void recordAll(String type, String f, String key, java.util.List<String> values, long token) {
         String thread = Thread.currentThread().getName();
@@ -90,7 +142,11 @@ public final class History implements AutoCloseable {
         }
     }
 
-    /** Wall-clock microseconds since the epoch. */
+    /**
+     * Wall-clock microseconds since the epoch.
+     *
+     * @return the time
+     */
     public static long nowMicros() {
         return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
     }

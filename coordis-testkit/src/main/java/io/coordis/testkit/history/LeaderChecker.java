@@ -19,7 +19,13 @@ public final class LeaderChecker {
     private LeaderChecker() {
     }
 
+    /** The verdict; {@code examples} holds a few offending elections, readable. */
     public record Result(int elections, int sharedTerms, int regressions, List<String> examples) {
+        /**
+         * Whether no two elections shared a term and no term went back.
+         *
+         * @return {@code true} when the history is valid
+         */
         public boolean valid() {
             return sharedTerms == 0 && regressions == 0;
         }
@@ -28,6 +34,12 @@ public final class LeaderChecker {
     private record Election(String actor, String key, String id, long term, long invoked, long ok) {
     }
 
+    /**
+     * Checks the elections of a history.
+     *
+     * @param ops the history, oldest first
+     * @return the verdict
+     */
     public static Result check(List<Op> ops) {
         Map<String, Long> invoked = new HashMap<>();
         List<Election> elections = new ArrayList<>();

@@ -33,6 +33,11 @@ public final class LockChecker {
     /** The verdict; {@code examples} holds a few offending pairs, readable. */
     public record Result(int acquisitions, int overlaps, int unfencedOverlaps, int fenceViolations,
                          List<String> examples) {
+        /**
+         * Whether no two holders overlapped and the fencing numbers grew in real-time order.
+         *
+         * @return {@code true} when the history is valid
+         */
         public boolean valid() {
             return overlaps == 0 && fenceViolations == 0;
         }
@@ -45,6 +50,13 @@ public final class LockChecker {
     private record Acted(String actor, String key, long start, long end, long token) {
     }
 
+    /**
+     * Checks the lock holdings of a history.
+     *
+     * @param ops the history, oldest first
+     * @param ttl the locks' TTL
+     * @return the verdict
+     */
     public static Result check(List<Op> ops, Duration ttl) {
         long ttlMicros = ttl.toNanos() / 1000;
         Map<String, Long> invoked = new HashMap<>();

@@ -28,14 +28,25 @@ public final class QueueChecker {
     private QueueChecker() {
     }
 
+    /** The verdict; {@code examples} holds a few offending messages, readable. */
     public record Result(int enqueued, int acknowledged, int indeterminate, int lost, int stuck, int duplicates,
                          int phantoms, List<String> examples) {
-        /** Nothing lost, nothing stuck, nothing invented; duplicates are allowed. */
+        /**
+         * Nothing lost, nothing stuck, nothing invented; duplicates are allowed.
+         *
+         * @return {@code true} when the history is valid
+         */
         public boolean valid() {
             return lost == 0 && stuck == 0 && phantoms == 0;
         }
     }
 
+    /**
+     * Checks the messages of a history.
+     *
+     * @param ops the history, oldest first
+     * @return the verdict
+     */
     public static Result check(List<Op> ops) {
         Set<String> enqueued = new HashSet<>();
         Set<String> maybe = new HashSet<>();

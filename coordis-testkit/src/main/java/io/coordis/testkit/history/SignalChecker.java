@@ -24,8 +24,14 @@ public final class SignalChecker {
     private SignalChecker() {
     }
 
+    /** The verdict; {@code examples} holds a few offending signals, readable. */
     public record Result(int sent, int receivers, int heard, int missedWithGap, int silentlyMissed,
                          int duplicates, int phantoms, List<String> examples) {
+        /**
+         * Whether no signal was silently missed, heard twice or invented.
+         *
+         * @return {@code true} when the history is valid
+         */
         public boolean valid() {
             return silentlyMissed == 0 && duplicates == 0 && phantoms == 0;
         }
@@ -34,6 +40,12 @@ public final class SignalChecker {
     private record Send(String id, long invoked, long ok) {
     }
 
+    /**
+     * Checks the signals of a history.
+     *
+     * @param ops the history, oldest first
+     * @return the verdict
+     */
     public static Result check(List<Op> ops) {
         Map<String, Long> invoked = new HashMap<>();
         Map<String, Send> sends = new HashMap<>();

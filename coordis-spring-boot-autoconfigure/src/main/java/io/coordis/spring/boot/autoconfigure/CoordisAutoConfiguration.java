@@ -36,6 +36,15 @@ import org.springframework.context.annotation.Configuration;
 public class CoordisAutoConfiguration {
     private static final Logger LOG = LoggerFactory.getLogger(CoordisAutoConfiguration.class);
 
+    /**
+     * The client, connected at start-up to the first Redis of the list above and closed with the context.
+     *
+     * @param properties  the {@code coordis.*} properties
+     * @param embedded    the development server, when {@code coordis.embedded=true}
+     * @param springData  the Redis of Spring Data Redis, when the application has it
+     * @param customizers change the builder after the properties, in their order
+     * @return the connected client
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public Coordis coordis(CoordisProperties properties, ObjectProvider<EmbeddedRedis> embedded,
@@ -87,12 +96,24 @@ public class CoordisAutoConfiguration {
         return data.urls();
     }
 
+    /**
+     * The options an application's locks start from, from {@code coordis.lock.*}.
+     *
+     * @param properties the {@code coordis.*} properties
+     * @return the lock options
+     */
     @Bean
     @ConditionalOnMissingBean
     public LockOptions coordisLockOptions(CoordisProperties properties) {
         return BuilderProperties.lockOptions(properties.getLock());
     }
 
+    /**
+     * The options an application's queues start from, from {@code coordis.queue.*}.
+     *
+     * @param properties the {@code coordis.*} properties
+     * @return the queue options
+     */
     @Bean
     @ConditionalOnMissingBean
     public QueueOptions coordisQueueOptions(CoordisProperties properties) {

@@ -9,5 +9,10 @@ import io.coordis.Coordis;
  */
 @FunctionalInterface
 public interface CoordisBuilderCustomizer {
+    /**
+     * Changes the builder; called once, on the thread that creates the client.
+     *
+     * @param builder the builder, with the properties applied
+     */
     void customize(Coordis.Builder builder);
 }

@@ -21,11 +21,21 @@ import java.time.Instant;
 public final class CoordisEndpoint {
     private final Coordis coordis;
 
+    /**
+     * An endpoint that reads through {@code coordis}'s inspector.
+     *
+     * @param coordis the client whose Redis is shown
+     */
     public CoordisEndpoint(Coordis coordis) {
         this.coordis = coordis;
     }
 
-    /** The view of the objects whose names match {@code match} ({@code *} when absent). */
+    /**
+     * The view of the objects whose names match {@code match} ({@code *} when absent).
+     *
+     * @param match a Redis glob over the names, after the client's key prefix; null or empty for {@code *}
+     * @return the locks, elections, queues and signals found
+     */
     @ReadOperation
     public CoordisView view(@Nullable String match) {
         String glob = coordis.keyPrefix() + (match == null || match.isEmpty() ? "*" : match);

@@ -32,6 +32,15 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(CoordisProperties.class)
 public class CoordisMetricsAutoConfiguration {
 
+    /**
+     * The client's telemetry for Micrometer, with the name tags of {@code coordis.metrics.tag-names} and the
+     * application's observation registry, if it has exactly one.
+     *
+     * @param registry     where the meters go
+     * @param observations the observation registry, if any
+     * @param properties   the {@code coordis.*} properties
+     * @return the telemetry, closed with the context
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public CoordisMetrics coordisMetrics(MeterRegistry registry, ObjectProvider<ObservationRegistry> observations,

@@ -44,58 +44,130 @@ public class CoordisProperties {
 
     private final Metrics metrics = new Metrics();
 
+    /**
+     * The Redis URLs: one, or three and more independent masters for Redlock ({@code coordis.urls}).
+     *
+     * @return the URLs; empty for the Redis of {@code spring.data.redis.*}
+     */
     public List<String> getUrls() {
         return urls;
     }
 
+    /**
+     * Sets the Redis URLs: one, or three and more independent masters for Redlock ({@code coordis.urls}).
+     *
+     * @param urls the URLs; empty for the Redis of {@code spring.data.redis.*}
+     */
     public void setUrls(List<String> urls) {
         this.urls = urls;
     }
 
+    /**
+     * URLs of replicas of the master, on which signal waiters listen as well ({@code coordis.replica-urls}).
+     *
+     * @return the URLs; empty for none
+     */
     public List<String> getReplicaUrls() {
         return replicaUrls;
     }
 
+    /**
+     * Sets URLs of replicas of the master, on which signal waiters listen as well ({@code coordis.replica-urls}).
+     *
+     * @param replicaUrls the URLs; empty for none
+     */
     public void setReplicaUrls(List<String> replicaUrls) {
         this.replicaUrls = replicaUrls;
     }
 
+    /**
+     * The prefix put before every key and channel name ({@code coordis.key-prefix}).
+     *
+     * @return the prefix; empty for none
+     */
     public String getKeyPrefix() {
         return keyPrefix;
     }
 
+    /**
+     * Sets the prefix put before every key and channel name ({@code coordis.key-prefix}).
+     *
+     * @param keyPrefix the prefix; empty for none
+     */
     public void setKeyPrefix(String keyPrefix) {
         this.keyPrefix = keyPrefix;
     }
 
+    /**
+     * The upper bound on one round trip to Redis, also the connect timeout ({@code coordis.command-timeout}).
+     *
+     * @return the timeout; 2 s by default
+     */
     public Duration getCommandTimeout() {
         return commandTimeout;
     }
 
+    /**
+     * Sets the upper bound on one round trip to Redis, also the connect timeout ({@code coordis.command-timeout}).
+     *
+     * @param commandTimeout the timeout; 2 s by default
+     */
     public void setCommandTimeout(Duration commandTimeout) {
         this.commandTimeout = commandTimeout;
     }
 
+    /**
+     * Whether a redis-server is started for this application when no URL is given ({@code coordis.embedded}),
+     * in development.
+     *
+     * @return {@code true} to start one; {@code false} by default
+     */
     public boolean isEmbedded() {
         return embedded;
     }
 
+    /**
+     * Sets whether a redis-server is started for this application when no URL is given
+     * ({@code coordis.embedded}), in development.
+     *
+     * @param embedded {@code true} to start one; {@code false} by default
+     */
     public void setEmbedded(boolean embedded) {
         this.embedded = embedded;
     }
 
+    /**
+     * TLS for {@code rediss://} URLs ({@code coordis.tls.*}).
+     *
+     * @return the TLS settings
+     */
     public Tls getTls() {
         return tls;
     }
 
+    /**
+     * The defaults of the {@code LockOptions} bean ({@code coordis.lock.*}).
+     *
+     * @return the lock defaults
+     */
     public Lock getLock() {
         return lock;
     }
 
+    /**
+     * The defaults of the {@code QueueOptions} bean ({@code coordis.queue.*}).
+     *
+     * @return the queue defaults
+     */
     public Queue getQueue() {
         return queue;
     }
 
+    /**
+     * The client's Micrometer meters ({@code coordis.metrics.*}).
+     *
+     * @return the metrics settings
+     */
     public Metrics getMetrics() {
         return metrics;
     }
@@ -114,34 +186,76 @@ public class CoordisProperties {
         /** Whether the server's certificate must name the host of the URL; false is unsafe. */
         private boolean verifyHostname = true;
 
+        /**
+         * The PEM file of the CA certificates to trust instead of the JVM's trust store ({@code coordis.tls.ca}).
+         *
+         * @return the file; {@code null} for the JVM's trust store
+         */
         public Path getCa() {
             return ca;
         }
 
+        /**
+         * Sets the PEM file of the CA certificates to trust instead of the JVM's trust store ({@code coordis.tls.ca}).
+         *
+         * @param ca the file; {@code null} for the JVM's trust store
+         */
         public void setCa(Path ca) {
             this.ca = ca;
         }
 
+        /**
+         * The PEM file of the client's certificate chain, for servers that require client certificates
+         * ({@code coordis.tls.cert}).
+         *
+         * @return the file; {@code null} for none
+         */
         public Path getCert() {
             return cert;
         }
 
+        /**
+         * Sets the PEM file of the client's certificate chain, for servers that require client certificates
+         * ({@code coordis.tls.cert}).
+         *
+         * @param cert the file; {@code null} for none
+         */
         public void setCert(Path cert) {
             this.cert = cert;
         }
 
+        /**
+         * The PEM file of the client's unencrypted PKCS#8 private key ({@code coordis.tls.key}).
+         *
+         * @return the file; {@code null} for none
+         */
         public Path getKey() {
             return key;
         }
 
+        /**
+         * Sets the PEM file of the client's unencrypted PKCS#8 private key ({@code coordis.tls.key}).
+         *
+         * @param key the file; {@code null} for none
+         */
         public void setKey(Path key) {
             this.key = key;
         }
 
+        /**
+         * Whether the server's certificate must name the host of the URL ({@code coordis.tls.verify-hostname}).
+         *
+         * @return {@code true} by default; {@code false} is unsafe
+         */
         public boolean isVerifyHostname() {
             return verifyHostname;
         }
 
+        /**
+         * Sets whether the server's certificate must name the host of the URL ({@code coordis.tls.verify-hostname}).
+         *
+         * @param verifyHostname {@code true} by default; {@code false} is unsafe
+         */
         public void setVerifyHostname(boolean verifyHostname) {
             this.verifyHostname = verifyHostname;
         }
@@ -155,18 +269,38 @@ public class CoordisProperties {
         /** Stop renewing once a lock has been held this long, so a stuck holder cannot keep it; none by default. */
         private Duration maxHold;
 
+        /**
+         * How long a lock lives in Redis without renewal ({@code coordis.lock.ttl}).
+         *
+         * @return the TTL; 30 s by default
+         */
         public Duration getTtl() {
             return ttl;
         }
 
+        /**
+         * Sets how long a lock lives in Redis without renewal ({@code coordis.lock.ttl}).
+         *
+         * @param ttl the TTL; 30 s by default
+         */
         public void setTtl(Duration ttl) {
             this.ttl = ttl;
         }
 
+        /**
+         * How long a lock is renewed at most ({@code coordis.lock.max-hold}).
+         *
+         * @return the limit; {@code null} for none
+         */
         public Duration getMaxHold() {
             return maxHold;
         }
 
+        /**
+         * Sets how long a lock is renewed at most ({@code coordis.lock.max-hold}).
+         *
+         * @param maxHold the limit; {@code null} for none
+         */
         public void setMaxHold(Duration maxHold) {
             this.maxHold = maxHold;
         }
@@ -189,42 +323,93 @@ public class CoordisProperties {
         /** The largest message in bytes; larger ones are refused before anything is sent. */
         private int maxMessageBytes = 1048576;
 
+        /**
+         * How many failed deliveries send a message to the dead letters ({@code coordis.queue.max-attempts}).
+         *
+         * @return the count; 5 by default
+         */
         public int getMaxAttempts() {
             return maxAttempts;
         }
 
+        /**
+         * Sets how many failed deliveries send a message to the dead letters ({@code coordis.queue.max-attempts}).
+         *
+         * @param maxAttempts the count; 5 by default
+         */
         public void setMaxAttempts(int maxAttempts) {
             this.maxAttempts = maxAttempts;
         }
 
+        /**
+         * How long a consumer's heartbeat lives without renewal ({@code coordis.queue.heartbeat-ttl}).
+         *
+         * @return the TTL; 10 s by default
+         */
         public Duration getHeartbeatTtl() {
             return heartbeatTtl;
         }
 
+        /**
+         * Sets how long a consumer's heartbeat lives without renewal ({@code coordis.queue.heartbeat-ttl}).
+         *
+         * @param heartbeatTtl the TTL; 10 s by default
+         */
         public void setHeartbeatTtl(Duration heartbeatTtl) {
             this.heartbeatTtl = heartbeatTtl;
         }
 
+        /**
+         * How often consumers look for dead consumers and due delayed retries ({@code coordis.queue.sweep-interval}).
+         *
+         * @return the interval; 2 s by default
+         */
         public Duration getSweepInterval() {
             return sweepInterval;
         }
 
+        /**
+         * Sets how often consumers look for dead consumers and due delayed retries
+         * ({@code coordis.queue.sweep-interval}).
+         *
+         * @param sweepInterval the interval; 2 s by default
+         */
         public void setSweepInterval(Duration sweepInterval) {
             this.sweepInterval = sweepInterval;
         }
 
+        /**
+         * How many deliveries one consumer may hold at once ({@code coordis.queue.slots}).
+         *
+         * @return the count, 1 to 1024; 16 by default
+         */
         public int getSlots() {
             return slots;
         }
 
+        /**
+         * Sets how many deliveries one consumer may hold at once ({@code coordis.queue.slots}).
+         *
+         * @param slots the count, 1 to 1024; 16 by default
+         */
         public void setSlots(int slots) {
             this.slots = slots;
         }
 
+        /**
+         * The largest message accepted ({@code coordis.queue.max-message-bytes}).
+         *
+         * @return the size in bytes; 1 MiB by default
+         */
         public int getMaxMessageBytes() {
             return maxMessageBytes;
         }
 
+        /**
+         * Sets the largest message accepted ({@code coordis.queue.max-message-bytes}).
+         *
+         * @param maxMessageBytes the size in bytes; 1 MiB by default
+         */
         public void setMaxMessageBytes(int maxMessageBytes) {
             this.maxMessageBytes = maxMessageBytes;
         }
@@ -247,34 +432,74 @@ public class CoordisProperties {
         /** How often the gauges of coordis.metrics.queues are polled (at least 100ms). */
         private Duration pollInterval = Duration.ofSeconds(10);
 
+        /**
+         * Whether the client records meters ({@code coordis.metrics.enabled}).
+         *
+         * @return {@code true} by default
+         */
         public boolean isEnabled() {
             return enabled;
         }
 
+        /**
+         * Sets whether the client records meters ({@code coordis.metrics.enabled}).
+         *
+         * @param enabled {@code true} by default
+         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
 
+        /**
+         * The names that become the meters' name tag as they are ({@code coordis.metrics.tag-names}).
+         *
+         * @return the names; empty for none
+         */
         public List<String> getTagNames() {
             return tagNames;
         }
 
+        /**
+         * Sets the names that become the meters' name tag as they are ({@code coordis.metrics.tag-names}).
+         *
+         * @param tagNames the names; empty for none
+         */
         public void setTagNames(List<String> tagNames) {
             this.tagNames = tagNames;
         }
 
+        /**
+         * The reliable queues whose figures are polled into gauges ({@code coordis.metrics.queues}).
+         *
+         * @return the queue names; empty for none
+         */
         public List<String> getQueues() {
             return queues;
         }
 
+        /**
+         * Sets the reliable queues whose figures are polled into gauges ({@code coordis.metrics.queues}).
+         *
+         * @param queues the queue names; empty for none
+         */
         public void setQueues(List<String> queues) {
             this.queues = queues;
         }
 
+        /**
+         * How often the queues' gauges are polled ({@code coordis.metrics.poll-interval}).
+         *
+         * @return the interval; 10 s by default
+         */
         public Duration getPollInterval() {
             return pollInterval;
         }
 
+        /**
+         * Sets how often the queues' gauges are polled ({@code coordis.metrics.poll-interval}).
+         *
+         * @param pollInterval the interval; 10 s by default
+         */
         public void setPollInterval(Duration pollInterval) {
             this.pollInterval = pollInterval;
         }

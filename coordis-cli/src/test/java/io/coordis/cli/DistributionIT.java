@@ -85,7 +85,7 @@ class DistributionIT {
             return Optional.empty();
         }
         try (Stream<Path> files = Files.list(cache)) {
-            return files.filter(f -> f.getFileName().toString().matches("coordis-\\d+\\.jsa")).findFirst();
+            return files.filter(f -> f.getFileName().toString().matches("coordis-\\d+\\.(jsa|aot)")).findFirst();
         }
     }
 

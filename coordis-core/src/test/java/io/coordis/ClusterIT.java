@@ -8,7 +8,6 @@ import io.coordis.lock.Lease;
 import io.coordis.lock.Permit;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.QueueStats;

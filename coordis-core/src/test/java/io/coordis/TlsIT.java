@@ -12,7 +12,6 @@ import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.TlsSettings;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
-import io.coordis.lock.NodeVote;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.Queue;

@@ -5,7 +5,7 @@ import io.coordis.DurationText;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.Order;
-import io.coordis.queue.Outcome;
+import io.coordis.Outcome;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.QueueStats;
 import io.coordis.queue.ReliableQueue;

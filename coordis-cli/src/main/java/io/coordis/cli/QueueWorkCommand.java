@@ -5,7 +5,7 @@ import io.coordis.CoordisException;
 import io.coordis.DurationText;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
+import io.coordis.Outcome;
 import io.coordis.queue.QueueOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import io.coordis.CoordisException;
+import io.coordis.NodeVote;
 import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;

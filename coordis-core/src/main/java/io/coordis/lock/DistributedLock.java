@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.NodeVote;
 import io.coordis.internal.Failures;
 import io.coordis.internal.lease.LossScope;
 

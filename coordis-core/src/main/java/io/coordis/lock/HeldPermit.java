@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.NodeVote;
 import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
 

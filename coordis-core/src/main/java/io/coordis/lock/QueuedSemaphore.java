@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import io.coordis.CoordisException;
+import io.coordis.NodeVote;
 import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Named;

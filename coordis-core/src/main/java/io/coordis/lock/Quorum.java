@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.NodeVote;
 import java.util.List;
 
 /** The arithmetic of a majority vote over N nodes. */

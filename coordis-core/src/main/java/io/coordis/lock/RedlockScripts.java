@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.NodeVote;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;

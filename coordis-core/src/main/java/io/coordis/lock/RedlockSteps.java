@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import io.coordis.NodeUnavailableException;
+import io.coordis.NodeVote;
 import io.coordis.WrongTypeException;
 import io.coordis.internal.Timer;
 

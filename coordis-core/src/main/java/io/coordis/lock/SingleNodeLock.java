@@ -2,6 +2,7 @@ package io.coordis.lock;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.NodeVote;
 import io.coordis.Replication;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Replicas;

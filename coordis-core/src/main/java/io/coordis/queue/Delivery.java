@@ -1,5 +1,6 @@
 package io.coordis.queue;
 
+import io.coordis.Outcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;

@@ -1,5 +1,7 @@
 package io.coordis.queue;
 
+import io.coordis.Outcome;
+
 /**
  * What settling one delivery answered: its outcome and, when the script saw the message, the payload's failed
  * deliveries before this one ({@code -1} when it did not: already settled, or gone).

@@ -1,6 +1,7 @@
 package io.coordis.queue;
 
 import io.coordis.CoordisException;
+import io.coordis.Outcome;
 import io.coordis.Telemetry;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;

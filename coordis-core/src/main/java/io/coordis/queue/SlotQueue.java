@@ -1,5 +1,6 @@
 package io.coordis.queue;
 
+import io.coordis.Outcome;
 import io.coordis.Telemetry;
 import io.coordis.internal.Failures;
 import io.coordis.internal.Timer;

@@ -2,6 +2,7 @@ package io.coordis.lock;
 
 import io.coordis.AccessDeniedException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.NodeVote;
 import io.coordis.internal.ManualTimer;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.NodeVote;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

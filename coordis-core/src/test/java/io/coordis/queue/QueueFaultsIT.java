@@ -3,6 +3,7 @@ package io.coordis.queue;
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.Outcome;
 import io.coordis.TestClients;
 import io.coordis.testkit.FaultProxy;
 import io.coordis.testkit.Prefixed;

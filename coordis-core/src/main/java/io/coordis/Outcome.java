@@ -1,6 +1,11 @@
-package io.coordis.queue;
+package io.coordis;
 
-/** What settling a delivery ({@link Delivery#ack()}, {@link Delivery#nack()}) did. */
+import io.coordis.queue.Delivery;
+
+/**
+ * What settling a queue's delivery ({@link io.coordis.queue.Delivery#ack()}, {@link io.coordis.queue.Delivery#nack()})
+ * did.
+ */
 public enum Outcome {
     /** Removed from the processing slot: done. */
     ACKED,

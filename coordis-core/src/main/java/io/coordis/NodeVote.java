@@ -1,7 +1,7 @@
-package io.coordis.lock;
+package io.coordis;
 
 /**
- * How one Redis node answered one step (acquire, extend) of a lock.
+ * How one Redis node answered one step (acquire, extend) of a Redlock lock.
  *
  * @param node   the node, {@code host:port}
  * @param vote   its answer

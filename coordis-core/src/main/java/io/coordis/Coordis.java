@@ -11,11 +11,12 @@ import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Wiring;
+import io.coordis.internal.lock.Locks;
 import io.coordis.internal.redis.Connections;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
-import io.coordis.lock.Locks;
+import io.coordis.internal.lock.Locks;
 import io.coordis.lock.ReadWriteLock;
 import io.coordis.lock.Semaphore;
 import io.coordis.queue.Queue;
@@ -90,7 +91,7 @@ public final class Coordis implements AutoCloseable {
         }
         this.wiring = new Wiring(connections.nodes(), connections.replicas(), b.keyPrefix, timer,
                 b.maxSignalBytes, b.telemetry);
-        this.locks = wiring.make(Locks.class);
+        this.locks = new Locks(wiring);
         this.elections = wiring.make(Elections.class);
         this.signals = wiring.make(PubSubSignals.class);
         this.queues = wiring.make(Queues.class);

@@ -7,8 +7,8 @@ import io.coordis.election.ElectionLayout;
 import io.coordis.internal.redis.AdminCommands;
 import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
-import io.coordis.lock.LockLayout;
-import io.coordis.lock.SemaphoreLayout;
+import io.coordis.internal.lock.LockLayout;
+import io.coordis.internal.lock.SemaphoreLayout;
 import io.coordis.queue.QueueLayout;
 import io.coordis.signal.SignalLayout;
 

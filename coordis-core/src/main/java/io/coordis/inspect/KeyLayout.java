@@ -1,7 +1,7 @@
 package io.coordis.inspect;
 
 import io.coordis.internal.Keys;
-import io.coordis.lock.LockLayout;
+import io.coordis.internal.lock.LockLayout;
 
 import java.util.Optional;
 import java.util.Set;

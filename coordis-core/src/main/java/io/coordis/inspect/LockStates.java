@@ -2,7 +2,7 @@ package io.coordis.inspect;
 
 import io.coordis.lock.AuditEntry;
 import io.coordis.lock.LockHolder;
-import io.coordis.lock.LockLayout;
+import io.coordis.internal.lock.LockLayout;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package io.coordis.inspect;
 
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
-import io.coordis.lock.SemaphoreLayout;
+import io.coordis.internal.lock.SemaphoreLayout;
 
 import java.time.Duration;
 import java.util.ArrayList;

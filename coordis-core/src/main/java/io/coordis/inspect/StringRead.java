@@ -7,7 +7,7 @@ import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.AuditEntry;
 import io.coordis.lock.LockHolder;
-import io.coordis.lock.LockLayout;
+import io.coordis.internal.lock.LockLayout;
 
 import java.time.Duration;
 import java.util.ArrayList;

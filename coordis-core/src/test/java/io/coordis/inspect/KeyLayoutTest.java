@@ -1,7 +1,7 @@
 package io.coordis.inspect;
 
 import io.coordis.election.ElectionLayout;
-import io.coordis.lock.LockLayout;
+import io.coordis.internal.lock.LockLayout;
 import io.coordis.queue.QueueLayout;
 import io.coordis.signal.SignalLayout;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package io.coordis;
 import io.coordis.doctor.Doctor;
 import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
-import io.coordis.election.Elections;
+import io.coordis.internal.election.Elections;
 import io.coordis.election.LeaderElection;
 import io.coordis.inspect.Inspector;
 import io.coordis.internal.ClientTimer;
@@ -11,6 +11,7 @@ import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Wiring;
+import io.coordis.internal.election.Elections;
 import io.coordis.internal.lock.Locks;
 import io.coordis.internal.redis.Connections;
 import io.coordis.internal.redis.RedisNode;
@@ -92,7 +93,7 @@ public final class Coordis implements AutoCloseable {
         this.wiring = new Wiring(connections.nodes(), connections.replicas(), b.keyPrefix, timer,
                 b.maxSignalBytes, b.telemetry);
         this.locks = new Locks(wiring);
-        this.elections = wiring.make(Elections.class);
+        this.elections = new Elections(wiring);
         this.signals = wiring.make(PubSubSignals.class);
         this.queues = wiring.make(Queues.class);
         this.inspector = wiring.make(Inspector.class);

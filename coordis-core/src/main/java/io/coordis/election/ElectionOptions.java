@@ -148,11 +148,6 @@ public final class ElectionOptions {
         return Optional.ofNullable(replication);
     }
 
-    /** The replication that applies: as set, else none (the client puts its default in before making a candidate). */
-    Replication replicationOrNone() {
-        return replication != null ? replication : Replication.none();
-    }
-
     public Duration ttl() {
         return ttl;
     }
@@ -175,7 +170,7 @@ public final class ElectionOptions {
     }
 
     /** How long after the start of a successful campaign or renewal the leader counts itself leader, in ns. */
-    long validityNanos() {
+    public long validityNanos() {
         return LeaseSession.validityNanos(ttl.toNanos(), clockDriftFactor);
     }
 

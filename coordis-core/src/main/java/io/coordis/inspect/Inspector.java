@@ -3,7 +3,7 @@ package io.coordis.inspect;
 import io.coordis.AccessDeniedException;
 import io.coordis.CoordisException;
 import io.coordis.WrongTypeException;
-import io.coordis.election.ElectionLayout;
+import io.coordis.internal.election.ElectionLayout;
 import io.coordis.internal.redis.AdminCommands;
 import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;

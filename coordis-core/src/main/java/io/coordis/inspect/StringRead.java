@@ -2,7 +2,7 @@ package io.coordis.inspect;
 
 import io.coordis.AccessDeniedException;
 import io.coordis.CoordisException;
-import io.coordis.election.ElectionLayout;
+import io.coordis.internal.election.ElectionLayout;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.AuditEntry;

@@ -39,7 +39,7 @@ abstract class NamedQueue {
 
     public final long pushAll(List<byte[]> payloads) throws InterruptedException {
         List<byte[]> checked = Payloads.checked(payloads, options.maxMessageBytes(), name);
-        Replication replication = options.replicationOrNone();
+        Replication replication = options.replication().orElse(Replication.none());
         if (replication.isNone()) {
             return pushChecked(checked, null);
         }

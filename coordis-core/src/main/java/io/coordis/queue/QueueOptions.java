@@ -125,11 +125,6 @@ public final class QueueOptions {
         return Optional.ofNullable(replication);
     }
 
-    /** The replication that applies: as set, else none (the client puts its default in before making a queue). */
-    Replication replicationOrNone() {
-        return replication != null ? replication : Replication.none();
-    }
-
     public Order order() {
         return order;
     }

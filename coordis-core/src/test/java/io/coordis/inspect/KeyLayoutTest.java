@@ -1,6 +1,6 @@
 package io.coordis.inspect;
 
-import io.coordis.election.ElectionLayout;
+import io.coordis.internal.election.ElectionLayout;
 import io.coordis.internal.lock.LockLayout;
 import io.coordis.queue.QueueLayout;
 import io.coordis.signal.SignalLayout;

@@ -1,9 +1,16 @@
-package io.coordis.election;
+package io.coordis.internal.election;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.Replication;
 import io.coordis.Telemetry;
+import io.coordis.election.ElectionListener;
+import io.coordis.election.ElectionOptions;
+import io.coordis.election.Leader;
+import io.coordis.election.LeaderElection;
+import io.coordis.election.LeaderEvent;
+import io.coordis.election.Leadership;
+import io.coordis.election.LeadershipLostException;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.MeasuredWait;
@@ -70,7 +77,7 @@ final class LeaseElection extends Named implements LeaderElection {
         this.detailsKey = Keys.derived(key, "leader");
         this.channel = Keys.derived(key, "changed");
         this.options = options;
-        this.replication = options.replicationOrNone();
+        this.replication = options.replication().orElse(Replication.none());
         this.id = options.candidateId();
         this.timer = timer;
         this.telemetry = telemetry;

@@ -1,6 +1,7 @@
-package io.coordis.election;
+package io.coordis.internal.election;
 
 import io.coordis.CoordisException;
+import io.coordis.election.Leader;
 import io.coordis.internal.Failures;
 import io.coordis.internal.StoredValues;
 import io.coordis.internal.lease.Held;

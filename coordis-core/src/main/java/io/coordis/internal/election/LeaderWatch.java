@@ -1,5 +1,7 @@
-package io.coordis.election;
+package io.coordis.internal.election;
 
+import io.coordis.election.Leader;
+import io.coordis.election.LeaderEvent;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.PubSubListener;

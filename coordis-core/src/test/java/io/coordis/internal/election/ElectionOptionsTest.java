@@ -1,5 +1,6 @@
-package io.coordis.election;
+package io.coordis.internal.election;
 
+import io.coordis.election.ElectionOptions;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

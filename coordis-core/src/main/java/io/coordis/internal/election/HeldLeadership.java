@@ -1,6 +1,8 @@
-package io.coordis.election;
+package io.coordis.internal.election;
 
 import io.coordis.Telemetry;
+import io.coordis.election.ElectionOptions;
+import io.coordis.election.Leadership;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.Held;
 import io.coordis.internal.lease.LeaseSession;

@@ -1,4 +1,4 @@
-package io.coordis.election;
+package io.coordis.internal.election;
 
 /**
  * The highest term one candidate has seen in its election, and whether a leadership it sees now

@@ -1,7 +1,8 @@
-package io.coordis.election;
+package io.coordis.internal.election;
 
 import io.coordis.CoordisException;
 import io.coordis.Ticker;
+import io.coordis.election.CounterElection;
 import io.coordis.internal.lease.LeaseSession;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;

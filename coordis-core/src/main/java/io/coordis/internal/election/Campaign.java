@@ -1,4 +1,4 @@
-package io.coordis.election;
+package io.coordis.internal.election;
 
 import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;

@@ -1,6 +1,8 @@
-package io.coordis.election;
+package io.coordis.internal.election;
 
 import io.coordis.Telemetry;
+import io.coordis.election.ElectionListener;
+import io.coordis.election.Leadership;
 import io.coordis.internal.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,7 +1,10 @@
-package io.coordis.election;
+package io.coordis.internal.election;
 
 import io.coordis.Replication;
 import io.coordis.Telemetry;
+import io.coordis.election.CounterElection;
+import io.coordis.election.ElectionOptions;
+import io.coordis.election.LeaderElection;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
@@ -13,20 +16,21 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Creates election candidates over one client's Redis connection. Built by {@code Coordis} (through
- * {@link Wiring}); not constructible outside it. Thread-safe.
+ * Creates election candidates over one client's Redis connection. Built by {@code Coordis} from its
+ * {@link Wiring}. Thread-safe.
  */
 public final class Elections {
-    static {
-        Wiring.provide(Elections.class, w -> new Elections(w.nodes(), w.timer(), w.telemetry()));
-    }
-
     /** The term the classic counter election uses: {@code EXPIRE master_selector 20}. */
     public static final Duration CLASSIC_TERM = Duration.ofSeconds(20);
 
     private final List<RedisNode> nodes;
     private final Timer timer;
     private final Telemetry telemetry;
+
+    /** Elections on the client's nodes, timer and telemetry. */
+    public Elections(Wiring wiring) {
+        this(wiring.nodes(), wiring.timer(), wiring.telemetry());
+    }
 
     Elections(List<RedisNode> nodes, Timer timer, Telemetry telemetry) {
         this.nodes = List.copyOf(nodes);
@@ -42,7 +46,7 @@ public final class Elections {
      */
     public LeaderElection election(String name, ElectionOptions options) {
         Objects.requireNonNull(options, "election options must not be null");
-        Replication r = options.replicationOrNone();
+        Replication r = options.replication().orElse(Replication.none());
         if (!r.isNone() && r.timeout().multipliedBy(3).compareTo(options.ttl()) >= 0) {
             throw new IllegalArgumentException("the replica timeout " + Durations.format(r.timeout())
                     + " must be below a third of the election ttl " + Durations.format(options.ttl())

@@ -1,7 +1,10 @@
-package io.coordis.election;
+package io.coordis.internal.election;
 
 import io.coordis.NodeUnavailableException;
 import io.coordis.ProxiedClients;
+import io.coordis.election.ElectionOptions;
+import io.coordis.election.LeaderElection;
+import io.coordis.election.Leadership;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;

@@ -14,6 +14,7 @@ import io.coordis.internal.Wiring;
 import io.coordis.internal.election.Elections;
 import io.coordis.internal.lock.Locks;
 import io.coordis.internal.redis.Connections;
+import io.coordis.internal.signal.PubSubSignals;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
@@ -24,7 +25,7 @@ import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.Queues;
 import io.coordis.queue.ReliableQueue;
-import io.coordis.signal.PubSubSignals;
+import io.coordis.internal.signal.PubSubSignals;
 import io.coordis.signal.Signals;
 
 import java.time.Duration;
@@ -94,7 +95,7 @@ public final class Coordis implements AutoCloseable {
                 b.maxSignalBytes, b.telemetry);
         this.locks = new Locks(wiring);
         this.elections = new Elections(wiring);
-        this.signals = wiring.make(PubSubSignals.class);
+        this.signals = PubSubSignals.over(wiring);
         this.queues = wiring.make(Queues.class);
         this.inspector = wiring.make(Inspector.class);
     }

@@ -10,7 +10,7 @@ import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.lock.LockLayout;
 import io.coordis.internal.lock.SemaphoreLayout;
 import io.coordis.queue.QueueLayout;
-import io.coordis.signal.SignalLayout;
+import io.coordis.internal.signal.SignalLayout;
 
 import java.time.Duration;
 import java.util.ArrayList;

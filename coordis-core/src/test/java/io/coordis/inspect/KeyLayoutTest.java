@@ -3,7 +3,7 @@ package io.coordis.inspect;
 import io.coordis.internal.election.ElectionLayout;
 import io.coordis.internal.lock.LockLayout;
 import io.coordis.queue.QueueLayout;
-import io.coordis.signal.SignalLayout;
+import io.coordis.internal.signal.SignalLayout;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

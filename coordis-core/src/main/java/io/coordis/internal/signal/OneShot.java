@@ -1,6 +1,8 @@
-package io.coordis.signal;
+package io.coordis.internal.signal;
 
 import io.coordis.internal.Timer;
+import io.coordis.signal.Signal;
+import io.coordis.signal.Waiter;
 
 import java.util.List;
 import java.util.concurrent.CompletionStage;

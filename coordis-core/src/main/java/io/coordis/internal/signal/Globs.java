@@ -1,4 +1,4 @@
-package io.coordis.signal;
+package io.coordis.internal.signal;
 
 /** Redis glob patterns ({@code PSUBSCRIBE}, {@code PUBSUB CHANNELS}). */
 final class Globs {

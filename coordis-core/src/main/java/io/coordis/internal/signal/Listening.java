@@ -1,6 +1,9 @@
-package io.coordis.signal;
+package io.coordis.internal.signal;
 
 import io.coordis.Ticker;
+import io.coordis.signal.Signal;
+import io.coordis.signal.SignalListener;
+import io.coordis.signal.Subscription;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,10 +1,13 @@
-package io.coordis.signal;
+package io.coordis.internal.signal;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Named;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
+import io.coordis.signal.Event;
+import io.coordis.signal.Signal;
+import io.coordis.signal.Waiter;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,6 +1,8 @@
-package io.coordis.signal;
+package io.coordis.internal.signal;
 
 import io.coordis.internal.Timer;
+import io.coordis.signal.Gathering;
+import io.coordis.signal.Signal;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package io.coordis.signal;
+package io.coordis.internal.signal;
 
 import io.coordis.CoordisException;
 import io.coordis.Telemetry;

@@ -1,4 +1,4 @@
-package io.coordis.signal;
+package io.coordis.internal.signal;
 
 import io.coordis.CoordisException;
 import io.coordis.Telemetry;
@@ -11,6 +11,13 @@ import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
+import io.coordis.signal.Event;
+import io.coordis.signal.Gathering;
+import io.coordis.signal.Signal;
+import io.coordis.signal.SignalListener;
+import io.coordis.signal.Signals;
+import io.coordis.signal.Subscription;
+import io.coordis.signal.Waiter;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +36,7 @@ import java.util.function.Consumer;
 /**
  * {@link Signals} over plain Redis pub/sub: publishes on the master, subscribes on the master and its
  * replicas; unicast with {@code signal-one.lua}, latched events with {@code event-set.lua}. Obtained
- * through {@code Coordis.signals()}, which builds it through {@link Wiring}.
+ * through {@code Coordis.signals()}, which builds it from its {@link Wiring}. Thread-safe.
  */
 public final class PubSubSignals implements Signals {
     static final LuaScript SIGNAL_ONE = LuaScript.load(PubSubSignals.class, "signal-one.lua");
@@ -57,9 +64,10 @@ public final class PubSubSignals implements Signals {
         this.telemetry = telemetry;
     }
 
-    static {
-        Wiring.provide(PubSubSignals.class,
-                w -> over(w.nodes().get(0), w.replicas(), w.keyPrefix(), w.timer(), w.maxSignalBytes(), w.telemetry()));
+    /** Signals on a client's first node and its replicas, with its key prefix, signal size bound and telemetry. */
+    public static PubSubSignals over(Wiring wiring) {
+        return over(wiring.nodes().get(0), wiring.replicas(), wiring.keyPrefix(), wiring.timer(),
+                wiring.maxSignalBytes(), wiring.telemetry());
     }
 
     /**

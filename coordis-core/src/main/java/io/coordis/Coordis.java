@@ -13,17 +13,19 @@ import io.coordis.internal.Timer;
 import io.coordis.internal.Wiring;
 import io.coordis.internal.election.Elections;
 import io.coordis.internal.lock.Locks;
+import io.coordis.internal.queue.Queues;
 import io.coordis.internal.redis.Connections;
 import io.coordis.internal.signal.PubSubSignals;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.internal.lock.Locks;
+import io.coordis.internal.queue.Queues;
 import io.coordis.lock.ReadWriteLock;
 import io.coordis.lock.Semaphore;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
-import io.coordis.queue.Queues;
+import io.coordis.internal.queue.Queues;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.internal.signal.PubSubSignals;
 import io.coordis.signal.Signals;
@@ -96,7 +98,7 @@ public final class Coordis implements AutoCloseable {
         this.locks = new Locks(wiring);
         this.elections = new Elections(wiring);
         this.signals = PubSubSignals.over(wiring);
-        this.queues = wiring.make(Queues.class);
+        this.queues = new Queues(wiring);
         this.inspector = wiring.make(Inspector.class);
     }
 

@@ -16,7 +16,7 @@ import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
-import io.coordis.queue.Queues;
+import io.coordis.internal.queue.Queues;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.Event;
 import io.coordis.signal.Signal;

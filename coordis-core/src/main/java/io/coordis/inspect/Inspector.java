@@ -9,7 +9,7 @@ import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.lock.LockLayout;
 import io.coordis.internal.lock.SemaphoreLayout;
-import io.coordis.queue.QueueLayout;
+import io.coordis.internal.queue.QueueLayout;
 import io.coordis.internal.signal.SignalLayout;
 
 import java.time.Duration;

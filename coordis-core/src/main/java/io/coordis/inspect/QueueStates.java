@@ -2,7 +2,7 @@ package io.coordis.inspect;
 
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
-import io.coordis.queue.QueueLayout;
+import io.coordis.internal.queue.QueueLayout;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -7,11 +7,8 @@ public enum Order {
     /** Last in, first out (the seed's FILO): take from the left ({@code LPOP}, {@code BLPOP}). */
     LIFO;
 
-    boolean right() {
+    /** Whether consumers take from the right end of the list: {@code true} for {@link #FIFO}. */
+    public boolean right() {
         return this == FIFO;
-    }
-
-    String side() {
-        return this == FIFO ? "R" : "L";
     }
 }

@@ -2,7 +2,7 @@ package io.coordis.inspect;
 
 import io.coordis.internal.election.ElectionLayout;
 import io.coordis.internal.lock.LockLayout;
-import io.coordis.queue.QueueLayout;
+import io.coordis.internal.queue.QueueLayout;
 import io.coordis.internal.signal.SignalLayout;
 import org.junit.jupiter.api.Test;
 

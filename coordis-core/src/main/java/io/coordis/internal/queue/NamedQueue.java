@@ -1,10 +1,11 @@
-package io.coordis.queue;
+package io.coordis.internal.queue;
 
 import io.coordis.Replication;
 import io.coordis.internal.Failures;
 import io.coordis.internal.Replicas;
 import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.ReplicatedWrite;
+import io.coordis.queue.QueueOptions;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,4 +1,4 @@
-package io.coordis.queue;
+package io.coordis.internal.queue;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

@@ -1,10 +1,11 @@
-package io.coordis.queue;
+package io.coordis.internal.queue;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.Failures;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.ListCommands;
+import io.coordis.queue.Delivery;
 
 import java.time.Duration;
 import java.util.List;
@@ -149,7 +150,7 @@ final class PendingTake {
                             lookAfterFailure(s, failure);
                         }
                     } else if (moved != null) {
-                        Delivery d = new Delivery(new DeliveryRef(consumer.id(), s, consumer.nextNumber(s)), moved,
+                        Delivery d = new SlotDelivery(new DeliveryRef(consumer.id(), s, consumer.nextNumber(s)), moved,
                                 () -> queue.lists.hgetNumber(queue.keys.attempts, SlotQueue.sha1(moved)),
                                 queue.lists.commandTimeout(), timer.now(), consumer);
                         if (result.complete(d)) {

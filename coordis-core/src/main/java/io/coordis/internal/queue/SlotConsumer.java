@@ -1,4 +1,4 @@
-package io.coordis.queue;
+package io.coordis.internal.queue;
 
 import io.coordis.CoordisException;
 import io.coordis.Outcome;
@@ -7,6 +7,8 @@ import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
+import io.coordis.queue.Consumer;
+import io.coordis.queue.Delivery;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -29,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * heartbeat is older than two thirds of the TTL beats first, synchronously, so it never moves a message into
  * slots that sweepers no longer know about.
  */
-final class SlotConsumer implements Consumer, Delivery.Settler {
+final class SlotConsumer implements Consumer, SlotDelivery.Settler {
     private static final Logger log = LoggerFactory.getLogger(SlotConsumer.class);
 
     private final SlotQueue queue;
@@ -126,7 +128,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             return handed;
         } finally {
             closing.readLock().unlock();
-            List<Integer> used = handed.stream().map(d -> d.ref().slot()).toList();
+            List<Integer> used = handed.stream().map(d -> ref(d).slot()).toList();
             List<Integer> unused = new ArrayList<>(slots);
             unused.removeAll(used);
             // after a failure or interrupt a slot may hold a moved message: offer it to the next take first
@@ -174,7 +176,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             if (moved != null && slots.size() == 1) {
                 // the slot was empty, so what BLMOVE moved is its one message; its count is read only if
                 // asked for before it is settled (settling answers it)
-                handed.add(new Delivery(new DeliveryRef(id, slot, nextNumber(slot)), moved,
+                handed.add(new SlotDelivery(new DeliveryRef(id, slot, nextNumber(slot)), moved,
                         () -> queue.lists.hgetNumber(queue.keys.attempts, SlotQueue.sha1(moved)),
                         queue.lists.commandTimeout(), queue.timer.now(), this));
                 return true;
@@ -200,7 +202,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     /** Runs settle.lua on {@code slots}, settling nothing, and adds a delivery for every slot that got a message. */
     private void fill(List<Integer> slots, List<Delivery> handed) throws InterruptedException {
         List<Integer> open = new ArrayList<>(slots);
-        open.removeAll(handed.stream().map(d -> d.ref().slot()).toList());
+        open.removeAll(handed.stream().map(d -> ref(d).slot()).toList());
         if (open.isEmpty()) {
             return;
         }
@@ -224,7 +226,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         if (taken.payload() == null) {
             return null;
         }
-        return new Delivery(new DeliveryRef(id, slot, nextNumber(slot)), taken.payload(),
+        return new SlotDelivery(new DeliveryRef(id, slot, nextNumber(slot)), taken.payload(),
                 (int) Math.min(Integer.MAX_VALUE, taken.failures() + 1), queue.timer.now(), this);
     }
 
@@ -278,7 +280,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
      * holding a moved message, so the take after the delivery is settled looks into it first.
      */
     @Override
-    public Delivery.Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+    public SlotDelivery.Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
         int slot = ref.slot();
         closing.readLock().lock();
         try {
@@ -306,12 +308,12 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
                 if (next == null) {
                     giveBack(List.of(slot));
                 }
-                return new Delivery.Next(answer.settled().get(0), next, look);
+                return new SlotDelivery.Next(answer.settled().get(0), next, look);
             }
         } finally {
             closing.readLock().unlock();
         }
-        return new Delivery.Next(settle(ref, ack, delay), null, false);
+        return new SlotDelivery.Next(settle(ref, ack, delay), null, false);
     }
 
     @Override
@@ -330,7 +332,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     public List<Outcome> ack(List<Delivery> deliveries) throws InterruptedException {
         List<Delivery> open = new ArrayList<>();
         for (Delivery d : deliveries) {
-            if (!d.ref().consumer().equals(id)) {
+            if (!ref(d).consumer().equals(id)) {
                 throw new IllegalArgumentException("delivery " + d.id() + " belongs to another consumer than " + id);
             }
             if (d.outcome() == null) {
@@ -338,11 +340,11 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
             }
         }
         if (!open.isEmpty()) {
-            List<Settled> outcomes = queue.acks(open.stream().map(Delivery::ref).toList());
+            List<Settled> outcomes = queue.acks(open.stream().map(SlotConsumer::ref).toList());
             for (int i = 0; i < open.size(); i++) {
                 Settled o = outcomes.get(i);
-                open.get(i).record(o);
-                giveBack(List.of(open.get(i).ref().slot()));
+                ((SlotDelivery) open.get(i)).record(o);
+                giveBack(List.of(ref(open.get(i)).slot()));
             }
         }
         return deliveries.stream().map(Delivery::outcome).toList();
@@ -565,7 +567,7 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
         PendingTake take = new PendingTake(this, io.coordis.internal.Durations.saturatedAdd(queue.timer.now(), nanos));
         // a delivery taken in the instant the caller cancelled goes back to its slot
         CompletableFuture<Optional<Delivery>> out = queue.timer.relay(take.result, Optional::<Delivery>ofNullable,
-                f -> f, delivery -> take.putBack(delivery.ref().slot()));
+                f -> f, delivery -> take.putBack(ref(delivery).slot()));
         take.start();
         return out;
     }
@@ -573,5 +575,13 @@ final class SlotConsumer implements Consumer, Delivery.Settler {
     @Override
     public String toString() {
         return "Consumer[" + id + " of " + queue.name() + "]";
+    }
+
+    /** Where {@code d} is held; a delivery this library did not make is refused. */
+    private static DeliveryRef ref(Delivery d) {
+        if (d instanceof SlotDelivery s) {
+            return s.ref();
+        }
+        throw new IllegalArgumentException("delivery " + d.id() + " was not taken from a reliable queue");
     }
 }

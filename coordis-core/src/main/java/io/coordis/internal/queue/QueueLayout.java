@@ -1,4 +1,4 @@
-package io.coordis.queue;
+package io.coordis.internal.queue;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,10 +1,12 @@
-package io.coordis.queue;
+package io.coordis.internal.queue;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.ReplicatedWrite;
+import io.coordis.queue.Queue;
+import io.coordis.queue.QueueOptions;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,5 +1,7 @@
-package io.coordis.queue;
+package io.coordis.internal.queue;
 
+import io.coordis.queue.Order;
+import io.coordis.queue.QueueOptions;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

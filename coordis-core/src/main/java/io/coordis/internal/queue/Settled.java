@@ -1,4 +1,4 @@
-package io.coordis.queue;
+package io.coordis.internal.queue;
 
 import io.coordis.Outcome;
 

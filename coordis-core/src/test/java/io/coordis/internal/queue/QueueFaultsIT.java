@@ -1,10 +1,14 @@
-package io.coordis.queue;
+package io.coordis.internal.queue;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.Outcome;
 import io.coordis.TestClients;
+import io.coordis.queue.Consumer;
+import io.coordis.queue.Delivery;
+import io.coordis.queue.QueueOptions;
+import io.coordis.queue.ReliableQueue;
 import io.coordis.testkit.FaultProxy;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;

@@ -1,4 +1,4 @@
-package io.coordis.queue;
+package io.coordis.internal.queue;
 
 import io.coordis.Outcome;
 import io.coordis.Telemetry;
@@ -9,6 +9,11 @@ import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.ReplicatedWrite;
 import io.coordis.internal.redis.Replies;
+import io.coordis.queue.Consumer;
+import io.coordis.queue.Order;
+import io.coordis.queue.QueueOptions;
+import io.coordis.queue.QueueStats;
+import io.coordis.queue.ReliableQueue;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -185,7 +190,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
 
     private List<byte[]> settleArgs(List<Settle> settles) {
         List<byte[]> a = new ArrayList<>(3 + 5 * settles.size());
-        a.add(bytes(options.order().side()));
+        a.add(bytes(side(options.order())));
         a.add(bytes(options.maxAttempts()));
         a.add(bytes(settles.size()));
         for (Settle s : settles) {
@@ -264,7 +269,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
         return lists.timeMillis(keys.queue).thenCompose(now -> lists.hgetall(keys.registry).thenCompose(registry ->
                         releaseDead(now, registry)))
                 .thenCompose(moved -> lists.eval(PROMOTE, List.of(keys.delayed, keys.delayedData, keys.queue),
-                        List.of(bytes(options.order().side()), bytes(PROMOTE_LIMIT))).thenApply(promoted -> moved));
+                        List.of(bytes(side(options.order())), bytes(PROMOTE_LIMIT))).thenApply(promoted -> moved));
     }
 
     /**
@@ -302,7 +307,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     }
 
     private List<byte[]> sweepArgs(String consumer, String mode, boolean forget) {
-        return List.of(ListCommands.bytes(consumer), bytes(options.maxAttempts()), bytes(options.order().side()),
+        return List.of(ListCommands.bytes(consumer), bytes(options.maxAttempts()), bytes(side(options.order())),
                 bytes(forget ? "1" : "0"), bytes(mode));
     }
 
@@ -399,5 +404,10 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     @Override
     public String toString() {
         return "ReliableQueue[" + name + "]";
+    }
+
+    /** The end of the list consumers take from under {@code order}, as settle.lua and sweep.lua name it. */
+    private static String side(Order order) {
+        return order.right() ? "R" : "L";
     }
 }

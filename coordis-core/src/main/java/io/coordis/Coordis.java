@@ -4,6 +4,7 @@ import io.coordis.doctor.Doctor;
 import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
 import io.coordis.internal.election.Elections;
+import io.coordis.internal.inspect.ScanningInspector;
 import io.coordis.election.LeaderElection;
 import io.coordis.inspect.Inspector;
 import io.coordis.internal.ClientTimer;
@@ -12,6 +13,7 @@ import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Wiring;
 import io.coordis.internal.election.Elections;
+import io.coordis.internal.inspect.ScanningInspector;
 import io.coordis.internal.lock.Locks;
 import io.coordis.internal.queue.Queues;
 import io.coordis.internal.redis.Connections;
@@ -99,7 +101,7 @@ public final class Coordis implements AutoCloseable {
         this.elections = new Elections(wiring);
         this.signals = PubSubSignals.over(wiring);
         this.queues = new Queues(wiring);
-        this.inspector = wiring.make(Inspector.class);
+        this.inspector = new ScanningInspector(wiring);
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.coordis.inspect;
+package io.coordis.internal.inspect;
 
 /**
  * One node's read of one string key, or why it failed.

@@ -1,8 +1,10 @@
-package io.coordis.inspect;
+package io.coordis.internal.inspect;
 
+import io.coordis.inspect.Inspector;
+import io.coordis.inspect.QueueState;
+import io.coordis.internal.queue.QueueLayout;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
-import io.coordis.internal.queue.QueueLayout;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -30,10 +32,10 @@ final class QueueStates {
 
     /** @return empty when the list is absent and no consumer, dead letter or delayed message is known */
     static Optional<QueueState> read(RedisNode node, String name) throws InterruptedException {
-        List<?> r = (List<?>) Inspector.await(node, node.eval(QUEUE, QueueLayout.figureKeys(name), List.of()));
+        List<?> r = (List<?>) ScanningInspector.await(node, node.eval(QUEUE, QueueLayout.figureKeys(name), List.of()));
         String type = (String) r.get(0);
         if (r.size() == 1) {
-            throw Inspector.wrongType(node.address(), name, type, "queue");
+            throw ScanningInspector.wrongType(node.address(), name, type, "queue");
         }
         long depth = (Long) r.get(1);
         OptionalLong enqueued = number(r.get(2));
@@ -66,7 +68,7 @@ final class QueueStates {
                                                      QueueLayout.Registration entry, long now)
             throws InterruptedException {
         List<String> keys = QueueLayout.consumerKeys(queue, id, entry.slots());
-        List<?> r = (List<?>) Inspector.await(node, node.eval(CONSUMER, keys, List.of()));
+        List<?> r = (List<?>) ScanningInspector.await(node, node.eval(CONSUMER, keys, List.of()));
         boolean alive = (Long) r.get(0) != -2;
         long inFlight = 0;
         long oldest = -1;

@@ -1,8 +1,10 @@
-package io.coordis.inspect;
+package io.coordis.internal.inspect;
 
+import io.coordis.inspect.Inspector;
+import io.coordis.inspect.SemaphoreState;
+import io.coordis.internal.lock.SemaphoreLayout;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
-import io.coordis.internal.lock.SemaphoreLayout;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,10 +39,10 @@ final class SemaphoreStates {
      *         was not used within the counter's retention)
      */
     static Optional<SemaphoreState> read(RedisNode node, String name) throws InterruptedException {
-        List<?> r = (List<?>) Inspector.await(node, node.eval(READ, keys(name), List.of()));
+        List<?> r = (List<?>) ScanningInspector.await(node, node.eval(READ, keys(name), List.of()));
         String type = (String) r.get(0);
         if (r.size() == 1) {
-            throw Inspector.wrongType(node.address(), name, type, "semaphore");
+            throw ScanningInspector.wrongType(node.address(), name, type, "semaphore");
         }
         OptionalLong permits = number(r.get(1));
         if (type.equals("none") && permits.isEmpty() && number(r.get(2)).isEmpty()) {

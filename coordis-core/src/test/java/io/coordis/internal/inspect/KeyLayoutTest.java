@@ -1,4 +1,4 @@
-package io.coordis.inspect;
+package io.coordis.internal.inspect;
 
 import io.coordis.internal.election.ElectionLayout;
 import io.coordis.internal.lock.LockLayout;

@@ -1,13 +1,14 @@
-package io.coordis.inspect;
+package io.coordis.internal.inspect;
 
 import io.coordis.AccessDeniedException;
 import io.coordis.CoordisException;
+import io.coordis.inspect.Inspector;
 import io.coordis.internal.election.ElectionLayout;
+import io.coordis.internal.lock.LockLayout;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.AuditEntry;
 import io.coordis.lock.LockHolder;
-import io.coordis.internal.lock.LockLayout;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -113,7 +114,7 @@ record StringRead(String type, String value, long strlen, long pttl, OptionalLon
         List<StringRead> reads = new ArrayList<>();
         for (int i = 0; i < sent.size(); i++) {
             try {
-                reads.add(parse(names.get(i), Inspector.await(node, sent.get(i))));
+                reads.add(parse(names.get(i), ScanningInspector.await(node, sent.get(i))));
             } catch (AccessDeniedException e) {
                 if (!skipDenied || e.reason() != AccessDeniedException.Reason.KEY) {
                     throw e; // a command this user may not run is a setup error, never an empty listing

@@ -1,4 +1,4 @@
-package io.coordis.inspect;
+package io.coordis.internal.inspect;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,9 @@
-package io.coordis.inspect;
+package io.coordis.internal.inspect;
 
+import io.coordis.inspect.LockState;
+import io.coordis.internal.lock.LockLayout;
 import io.coordis.lock.AuditEntry;
 import io.coordis.lock.LockHolder;
-import io.coordis.internal.lock.LockLayout;
 
 import java.time.Duration;
 import java.util.ArrayList;

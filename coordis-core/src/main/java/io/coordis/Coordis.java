@@ -3,6 +3,7 @@ package io.coordis;
 import io.coordis.doctor.Doctor;
 import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
+import io.coordis.internal.doctor.ServerDoctor;
 import io.coordis.internal.election.Elections;
 import io.coordis.internal.inspect.ScanningInspector;
 import io.coordis.election.LeaderElection;
@@ -12,6 +13,7 @@ import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Wiring;
+import io.coordis.internal.doctor.ServerDoctor;
 import io.coordis.internal.election.Elections;
 import io.coordis.internal.inspect.ScanningInspector;
 import io.coordis.internal.lock.Locks;
@@ -328,7 +330,7 @@ public final class Coordis implements AutoCloseable {
      * the keys and channels under it), clock skew. See {@link Doctor}.
      */
     public Doctor doctor() {
-        return wiring.make(Doctor.class);
+        return new ServerDoctor(wiring);
     }
 
     /** The Redis node this client talks to, as {@code host:port}; several are separated by commas. */

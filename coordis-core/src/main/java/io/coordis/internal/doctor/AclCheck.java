@@ -1,7 +1,8 @@
-package io.coordis.doctor;
+package io.coordis.internal.doctor;
 
 import io.coordis.CoordisException;
 import io.coordis.RequiredCommands;
+import io.coordis.doctor.Finding;
 import io.coordis.inspect.Glob;
 import io.coordis.internal.Keys;
 import io.coordis.internal.redis.AdminCommands;

@@ -1,5 +1,6 @@
-package io.coordis.doctor;
+package io.coordis.internal.doctor;
 
+import io.coordis.doctor.Finding;
 import io.coordis.internal.Keys;
 import org.junit.jupiter.api.Test;
 

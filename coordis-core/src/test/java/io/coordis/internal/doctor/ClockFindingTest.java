@@ -1,6 +1,7 @@
-package io.coordis.doctor;
+package io.coordis.internal.doctor;
 
-import io.coordis.doctor.Doctor.ClockOffset;
+import io.coordis.doctor.Finding;
+import io.coordis.internal.doctor.ServerDoctor.ClockOffset;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -15,7 +16,7 @@ class ClockFindingTest {
 
     @Test
     void clocksFurtherApartThanMaxSkewAreAWarningNamingBothNodes() {
-        Finding f = Doctor.clockFinding(List.of(
+        Finding f = ServerDoctor.clockFinding(List.of(
                 new ClockOffset("a:6379", 10_000, 200),
                 new ClockOffset("b:6379", 260_000, 300),
                 new ClockOffset("c:6379", 50_000, 100)), MAX);
@@ -29,7 +30,7 @@ class ClockFindingTest {
 
     @Test
     void clocksWithinMaxSkewAreOk() {
-        Finding f = Doctor.clockFinding(List.of(
+        Finding f = ServerDoctor.clockFinding(List.of(
                 new ClockOffset("a:6379", -20_000, 150),
                 new ClockOffset("b:6379", 40_000, 150)), MAX);
         assertThat(f.severity()).isEqualTo(Finding.Severity.OK);
@@ -39,9 +40,9 @@ class ClockFindingTest {
 
     @Test
     void theLimitItselfIsOkAndOneMicrosecondMoreIsAWarning() {
-        assertThat(Doctor.clockFinding(List.of(new ClockOffset("a:1", 0, 0), new ClockOffset("b:2", 100_000, 0)), MAX)
+        assertThat(ServerDoctor.clockFinding(List.of(new ClockOffset("a:1", 0, 0), new ClockOffset("b:2", 100_000, 0)), MAX)
                 .severity()).isEqualTo(Finding.Severity.OK);
-        assertThat(Doctor.clockFinding(List.of(new ClockOffset("a:1", 0, 0), new ClockOffset("b:2", 100_001, 0)), MAX)
+        assertThat(ServerDoctor.clockFinding(List.of(new ClockOffset("a:1", 0, 0), new ClockOffset("b:2", 100_001, 0)), MAX)
                 .severity()).isEqualTo(Finding.Severity.WARN);
     }
 
@@ -49,14 +50,14 @@ class ClockFindingTest {
     void aSkewThatTheRoundTripsCannotTellFromTheLimitIsNotWarnedAbout() {
         // 150 ms apart, but each reading may be 30 ms off: the true skew may be 90 ms
         List<ClockOffset> uncertain = List.of(new ClockOffset("a:1", 0, 30_000), new ClockOffset("b:2", 150_000, 30_000));
-        assertThat(Doctor.clockFinding(uncertain, MAX).severity()).isEqualTo(Finding.Severity.OK);
-        assertThat(Doctor.clockFinding(uncertain, Duration.ofMillis(80)).severity()).as("a tighter --max-skew")
+        assertThat(ServerDoctor.clockFinding(uncertain, MAX).severity()).isEqualTo(Finding.Severity.OK);
+        assertThat(ServerDoctor.clockFinding(uncertain, Duration.ofMillis(80)).severity()).as("a tighter --max-skew")
                 .isEqualTo(Finding.Severity.WARN);
     }
 
     @Test
     void oneNodeHasNoSkew() {
-        assertThatThrownBy(() -> Doctor.clockFinding(List.of(new ClockOffset("a:1", 0, 0)), MAX))
+        assertThatThrownBy(() -> ServerDoctor.clockFinding(List.of(new ClockOffset("a:1", 0, 0)), MAX))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least two");
     }
 }

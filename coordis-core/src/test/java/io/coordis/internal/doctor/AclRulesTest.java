@@ -1,4 +1,4 @@
-package io.coordis.doctor;
+package io.coordis.internal.doctor;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
-package io.coordis.doctor;
+package io.coordis.internal.doctor;
 
+import io.coordis.doctor.Finding;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ReplicationFindingTest {
     @Test
     void noMinReplicasToWriteIsAWarningThatSaysWhatToSet() {
-        Finding f = Doctor.replicationFinding("m:6379", 2, 0, 10);
+        Finding f = ServerDoctor.replicationFinding("m:6379", 2, 0, 10);
         assertThat(f.severity()).isEqualTo(Finding.Severity.WARN);
         assertThat(f.topic()).isEqualTo("replication");
         assertThat(f.message()).contains("2 replica(s)", "min-replicas-to-write 0", "failover then loses");
@@ -18,14 +19,14 @@ class ReplicationFindingTest {
 
     @Test
     void aLagAboveTenSecondsOrNoneIsAWarning() {
-        assertThat(Doctor.replicationFinding("m:6379", 1, 1, 60).severity()).isEqualTo(Finding.Severity.WARN);
-        assertThat(Doctor.replicationFinding("m:6379", 1, 1, 60).message()).contains("for 60 s");
-        assertThat(Doctor.replicationFinding("m:6379", 1, 1, 0).message()).contains("an unbounded time");
+        assertThat(ServerDoctor.replicationFinding("m:6379", 1, 1, 60).severity()).isEqualTo(Finding.Severity.WARN);
+        assertThat(ServerDoctor.replicationFinding("m:6379", 1, 1, 60).message()).contains("for 60 s");
+        assertThat(ServerDoctor.replicationFinding("m:6379", 1, 1, 0).message()).contains("an unbounded time");
     }
 
     @Test
     void setAsAdvisedIsOk() {
-        Finding f = Doctor.replicationFinding("m:6379", 1, 1, 10);
+        Finding f = ServerDoctor.replicationFinding("m:6379", 1, 1, 10);
         assertThat(f.severity()).isEqualTo(Finding.Severity.OK);
         assertThat(f.message()).contains("refuses writes within 10 s");
         assertThat(f.fix()).isEmpty();

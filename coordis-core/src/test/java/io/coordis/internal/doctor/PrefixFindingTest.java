@@ -1,5 +1,6 @@
-package io.coordis.doctor;
+package io.coordis.internal.doctor;
 
+import io.coordis.doctor.Finding;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

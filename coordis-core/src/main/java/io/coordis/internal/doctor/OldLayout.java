@@ -1,6 +1,7 @@
-package io.coordis.doctor;
+package io.coordis.internal.doctor;
 
 import io.coordis.CoordisException;
+import io.coordis.doctor.Finding;
 import io.coordis.internal.Keys;
 import io.coordis.internal.redis.AdminCommands;
 import io.coordis.internal.redis.LuaScript;

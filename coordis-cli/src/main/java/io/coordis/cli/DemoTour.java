@@ -1,6 +1,7 @@
 package io.coordis.cli;
 
 import io.coordis.Coordis;
+import io.coordis.Outcome;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.Leader;
 import io.coordis.election.LeaderElection;
@@ -9,7 +10,6 @@ import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.Outcome;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.Signal;

@@ -1,6 +1,5 @@
 package io.coordis.internal.queue;
 
-import io.coordis.Outcome;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.Outcome;

@@ -77,14 +77,6 @@ final class Contention {
         static Attempt undecided(long holderMillis, RuntimeException failure) {
             return new Attempt(null, holderMillis, failure);
         }
-
-        /** The lease, or {@code null} for busy; throws the failure that left it undecided. */
-        Lease leaseOrThrow() {
-            if (lease == null && failure != null) {
-                throw failure;
-            }
-            return lease;
-        }
     }
 
     private final LocalQueue queue;

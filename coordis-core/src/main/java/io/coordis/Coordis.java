@@ -9,7 +9,6 @@ import io.coordis.internal.ClientTimer;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
-import io.coordis.internal.Wiring;
 import io.coordis.internal.doctor.ServerDoctor;
 import io.coordis.internal.election.Elections;
 import io.coordis.internal.inspect.ScanningInspector;
@@ -67,7 +66,7 @@ public final class Coordis implements AutoCloseable {
 
     private final Connections connections;
     private final Timer timer;
-    private final Wiring wiring;
+    private final String keyPrefix;
     private final Locks locks;
     private final Signals signals;
     private final Elections elections;
@@ -90,13 +89,14 @@ public final class Coordis implements AutoCloseable {
             timer.close();
             throw e;
         }
-        this.wiring = new Wiring(connections.nodes(), connections.replicas(), b.keyPrefix, timer,
-                b.maxSignalBytes, b.telemetry);
-        this.locks = new Locks(wiring);
-        this.elections = new Elections(wiring);
-        this.signals = PubSubSignals.over(wiring);
-        this.queues = new Queues(wiring);
-        this.inspector = new ScanningInspector(wiring);
+        this.keyPrefix = b.keyPrefix;
+        List<RedisNode> nodes = connections.nodes();
+        this.locks = new Locks(nodes, keyPrefix, timer, b.telemetry);
+        this.elections = new Elections(nodes, timer, b.telemetry);
+        this.signals = PubSubSignals.over(nodes.get(0), connections.replicas(), keyPrefix, timer, b.maxSignalBytes,
+                b.telemetry);
+        this.queues = new Queues(nodes.get(0), keyPrefix, timer, b.telemetry);
+        this.inspector = new ScanningInspector(nodes);
     }
 
     /**
@@ -242,7 +242,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public CounterElection counterElection(String key, Duration term) {
-        return elections.counterElection(key, wiring.keyPrefix(), term);
+        return elections.counterElection(key, keyPrefix, term);
     }
 
     /**
@@ -297,7 +297,7 @@ public final class Coordis implements AutoCloseable {
 
     /** The prefix put before every key and channel name of this client ({@link Builder#keyPrefix}); empty for none. */
     public String keyPrefix() {
-        return wiring.keyPrefix();
+        return keyPrefix;
     }
 
     private Queues queues() {
@@ -323,7 +323,7 @@ public final class Coordis implements AutoCloseable {
      * the keys and channels under it), clock skew. See {@link Doctor}.
      */
     public Doctor doctor() {
-        return new ServerDoctor(wiring);
+        return new ServerDoctor(connections.nodes(), keyPrefix);
     }
 
     /** The Redis node this client talks to, as {@code host:port}; several are separated by commas. */

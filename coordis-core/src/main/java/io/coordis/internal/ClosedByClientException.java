@@ -1,4 +1,4 @@
-package io.coordis.internal.redis;
+package io.coordis.internal;
 
 import io.coordis.CoordisException;
 
@@ -9,7 +9,7 @@ import io.coordis.CoordisException;
 public final class ClosedByClientException extends CoordisException {
     private static final long serialVersionUID = 1L;
 
-    ClosedByClientException(String address) {
+    public ClosedByClientException(String address) {
         super(address, "the connection to Redis at " + address + " is closed", null);
     }
 

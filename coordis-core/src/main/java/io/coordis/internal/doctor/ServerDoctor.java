@@ -7,7 +7,6 @@ import io.coordis.doctor.DoctorReport;
 import io.coordis.doctor.Finding;
 import io.coordis.doctor.NodeFacts;
 import io.coordis.doctor.OldLayoutRemoval;
-import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.AdminCommands;
 import io.coordis.internal.redis.RedisNode;
 
@@ -32,14 +31,10 @@ public final class ServerDoctor implements Doctor {
     private final String keyPrefix;
 
     /**
-     * The doctor of the client whose {@link Wiring} this is: its nodes, and its key prefix (empty for none), under
-     * which the ACL check also asks whether the user may touch the keys and channels.
+     * The doctor of a client with {@code nodes} and {@code keyPrefix} (empty for none), under which the ACL check
+     * also asks whether the user may touch the keys and channels.
      */
-    public ServerDoctor(Wiring wiring) {
-        this(wiring.nodes(), wiring.keyPrefix());
-    }
-
-    ServerDoctor(List<RedisNode> nodes, String keyPrefix) {
+    public ServerDoctor(List<RedisNode> nodes, String keyPrefix) {
         this.nodes = List.copyOf(nodes);
         this.keyPrefix = java.util.Objects.requireNonNull(keyPrefix, "key prefix");
     }

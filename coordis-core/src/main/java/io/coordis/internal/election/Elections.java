@@ -8,7 +8,6 @@ import io.coordis.election.LeaderElection;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
-import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -16,8 +15,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Creates election candidates over one client's Redis connection. Built by {@code Coordis} from its
- * {@link Wiring}. Thread-safe.
+ * Creates election candidates over one client's Redis connection. Built by {@code Coordis}.
+ * Thread-safe.
  */
 public final class Elections {
     /** The term the classic counter election uses: {@code EXPIRE master_selector 20}. */
@@ -27,12 +26,8 @@ public final class Elections {
     private final Timer timer;
     private final Telemetry telemetry;
 
-    /** Elections on the client's nodes, timer and telemetry. */
-    public Elections(Wiring wiring) {
-        this(wiring.nodes(), wiring.timer(), wiring.telemetry());
-    }
-
-    Elections(List<RedisNode> nodes, Timer timer, Telemetry telemetry) {
+    /** Elections on a client's nodes (campaigns on the first), timer and telemetry. */
+    public Elections(List<RedisNode> nodes, Timer timer, Telemetry telemetry) {
         this.nodes = List.copyOf(nodes);
         this.timer = timer;
         this.telemetry = telemetry;

@@ -10,7 +10,6 @@ import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
 import io.coordis.inspect.SemaphoreState;
 import io.coordis.inspect.SignalState;
-import io.coordis.internal.Wiring;
 import io.coordis.internal.election.ElectionLayout;
 import io.coordis.internal.lock.LockLayout;
 import io.coordis.internal.lock.SemaphoreLayout;
@@ -46,12 +45,8 @@ public final class ScanningInspector implements Inspector {
 
     private final List<RedisNode> nodes;
 
-    /** The inspector of the client whose {@link Wiring} this is: locks on every node, the rest on the first. */
-    public ScanningInspector(Wiring wiring) {
-        this(wiring.nodes());
-    }
-
-    ScanningInspector(List<RedisNode> nodes) {
+    /** The inspector of a client with {@code nodes}: locks are read on every node, the rest on the first. */
+    public ScanningInspector(List<RedisNode> nodes) {
         if (nodes.isEmpty()) {
             throw new IllegalArgumentException("at least one Redis node is needed");
         }

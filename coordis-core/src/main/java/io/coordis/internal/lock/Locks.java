@@ -5,7 +5,6 @@ import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
-import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
@@ -19,7 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Creates locks over one client's Redis connections: one node, or N ≥ 3 independent masters for
- * Redlock. Built by {@code Coordis} from its {@link Wiring}. Thread-safe.
+ * Redlock. Built by {@code Coordis}. Thread-safe.
  */
 public final class Locks {
     private final List<RedisNode> nodes;
@@ -37,12 +36,7 @@ public final class Locks {
      *
      * @throws IllegalArgumentException for 2 nodes (Redlock needs at least 3) or none
      */
-    public Locks(Wiring wiring) {
-        this(wiring.nodes(), wiring.keyPrefix(), wiring.timer(), wiring.telemetry());
-    }
-
-    /** Locks on {@code nodes}, as {@link #Locks(Wiring)} makes them from a client's. */
-    Locks(List<RedisNode> nodes, String keyPrefix, Timer timer, Telemetry telemetry) {
+    public Locks(List<RedisNode> nodes, String keyPrefix, Timer timer, Telemetry telemetry) {
         if (nodes.isEmpty() || nodes.size() == 2) {
             throw new IllegalArgumentException("locks need one Redis node, or at least 3 independent masters for "
                     + "Redlock (5 is typical), got " + nodes.size());

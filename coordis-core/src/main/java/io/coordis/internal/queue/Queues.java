@@ -2,7 +2,6 @@ package io.coordis.internal.queue;
 
 import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
-import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
@@ -10,7 +9,7 @@ import io.coordis.queue.ReliableQueue;
 
 /**
  * Makes queues on one Redis node; used by {@link io.coordis.Coordis#queue} and
- * {@link io.coordis.Coordis#reliableQueue}, built from the client's {@link Wiring}. Thread-safe.
+ * {@link io.coordis.Coordis#reliableQueue}. Thread-safe.
  */
 public final class Queues {
     private final RedisNode node;
@@ -19,15 +18,10 @@ public final class Queues {
     private final Telemetry telemetry;
 
     /**
-     * For {@link io.coordis.Coordis}: queues on the client's first node whose keys begin with its key prefix (may be
-     * empty), heartbeats and sweeps on its timer, reliable queues' messages reported to its telemetry.
+     * For {@link io.coordis.Coordis}: queues on {@code node} whose keys begin with {@code prefix} (may be empty),
+     * heartbeats and sweeps on {@code timer}, reliable queues' messages reported to {@code telemetry}.
      */
-    public Queues(Wiring wiring) {
-        this(wiring.nodes().get(0), wiring.keyPrefix(), wiring.timer(), wiring.telemetry());
-    }
-
-    /** Queues on {@code node}, as {@link #Queues(Wiring)} makes them on a client's first node. */
-    Queues(RedisNode node, String prefix, Timer timer, Telemetry telemetry) {
+    public Queues(RedisNode node, String prefix, Timer timer, Telemetry telemetry) {
         this.node = node;
         this.prefix = java.util.Objects.requireNonNull(prefix, "prefix");
         this.timer = timer;

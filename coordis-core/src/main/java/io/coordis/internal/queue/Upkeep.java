@@ -1,7 +1,7 @@
 package io.coordis.internal.queue;
 
 import io.coordis.internal.Timer;
-import io.coordis.internal.redis.ClosedByClientException;
+import io.coordis.internal.ClosedByClientException;
 import io.coordis.internal.redis.ListCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

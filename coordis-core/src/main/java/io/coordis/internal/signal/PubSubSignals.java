@@ -7,7 +7,6 @@ import io.coordis.internal.Failures;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Utf8;
-import io.coordis.internal.Wiring;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
@@ -36,7 +35,7 @@ import java.util.function.Consumer;
 /**
  * {@link Signals} over plain Redis pub/sub: publishes on the master, subscribes on the master and its
  * replicas; unicast with {@code signal-one.lua}, latched events with {@code event-set.lua}. Obtained
- * through {@code Coordis.signals()}, which builds it from its {@link Wiring}. Thread-safe.
+ * through {@code Coordis.signals()}, which builds it with {@link #over}. Thread-safe.
  */
 public final class PubSubSignals implements Signals {
     static final LuaScript SIGNAL_ONE = LuaScript.load(PubSubSignals.class, "signal-one.lua");
@@ -64,19 +63,13 @@ public final class PubSubSignals implements Signals {
         this.telemetry = telemetry;
     }
 
-    /** Signals on a client's first node and its replicas, with its key prefix, signal size bound and telemetry. */
-    public static PubSubSignals over(Wiring wiring) {
-        return over(wiring.nodes().get(0), wiring.replicas(), wiring.keyPrefix(), wiring.timer(),
-                wiring.maxSignalBytes(), wiring.telemetry());
-    }
-
     /**
      * Signals published on {@code master} and heard on it and on {@code replicas} (may be empty), refusing
      * data over {@code maxDataBytes}, on channels (and event keys) that begin with {@code prefix} (may be empty),
      * which the caller's names and the channels handed back leave out, reporting to {@code telemetry}, with deadlines
      * on {@code timer}. For {@link io.coordis.Coordis}; the nodes stay owned by the caller.
      */
-    static PubSubSignals over(RedisNode master, List<RedisNode> replicas, String prefix, Timer timer,
+    public static PubSubSignals over(RedisNode master, List<RedisNode> replicas, String prefix, Timer timer,
                               int maxDataBytes, Telemetry telemetry) {
         return new PubSubSignals(Objects.requireNonNull(master, "master"), List.copyOf(replicas),
                 Objects.requireNonNull(prefix, "prefix"),

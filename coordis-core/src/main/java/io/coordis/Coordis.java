@@ -31,8 +31,11 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A Coordis client: one connection to Redis shared by every primitive made from it. Create one per
- * process (or per Redis deployment) and close it on shutdown; it is thread-safe.
+ * A Coordis client: the connections to Redis that every primitive made from it shares. Per node (one, or each Redlock
+ * master) these are a command connection, one for queue payloads once a queue is used, a pub/sub connection once
+ * something listens, and connections lent from a pool to writes that wait for replicas; blocking pops and a reliable
+ * consumer's slots hold connections of their own while they wait. Create one client per process (or per Redis
+ * deployment) and close it on shutdown; it is thread-safe.
  *
  * <pre>{@code
  * try (Coordis coordis = Coordis.connect("redis://127.0.0.1:6379")) {

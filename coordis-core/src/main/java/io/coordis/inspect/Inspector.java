@@ -62,7 +62,7 @@ public interface Inspector {
      * string key is read as a lock, also one that {@link #locks} leaves out as not lock-like (no TTL).
      *
      * @return empty when nothing is known about {@code name} on any node
-     * @throws WrongTypeException       when the key holds another Redis type, or is an election
+     * @throws io.coordis.WrongTypeException       when the key holds another Redis type, or is an election
      * @throws IllegalArgumentException when the name is blank
      */
     Optional<LockState> lock(String name) throws InterruptedException;
@@ -79,7 +79,7 @@ public interface Inspector {
      * term counter is returned with an empty leader.
      *
      * @return empty when nothing is known about {@code name}
-     * @throws WrongTypeException       when the key holds another Redis type, or is a lock
+     * @throws io.coordis.WrongTypeException       when the key holds another Redis type, or is a lock
      * @throws IllegalArgumentException when the name is blank
      */
     Optional<ElectionState> election(String name) throws InterruptedException;
@@ -96,7 +96,7 @@ public interface Inspector {
      * The queue {@code name}: depth, ages, in-flight and overdue messages, dead letters, and each consumer.
      *
      * @return empty when the list is absent and no consumer, dead letter or delayed message is known
-     * @throws WrongTypeException       when the key holds another Redis type than a list
+     * @throws io.coordis.WrongTypeException       when the key holds another Redis type than a list
      * @throws IllegalArgumentException when the name is blank
      */
     Optional<QueueState> queue(String name) throws InterruptedException;
@@ -114,7 +114,7 @@ public interface Inspector {
      * counter and waiters in line.
      *
      * @return empty when nothing is stored for {@code name}
-     * @throws WrongTypeException       when the key holds another Redis type than a sorted set
+     * @throws io.coordis.WrongTypeException       when the key holds another Redis type than a sorted set
      * @throws IllegalArgumentException when the name is blank
      */
     Optional<SemaphoreState> semaphore(String name) throws InterruptedException;

@@ -52,14 +52,14 @@ import java.util.function.Supplier;
  *
  * <h2>Leases</h2>
  * Acquisitions get a fencing number from a counter beside the key, like the default lock; only Coordis
- * acquisitions count it. The lease's {@link Lease#token()} is the value written at acquisition;
+ * acquisitions count it. The lease's {@link io.coordis.lock.Lease#token()} is the value written at acquisition;
  * renewal compares the value with the one this lease wrote last and writes a later expiry. One race of
  * the pattern remains: a legacy client that read an expired value just before Coordis took the lock over
  * still sends its {@code GETSET}, sees an unexpired value and backs off, but its own expiry has replaced
  * ours. The lease then cannot renew and is reported lost, and its release leaves the key to expire at
  * the other client's time. That is safe (nobody else holds the lock meanwhile), only slower.
  *
- * <p>Thread-safe. Blocking and interrupt behaviour as in {@link DistributedLock}. A key of another type
+ * <p>Thread-safe. Blocking and interrupt behaviour as in {@link io.coordis.lock.DistributedLock}. A key of another type
  * than string throws {@link io.coordis.WrongTypeException}.
  */
 final class LegacyLock extends ContendedLock {

@@ -87,7 +87,7 @@ public final class Locks {
 
     /**
      * A lock on {@code name} in the format of the classic {@code SETNX} pattern, for sharing it with
-     * programs that still use that pattern; weaker than {@link #singleNode} (it needs synchronised clocks).
+     * programs that still use that pattern; weaker than {@link #lock} (it needs synchronised clocks).
      *
      * @throws IllegalArgumentException when the name is blank or too long ({@link io.coordis.internal.Keys#MAX_NAME_BYTES})
      */

@@ -5,6 +5,7 @@ import io.coordis.internal.Failures;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.ListCommands;
+import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 
 import java.time.Duration;

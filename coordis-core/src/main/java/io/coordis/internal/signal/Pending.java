@@ -17,7 +17,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What a {@link Waiter} and a {@link Gathering} share as {@link Fanout.Sink}s: the result waited for, the fanout
+ * What a {@link io.coordis.signal.Waiter} and a {@link io.coordis.signal.Gathering} share as {@link Fanout.Sink}s: the result waited for, the fanout
  * that feeds it, and the gaps counted meanwhile. Closing cancels the result and closes the fanout, whichever
  * comes first; a client closed first fails the result. Subclasses say which messages complete it. Thread-safe.
  */

@@ -161,7 +161,8 @@ class ClusterIT {
             q.push("x");
             assertThat(q.stats().depth()).isEqualTo(1);
         }
-        String acquireSha = io.coordis.internal.redis.LuaScript.load(io.coordis.lock.Lease.class, "acquire.lua").sha();
+        String acquireSha = io.coordis.internal.redis.LuaScript.load(io.coordis.internal.redis.LuaScript.class,
+                "/io/coordis/internal/lock/acquire.lua").sha();
         for (RedisServer m : cluster.masters()) {
             assertThat(m.command("SCRIPT", "EXISTS", acquireSha)).as("reloaded on %s", m.address()).isEqualTo(List.of(1L));
         }

@@ -3,26 +3,27 @@ package io.coordis;
 import io.coordis.doctor.Doctor;
 import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
-import io.coordis.election.Elections;
 import io.coordis.election.LeaderElection;
 import io.coordis.inspect.Inspector;
 import io.coordis.internal.ClientTimer;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
-import io.coordis.internal.Wiring;
+import io.coordis.internal.doctor.ServerDoctor;
+import io.coordis.internal.election.Elections;
+import io.coordis.internal.inspect.ScanningInspector;
+import io.coordis.internal.lock.Locks;
+import io.coordis.internal.queue.Queues;
 import io.coordis.internal.redis.Connections;
 import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.signal.PubSubSignals;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
-import io.coordis.lock.Locks;
 import io.coordis.lock.ReadWriteLock;
 import io.coordis.lock.Semaphore;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
-import io.coordis.queue.Queues;
 import io.coordis.queue.ReliableQueue;
-import io.coordis.signal.PubSubSignals;
 import io.coordis.signal.Signals;
 
 import java.time.Duration;
@@ -30,8 +31,11 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A Coordis client: one connection to Redis shared by every primitive made from it. Create one per
- * process (or per Redis deployment) and close it on shutdown; it is thread-safe.
+ * A Coordis client: the connections to Redis that every primitive made from it shares. Per node (one, or each Redlock
+ * master) these are a command connection, one for queue payloads once a queue is used, a pub/sub connection once
+ * something listens, and connections lent from a pool to writes that wait for replicas; blocking pops and a reliable
+ * consumer's slots hold connections of their own while they wait. Create one client per process (or per Redis
+ * deployment) and close it on shutdown; it is thread-safe.
  *
  * <pre>{@code
  * try (Coordis coordis = Coordis.connect("redis://127.0.0.1:6379")) {
@@ -65,7 +69,7 @@ public final class Coordis implements AutoCloseable {
 
     private final Connections connections;
     private final Timer timer;
-    private final Wiring wiring;
+    private final String keyPrefix;
     private final Locks locks;
     private final Signals signals;
     private final Elections elections;
@@ -88,13 +92,14 @@ public final class Coordis implements AutoCloseable {
             timer.close();
             throw e;
         }
-        this.wiring = new Wiring(connections.nodes(), connections.replicas(), b.keyPrefix, timer,
-                b.maxSignalBytes, b.telemetry);
-        this.locks = wiring.make(Locks.class);
-        this.elections = wiring.make(Elections.class);
-        this.signals = wiring.make(PubSubSignals.class);
-        this.queues = wiring.make(Queues.class);
-        this.inspector = wiring.make(Inspector.class);
+        this.keyPrefix = b.keyPrefix;
+        List<RedisNode> nodes = connections.nodes();
+        this.locks = new Locks(nodes, keyPrefix, timer, b.telemetry);
+        this.elections = new Elections(nodes, timer, b.telemetry);
+        this.signals = PubSubSignals.over(nodes.get(0), connections.replicas(), keyPrefix, timer, b.maxSignalBytes,
+                b.telemetry);
+        this.queues = new Queues(nodes.get(0), keyPrefix, timer, b.telemetry);
+        this.inspector = new ScanningInspector(nodes);
     }
 
     /**
@@ -280,7 +285,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public CounterElection counterElection(String key, Duration term) {
-        return elections.counterElection(key, wiring.keyPrefix(), term);
+        return elections.counterElection(key, keyPrefix, term);
     }
 
     /**
@@ -355,7 +360,7 @@ public final class Coordis implements AutoCloseable {
      * @return the key prefix, or the empty string
      */
     public String keyPrefix() {
-        return wiring.keyPrefix();
+        return keyPrefix;
     }
 
     private Queues queues() {
@@ -385,7 +390,7 @@ public final class Coordis implements AutoCloseable {
      * @return the doctor of this client
      */
     public Doctor doctor() {
-        return wiring.make(Doctor.class);
+        return new ServerDoctor(connections.nodes(), keyPrefix);
     }
 
     /**

@@ -1,7 +1,5 @@
 package io.coordis;
 
-import io.coordis.internal.Durations;
-
 import java.time.Duration;
 import java.util.Objects;
 
@@ -60,10 +58,15 @@ public final class Replication {
                     + "Replication.toReplicas(1, Duration.ofMillis(50))");
         }
         Objects.requireNonNull(timeout, "replica timeout must not be null; write e.g. Duration.ofMillis(50)");
-        Duration checked = Durations.between(timeout, Duration.ofMillis(1), MAX_TIMEOUT, "replica timeout");
+        if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(MAX_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("replica timeout must be " + (timeout.compareTo(MAX_TIMEOUT) > 0
+                    ? "at most " + DurationText.format(MAX_TIMEOUT) : "at least 1ms") + ", was "
+                    + DurationText.format(timeout));
+        }
+        Duration checked = timeout;
         if (checked.toNanos() % 1_000_000 != 0) {
             throw new IllegalArgumentException("replica timeout must be whole milliseconds (WAIT counts in "
-                    + "milliseconds), was " + Durations.format(timeout) + "; write e.g. Duration.ofMillis(50)");
+                    + "milliseconds), was " + DurationText.format(timeout) + "; write e.g. Duration.ofMillis(50)");
         }
         return new Replication(replicas, checked);
     }
@@ -109,6 +112,6 @@ public final class Replication {
     public String toString() {
         return isNone() ? "Replication[none]"
                 : "Replication[" + replicas + " replica" + (replicas == 1 ? "" : "s") + " within "
-                + Durations.format(timeout) + "]";
+                + DurationText.format(timeout) + "]";
     }
 }

@@ -5,7 +5,6 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 
@@ -295,15 +294,5 @@ public final class RequiredCommands {
         patterns.add("&" + prefix + "*");
         patterns.add("&{" + prefix + "*");
         return List.copyOf(patterns);
-    }
-
-    /**
-     * Lower-case form of a command as ACL rules name it ({@code "SCRIPT LOAD"} → {@code "script|load"}).
-     *
-     * @param command a command name, subcommand after a space, in any case
-     * @return the name in lower case, subcommand after a {@code |}
-     */
-    public static String aclName(String command) {
-        return command.trim().toLowerCase(Locale.ROOT).replaceAll("\\s+", "|");
     }
 }

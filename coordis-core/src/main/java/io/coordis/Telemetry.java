@@ -1,8 +1,5 @@
 package io.coordis;
 
-import io.coordis.lock.NodeVote;
-import io.coordis.queue.Outcome;
-
 import java.time.Duration;
 import java.util.List;
 

@@ -1,9 +1,12 @@
 package io.coordis;
 
-import io.coordis.internal.redis.Uris;
+import java.util.regex.Pattern;
 
 /** Redis URLs as Coordis shows them: without credentials. */
 public final class Urls {
+    /** {@code user:password@} after a scheme, or at the start of a URL written without one. */
+    private static final Pattern USER_INFO = Pattern.compile("(^|://|\\s)[^@/\\s]*@");
+
     private Urls() {
     }
 
@@ -15,6 +18,6 @@ public final class Urls {
      * @return the text without passwords
      */
     public static String redact(String text) {
-        return Uris.redact(text);
+        return text == null ? null : USER_INFO.matcher(text).replaceAll("$1***@");
     }
 }

@@ -3,7 +3,6 @@ package io.coordis;
 import io.coordis.lock.Lease;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.Signal;

@@ -8,7 +8,6 @@ import io.coordis.lock.Lease;
 import io.coordis.lock.Permit;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.QueueStats;
@@ -162,7 +161,8 @@ class ClusterIT {
             q.push("x");
             assertThat(q.stats().depth()).isEqualTo(1);
         }
-        String acquireSha = io.coordis.internal.redis.LuaScript.load(io.coordis.lock.Lease.class, "acquire.lua").sha();
+        String acquireSha = io.coordis.internal.redis.LuaScript.load(io.coordis.internal.redis.LuaScript.class,
+                "/io/coordis/internal/lock/acquire.lua").sha();
         for (RedisServer m : cluster.masters()) {
             assertThat(m.command("SCRIPT", "EXISTS", acquireSha)).as("reloaded on %s", m.address()).isEqualTo(List.of(1L));
         }

@@ -4,7 +4,6 @@ import io.coordis.election.Leadership;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
-import io.coordis.lock.NodeVote;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.testkit.Prefixed;

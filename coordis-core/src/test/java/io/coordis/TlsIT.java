@@ -7,17 +7,15 @@ import io.coordis.inspect.LockState;
 import io.coordis.inspect.QueueState;
 import io.coordis.internal.ClientTimer;
 import io.coordis.internal.Timer;
-import io.coordis.internal.Wiring;
+import io.coordis.internal.queue.Queues;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.TlsSettings;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
-import io.coordis.lock.NodeVote;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
-import io.coordis.queue.Queues;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.Event;
 import io.coordis.signal.Signal;
@@ -395,8 +393,7 @@ class TlsIT {
     private static void assertQueueRefusedFast(String url, TlsSettings tls, String cause) throws Exception {
         try (Timer timer = new ClientTimer(Ticker.system());
              RedisNode node = RedisNode.open(url, TIMEOUT, tls, null, timer)) {
-            Queue queue = new Wiring(List.of(node), List.of(), Prefixed.prefix(), timer,
-                    QueueOptions.defaults().maxMessageBytes(), Telemetry.NONE).make(Queues.class)
+            Queue queue = new Queues(node, Prefixed.prefix(), timer, Telemetry.NONE)
                     .plain("tls:refused-queue", QueueOptions.defaults());
             // a refused TLS handshake ends a wait at once; a plain client at a TLS port sees connections closed, which
             // a killed server shows too, so its waits run out first (a short one here)

@@ -1,9 +1,9 @@
 package io.coordis.bench;
 
 import io.coordis.Coordis;
+import io.coordis.Outcome;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.QueueStats;
 import io.coordis.queue.ReliableQueue;

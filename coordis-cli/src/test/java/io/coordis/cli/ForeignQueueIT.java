@@ -3,7 +3,7 @@ package io.coordis.cli;
 import io.coordis.Coordis;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
+import io.coordis.Outcome;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueStats;
 import io.coordis.queue.ReliableQueue;

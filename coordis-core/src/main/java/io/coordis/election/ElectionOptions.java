@@ -181,15 +181,10 @@ public final class ElectionOptions {
         return Optional.ofNullable(replication);
     }
 
-    /** The replication that applies: as set, else none (the client puts its default in before making a candidate). */
-    Replication replicationOrNone() {
-        return replication != null ? replication : Replication.none();
-    }
-
     /**
-     * How long a leadership lives in Redis without renewal.
+     * How long a leader's term outlives its last renewal.
      *
-     * @return the TTL
+     * @return the lease's time to live
      */
     public Duration ttl() {
         return ttl;
@@ -231,8 +226,12 @@ public final class ElectionOptions {
         return clockDriftFactor;
     }
 
-    /** How long after the start of a successful campaign or renewal the leader counts itself leader, in ns. */
-    long validityNanos() {
+    /**
+     * How long after the start of a successful campaign or renewal the leader counts itself leader.
+     *
+     * @return the validity in nanoseconds
+     */
+    public long validityNanos() {
         return LeaseSession.validityNanos(ttl.toNanos(), clockDriftFactor);
     }
 

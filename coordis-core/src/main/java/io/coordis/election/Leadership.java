@@ -12,8 +12,11 @@ import java.util.concurrent.CompletionStage;
  * other candidate can be elected (as long as Redis keeps its data). A process that was paused (GC,
  * SIGSTOP) past that deadline sees {@link #isHeld()} {@code false} on its first check after resuming.
  * Pass {@link #term()} to whatever the leader writes, so that a resource can refuse a stale leader.
+ *
+ * <p>Closing resigns, so a leadership can be held for the length of a {@code try}-with-resources block, as a lock's
+ * {@link io.coordis.lock.Lease} can.
  */
-public interface Leadership {
+public interface Leadership extends AutoCloseable {
 
     /**
      * The election's name.
@@ -71,4 +74,10 @@ public interface Leadership {
      *                                     if that is lost too the key expires by its TTL)
      */
     boolean resign();
+
+    /** Same as {@link #resign()}, ignoring its answer. */
+    @Override
+    default void close() {
+        resign();
+    }
 }

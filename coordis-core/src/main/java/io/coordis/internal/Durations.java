@@ -1,5 +1,7 @@
 package io.coordis.internal;
 
+import io.coordis.DurationText;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -65,25 +67,6 @@ public final class Durations {
      * the millisecond); any duration, however large, without overflowing.
      */
     public static String format(Duration d) {
-        long s = d.toSeconds();
-        if (s > -60 && s < 60) {
-            long ms = d.toMillis();
-            if (Math.abs(ms) < 1000) {
-                return ms + "ms";
-            }
-            return (ms % 1000 == 0 ? String.valueOf(ms / 1000) : String.format(java.util.Locale.ROOT, "%.1f", ms / 1000.0)) + "s";
-        }
-        int millis = d.getNano() / 1_000_000;
-        if (millis != 0) { // to the millisecond, so that "at most 30d, was ..." never reads "30d"
-            return java.math.BigDecimal.valueOf(s).add(java.math.BigDecimal.valueOf(millis, 3))
-                    .stripTrailingZeros().toPlainString() + "s";
-        }
-        if (s % 86_400 == 0) {
-            return s / 86_400 + "d";
-        }
-        if (s % 3600 == 0) {
-            return s / 3600 + "h";
-        }
-        return s % 60 == 0 ? s / 60 + "m" : s + "s";
+        return DurationText.format(d);
     }
 }

@@ -5,7 +5,6 @@ import io.coordis.CommandRejectedException;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.WrongTypeException;
-import io.coordis.internal.redis.ClosedByClientException;
 
 /**
  * Names the object an operation failed on. The Redis layer knows the node and the cause ("Redis at

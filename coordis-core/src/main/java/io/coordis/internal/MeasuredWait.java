@@ -10,12 +10,6 @@ import java.time.Duration;
  * took. For {@link Telemetry.Wait#NONE} nothing is read, not even the clock.
  */
 public final class MeasuredWait {
-    /** One try within a wait: the thing won, or {@code null} when the wait ran out. */
-    @FunctionalInterface
-    public interface Try<T> {
-        T within(long waitNanos) throws InterruptedException;
-    }
-
     private MeasuredWait() {
     }
 
@@ -28,30 +22,6 @@ public final class MeasuredWait {
     public static void ended(Telemetry.Wait wait, Ticker ticker, Telemetry.Result result, long start) {
         if (wait != Telemetry.Wait.NONE) {
             wait.ended(result, Duration.ofNanos(ticker.read() - start));
-        }
-    }
-
-    /**
-     * {@code attempt} within {@code waitNanos}, again and again until it wins when {@code untilWon}; told to
-     * {@code wait} once: acquired, busy (no wait), timeout, interrupted, or error for any failure.
-     */
-    public static <T> T repeated(Telemetry.Wait wait, Ticker ticker, long waitNanos, boolean untilWon, Try<T> attempt)
-            throws InterruptedException {
-        long start = start(wait, ticker);
-        Telemetry.Result result = Telemetry.Result.ERROR;
-        try {
-            T won;
-            do {
-                won = attempt.within(waitNanos);
-            } while (won == null && untilWon);
-            result = won != null ? Telemetry.Result.ACQUIRED
-                    : waitNanos == 0 ? Telemetry.Result.BUSY : Telemetry.Result.TIMEOUT;
-            return won;
-        } catch (InterruptedException e) {
-            result = Telemetry.Result.INTERRUPTED;
-            throw e;
-        } finally {
-            ended(wait, ticker, result, start);
         }
     }
 }

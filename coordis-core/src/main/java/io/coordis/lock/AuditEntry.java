@@ -7,8 +7,7 @@ import java.util.OptionalLong;
 /**
  * One forced unlock recorded in a lock's audit list ({@code {name}:audit}, newest first), written as a
  * JSON object {@code {"at":ms,"by":"user@host:pid","action":"force-unlock","reason":"...","holder":"...",
- * "fence":n}} by {@code force-unlock.lua}, decoded by Redis for the inspector and read by
- * {@link LockLayout#auditEntry}. Fields that are missing or unreadable are empty; {@link #raw()} keeps the
+ * "fence":n}} by {@code force-unlock.lua} and decoded by Redis for the inspector. Fields that are missing or unreadable are empty; {@link #raw()} keeps the
  * entry as stored.
  *
  * @param at     when it was forced

@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.NodeVote;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;

@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.internal.lock.LockLayout;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

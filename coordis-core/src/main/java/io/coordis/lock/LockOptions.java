@@ -117,8 +117,8 @@ public final class LockOptions {
                 replication, counterRetention);
     }
 
-    /** {@code ttl} when it is within {@link #MIN_TTL} and {@link #MAX_TTL}; for options and {@code Lease.extend}. */
-    static Duration checkTtl(Duration ttl) {
+    /** {@code ttl} when it is within {@link #MIN_TTL} and {@link #MAX_TTL}. */
+    private static Duration checkTtl(Duration ttl) {
         return Durations.between(ttl, MIN_TTL, MAX_TTL, "lock ttl");
     }
 
@@ -311,8 +311,13 @@ public final class LockOptions {
         return counterRetention;
     }
 
-    /** A fresh value for an acquisition: a random token, after the token label if there is one. */
-    String newToken() {
+    /**
+     * A fresh value for an acquisition: a random token, after the token label if there is one.
+     *
+     * @return the token
+     * @throws IllegalStateException when the token label gives {@code null}
+     */
+    public String newToken() {
         if (tokenLabel == null) {
             return Tokens.next();
         }
@@ -437,16 +442,15 @@ public final class LockOptions {
         return Optional.ofNullable(replication);
     }
 
-    /** The replication that applies: as set, else none (the client puts its default in before making a lock). */
-    Replication replicationOrNone() {
-        return replication != null ? replication : Replication.none();
-    }
-
     /**
-     * Validity of a lock with {@code lockTtl}, in nanoseconds: the TTL minus the
-     * drift allowance (TTL × factor + 2 ms). Add it to the request's start to get the deadline.
+     * Validity of a lock with {@code lockTtl} under these options, in nanoseconds: the TTL minus the drift allowance
+     * (TTL × {@link #clockDriftFactor()} + 2 ms). Added to the start of the request that took or renewed a lease, it
+     * gives the lease's deadline.
+     *
+     * @param lockTtl the lock's time to live
+     * @return the validity in nanoseconds
      */
-    long validityNanos(Duration lockTtl) {
+    public long validityNanos(Duration lockTtl) {
         return LeaseSession.validityNanos(lockTtl.toNanos(), clockDriftFactor);
     }
 

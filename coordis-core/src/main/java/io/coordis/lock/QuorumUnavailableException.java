@@ -1,6 +1,7 @@
 package io.coordis.lock;
 
 import io.coordis.CoordisException;
+import io.coordis.NodeVote;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.coordis.queue;
 
+import io.coordis.Outcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -1,13 +1,9 @@
 package io.coordis.queue;
 
-import java.nio.charset.StandardCharsets;
+import io.coordis.Outcome;
+
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 
 /**
  * One message handed to one consumer, held in that consumer's processing slot until it is settled:
@@ -17,100 +13,30 @@ import java.util.function.Supplier;
  *
  * <p>Settling is exactly-once per delivery: if the reply is lost (an exception), call the same method
  * again; a repeated call answers {@link Outcome#ALREADY_SETTLED} and never removes another copy of the
- * same payload. Thread-safe; the first outcome is remembered and answered again.
+ * same payload. Implementations are thread-safe; the first outcome is remembered and answered again.
  */
-public final class Delivery {
-    /** Settles deliveries; the consumer that took them, or the queue for a delivery known only by id. */
-    interface Settler {
-        Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException;
-
-        /** A delivery taken at {@code taken} (timer time) was settled with {@code outcome}, by this call or a batch. */
-        void settled(Outcome outcome, long taken);
-
-        /**
-         * Settles and, in the same call, hands the delivery's slot the consumer's next ready message; never
-         * blocks for one.
-         */
-        Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException;
-
-        /** A take of the consumer's next message, waiting up to {@code wait}, as {@link Consumer#take(Duration)}. */
-        Optional<Delivery> takeNext(Duration wait) throws InterruptedException;
-    }
-
-    /**
-     * What a combined settle and take answered: the settle, the next delivery ({@code null}: none), and whether it
-     * looked for one at all (it may settle alone while the queue keeps running empty).
-     */
-    record Next(Settled settled, Delivery delivery, boolean looked) {
-    }
-
-    private final DeliveryRef ref;
-    private final byte[] payload;
-    private final Settler settler;
-    private volatile int attempts;
-    /** Reads the failed-delivery count from Redis; {@code null} when the count came with the message. */
-    private final Supplier<CompletableFuture<Long>> lookup;
-    private final Duration lookupTimeout;
-    private volatile Outcome outcome;
-    /** When it was taken, on the client's timer. */
-    private final long taken;
-
-    Delivery(DeliveryRef ref, byte[] payload, int attempts, long taken, Settler settler) {
-        this.ref = ref;
-        this.taken = taken;
-        this.payload = payload;
-        this.attempts = attempts;
-        this.settler = settler;
-        this.lookup = null;
-        this.lookupTimeout = Duration.ZERO;
-    }
-
-    /**
-     * A delivery whose failed-delivery count was not read with the message: settling answers it, and
-     * {@link #attempts()} before that reads it with {@code lookup}, waiting at most {@code lookupTimeout}.
-     */
-    Delivery(DeliveryRef ref, byte[] payload, Supplier<CompletableFuture<Long>> lookup, Duration lookupTimeout,
-             long taken, Settler settler) {
-        this.ref = ref;
-        this.taken = taken;
-        this.payload = payload;
-        this.attempts = 0;
-        this.settler = settler;
-        this.lookup = lookup;
-        this.lookupTimeout = lookupTimeout;
-    }
-
+public interface Delivery {
     /**
      * This delivery's id, {@code consumer/slot/number}: with it, any process can settle the delivery through
      * {@link ReliableQueue#ack(String)} or {@link ReliableQueue#nack(String, Duration)}.
      *
      * @return the id
      */
-    public String id() {
-        return ref.toString();
-    }
-
-    DeliveryRef ref() {
-        return ref;
-    }
+    String id();
 
     /**
-     * The payload, exactly the bytes that were pushed. Returns a copy.
+     * The payload, exactly the bytes that were pushed.
      *
-     * @return a copy of the payload
+     * @return a copy of the payload's bytes
      */
-    public byte[] payload() {
-        return payload.clone();
-    }
+    byte[] payload();
 
     /**
      * The payload decoded as UTF-8 (malformed bytes become U+FFFD).
      *
      * @return the payload as text
      */
-    public String text() {
-        return new String(payload, StandardCharsets.UTF_8);
-    }
+    String text();
 
     /**
      * Which delivery of this payload this is: 1 for the first, 1 + the failed deliveries counted so far.
@@ -126,49 +52,14 @@ public final class Delivery {
      * @throws io.coordis.CoordisException when that read failed (Redis unavailable); the delivery itself is
      *                                     unaffected and can still be settled
      */
-    public int attempts() {
-        int known = attempts;
-        if (known > 0 || lookup == null) {
-            return known;
-        }
-        synchronized (this) { // not while a settle runs: it clears the count this would read
-            return lookUp();
-        }
-    }
-
-    /** Reads the count unless known; the caller holds this delivery's monitor. */
-    private int lookUp() {
-        int known = attempts;
-        if (known > 0) {
-            return known;
-        }
-        long failed;
-        try {
-            failed = lookup.get().get(lookupTimeout.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new io.coordis.CoordisException(null, "interrupted while reading the delivery count of " + id(), e);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof io.coordis.CoordisException c ? c
-                    : new io.coordis.CoordisException(null, "cannot read the delivery count of " + id() + ": "
-                    + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new io.coordis.NodeUnavailableException(null, "no reply within " + lookupTimeout.toMillis()
-                    + " ms to the delivery count lookup of " + id(), e);
-        }
-        known = (int) Math.min(Integer.MAX_VALUE, failed + 1);
-        attempts = known;
-        return known;
-    }
+    int attempts();
 
     /**
-     * The outcome of settling, or {@code null} while not settled.
+     * The outcome of settling.
      *
      * @return the outcome, or {@code null} while not settled
      */
-    public Outcome outcome() {
-        return outcome;
-    }
+    Outcome outcome();
 
     /**
      * Acknowledges: removes the message for good. Answers {@link Outcome#ACKED}, {@link Outcome#GONE} when
@@ -179,9 +70,7 @@ public final class Delivery {
      * @throws InterruptedException when interrupted while waiting for the reply; the outcome is then unknown
      * @throws io.coordis.CoordisException when Redis did not confirm; call again (it is safe)
      */
-    public Outcome ack() throws InterruptedException {
-        return settle(true, Duration.ZERO);
-    }
+    Outcome ack() throws InterruptedException;
 
     /**
      * Gives the message back for redelivery at once; see {@link #nack(Duration)}.
@@ -189,9 +78,7 @@ public final class Delivery {
      * @return the outcome
      * @throws InterruptedException when interrupted while waiting for the reply; the outcome is then unknown
      */
-    public Outcome nack() throws InterruptedException {
-        return settle(false, Duration.ZERO);
-    }
+    Outcome nack() throws InterruptedException;
 
     /**
      * Gives the message back: counts a failed delivery, then dead-letters it when it failed
@@ -204,12 +91,7 @@ public final class Delivery {
      * @throws InterruptedException when interrupted while waiting for the reply; the outcome is then unknown
      * @throws io.coordis.CoordisException when Redis did not confirm; call again (it is safe)
      */
-    public Outcome nack(Duration delay) throws InterruptedException {
-        if (delay == null || delay.isNegative()) {
-            throw new IllegalArgumentException("nack delay must be zero or positive, was " + delay);
-        }
-        return settle(false, delay);
-    }
+    Outcome nack(Duration delay) throws InterruptedException;
 
     /**
      * Acknowledges, and takes the consumer's next message in the same round trip: a busy consumer spends one
@@ -228,9 +110,7 @@ public final class Delivery {
      *                                     call {@link #ack()} (it is safe), then take again
      * @throws IllegalStateException       when the consumer is closed (after the acknowledgement)
      */
-    public Optional<Delivery> ackAndTake(Duration wait) throws InterruptedException {
-        return settleAndTake(true, Duration.ZERO, wait);
-    }
+    Optional<Delivery> ackAndTake(Duration wait) throws InterruptedException;
 
     /**
      * {@link #nack(Duration)}, and takes the consumer's next message in the same round trip, as
@@ -242,63 +122,5 @@ public final class Delivery {
      * @return the next delivery, or empty when none came within {@code wait}
      * @throws InterruptedException when interrupted while waiting for the reply or the next message
      */
-    public Optional<Delivery> nackAndTake(Duration delay, Duration wait) throws InterruptedException {
-        if (delay == null || delay.isNegative()) {
-            throw new IllegalArgumentException("nack delay must be zero or positive, was " + delay);
-        }
-        return settleAndTake(false, delay, wait);
-    }
-
-    private Optional<Delivery> settleAndTake(boolean ack, Duration delay, Duration wait) throws InterruptedException {
-        if (wait == null || wait.isNegative()) {
-            throw new IllegalArgumentException("take wait must be zero or positive, was " + wait);
-        }
-        Next n;
-        synchronized (this) {
-            if (outcome != null) {
-                return settler.takeNext(wait);
-            }
-            n = settler.settleAndTake(ref, ack, delay);
-            learn(n.settled());
-            outcome = n.settled().outcome();
-            settler.settled(outcome, taken);
-        }
-        if (n.delivery() != null) {
-            return Optional.of(n.delivery());
-        }
-        return n.looked() && wait.isZero() ? Optional.empty() : settler.takeNext(wait);
-    }
-
-    /** Records what a batch ack answered. */
-    synchronized void record(Settled s) {
-        if (outcome == null) {
-            learn(s);
-            outcome = s.outcome();
-            settler.settled(outcome, taken);
-        }
-    }
-
-    private synchronized Outcome settle(boolean ack, Duration delay) throws InterruptedException {
-        if (outcome != null) {
-            return outcome;
-        }
-        Settled s = settler.settle(ref, ack, delay);
-        learn(s);
-        outcome = s.outcome();
-        settler.settled(outcome, taken);
-        return outcome;
-    }
-
-    /** Takes the count from a settle's answer when it was not known yet. */
-    private void learn(Settled s) {
-        if (attempts == 0 && s.failuresBefore() >= 0) {
-            attempts = (int) Math.min(Integer.MAX_VALUE, s.failuresBefore() + 1);
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "Delivery[" + id() + ", " + payload.length + " bytes, attempt " + (attempts > 0 ? Integer.toString(attempts) : "?")
-                + (outcome == null ? "" : ", " + outcome) + "]";
-    }
+    Optional<Delivery> nackAndTake(Duration delay, Duration wait) throws InterruptedException;
 }

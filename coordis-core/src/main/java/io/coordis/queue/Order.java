@@ -4,14 +4,15 @@ package io.coordis.queue;
 public enum Order {
     /** First in, first out: take from the right ({@code RPOP}, {@code BRPOP}, {@code BLMOVE ... RIGHT}). */
     FIFO,
-    /** Last in, first out (the seed's FILO): take from the left ({@code LPOP}, {@code BLPOP}). */
+    /** Last in, first out (what classic Redis queue code calls FILO): take from the left ({@code LPOP}, {@code BLPOP}). */
     LIFO;
 
-    boolean right() {
+    /**
+     * Whether consumers take from the right end of the list.
+     *
+     * @return {@code true} for {@link #FIFO}
+     */
+    public boolean right() {
         return this == FIFO;
-    }
-
-    String side() {
-        return this == FIFO ? "R" : "L";
     }
 }

@@ -12,7 +12,8 @@ import java.util.Optional;
  *
  * <p>A pop removes the message before the reply reaches the caller: if the connection fails between the
  * two (or a blocking pop is interrupted after Redis served it), the message is lost. For messages that
- * must not be lost use {@link ReliableQueue}, or the seed's pattern {@link #moveTo} + {@link #remove}.
+ * must not be lost use {@link ReliableQueue}, or Redis's classic reliable-queue pattern {@link #moveTo} +
+ * {@link #remove}.
  *
  * <p>Thread-safe. Every method blocks the caller until Redis answers (at most the command timeout, plus
  * the wait for blocking pops) and throws {@link io.coordis.CoordisException} subclasses on Redis trouble:
@@ -83,7 +84,7 @@ public interface Queue {
     Optional<byte[]> pop(Duration wait) throws InterruptedException;
 
     /**
-     * The seed's safe pop: atomically moves one message into {@code processingList} ({@code LMOVE}, or
+     * The classic safe pop of Redis's reliable-queue pattern: atomically moves one message into {@code processingList} ({@code LMOVE}, or
      * {@code BLMOVE} waiting up to {@code wait}; the successors of {@code RPOPLPUSH}/{@code BRPOPLPUSH}) and
      * answers it. The message stays in {@code processingList} until {@link #remove} takes it out, so a lost
      * reply or an interrupt loses nothing: look into {@code processingList}. Plain lists on both sides, so

@@ -162,13 +162,8 @@ public final class QueueOptions {
         return Optional.ofNullable(replication);
     }
 
-    /** The replication that applies: as set, else none (the client puts its default in before making a queue). */
-    Replication replicationOrNone() {
-        return replication != null ? replication : Replication.none();
-    }
-
     /**
-     * In which order consumers take messages.
+     * Which end consumers take from.
      *
      * @return the order
      */

@@ -125,6 +125,23 @@ class LeaseElectionIT {
     }
 
     @Test
+    void closingALeadershipResignsItSoTryWithResourcesEndsTheTerm() throws Exception {
+        LeaderElection ea = a.election("el:closed", options("alpha", Duration.ofSeconds(10)));
+        LeaderElection eb = b.election("el:closed", options("beta", Duration.ofSeconds(10)));
+        Leadership term;
+        try (Leadership mine = ea.campaign(Duration.ofSeconds(1)).orElseThrow()) {
+            term = mine;
+            assertThat(mine.isHeld()).isTrue();
+            assertThat(eb.campaign(Duration.ZERO)).as("taken while the block runs").isEmpty();
+        }
+        assertThat(term.isHeld()).as("after the block").isFalse();
+        assertThat(term.resign()).as("already resigned by close").isFalse();
+        Leadership theirs = eb.campaign(Duration.ZERO).orElseThrow();
+        assertThat(theirs.term()).isGreaterThan(term.term());
+        theirs.resign();
+    }
+
+    @Test
     void aCandidateWhoseTermWasReWonUnderTheSameIdCannotRenewIt() throws Exception {
         Duration ttl = Duration.ofMillis(900);
         // Two processes with the same id (an operator restarted one with the same --id).

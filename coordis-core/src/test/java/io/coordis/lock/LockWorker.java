@@ -4,6 +4,7 @@ import io.coordis.Coordis;
 import io.coordis.CoordisException;
 import io.coordis.TestClients;
 import io.coordis.internal.Tokens;
+import io.coordis.internal.lock.RedlockNodes;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RespClient;
 import io.coordis.testkit.fault.FencedClient;

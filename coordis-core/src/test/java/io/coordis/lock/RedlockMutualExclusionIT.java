@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.internal.lock.RedlockNodes;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.fault.FencedResource;

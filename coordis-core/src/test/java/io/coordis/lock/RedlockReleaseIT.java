@@ -2,6 +2,7 @@ package io.coordis.lock;
 
 import io.coordis.Coordis;
 import io.coordis.TestClients;
+import io.coordis.internal.lock.RedlockNodes;
 import io.coordis.testkit.FaultProxy;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;

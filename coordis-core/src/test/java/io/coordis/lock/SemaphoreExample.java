@@ -10,18 +10,18 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /** The README's semaphore example, compiled and run by {@code SemaphoreIT}. */
-final class SemaphoreExample {
+public final class SemaphoreExample {
     private static final Logger log = LoggerFactory.getLogger(SemaphoreExample.class);
 
     /** What the example's renders write to: it refuses a fencing number lower than one it has seen. */
-    interface Store {
+    public interface Store {
         void write(String job, long fencingToken);
     }
 
     private SemaphoreExample() {
     }
 
-    static void render(Coordis coordis, String job, Store store) throws InterruptedException {
+    public static void render(Coordis coordis, String job, Store store) throws InterruptedException {
         Semaphore renderers = coordis.semaphore("renderers", 4,            // 4 permits, unless Redis has a count
                 LockOptions.defaults().withTtl(Duration.ofSeconds(30)));
         Optional<Permit> acquired = renderers.acquire(Duration.ofMinutes(1));  // in arrival order, across processes
@@ -34,7 +34,7 @@ final class SemaphoreExample {
         }                                                                  // released: the next in line wakes
     }
 
-    static List<Long> renderWithoutBlocking(Coordis coordis, List<String> jobs, Store store) {
+    public static List<Long> renderWithoutBlocking(Coordis coordis, List<String> jobs, Store store) {
         Semaphore renderers = coordis.semaphore("renderers", 4);
         List<CompletableFuture<Long>> done = jobs.stream().map(job -> renderers.acquireAsync(Duration.ofMinutes(1))
                 .thenApply(acquired -> {                                   // no thread waits meanwhile

@@ -1,6 +1,7 @@
 package io.coordis.queue;
 
 import io.coordis.Coordis;
+import io.coordis.Outcome;
 import io.coordis.TestClients;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;

@@ -2,6 +2,7 @@ package io.coordis.queue;
 
 import io.coordis.Coordis;
 import io.coordis.CoordisException;
+import io.coordis.Outcome;
 import io.coordis.TestClients;
 import io.coordis.testkit.history.History;
 

@@ -1,6 +1,7 @@
 package io.coordis.queue;
 
 import io.coordis.Coordis;
+import io.coordis.Outcome;
 import io.coordis.TestClients;
 import io.coordis.WrongTypeException;
 import io.coordis.testkit.Prefixed;

@@ -8,7 +8,7 @@ import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
+import io.coordis.Outcome;
 import io.coordis.queue.Queue;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.testkit.RedisCluster;

@@ -157,8 +157,8 @@ public final class HistoryWorker {
                     history.ok("dequeue", name, id, -1);
                     Thread.sleep(2);
                     history.invoke("ack", name, id, -1);
-                    io.coordis.queue.Outcome outcome = got.get().ack();
-                    if (outcome == io.coordis.queue.Outcome.ACKED) {
+                    io.coordis.Outcome outcome = got.get().ack();
+                    if (outcome == io.coordis.Outcome.ACKED) {
                         history.ok("ack", name, id, -1);
                     } else {
                         history.info("ack", name, id + " " + outcome, -1);

@@ -454,10 +454,10 @@ class HostileInputIT {
             io.coordis.lock.DistributedLock lock = c.lock("hostile:redlock", noGuard);
             try (Lease lease = lock.tryAcquire().orElseThrow()) {
                 assertThat(lease.votes().get(2).vote()).as("the replica's vote: %s", lease.votes())
-                        .isEqualTo(io.coordis.lock.NodeVote.Vote.ERROR);
+                        .isEqualTo(io.coordis.NodeVote.Vote.ERROR);
                 assertThat(lease.votes().get(2).detail()).contains("READONLY");
                 assertThat(lease.votes().subList(0, 2)).allSatisfy(v -> assertThat(v.vote())
-                        .isIn(io.coordis.lock.NodeVote.Vote.ACQUIRED, io.coordis.lock.NodeVote.Vote.NOT_AWAITED));
+                        .isIn(io.coordis.NodeVote.Vote.ACQUIRED, io.coordis.NodeVote.Vote.NOT_AWAITED));
             }
             m1.command("FLUSHALL");
             m1.command("CONFIG", "SET", "maxmemory-policy", "noeviction");

@@ -13,7 +13,7 @@ import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
+import io.coordis.Outcome;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.Event;
 import io.coordis.signal.Waiter;

@@ -2,8 +2,8 @@ package io.coordis.micrometer;
 
 import io.coordis.Coordis;
 import io.coordis.Telemetry;
-import io.coordis.lock.NodeVote;
-import io.coordis.queue.Outcome;
+import io.coordis.NodeVote;
+import io.coordis.Outcome;
 import io.coordis.queue.ReliableQueue;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;

@@ -3,7 +3,7 @@ package io.coordis.spring;
 import io.coordis.CoordisException;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
+import io.coordis.Outcome;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
 import org.slf4j.Logger;

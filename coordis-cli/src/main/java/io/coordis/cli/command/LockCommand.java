@@ -14,7 +14,7 @@ import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockHolder;
 import io.coordis.lock.LockOptions;
-import io.coordis.lock.NodeVote;
+import io.coordis.NodeVote;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;

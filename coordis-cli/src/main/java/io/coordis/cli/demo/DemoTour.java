@@ -1,6 +1,7 @@
 package io.coordis.cli.demo;
 
 import io.coordis.Coordis;
+import io.coordis.Outcome;
 import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.view.Listing;
@@ -13,7 +14,6 @@ import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.signal.Signal;

@@ -8,7 +8,7 @@ import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.queue.Order;
-import io.coordis.queue.Outcome;
+import io.coordis.Outcome;
 import io.coordis.queue.QueueOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

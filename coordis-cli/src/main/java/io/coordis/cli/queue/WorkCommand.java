@@ -13,7 +13,7 @@ import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
+import io.coordis.Outcome;
 import io.coordis.queue.QueueOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -2,7 +2,7 @@ package io.coordis.cli.support;
 
 import io.coordis.CoordisException;
 import io.coordis.Urls;
-import io.coordis.lock.NodeVote;
+import io.coordis.NodeVote;
 import io.coordis.lock.QuorumUnavailableException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;

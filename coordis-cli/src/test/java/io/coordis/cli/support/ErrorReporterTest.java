@@ -1,6 +1,6 @@
 package io.coordis.cli.support;
 
-import io.coordis.lock.NodeVote;
+import io.coordis.NodeVote;
 import io.coordis.lock.QuorumUnavailableException;
 import org.junit.jupiter.api.Test;
 

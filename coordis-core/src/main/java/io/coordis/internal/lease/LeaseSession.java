@@ -4,7 +4,7 @@ import io.coordis.Telemetry;
 import io.coordis.Telemetry.Loss;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
-import io.coordis.internal.redis.ClosedByClientException;
+import io.coordis.internal.ClosedByClientException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,6 +2,7 @@ package io.coordis.internal.redis;
 
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
+import io.coordis.internal.ClosedByClientException;
 import io.coordis.internal.Timer;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;

@@ -146,10 +146,6 @@ abstract sealed class Connector {
     void topologyChanged() {
     }
 
-    ClientResources resources() {
-        return client().getResources();
-    }
-
     void shutdown(Duration quiet, Duration timeout) {
         client().shutdown(quiet, timeout);
     }

@@ -1,6 +1,7 @@
 package io.coordis.internal.redis;
 
 import io.coordis.CoordisException;
+import io.coordis.internal.ClosedByClientException;
 import io.coordis.internal.Timer;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.LMoveArgs;

@@ -20,7 +20,7 @@ public record LuaScript(String name, String source, String sha) {
     /** A line that stands for the shared functions of {@link #FENCING}. */
     private static final String INCLUDE_FENCING = "-- include fencing.lua";
     /** The functions that take fencing numbers, beside the lock scripts. */
-    private static final String FENCING = "/io/coordis/lock/fencing.lua";
+    private static final String FENCING = "/io/coordis/internal/lock/fencing.lua";
     private static final java.util.regex.Pattern INCLUDE =
             java.util.regex.Pattern.compile("^" + java.util.regex.Pattern.quote(INCLUDE_FENCING) + "$",
                     java.util.regex.Pattern.MULTILINE);

@@ -1,25 +1,23 @@
 package io.coordis.internal.redis;
 
+import io.coordis.Urls;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.StaticCredentialsProvider;
 
 import java.time.Duration;
-import java.util.regex.Pattern;
 
 /** Parses Redis URLs and renders them without credentials. */
 public final class Uris {
-    /** {@code user:password@} after a scheme, or at the start of a URL written without one. */
     private static final String CLUSTER_SCHEME = "redis-cluster://";
     private static final String TLS_CLUSTER_SCHEME = "rediss-cluster://";
-    private static final Pattern USER_INFO = Pattern.compile("(^|://|\\s)[^@/\\s]*@");
 
     private Uris() {
     }
 
     /** The URL with any {@code user:password@} part replaced by {@code ***@}. */
     public static String redact(String text) {
-        return text == null ? null : USER_INFO.matcher(text).replaceAll("$1***@");
+        return Urls.redact(text);
     }
 
     /**

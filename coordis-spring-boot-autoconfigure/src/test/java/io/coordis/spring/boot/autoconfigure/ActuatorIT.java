@@ -6,7 +6,7 @@ import io.coordis.election.Leadership;
 import io.coordis.lock.Lease;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
-import io.coordis.queue.Outcome;
+import io.coordis.Outcome;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;

@@ -40,7 +40,8 @@ import java.util.Optional;
  * channels with subscribers. Asking for one object by name that the user may not read throws
  * {@link AccessDeniedException}.
  *
- * <p>Implementations are thread-safe. Each method blocks for a few round trips (at most the command timeout each) and throws
+ * <p>Implementations are thread-safe. Each method blocks for a few round trips (at most the command timeout
+ * each) and throws
  * {@link CoordisException} subclasses when Redis fails; {@link InterruptedException} when interrupted.
  */
 public interface Inspector {

@@ -17,7 +17,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Reads who leads an election ({@code claim.lua}: the leader key, its PTTL, and the term from the details
- * key), for {@link io.coordis.election.LeaderElection#leader()} and for observers, and checks each leader's term against those
+ * key), for {@link io.coordis.election.LeaderElection#leader()}
+ * and for observers, and checks each leader's term against those
  * the candidate has seen. Thread-safe.
  */
 final class LeaderReader {

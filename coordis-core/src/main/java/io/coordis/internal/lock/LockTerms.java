@@ -16,7 +16,7 @@ final class LockTerms {
         return options.replication().orElse(Replication.none());
     }
 
-    /** {@code ttl} when it is within {@link LockOptions#MIN_TTL} and {@link LockOptions#MAX_TTL}, for {@code Lease.extend}. */
+    /** {@code ttl} when within {@link LockOptions#MIN_TTL} and {@link LockOptions#MAX_TTL}; for a lease's extend. */
     static Duration checkTtl(Duration ttl) {
         return Durations.between(ttl, LockOptions.MIN_TTL, LockOptions.MAX_TTL, "lock ttl");
     }

@@ -5,8 +5,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * What a {@link Contest} needs to know of one kind of primitive: how to try once, what to wait for between tries,
  * and what to let go of when it ends. Lock acquisitions, semaphore requests, campaigns and reliable takes each are
- * one. The contest calls these methods one at a time, never two at once for one contest; {@link #ended} may run
- * while a try is out. None may block, except where a method says so.
+ * one. The contest calls these methods from whichever thread has the news (a reply, a message, the timer); one
+ * try or pause is out at a time, but {@link #ended} may run while a try is out, so what they share is guarded.
+ * None may block.
  *
  * @param <T> what is contested: a lease, a permit, a leadership, a delivery
  */

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
  * and what to let go of when it ends. Lock acquisitions, semaphore requests, campaigns and reliable takes each are
  * one. The contest calls these methods from whichever thread has the news (a reply, a message, the timer); one
  * try or pause is out at a time, but {@link #ended} may run while a try is out, so what they share is guarded.
- * None may block.
+ * None blocks, except to open the node's pub/sub connection on its first use, on the client's thread.
  *
  * @param <T> what is contested: a lease, a permit, a leadership, a delivery
  */

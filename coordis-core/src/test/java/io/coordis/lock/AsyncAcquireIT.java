@@ -50,6 +50,26 @@ class AsyncAcquireIT {
      * lease held alone (entered and written at the name's fenced resource in a dependent stage, left and released
      * in the next, on another thread), and the JVM's thread count stays flat while they wait.
      */
+    /**
+     * An empty answer reaches the caller only once the acquire let go of its place in this client's line, so a
+     * try right after it, on the same client, asks Redis instead of finding that place still taken.
+     */
+    @Test
+    void aTryRightAfterAnEmptyAnswerFindsTheLineFree() throws Exception {
+        String name = "async:line";
+        try (Coordis client = TestClients.connect(redis.uri()); Coordis other = TestClients.connect(redis.uri())) {
+            DistributedLock lock = client.lock(name);
+            for (int round = 0; round < 200; round++) {
+                Lease held = other.lock(name).tryAcquire().orElseThrow();
+                assertThat(lock.acquireAsync(Duration.ofMillis(5)).get(5, TimeUnit.SECONDS)).isEmpty();
+                held.release();
+                Optional<Lease> next = lock.tryAcquire();
+                assertThat(next).as("round %d: a try right after an empty answer", round).isPresent();
+                next.get().release();
+            }
+        }
+    }
+
     @Test
     void tenThousandAsyncAcquiresAreEachServedOnceAloneWithoutAThreadEach() throws Exception {
         try (Coordis client = TestClients.connect(redis.uri())) {

@@ -1,56 +1,45 @@
 package io.coordis.internal.election;
 
-import io.coordis.internal.Durations;
-import io.coordis.internal.Outages;
+import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
+import io.coordis.internal.contest.Answer;
+import io.coordis.internal.contest.Contest;
+import io.coordis.internal.contest.Contestant;
 import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.Subscription;
 
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
- * One campaign of a {@link LeaseElection} candidate, without a thread waiting: a try, and while another leads, a
- * wait on the election's channel (pub/sub) or the leader's TTL (the timer), then another try, until won, the
- * deadline or a cancel. Every step runs on a reply's or the timer's thread; {@link #result} completes with the
- * leadership, or {@code null} when the deadline passed. A leadership won by a try whose campaign was cancelled
- * meanwhile is resigned at once. Campaigns of one candidate run one after another ({@link #after}). A try that
- * fails transiently is made again while the campaign lasts, as {@link Outages} says.
+ * One campaign of a {@link LeaseElection} candidate, a {@link Contest} without a thread waiting: a try, and while
+ * another leads, a wait on the election's channel (pub/sub) or the leader's TTL (the timer), then another try,
+ * until won, the deadline or a cancel. Every step runs on a reply's or the timer's thread; {@link #result} completes
+ * with the leadership, or {@code null} when the deadline passed. A leadership won by a try whose campaign was
+ * cancelled meanwhile is resigned at once. Campaigns of one candidate run one after another ({@link #after}). A try
+ * that fails transiently is made again while the campaign lasts, as the contest does for every wait.
  */
-final class Campaign implements PubSubListener {
-    private enum State { QUEUED, TRYING, CONFIRMING, WAITING, DONE }
-
-    final CompletableFuture<HeldLeadership> result = new CompletableFuture<>();
+final class Campaign implements PubSubListener, Contestant<HeldLeadership> {
+    final CompletableFuture<HeldLeadership> result;
     /** Completed when this campaign is over, so the candidate's next one may start. */
     final CompletableFuture<Void> over = new CompletableFuture<>();
     /** The result is the leadership the candidate held already, not one this campaign won. */
     volatile boolean reused;
     private final LeaseElection election;
     private final Timer timer;
-    private final long deadline;
-    /** Whether the campaign ends at {@link #deadline}; else it lasts until elected. */
-    private final boolean bounded;
-    private State state = State.QUEUED;
-    /** An announcement (or the client closing) came while a try was out: try again at once. */
-    private boolean rung;
+    private final Contest<HeldLeadership> contest;
+    // guarded by this
     private Subscription subscription;
-    private Timer.Handle wake;
-    private Timer.Handle expiry;
     /** The candidate's campaign before this one: this one is over only once that one is too. */
     private CompletableFuture<Void> previous;
-    /** The transient failure of the last try, ridden out while the campaign lasts ({@link Outages}); else null. */
-    private Throwable outage;
-    /** Transient failures in a row. */
-    private int outages;
+    private boolean began;
 
-    Campaign(LeaseElection election, Timer timer, long waitNanos, boolean untilElected) {
+    Campaign(LeaseElection election, Timer timer, Telemetry.Wait telemetry, long waitNanos, boolean untilElected) {
         this.election = election;
         this.timer = timer;
-        this.bounded = !untilElected && waitNanos != Long.MAX_VALUE;
-        this.deadline = Durations.saturatedAdd(timer.now(), waitNanos);
-        result.whenComplete((v, f) -> ended(f instanceof CancellationException));
+        this.contest = new Contest<>(this, timer, telemetry, waitNanos, untilElected, Contest.Deadline.CUTS_WAITS,
+                null);
+        this.result = contest.outcome();
     }
 
     /** Starts this campaign once {@code previous} (the candidate's campaign before it) is over. */
@@ -58,242 +47,131 @@ final class Campaign implements PubSubListener {
         synchronized (this) {
             this.previous = previous;
         }
-        if (previous.isDone()) {
-            begin(); // its try goes out before the deadline can end it, also with no time to wait
-        }
-        if (bounded) {
-            Timer.Handle h = timer.coarse(deadline - timer.now(), this::expired);
-            synchronized (this) {
-                expiry = h;
+        contest.start();
+    }
+
+    /** The wait for the previous campaign, once; a leadership the candidate holds already is this one's result. */
+    @Override
+    public CompletableFuture<?> enter() {
+        CompletableFuture<Void> before;
+        synchronized (this) {
+            if (began) {
+                return READY;
             }
-            if (result.isDone()) {
-                h.cancel();
-            }
+            began = true;
+            before = previous;
         }
-        if (previous.isDone()) {
-            return;
+        if (before.isDone()) {
+            begin();
+            return READY;
         }
-        previous.whenComplete((v, f) -> {
+        CompletableFuture<Void> begun = new CompletableFuture<>();
+        before.whenComplete((v, f) -> {
             if (timer.isClosed()) {
-                begin();
+                begin(begun);
             } else {
-                timer.execute(this::begin); // not on the thread that ended the previous one: no deep chains
+                timer.execute(() -> begin(begun)); // not on the thread that ended the previous one: no deep chains
             }
         });
+        return begun;
+    }
+
+    private void begin(CompletableFuture<Void> begun) {
+        begin();
+        begun.complete(null);
     }
 
     private void begin() {
-        synchronized (this) {
-            if (state != State.QUEUED) {
-                return;
-            }
-            HeldLeadership mine = election.currentLeadership();
-            if (mine != null) {
-                reused = true;
-                result.complete(mine);
-                return;
-            }
-            state = State.TRYING;
-        }
-        attempt();
-    }
-
-    private void attempt() {
-        CompletableFuture<LeaseElection.Attempt> tried;
-        try {
-            tried = election.attemptAsync();
-        } catch (RuntimeException e) {
-            outage(e);
+        if (contest.isOver()) {
             return;
         }
-        tried.whenComplete(this::answered);
+        HeldLeadership mine = election.currentLeadership();
+        if (mine != null) {
+            reused = true;
+            contest.settle(mine);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Answer<HeldLeadership>> attempt(boolean waits) {
+        return election.attemptAsync()
+                .thenApply(a -> a.won() != null ? Answer.won(a.won()) : Answer.busy(a.pttlMillis()));
     }
 
     /**
-     * A try or the subscription failed: a transient failure is tried again after {@link Outages}' pause while the
-     * campaign lasts (an announcement ends the pause early); otherwise, or once the deadline passed, it fails.
+     * After the first lost try: registers for the election's announcements (an uncontended campaign never
+     * subscribes), without blocking, since this may run on a reply's I/O thread, and tries again once Redis
+     * confirmed, so that an announcement between the try and the subscription is not missed. Later: until an
+     * announcement or the leader's TTL.
      */
-    private void outage(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        long left = bounded ? deadline - timer.now() : Long.MAX_VALUE;
-        if (left <= 0 || !Outages.ridesOut(cause)) {
-            result.completeExceptionally(cause);
-            return;
-        }
-        synchronized (this) {
-            if (state == State.DONE) {
-                return;
-            }
-            outage = cause;
-            state = State.WAITING;
-            wake = timer.after(Outages.pauseNanos(cause, ++outages, left), this::woken);
-        }
-    }
-
-    private void answered(LeaseElection.Attempt attempt, Throwable failure) {
-        if (failure != null) {
-            outage(failure);
-            return;
-        }
-        synchronized (this) {
-            outage = null;
-            outages = 0;
-        }
-        if (attempt.won() != null) {
-            if (!result.complete(attempt.won())) {
-                attempt.won().resignInBackground(); // cancelled while the try was out
-            }
-            return;
-        }
-        boolean timedOut = false;
-        boolean subscribe = false;
-        boolean confirm = false;
-        boolean retry = false;
-        synchronized (this) {
-            if (state == State.DONE) {
-                return;
-            }
-            if (bounded && timer.now() - deadline >= 0) {
-                timedOut = true;
-            } else if (subscription == null || !subscription.ready().isDone()) {
-                state = State.CONFIRMING;
-                subscribe = subscription == null;
-                confirm = true;
-            } else if (rung) {
-                rung = false;
-                retry = true;
-            } else {
-                state = State.WAITING;
-                wake = timer.after(ReleaseWaiter.untilExpiry(attempt.pttlMillis()), this::woken);
-            }
-        }
-        if (timedOut) {
-            result.complete(null);
-        } else if (retry) {
-            attempt();
-        } else if (confirm) {
-            Subscription s = subscribe ? subscribe() : subscription;
-            if (s != null) {
-                s.ready().whenComplete(this::confirmed);
-            }
-        }
-    }
-
-    /**
-     * Registers for the election's announcements after a try lost (an uncontended campaign never subscribes), without
-     * blocking: this may run on a reply's I/O thread. {@code null} when the campaign ended meanwhile or failed.
-     */
-    private Subscription subscribe() {
+    @Override
+    public CompletableFuture<Boolean> pause(Answer<HeldLeadership> busy, long maxNanos) {
         Subscription s;
-        try {
-            s = election.subscribeChanges(this);
-        } catch (RuntimeException e) {
-            outage(e);
-            return null;
-        }
         synchronized (this) {
-            if (state != State.DONE) {
-                subscription = s;
-                return s;
+            s = subscription;
+        }
+        if (s != null && s.ready().isDone()) {
+            return contest.nap(ReleaseWaiter.untilExpiry(busy.holderMillis()));
+        }
+        if (s == null) {
+            s = election.subscribeChanges(this);
+            boolean keep;
+            synchronized (this) {
+                keep = !contest.isOver();
+                if (keep) {
+                    subscription = s;
+                }
+            }
+            if (!keep) {
+                s.close();
+                return new CompletableFuture<>(); // ended meanwhile: the contest cancels it
             }
         }
-        s.close();
-        return null;
+        Subscription confirming = s;
+        return s.ready().handle((ok, failure) -> {
+            if (failure == null) {
+                return true;
+            }
+            synchronized (this) {
+                if (subscription == confirming) {
+                    subscription = null; // subscribe again after the next lost try
+                }
+            }
+            confirming.close();
+            throw election.subscribeFailure(failure);
+        });
     }
 
-    /**
-     * Redis confirmed the subscription after a try lost: the next try comes right after that, so that an
-     * announcement between the first try and the subscription is not missed.
-     */
-    private void confirmed(Void ignored, Throwable failure) {
-        if (failure != null) {
-            Subscription failed;
-            synchronized (this) {
-                failed = subscription;
-                subscription = null; // subscribe again after the next lost try
-            }
-            if (failed != null) {
-                failed.close();
-            }
-            outage(election.subscribeFailure(failure));
-            return;
-        }
-        synchronized (this) {
-            if (state != State.CONFIRMING) {
-                return;
-            }
-            state = State.TRYING;
-            rung = false;
-        }
-        attempt();
+    @Override
+    public boolean rings() {
+        return true; // an announcement ends the pause after an outage early
     }
 
     /** An announcement on the election's channel: a leader resigned or was elected. */
     @Override
     public void message(String channel, String message) {
-        ring();
+        contest.ring();
     }
 
     /** The client was closed: the next try fails naming the closed connection. */
     @Override
     public void closed() {
-        ring();
+        contest.ring();
     }
 
-    private void ring() {
-        synchronized (this) {
-            if (state != State.WAITING) {
-                rung = state == State.TRYING; // while confirming, the try after the confirmation comes anyway
-                return;
-            }
-            state = State.TRYING;
-            if (wake != null) {
-                wake.cancel();
-            }
-        }
-        attempt();
+    @Override
+    public void undo(HeldLeadership won) {
+        won.resignInBackground(); // cancelled while the try was out
     }
 
-    private void woken() {
-        synchronized (this) {
-            if (state != State.WAITING) {
-                return;
-            }
-            state = State.TRYING;
-        }
-        attempt();
-    }
-
-    private void expired() {
-        Throwable last;
-        synchronized (this) {
-            if (state == State.TRYING) {
-                return; // the try's answer decides: a win counts, else the campaign ends then
-            }
-            last = outage;
-        }
-        if (last != null) {
-            result.completeExceptionally(last); // Redis was unavailable until the end: say why
-        } else {
-            result.complete(null);
-        }
-    }
-
-    /** Ends the campaign however it ended: stops its timers, unsubscribes, lets the next campaign start. */
-    private void ended(boolean cancelled) {
+    /** Ends the campaign however it ended: unsubscribes, lets the next campaign start. */
+    @Override
+    public void ended(HeldLeadership won, Throwable failure) {
         Subscription s;
         CompletableFuture<Void> before;
         synchronized (this) {
-            state = State.DONE;
             s = subscription;
             before = previous;
-            if (wake != null) {
-                wake.cancel();
-            }
-            if (expiry != null) {
-                expiry.cancel();
-            }
         }
         if (s != null) {
             s.close();

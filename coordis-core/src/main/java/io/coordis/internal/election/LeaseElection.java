@@ -13,7 +13,6 @@ import io.coordis.election.Leadership;
 import io.coordis.election.LeadershipLostException;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
-import io.coordis.internal.MeasuredWait;
 import io.coordis.internal.Named;
 import io.coordis.internal.Replicas;
 import io.coordis.internal.Timer;
@@ -36,7 +35,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -157,14 +155,7 @@ final class LeaseElection extends Named implements LeaderElection {
      */
     private Campaign start(long waitNanos, boolean untilElected) {
         checkOpen();
-        Telemetry.Wait wait = telemetry.campaigning(name);
-        long began = MeasuredWait.start(wait, timer.ticker());
-        Campaign campaign = new Campaign(this, timer, waitNanos, untilElected);
-        campaign.result.whenComplete((won, failure) -> MeasuredWait.ended(wait, timer.ticker(),
-                won != null ? Telemetry.Result.ACQUIRED
-                        : failure instanceof CancellationException ? Telemetry.Result.INTERRUPTED
-                        : failure != null ? Telemetry.Result.ERROR
-                        : waitNanos == 0 ? Telemetry.Result.BUSY : Telemetry.Result.TIMEOUT, began));
+        Campaign campaign = new Campaign(this, timer, telemetry.campaigning(name), waitNanos, untilElected);
         campaign.after(campaigns.getAndSet(campaign.over));
         return campaign;
     }

@@ -104,7 +104,7 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule apiHoldsOnlyApi = classes()
-            .that().resideInAnyPackage(API).and(topLevel())
+            .that().resideInAnyPackage(API).and(topLevel()).and().doNotHaveSimpleName("package-info")
             .should(beApiTypes())
             .because("a newcomer opening an API package sees what a user touches, nothing else");
 

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -160,13 +161,33 @@ class LocalHandoffIT {
     }
 
     /**
+     * Stops {@code chain} (SIGSTOP) at a moment when one of its threads is inside the resource. A stop that lands
+     * between a hand-off and the new holder's enter would let that holder enter late with its number, as any lock's
+     * holder that stops between acquiring and using would: that is not what the test is about, so such a stop is
+     * undone and made again a moment later. The resource's report is read after a pause that lets the messages the
+     * process sent before the stop arrive.
+     */
+    private static void stopWithAThreadInside(ChildJvm chain, FencedResource resource) throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            chain.pause();
+            Thread.sleep(200);
+            if (!resource.report().insideNow().isEmpty()) {
+                return;
+            }
+            assertThat(attempt).as("a stop that finds a thread inside, within 50 tries").isLessThan(50);
+            chain.resume();
+            Thread.sleep(ThreadLocalRandom.current().nextLong(5, 30));
+        }
+    }
+
+    /**
      * A process whose threads hand the lock on among themselves stops (SIGSTOP) for three TTLs: another client
      * gets the lock after the TTL, and once the process runs again no thread of it enters with a number of the
      * old block: the referee sees no fence regression and no two holders given one number. The threads wait
-     * without a time limit, so they are still in line when the process runs again, and they work
-     * 40 ms inside, so the stop almost always finds one inside (entered) rather than between its acquisition and
-     * its enter, where any lock's holder would enter late with its number; a release that handed the lock on
-     * from the old block after the stop is caught here as a regression.
+     * without a time limit, so they are still in line when the process runs again, and the stop is made when one
+     * is inside (entered), not between its acquisition and its enter, where any lock's holder would enter late with
+     * its number; a release that handed the lock on from the old block after the stop is caught here as a
+     * regression.
      */
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -183,7 +204,7 @@ class LocalHandoffIT {
                 int enteredBefore = resource.report().totalEnters();
                 assertThat(enteredBefore).as("the threads took turns before the stop").isGreaterThan(3);
 
-                chain.pause();
+                stopWithAThreadInside(chain, resource);
                 long stopped = System.nanoTime();
                 DistributedLock lock = client.lock("chain:stopped", LockOptions.defaults().withTtl(ttl));
                 Lease mine = lock.acquire(ttl.multipliedBy(4)).orElseThrow();

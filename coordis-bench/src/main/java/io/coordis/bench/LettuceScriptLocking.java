@@ -54,7 +54,7 @@ final class LettuceScriptLocking implements Locking {
         }
         this.connection = client.connect(RedisURI.create(uris.get(0)));
         this.sync = connection.sync();
-        // the scripts as Coordis ships them, beside its lock classes
+        // the scripts as Coordis ships them, beside its lock engines
         this.acquire = sync.scriptLoad(script("acquire.lua"));
         this.release = sync.scriptLoad(script("release.lua"));
     }
@@ -63,11 +63,14 @@ final class LettuceScriptLocking implements Locking {
     /** How long a fencing counter is kept after its last number, ms: Coordis's default. */
     private static final String RETENTION_MILLIS = "600000";
 
-    /** The script's source as Coordis ships it (read on the class path, where the lock package's resources are open). */
+    /** Where Coordis keeps its lock scripts in its jar. */
+    private static final String SCRIPTS = "io/coordis/internal/lock/";
+
+    /** The script's source as Coordis ships it (read on the class path, where the jar's resources are open). */
     private static String script(String file) {
-        try (InputStream in = DistributedLock.class.getResourceAsStream(file)) {
+        try (InputStream in = DistributedLock.class.getClassLoader().getResourceAsStream(SCRIPTS + file)) {
             if (in == null) {
-                throw new IllegalStateException(file + " is not beside " + DistributedLock.class.getName());
+                throw new IllegalStateException(SCRIPTS + file + " is not in the jar of " + DistributedLock.class.getName());
             }
             String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             // the functions that take fencing numbers stand in for the line that names them, as Coordis loads it

@@ -15,6 +15,7 @@ import io.coordis.internal.inspect.ScanningInspector;
 import io.coordis.internal.lock.Locks;
 import io.coordis.internal.queue.Queues;
 import io.coordis.internal.redis.Connections;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.signal.PubSubSignals;
 import io.coordis.lock.DistributedLock;
@@ -69,7 +70,7 @@ public final class Coordis implements AutoCloseable {
 
     private final Connections connections;
     private final Timer timer;
-    private final String keyPrefix;
+    private final Namespace namespace;
     private final Locks locks;
     private final Signals signals;
     private final Elections elections;
@@ -92,13 +93,13 @@ public final class Coordis implements AutoCloseable {
             timer.close();
             throw e;
         }
-        this.keyPrefix = b.keyPrefix;
+        this.namespace = Namespace.of(b.keyPrefix);
         List<RedisNode> nodes = connections.nodes();
-        this.locks = new Locks(nodes, keyPrefix, timer, b.telemetry);
-        this.elections = new Elections(nodes, timer, b.telemetry);
-        this.signals = PubSubSignals.over(nodes.get(0), connections.replicas(), keyPrefix, timer, b.maxSignalBytes,
+        this.locks = new Locks(nodes, namespace, timer, b.telemetry);
+        this.elections = new Elections(nodes, namespace, timer, b.telemetry);
+        this.signals = PubSubSignals.over(nodes.get(0), connections.replicas(), namespace, timer, b.maxSignalBytes,
                 b.telemetry);
-        this.queues = new Queues(nodes.get(0), keyPrefix, timer, b.telemetry);
+        this.queues = new Queues(nodes.get(0), namespace, timer, b.telemetry);
         this.inspector = new ScanningInspector(nodes);
     }
 
@@ -156,7 +157,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock lock(String name, LockOptions options) {
-        LockOptions o = prefixed(options);
+        LockOptions o = Objects.requireNonNull(options, "lock options must not be null");
         return locks.lock(name, o.replication().isEmpty() && !replication.isNone() ? o.withReplication(replication) : o);
     }
 
@@ -184,7 +185,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client has several Redlock masters (read-write locks use one node)
      */
     public ReadWriteLock readWriteLock(String name, LockOptions options) {
-        return locks.readWriteLock(name, prefixed(options));
+        return locks.readWriteLock(name, options);
     }
 
     /**
@@ -214,7 +215,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public Semaphore semaphore(String name, int permits, LockOptions options) {
-        return locks.semaphore(name, permits, prefixed(options));
+        return locks.semaphore(name, permits, options);
     }
 
     /**
@@ -228,7 +229,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock legacyLock(String name, LockOptions options) {
-        return locks.legacy(name, prefixed(options));
+        return locks.legacy(name, options);
     }
 
     /**
@@ -266,7 +267,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public LeaderElection election(String name, ElectionOptions options) {
-        ElectionOptions o = prefixed(options);
+        ElectionOptions o = Objects.requireNonNull(options, "election options must not be null");
         return elections.election(name,
                 o.replication().isEmpty() && !replication.isNone() ? o.withReplication(replication) : o);
     }
@@ -278,14 +279,14 @@ public final class Coordis implements AutoCloseable {
      * {@link CounterElection}.
      *
      * @param term the expiry the leader refreshes, whole seconds (the classic code uses 20 s)
-     * @param key  the counter's key, exactly as given (no key prefix is added)
+     * @param key  the counter's key, after this client's key prefix if it has one
      * @return a new candidate; it does not campaign until asked
      * @throws IllegalArgumentException when the key is blank or longer than 1,024 bytes in UTF-8, or the term is
      *                                  not a whole number of seconds
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public CounterElection counterElection(String key, Duration term) {
-        return elections.counterElection(key, keyPrefix, term);
+        return elections.counterElection(key, term);
     }
 
     /**
@@ -336,22 +337,10 @@ public final class Coordis implements AutoCloseable {
         return queues().reliable(name, replicated(options));
     }
 
-    /** {@code options} with this client's key prefix before their own. */
-    private LockOptions prefixed(LockOptions options) {
-        Objects.requireNonNull(options, "lock options must not be null");
-        return keyPrefix().isEmpty() ? options : options.withKeyPrefix(keyPrefix() + options.keyPrefix());
-    }
-
     /** {@code options} with this client's replication unless they set their own. */
     private QueueOptions replicated(QueueOptions options) {
         Objects.requireNonNull(options, "queue options must not be null");
         return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication) : options;
-    }
-
-    /** {@code options} with this client's key prefix before their own. */
-    private ElectionOptions prefixed(ElectionOptions options) {
-        Objects.requireNonNull(options, "election options must not be null");
-        return keyPrefix().isEmpty() ? options : options.withKeyPrefix(keyPrefix() + options.keyPrefix());
     }
 
     /**
@@ -360,7 +349,7 @@ public final class Coordis implements AutoCloseable {
      * @return the key prefix, or the empty string
      */
     public String keyPrefix() {
-        return keyPrefix;
+        return namespace.prefix();
     }
 
     private Queues queues() {
@@ -390,7 +379,7 @@ public final class Coordis implements AutoCloseable {
      * @return the doctor of this client
      */
     public Doctor doctor() {
-        return new ServerDoctor(connections.nodes(), keyPrefix);
+        return new ServerDoctor(connections.nodes(), namespace);
     }
 
     /**

@@ -8,6 +8,7 @@ import io.coordis.inspect.QueueState;
 import io.coordis.internal.ClientTimer;
 import io.coordis.internal.Timer;
 import io.coordis.internal.queue.Queues;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.TlsSettings;
 import io.coordis.lock.Lease;
@@ -393,7 +394,7 @@ class TlsIT {
     private static void assertQueueRefusedFast(String url, TlsSettings tls, String cause) throws Exception {
         try (Timer timer = new ClientTimer(Ticker.system());
              RedisNode node = RedisNode.open(url, TIMEOUT, tls, null, timer)) {
-            Queue queue = new Queues(node, Prefixed.prefix(), timer, Telemetry.NONE)
+            Queue queue = new Queues(node, Namespace.of(Prefixed.prefix()), timer, Telemetry.NONE)
                     .plain("tls:refused-queue", QueueOptions.defaults());
             // a refused TLS handshake ends a wait at once; a plain client at a TLS port sees connections closed, which
             // a killed server shows too, so its waits run out first (a short one here)

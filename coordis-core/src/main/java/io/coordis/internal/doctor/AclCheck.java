@@ -6,6 +6,7 @@ import io.coordis.doctor.Finding;
 import io.coordis.inspect.Glob;
 import io.coordis.internal.Keys;
 import io.coordis.internal.redis.AdminCommands;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -46,7 +47,7 @@ final class AclCheck {
      * Checks {@code forUser} (empty: the connection's own user) on {@code node}, adding what it finds to
      * {@code findings}; refusals become {@link Finding.Severity#UNKNOWN} findings.
      */
-    static Outcome examine(RedisNode node, Optional<String> forUser, String keyPrefix, List<Finding> findings)
+    static Outcome examine(RedisNode node, Optional<String> forUser, Namespace namespace, List<Finding> findings)
             throws InterruptedException {
         String at = node.address();
         Duration timeout = node.commandTimeout();
@@ -98,7 +99,7 @@ final class AclCheck {
                 channels.addAll(patterns(AclRules.field(reply, "channels"), "&", flags(reply).contains("allchannels")));
                 method = "ACL GETUSER " + user.get();
                 findings.add(aclFinding(at, user.get(), missingRequired, missingOptional, keys, channels));
-                prefixFinding(at, user.get(), keyPrefix, keys, channels).ifPresent(findings::add);
+                prefixFinding(at, user.get(), namespace, keys, channels).ifPresent(findings::add);
             } catch (CoordisException e) {
                 method = "not checked: ACL GETUSER " + user.get() + " failed: " + e.getMessage();
                 findings.add(new Finding(Finding.Severity.UNKNOWN, at, "acl", "cannot read the rules of user '"
@@ -137,24 +138,27 @@ final class AclCheck {
      * With a client key prefix: whether the user's key and channel patterns cover a name under the prefix and the
      * keys and channels Coordis derives from it ({@code ~P* ~{P* &P* &{P*}); empty without a prefix.
      */
-    static Optional<Finding> prefixFinding(String at, String user, String prefix, List<String> keys,
+    static Optional<Finding> prefixFinding(String at, String user, Namespace namespace, List<String> keys,
                                            List<String> channels) {
+        String prefix = namespace.prefix();
         if (prefix.isEmpty()) {
             return Optional.empty();
         }
-        String name = prefix + "coordis-doctor";
+        String key = namespace.key("coordis-doctor");
+        String channel = namespace.channel("coordis-doctor");
+        List<String> rules = RequiredCommands.keyPatterns(prefix); // ~P* ~{P* &P* &{P*
         List<String> missing = new ArrayList<>();
-        if (!covered(keys, '~', name)) {
-            missing.add("~" + prefix + "*");
+        if (!covered(keys, '~', key)) {
+            missing.add(rules.get(0));
         }
-        if (!covered(keys, '~', Keys.derived(name, "fence"))) {
-            missing.add("~{" + prefix + "*");
+        if (!covered(keys, '~', Keys.derived(key, "fence"))) {
+            missing.add(rules.get(1));
         }
-        if (!covered(channels, '&', name)) {
-            missing.add("&" + prefix + "*");
+        if (!covered(channels, '&', channel)) {
+            missing.add(rules.get(2));
         }
-        if (!covered(channels, '&', Keys.derived(name, "released"))) {
-            missing.add("&{" + prefix + "*");
+        if (!covered(channels, '&', Keys.derived(channel, "released"))) {
+            missing.add(rules.get(3));
         }
         if (missing.isEmpty()) {
             return Optional.of(new Finding(Finding.Severity.OK, at, "acl-prefix", "user '" + user + "' may read and "

@@ -5,6 +5,7 @@ import io.coordis.doctor.Finding;
 import io.coordis.internal.Keys;
 import io.coordis.internal.redis.AdminCommands;
 import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.RedisNode;
 
 import java.util.ArrayList;
@@ -82,9 +83,9 @@ final class OldLayout {
     }
 
     /** Adds the check's finding for {@code node} to {@code findings}; a refused command makes it UNKNOWN. */
-    static void examine(RedisNode node, String prefix, List<Finding> findings) throws InterruptedException {
+    static void examine(RedisNode node, Namespace namespace, List<Finding> findings) throws InterruptedException {
         try {
-            findings.add(finding(node.address(), count(node, prefix)));
+            findings.add(finding(node.address(), count(node, namespace)));
         } catch (CoordisException e) {
             findings.add(new Finding(Finding.Severity.UNKNOWN, node.address(), TOPIC, "cannot look for keys of the "
                     + "old per-name layout (" + e.getMessage() + ")", "run the doctor as a user that may run SCAN, "
@@ -92,12 +93,12 @@ final class OldLayout {
         }
     }
 
-    /** Counts the leftovers under {@code prefix} on {@code node} and measures a sample of them. */
-    static Tally count(RedisNode node, String prefix) throws InterruptedException {
+    /** Counts the leftovers in {@code namespace} on {@code node} and measures a sample of them. */
+    static Tally count(RedisNode node, Namespace namespace) throws InterruptedException {
         Map<String, Long> bySuffix = new TreeMap<>();
         List<String> sample = new ArrayList<>();
         long[] seen = {0};
-        walk(node, prefix, page -> {
+        walk(node, namespace, page -> {
             for (Leftover l : page) {
                 bySuffix.merge(l.suffix(), 1L, Long::sum);
                 long n = seen[0]++;
@@ -130,14 +131,14 @@ final class OldLayout {
     }
 
     /**
-     * Deletes the leftovers under {@code prefix} on {@code node} that are not in use, a SCAN step's worth at a
+     * Deletes the leftovers in {@code namespace} on {@code node} that are not in use, a SCAN step's worth at a
      * time. Counters are always deleted; holder details when the lock does not hold the token they name; the
      * rest when the key they were derived from does not exist.
      */
-    static Removed remove(RedisNode node, String prefix) throws InterruptedException {
+    static Removed remove(RedisNode node, Namespace namespace) throws InterruptedException {
         Map<String, Long> removed = new TreeMap<>();
         long[] kept = {0};
-        walk(node, prefix, page -> {
+        walk(node, namespace, page -> {
             List<CompletableFuture<Object>> sent = page.stream()
                     .map(l -> node.eval(REMOVE, List.of(l.key(), l.owner()), List.of(l.rule()))).toList();
             for (int i = 0; i < page.size(); i++) {
@@ -156,14 +157,14 @@ final class OldLayout {
         void accept(List<Leftover> page) throws InterruptedException;
     }
 
-    /** Walks the keys under {@code prefix} and hands each SCAN step's leftovers to {@code action}. */
-    static void walk(RedisNode node, String prefix, PageAction action) throws InterruptedException {
-        for (String match : patterns(prefix)) {
+    /** Walks the keys in {@code namespace} and hands each SCAN step's leftovers to {@code action}. */
+    static void walk(RedisNode node, Namespace namespace, PageAction action) throws InterruptedException {
+        for (String match : patterns(namespace)) {
             AdminCommands.KeyWalk walk = node.admin().walk(match, null, SCAN_COUNT);
             do {
                 List<Leftover> candidates = new ArrayList<>();
                 for (String key : node.await(walk.next(), node.commandTimeout())) {
-                    candidate(key, prefix).ifPresent(candidates::add);
+                    candidate(key, namespace).ifPresent(candidates::add);
                 }
                 if (!candidates.isEmpty()) {
                     List<Leftover> leftovers = leftovers(node, candidates);
@@ -194,8 +195,8 @@ final class OldLayout {
         return out;
     }
 
-    /** {@code key} as a leftover candidate: a derived key of an old-layout suffix, of a name under {@code prefix}. */
-    static Optional<Leftover> candidate(String key, String prefix) {
+    /** {@code key} as a leftover candidate: a derived key of an old-layout suffix, of a name in {@code namespace}. */
+    static Optional<Leftover> candidate(String key, Namespace namespace) {
         for (List<String> suffixes : List.of(COUNTERS, STATE)) {
             for (String suffix : suffixes) {
                 if (!key.endsWith(":" + suffix)) {
@@ -209,7 +210,7 @@ final class OldLayout {
                 } else if (Keys.derived(base, suffix).equals(key)) {
                     owner = Optional.of(base);
                 }
-                if (owner.isPresent() && owner.get().startsWith(prefix) && owner.get().length() > prefix.length()) {
+                if (owner.isPresent() && namespace.holds(owner.get())) {
                     return Optional.of(new Leftover(key, owner.get(), suffix));
                 }
                 return Optional.empty();
@@ -218,23 +219,12 @@ final class OldLayout {
         return Optional.empty();
     }
 
-    /** SCAN patterns covering the derived keys of names under {@code prefix}: {@code {P*} and {@code P*}. */
-    static List<String> patterns(String prefix) {
-        if (prefix.isEmpty()) {
+    /** SCAN patterns covering the derived keys of names in {@code namespace}: {@code {P*} and {@code P*}. */
+    static List<String> patterns(Namespace namespace) {
+        if (namespace.prefix().isEmpty()) {
             return List.of("*");
         }
-        return List.of("{" + escape(prefix) + "*", escape(prefix) + "*");
-    }
-
-    private static String escape(String text) {
-        StringBuilder sb = new StringBuilder(text.length() + 8);
-        for (char c : text.toCharArray()) {
-            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
-                sb.append('\\');
-            }
-            sb.append(c);
-        }
-        return sb.toString();
+        return List.of("{" + namespace.pattern("*"), namespace.pattern("*"));
     }
 
     static Finding finding(String at, Tally tally) {

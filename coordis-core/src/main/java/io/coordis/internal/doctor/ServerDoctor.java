@@ -8,6 +8,7 @@ import io.coordis.doctor.Finding;
 import io.coordis.doctor.NodeFacts;
 import io.coordis.doctor.OldLayoutRemoval;
 import io.coordis.internal.redis.AdminCommands;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -28,15 +29,15 @@ import java.util.Optional;
  */
 public final class ServerDoctor implements Doctor {
     private final List<RedisNode> nodes;
-    private final String keyPrefix;
+    private final Namespace namespace;
 
     /**
-     * The doctor of a client with {@code nodes} and {@code keyPrefix} (empty for none), under which the ACL check
+     * The doctor of a client with {@code nodes} and {@code namespace}, under whose prefix (if any) the ACL check
      * also asks whether the user may touch the keys and channels.
      */
-    public ServerDoctor(List<RedisNode> nodes, String keyPrefix) {
+    public ServerDoctor(List<RedisNode> nodes, Namespace namespace) {
         this.nodes = List.copyOf(nodes);
-        this.keyPrefix = java.util.Objects.requireNonNull(keyPrefix, "key prefix");
+        this.namespace = java.util.Objects.requireNonNull(namespace, "namespace");
     }
 
     @Override
@@ -65,7 +66,7 @@ public final class ServerDoctor implements Doctor {
     public List<Finding> oldLayout() throws InterruptedException {
         List<Finding> findings = new ArrayList<>();
         for (RedisNode node : nodes) {
-            OldLayout.examine(node, keyPrefix, findings);
+            OldLayout.examine(node, namespace, findings);
         }
         return findings;
     }
@@ -74,7 +75,7 @@ public final class ServerDoctor implements Doctor {
     public List<OldLayoutRemoval> removeOldLayout() throws InterruptedException {
         List<OldLayoutRemoval> done = new ArrayList<>();
         for (RedisNode node : nodes) {
-            OldLayout.Removed removed = OldLayout.remove(node, keyPrefix);
+            OldLayout.Removed removed = OldLayout.remove(node, namespace);
             done.add(new OldLayoutRemoval(node.address(), removed.removed(), removed.kept()));
         }
         return done;
@@ -133,7 +134,7 @@ public final class ServerDoctor implements Doctor {
         policy.ifPresent(p -> findings.add(evictionFinding(at, p, maxmemory.orElse(-1L))));
         aof.ifPresent(a -> findings.add(persistenceFinding(at, a, fsync, save, info.get("rdb_last_bgsave_status"))));
 
-        AclCheck.Outcome acl = AclCheck.examine(node, forUser, keyPrefix, findings);
+        AclCheck.Outcome acl = AclCheck.examine(node, forUser, namespace, findings);
 
         // clock
         Optional<Long> offset = Optional.empty();

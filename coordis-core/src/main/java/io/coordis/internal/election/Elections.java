@@ -8,6 +8,7 @@ import io.coordis.election.LeaderElection;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.RedisNode;
 
 import java.time.Duration;
@@ -23,12 +24,14 @@ public final class Elections {
     public static final Duration CLASSIC_TERM = Duration.ofSeconds(20);
 
     private final List<RedisNode> nodes;
+    private final Namespace namespace;
     private final Timer timer;
     private final Telemetry telemetry;
 
-    /** Elections on a client's nodes (campaigns on the first), timer and telemetry. */
-    public Elections(List<RedisNode> nodes, Timer timer, Telemetry telemetry) {
+    /** Elections on a client's nodes (campaigns on the first), keys in its namespace, timer and telemetry. */
+    public Elections(List<RedisNode> nodes, Namespace namespace, Timer timer, Telemetry telemetry) {
         this.nodes = List.copyOf(nodes);
+        this.namespace = Objects.requireNonNull(namespace, "namespace");
         this.timer = timer;
         this.telemetry = telemetry;
     }
@@ -50,21 +53,22 @@ public final class Elections {
                     + " must be below a third of the election ttl " + Durations.format(options.ttl())
                     + " (the renewal interval); write a shorter wait (e.g. 50ms) or a longer ttl");
         }
-        return new LeaseElection(node(), checkName(name, "election name"), options, timer, telemetry);
+        String checked = checkName(name, "election name");
+        return new LeaseElection(node(), checked, namespace.then(options.keyPrefix()).key(checked), options, timer,
+                telemetry);
     }
 
     /**
-     * A candidate in the classic counter election on the Redis key {@code prefix + key}.
+     * A candidate in the classic counter election on {@code key} in this client's namespace.
      *
-     * @param key    the counter's key, without the prefix
-     * @param prefix put before the key; empty for none
+     * @param key    the counter's key, without the client's key prefix
      * @param term   the expiry the leader refreshes, whole seconds
      * @return a new candidate; it does not campaign until asked
      * @throws IllegalArgumentException when the key is blank, or the term is not a whole number of
      *                                  seconds of at least 1 s and at most {@link ElectionOptions#MAX_TTL}
      * @throws IllegalStateException    when this client talks to several independent masters
      */
-    public CounterElection counterElection(String key, String prefix, Duration term) {
+    public CounterElection counterElection(String key, Duration term) {
         Objects.requireNonNull(term, "term must not be null");
         if (term.compareTo(Duration.ofSeconds(1)) < 0 || term.getNano() != 0) {
             throw new IllegalArgumentException("counter election term must be a whole number of seconds, at least 1s "
@@ -74,7 +78,8 @@ public final class Elections {
             throw new IllegalArgumentException("counter election term must be at most "
                     + Durations.format(ElectionOptions.MAX_TTL) + ", was " + Durations.format(term));
         }
-        return new IncrementingElection(node(), prefix + checkName(key, "election key"), term, 0.01, timer.ticker());
+        return new IncrementingElection(node(), namespace.key(checkName(key, "election key")), term, 0.01,
+                timer.ticker());
     }
 
     private RedisNode node() {

@@ -70,8 +70,8 @@ final class LeaseElection extends Named implements LeaderElection {
     private volatile HeldLeadership current;
     private volatile boolean closed;
 
-    LeaseElection(RedisNode node, String name, ElectionOptions options, Timer timer, Telemetry telemetry) {
-        super("election", name, options.keyPrefix() + name);
+    LeaseElection(RedisNode node, String name, String key, ElectionOptions options, Timer timer, Telemetry telemetry) {
+        super("election", name, key);
         this.node = node;
         this.termKey = Keys.derived(key, "term");
         this.detailsKey = Keys.derived(key, "leader");

@@ -35,8 +35,8 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
     /** The nodes' answers to the last try; stays empty for a lock that does not report them. */
     volatile List<NodeVote> lastVotes = List.of();
 
-    ContendedLock(String kind, String name, LockOptions options, Contention contention, Timer timer) {
-        super(kind, name, options.keyPrefix() + name);
+    ContendedLock(String kind, String name, String key, LockOptions options, Contention contention, Timer timer) {
+        super(kind, name, key);
         this.keys = LockKeys.of(key);
         this.options = options;
         this.contention = contention;

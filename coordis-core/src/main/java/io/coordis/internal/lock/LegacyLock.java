@@ -76,8 +76,8 @@ final class LegacyLock extends ContendedLock {
     private final RedisNode node;
     private static final String MARGIN_ARG = Durations.millis(KEY_EXPIRY_MARGIN);
 
-    LegacyLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
-        super("legacy lock", name, options, contention, timer);
+    LegacyLock(RedisNode node, String name, String key, LockOptions options, Contention contention, Timer timer) {
+        super("legacy lock", name, key, options, contention, timer);
         this.node = node;
     }
 

@@ -5,6 +5,7 @@ import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
@@ -23,6 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class Locks {
     private final List<RedisNode> nodes;
     private final RedisNode node;
+    private final Namespace namespace;
     private final List<RestartGuard> guards;
     private final AtomicReference<Duration> largestRedlockTtl = new AtomicReference<>(Duration.ZERO);
     private final Timer timer;
@@ -30,20 +32,20 @@ public final class Locks {
     private final Contention contention;
 
     /**
-     * Locks on {@code nodes}; {@code keyPrefix} (may be empty) goes before the per-node key of the Redlock restart
-     * guard, as the client's prefix goes before every lock's key (through the lock options). Acquires and leases
-     * report to {@code telemetry}.
+     * Locks on {@code nodes} whose keys are in {@code namespace}: every lock's key (after the prefix of its options)
+     * and the per-node key of the Redlock restart guard. Acquires and leases report to {@code telemetry}.
      *
      * @throws IllegalArgumentException for 2 nodes (Redlock needs at least 3) or none
      */
-    public Locks(List<RedisNode> nodes, String keyPrefix, Timer timer, Telemetry telemetry) {
+    public Locks(List<RedisNode> nodes, Namespace namespace, Timer timer, Telemetry telemetry) {
         if (nodes.isEmpty() || nodes.size() == 2) {
             throw new IllegalArgumentException("locks need one Redis node, or at least 3 independent masters for "
                     + "Redlock (5 is typical), got " + nodes.size());
         }
         this.nodes = List.copyOf(nodes);
         this.node = nodes.get(0);
-        this.guards = nodes.stream().map(n -> new RestartGuard(LockNode.of(n), keyPrefix, timer)).toList();
+        this.namespace = Objects.requireNonNull(namespace, "namespace");
+        this.guards = nodes.stream().map(n -> new RestartGuard(LockNode.of(n), namespace, timer)).toList();
         this.timer = timer;
         this.telemetry = telemetry;
         this.contention = new Contention(new LocalQueue(), timer, telemetry);
@@ -61,12 +63,15 @@ public final class Locks {
         Objects.requireNonNull(options, "lock options must not be null");
         if (nodes.size() == 1) {
             checkReplicationWait(options);
-            return new SingleNodeLock(node, checkName(name), options, contention, timer);
+            String checked = checkName(name);
+            return new SingleNodeLock(node, checked, key(checked, options), options, contention, timer);
         }
         refuseReplication(options, "a Redlock lock", "Redlock's safety rests on a majority of independent masters, "
                 + "not on replicas: leave replication off for Redlock (or lock on one replicated master instead)");
         largestRedlockTtl.accumulateAndGet(options.ttl(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
-        return new Redlock(nodes, guards, largestRedlockTtl::get, checkName(name), options, contention, timer);
+        String checked = checkName(name);
+        return new Redlock(nodes, guards, largestRedlockTtl::get, checked, key(checked, options), options, contention,
+                timer);
     }
 
     /**
@@ -87,8 +92,9 @@ public final class Locks {
         refuseReplication(options, "a read-write lock", "its read holds are not waited for: use a plain lock "
                 + "for writes that must reach replicas");
         String checked = checkName(name);
-        return new SingleNodeReadWriteLock(new ReaderSetLock(node, checked, options, contention, timer),
-                new SingleNodeLock(node, checked, options, contention, timer));
+        String key = key(checked, options);
+        return new SingleNodeReadWriteLock(new ReaderSetLock(node, checked, key, options, contention, timer),
+                new SingleNodeLock(node, checked, key, options, contention, timer));
     }
 
     /**
@@ -101,14 +107,14 @@ public final class Locks {
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock legacy(String name, LockOptions options) {
+        Objects.requireNonNull(options, "lock options must not be null");
         if (nodes.size() != 1) {
             throw new IllegalStateException("the legacy lock runs on one Redis node; this client has " + nodes.size());
         }
-        Objects.requireNonNull(options, "lock options must not be null");
         refuseReplication(options, "the legacy lock", "its SETNX format is kept for programs that do not wait for "
                 + "replicas either: use a plain lock for writes that must reach replicas");
-        return new LegacyLock(node, checkName(name), options,
-                contention, timer);
+        String checked = checkName(name);
+        return new LegacyLock(node, checked, key(checked, options), options, contention, timer);
     }
 
     /**
@@ -130,8 +136,8 @@ public final class Locks {
         }
         refuseReplication(options, "a semaphore", "its permits are not waited for: use a lock for a grant that "
                 + "must reach replicas");
-        return new QueuedSemaphore(node, Keys.requireName("semaphore name", name,
-                "name the semaphore, e.g. \"pool:db\""), permits, options, timer, telemetry);
+        String checked = Keys.requireName("semaphore name", name, "name the semaphore, e.g. \"pool:db\"");
+        return new QueuedSemaphore(node, checked, key(checked, options), permits, options, timer, telemetry);
     }
 
     /**
@@ -159,6 +165,11 @@ public final class Locks {
                     + " must be below half the lock ttl " + Durations.format(options.ttl())
                     + ": a grant must leave time to use and renew it; write a shorter wait (e.g. 50ms) or a longer ttl");
         }
+    }
+
+    /** The key of the lock {@code name}: in the client's namespace, after the prefix of its options. */
+    private String key(String name, LockOptions options) {
+        return namespace.then(options.keyPrefix()).key(name);
     }
 
     static String checkName(String name) {

@@ -52,8 +52,9 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
     private final List<String> extendKeys;
     final String channel;
 
-    QueuedSemaphore(RedisNode node, String name, int permits, LockOptions options, Timer timer, Telemetry telemetry) {
-        super("semaphore", name, options.keyPrefix() + name);
+    QueuedSemaphore(RedisNode node, String name, String key, int permits, LockOptions options, Timer timer,
+                    Telemetry telemetry) {
+        super("semaphore", name, key);
         this.node = node;
         this.initialPermits = checkPermits(permits, "permit count");
         this.options = options;

@@ -39,8 +39,8 @@ final class ReaderSetLock extends ContendedLock implements LeaseOps {
     private final String readers;
     private final String details;
 
-    ReaderSetLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
-        super("read lock", name, options, contention, timer);
+    ReaderSetLock(RedisNode node, String name, String key, LockOptions options, Contention contention, Timer timer) {
+        super("read lock", name, key, options, contention, timer);
         this.node = node;
         this.readers = LockLayout.readersKey(key);
         this.details = LockLayout.readerDetailsKey(key);

@@ -47,8 +47,8 @@ final class Redlock extends ContendedLock implements LeaseOps {
     private final RedlockSteps steps;
 
     Redlock(List<RedisNode> nodes, List<RestartGuard> guards, Supplier<Duration> guardWindow, String name,
-            LockOptions options, Contention contention, Timer timer) {
-        super("lock", name, options, contention, timer);
+            String key, LockOptions options, Contention contention, Timer timer) {
+        super("lock", name, key, options, contention, timer);
         this.nodes = List.copyOf(nodes);
         this.lockNodes = this.nodes.stream().map(LockNode::of).toList();
         this.steps = new RedlockSteps(lockNodes, guards, guardWindow, key, options, timer);

@@ -1,6 +1,7 @@
 package io.coordis.internal.lock;
 
 import io.coordis.internal.Timer;
+import io.coordis.internal.redis.Namespace;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,12 +36,12 @@ final class RestartGuard {
     private volatile Duration untilTrusted = Duration.ZERO;
 
     /**
-     * The guard of {@code node}, its marker key {@link LockLayout#RESTART_GUARD_MARKER} after the client's key prefix (may be empty);
+     * The guard of {@code node}, its marker key {@link LockLayout#RESTART_GUARD_MARKER} in the client's namespace;
      * the deadlines of its checks run on {@code timer}.
      */
-    RestartGuard(LockNode node, String keyPrefix, Timer timer) {
+    RestartGuard(LockNode node, Namespace namespace, Timer timer) {
         this.node = node;
-        this.marker = keyPrefix + LockLayout.RESTART_GUARD_MARKER;
+        this.marker = namespace.key(LockLayout.RESTART_GUARD_MARKER);
         this.timer = timer;
     }
 

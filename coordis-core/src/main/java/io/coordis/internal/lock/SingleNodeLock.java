@@ -38,8 +38,8 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     private final Handoff handoff;
     private final Replication replication;
 
-    SingleNodeLock(RedisNode node, String name, LockOptions options, Contention contention, Timer timer) {
-        super("lock", name, options, contention, timer);
+    SingleNodeLock(RedisNode node, String name, String key, LockOptions options, Contention contention, Timer timer) {
+        super("lock", name, key, options, contention, timer);
         this.node = node;
         this.replication = LockTerms.replicationOrNone(options);
         this.handoff = new Handoff(node, name, keys, options, timer, contention.telemetry, this);

@@ -4,6 +4,7 @@ import io.coordis.CoordisException;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.ListCommands;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.ReplicatedWrite;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
@@ -18,7 +19,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * (one per concurrent blocking call), so they never hold up other commands.
  */
 final class ListQueue extends NamedQueue implements Queue {
-    private final String prefix;
+    private final Namespace namespace;
     private final String key;
     private final ConcurrentLinkedQueue<ListCommands.Blocking> idle = new ConcurrentLinkedQueue<>();
     /** The shortest block a blocking pop asks for (Redis reads a zero block as forever). */
@@ -26,11 +27,11 @@ final class ListQueue extends NamedQueue implements Queue {
     /** The client's clock, for the deadlines of blocking pops. */
     private final Timer timer;
 
-    /** The queue {@code name} on the list {@code prefix + name}; processing lists get the same prefix. */
-    ListQueue(ListCommands lists, String prefix, String name, QueueOptions options, Timer timer) {
+    /** The queue {@code name} on its list in {@code namespace}; processing lists are in the same namespace. */
+    ListQueue(ListCommands lists, Namespace namespace, String name, QueueOptions options, Timer timer) {
         super(lists, name, options);
-        this.prefix = prefix;
-        this.key = prefix + name;
+        this.namespace = namespace;
+        this.key = namespace.key(name);
         this.timer = timer;
     }
 
@@ -72,11 +73,11 @@ final class ListQueue extends NamedQueue implements Queue {
     public Optional<byte[]> moveTo(String processingList, Duration wait) throws InterruptedException {
         Payloads.name(processingList);
         if (wait.isZero() || wait.isNegative()) {
-            return Optional.ofNullable(Payloads.await(lists, lists.move(key, prefix + processingList,
+            return Optional.ofNullable(Payloads.await(lists, lists.move(key, namespace.key(processingList),
                     options.order().right()), name, key));
         }
         return Optional.ofNullable(blocking(wait,
-                (b, block) -> b.move(key, prefix + processingList, options.order().right(), block)));
+                (b, block) -> b.move(key, namespace.key(processingList), options.order().right(), block)));
     }
 
     /** A blocking call on a connection of its own. */
@@ -107,8 +108,8 @@ final class ListQueue extends NamedQueue implements Queue {
 
     @Override
     public boolean remove(String processingList, byte[] payload) throws InterruptedException {
-        return Payloads.await(lists, lists.lrem(prefix + Payloads.name(processingList), 1, payload),
-                processingList, prefix + processingList) > 0;
+        return Payloads.await(lists, lists.lrem(namespace.key(Payloads.name(processingList)), 1, payload),
+                processingList, namespace.key(processingList)) > 0;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.coordis.internal.queue;
 
 import io.coordis.Telemetry;
 import io.coordis.internal.Timer;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
@@ -13,17 +14,17 @@ import io.coordis.queue.ReliableQueue;
  */
 public final class Queues {
     private final RedisNode node;
-    private final String prefix;
+    private final Namespace namespace;
     private final Timer timer;
     private final Telemetry telemetry;
 
     /**
-     * For {@link io.coordis.Coordis}: queues on {@code node} whose keys begin with {@code prefix} (may be empty),
+     * For {@link io.coordis.Coordis}: queues on {@code node} whose keys are in {@code namespace},
      * heartbeats and sweeps on {@code timer}, reliable queues' messages reported to {@code telemetry}.
      */
-    public Queues(RedisNode node, String prefix, Timer timer, Telemetry telemetry) {
+    public Queues(RedisNode node, Namespace namespace, Timer timer, Telemetry telemetry) {
         this.node = node;
-        this.prefix = java.util.Objects.requireNonNull(prefix, "prefix");
+        this.namespace = java.util.Objects.requireNonNull(namespace, "namespace");
         this.timer = timer;
         this.telemetry = telemetry;
     }
@@ -37,7 +38,7 @@ public final class Queues {
     public Queue plain(String name, QueueOptions options) {
         java.util.Objects.requireNonNull(options, "options must not be null");
         Payloads.name(name);
-        return new ListQueue(node.lists(), prefix, name, options, timer);
+        return new ListQueue(node.lists(), namespace, name, options, timer);
     }
 
     /**
@@ -48,6 +49,6 @@ public final class Queues {
      */
     public ReliableQueue reliable(String name, QueueOptions options) {
         Payloads.name(name);
-        return new SlotQueue(node.lists(), prefix, name, options, timer, telemetry);
+        return new SlotQueue(node.lists(), namespace, name, options, timer, telemetry);
     }
 }

@@ -7,6 +7,7 @@ import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
 import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.ReplicatedWrite;
 import io.coordis.internal.redis.Replies;
 import io.coordis.queue.Consumer;
@@ -51,9 +52,10 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     final Telemetry telemetry;
 
     /** For {@link io.coordis.Coordis}; not part of the API. */
-    SlotQueue(ListCommands lists, String prefix, String name, QueueOptions options, Timer timer, Telemetry telemetry) {
+    SlotQueue(ListCommands lists, Namespace namespace, String name, QueueOptions options, Timer timer,
+              Telemetry telemetry) {
         super(lists, name, java.util.Objects.requireNonNull(options, "options must not be null"));
-        this.keys = new QueueKeys(prefix + name);
+        this.keys = new QueueKeys(namespace.key(name));
         this.timer = timer;
         this.telemetry = telemetry;
     }

@@ -2,6 +2,7 @@ package io.coordis.internal.signal;
 
 import io.coordis.CoordisException;
 import io.coordis.Telemetry;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.RedisNode;
 
@@ -48,16 +49,16 @@ final class Fanout implements AutoCloseable {
     }
 
     /**
-     * Subscribes {@code sink} to {@code names} after {@code prefix} (may be empty; escaped in patterns) on every
+     * Subscribes {@code sink} to {@code names} in {@code namespace} (its prefix escaped in patterns) on every
      * node, handing it the channels of messages without the prefix, and blocks until each confirmed or failed
      * (at most the node's command timeout; the nodes are asked at once): {@link #openAsync}, waited for.
      *
      * @throws CoordisException     when no node confirmed (the first failure, the others suppressed)
      * @throws InterruptedException when interrupted (nothing stays subscribed)
      */
-    static Fanout open(List<RedisNode> nodes, String prefix, Collection<String> names, boolean patterns, Sink sink,
-                       Telemetry telemetry, Timer timer) throws InterruptedException {
-        CompletableFuture<Fanout> opening = openAsync(nodes, prefix, names, patterns, sink, telemetry, timer);
+    static Fanout open(List<RedisNode> nodes, Namespace namespace, Collection<String> names, boolean patterns,
+                       Sink sink, Telemetry telemetry, Timer timer) throws InterruptedException {
+        CompletableFuture<Fanout> opening = openAsync(nodes, namespace, names, patterns, sink, telemetry, timer);
         try {
             return opening.get();
         } catch (InterruptedException e) {
@@ -79,10 +80,10 @@ final class Fanout implements AutoCloseable {
      *
      * @throws InterruptedException when interrupted while a pub/sub connection opens (nothing stays subscribed)
      */
-    static CompletableFuture<Fanout> openAsync(List<RedisNode> nodes, String prefix, Collection<String> names,
+    static CompletableFuture<Fanout> openAsync(List<RedisNode> nodes, Namespace namespace, Collection<String> names,
                                                boolean patterns, Sink sink, Telemetry telemetry, Timer timer)
             throws InterruptedException {
-        List<String> wire = names.stream().map(n -> (patterns ? Globs.escape(prefix) : prefix) + n).toList();
+        List<String> wire = names.stream().map(n -> patterns ? namespace.pattern(n) : namespace.channel(n)).toList();
         List<io.coordis.internal.redis.Subscription> parts = new ArrayList<>();
         List<RedisNode> asked = new ArrayList<>();
         CoordisException failure = null;
@@ -93,7 +94,7 @@ final class Fanout implements AutoCloseable {
                 parts.add(nodes.get(i).subscribe(wire, patterns, new PubSubListener() {
                     @Override
                     public void message(String channel, String message) {
-                        String name = channel.startsWith(prefix) ? channel.substring(prefix.length()) : channel;
+                        String name = namespace.local(channel);
                         telemetry.received(name);
                         sink.message(index, name, message);
                     }

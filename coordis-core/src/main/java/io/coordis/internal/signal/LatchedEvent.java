@@ -31,7 +31,7 @@ final class LatchedEvent extends Named implements Event {
     private final Duration ttl;
 
     LatchedEvent(PubSubSignals signals, String name, Duration ttl) {
-        super("event", name, SignalLayout.eventKey(signals.prefix() + name));
+        super("event", name, SignalLayout.eventKey(signals.namespace().key(name)));
         this.signals = signals;
         this.ttl = ttl;
     }
@@ -47,7 +47,7 @@ final class LatchedEvent extends Named implements Event {
         RedisNode master = signals.master();
         try {
             Object reply = master.awaitUninterruptibly(master.eval(PubSubSignals.EVENT_SET, List.of(key),
-                    List.of(signals.prefix() + name, data, Durations.millis(ttl))), master.commandTimeout());
+                    List.of(signals.namespace().channel(name), data, Durations.millis(ttl))), master.commandTimeout());
             return Replies.number(Replies.list(reply, 1, PubSubSignals.EVENT_SET, master.address()), 0,
                     PubSubSignals.EVENT_SET, master.address());
         } catch (CoordisException e) {

@@ -8,6 +8,7 @@ import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Utf8;
 import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
 import io.coordis.signal.Event;
@@ -44,15 +45,15 @@ public final class PubSubSignals implements Signals {
     private final RedisNode master;
     private final List<RedisNode> nodes;
     private final List<String> addresses;
-    private final String prefix;
+    private final Namespace namespace;
     private final Timer timer;
     private final int maxDataBytes;
     private final Telemetry telemetry;
 
-    private PubSubSignals(RedisNode master, List<RedisNode> replicas, String prefix, Timer timer, int maxDataBytes,
-                          Telemetry telemetry) {
+    private PubSubSignals(RedisNode master, List<RedisNode> replicas, Namespace namespace, Timer timer,
+                          int maxDataBytes, Telemetry telemetry) {
         this.master = master;
-        this.prefix = prefix;
+        this.namespace = namespace;
         List<RedisNode> all = new ArrayList<>();
         all.add(master);
         all.addAll(replicas);
@@ -65,14 +66,14 @@ public final class PubSubSignals implements Signals {
 
     /**
      * Signals published on {@code master} and heard on it and on {@code replicas} (may be empty), refusing
-     * data over {@code maxDataBytes}, on channels (and event keys) that begin with {@code prefix} (may be empty),
+     * data over {@code maxDataBytes}, on channels (and event keys) in {@code namespace},
      * which the caller's names and the channels handed back leave out, reporting to {@code telemetry}, with deadlines
      * on {@code timer}. For {@link io.coordis.Coordis}; the nodes stay owned by the caller.
      */
-    public static PubSubSignals over(RedisNode master, List<RedisNode> replicas, String prefix, Timer timer,
+    public static PubSubSignals over(RedisNode master, List<RedisNode> replicas, Namespace namespace, Timer timer,
                               int maxDataBytes, Telemetry telemetry) {
         return new PubSubSignals(Objects.requireNonNull(master, "master"), List.copyOf(replicas),
-                Objects.requireNonNull(prefix, "prefix"),
+                Objects.requireNonNull(namespace, "namespace"),
                 Objects.requireNonNull(timer, "timer"), maxDataBytes, Objects.requireNonNull(telemetry, "telemetry"));
     }
 
@@ -81,7 +82,8 @@ public final class PubSubSignals implements Signals {
         requireName(channel, "channel");
         requireData(data, "channel", channel);
         try {
-            long receivers = master.awaitUninterruptibly(master.publish(prefix + channel, data), master.commandTimeout());
+            long receivers = master.awaitUninterruptibly(master.publish(namespace.channel(channel), data),
+                    master.commandTimeout());
             telemetry.published(channel, receivers);
             return receivers;
         } catch (CoordisException e) {
@@ -98,12 +100,13 @@ public final class PubSubSignals implements Signals {
             long receivers;
             if (master.isCluster()) {
                 // PUBSUB CHANNELS sees one node only: the waiters of a cluster are gathered from every node
-                receivers = master.awaitUninterruptibly(master.publishToOneSubscriber(Globs.unicast(prefix + channel),
+                receivers = master.awaitUninterruptibly(master.publishToOneSubscriber(namespace.unicast(channel),
                         draw, data), master.commandTimeout().multipliedBy(2));
             } else {
                 String pick = Integer.toString(draw);
                 Object reply = master.awaitUninterruptibly(master.eval(SIGNAL_ONE, List.of(),
-                        List.of(Globs.unicast(prefix + channel), pick, data, prefix + channel)), master.commandTimeout());
+                        List.of(namespace.unicast(channel), pick, data, namespace.channel(channel))),
+                        master.commandTimeout());
                 receivers = Replies.number(Replies.list(reply, 1, SIGNAL_ONE, master.address()), 0, SIGNAL_ONE,
                         master.address());
             }
@@ -212,7 +215,7 @@ public final class PubSubSignals implements Signals {
         });
         CompletableFuture<Fanout> opening;
         try {
-            opening = Fanout.openAsync(nodes, prefix, names, false, w, telemetry, timer);
+            opening = Fanout.openAsync(nodes, namespace, names, false, w, telemetry, timer);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             out.completeExceptionally(e);
@@ -273,7 +276,7 @@ public final class PubSubSignals implements Signals {
     private Fanout open(List<String> names, boolean pattern, Fanout.Sink sink, String object)
             throws InterruptedException {
         try {
-            return Fanout.open(nodes, prefix, names, pattern, sink, telemetry, timer);
+            return Fanout.open(nodes, namespace, names, pattern, sink, telemetry, timer);
         } catch (CoordisException e) {
             throw Failures.about(object, e);
         }
@@ -286,9 +289,9 @@ public final class PubSubSignals implements Signals {
         return (pattern ? "pattern " : names.size() == 1 ? "channel " : "channels ") + shown;
     }
 
-    /** The prefix of this client's channels and event keys; empty for none. */
-    String prefix() {
-        return prefix;
+    /** The namespace of this client's channels and event keys. */
+    Namespace namespace() {
+        return namespace;
     }
 
     RedisNode master() {

@@ -2,6 +2,7 @@ package io.coordis.internal.doctor;
 
 import io.coordis.doctor.Finding;
 import io.coordis.internal.Keys;
+import io.coordis.internal.redis.Namespace;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -15,13 +16,13 @@ class OldLayoutTest {
 
     @Test
     void derivedKeysOfTheOldSuffixesAreCandidatesWithTheKeyTheyBelongTo() {
-        assertThat(OldLayout.candidate("{orders}:fence", "")).contains(new OldLayout.Leftover("{orders}:fence", "orders", "fence"));
-        assertThat(OldLayout.candidate("a{b}c:holder", "")).contains(new OldLayout.Leftover("a{b}c:holder", "a{b}c", "holder"));
-        assertThat(OldLayout.candidate("{pool}:waiters-until", "")).map(OldLayout.Leftover::suffix).contains("waiters-until");
-        assertThat(OldLayout.candidate("{rw}:readers:details", "")).map(OldLayout.Leftover::owner).contains("rw");
-        assertThat(OldLayout.candidate("{reports}:term", "")).map(OldLayout.Leftover::rule).contains("counter");
-        assertThat(OldLayout.candidate("{orders}:holder", "")).map(OldLayout.Leftover::rule).contains("holder");
-        assertThat(OldLayout.candidate("{pool}:permits", "")).map(OldLayout.Leftover::rule).contains("idle");
+        assertThat(OldLayout.candidate("{orders}:fence", Namespace.NONE)).contains(new OldLayout.Leftover("{orders}:fence", "orders", "fence"));
+        assertThat(OldLayout.candidate("a{b}c:holder", Namespace.NONE)).contains(new OldLayout.Leftover("a{b}c:holder", "a{b}c", "holder"));
+        assertThat(OldLayout.candidate("{pool}:waiters-until", Namespace.NONE)).map(OldLayout.Leftover::suffix).contains("waiters-until");
+        assertThat(OldLayout.candidate("{rw}:readers:details", Namespace.NONE)).map(OldLayout.Leftover::owner).contains("rw");
+        assertThat(OldLayout.candidate("{reports}:term", Namespace.NONE)).map(OldLayout.Leftover::rule).contains("counter");
+        assertThat(OldLayout.candidate("{orders}:holder", Namespace.NONE)).map(OldLayout.Leftover::rule).contains("holder");
+        assertThat(OldLayout.candidate("{pool}:permits", Namespace.NONE)).map(OldLayout.Leftover::rule).contains("idle");
     }
 
     @Test
@@ -33,21 +34,21 @@ class OldLayoutTest {
 
     @Test
     void theSharedCountersQueueKeysAndPlainKeysAreNot() {
-        assertThat(OldLayout.candidate("{jobs}:dead", "")).isEmpty();
-        assertThat(OldLayout.candidate("{jobs}:settled", "")).isEmpty();
-        assertThat(OldLayout.candidate("{orders}:audit", "")).isEmpty();
-        assertThat(OldLayout.candidate("orders:fence", "")).as("no hash tag: not derived").isEmpty();
-        assertThat(OldLayout.candidate("fence", "")).isEmpty();
+        assertThat(OldLayout.candidate("{jobs}:dead", Namespace.NONE)).isEmpty();
+        assertThat(OldLayout.candidate("{jobs}:settled", Namespace.NONE)).isEmpty();
+        assertThat(OldLayout.candidate("{orders}:audit", Namespace.NONE)).isEmpty();
+        assertThat(OldLayout.candidate("orders:fence", Namespace.NONE)).as("no hash tag: not derived").isEmpty();
+        assertThat(OldLayout.candidate("fence", Namespace.NONE)).isEmpty();
     }
 
     @Test
     void aKeyPrefixKeepsOnlyTheNamesUnderIt() {
-        assertThat(OldLayout.candidate("{app:orders}:fence", "app:")).map(OldLayout.Leftover::owner).contains("app:orders");
-        assertThat(OldLayout.candidate("app:a{b}:holder", "app:")).map(OldLayout.Leftover::owner).contains("app:a{b}");
-        assertThat(OldLayout.candidate("{other:orders}:fence", "app:")).isEmpty();
-        assertThat(OldLayout.candidate("{app:}:fence", "app:")).as("the prefix alone names nothing").isEmpty();
-        assertThat(OldLayout.patterns("")).containsExactly("*");
-        assertThat(OldLayout.patterns("t[1]*:")).containsExactly("{t\\[1\\]\\*:*", "t\\[1\\]\\*:*");
+        assertThat(OldLayout.candidate("{app:orders}:fence", Namespace.of("app:"))).map(OldLayout.Leftover::owner).contains("app:orders");
+        assertThat(OldLayout.candidate("app:a{b}:holder", Namespace.of("app:"))).map(OldLayout.Leftover::owner).contains("app:a{b}");
+        assertThat(OldLayout.candidate("{other:orders}:fence", Namespace.of("app:"))).isEmpty();
+        assertThat(OldLayout.candidate("{app:}:fence", Namespace.of("app:"))).as("the prefix alone names nothing").isEmpty();
+        assertThat(OldLayout.patterns(Namespace.NONE)).containsExactly("*");
+        assertThat(OldLayout.patterns(Namespace.of("t[1]*:"))).containsExactly("{t\\[1\\]\\*:*", "t\\[1\\]\\*:*");
     }
 
     @Test

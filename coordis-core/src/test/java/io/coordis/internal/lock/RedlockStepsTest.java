@@ -4,6 +4,7 @@ import io.coordis.AccessDeniedException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.NodeVote;
 import io.coordis.internal.ManualTimer;
+import io.coordis.internal.redis.Namespace;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.QuorumUnavailableException;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,7 @@ class RedlockStepsTest {
 
     private RedlockSteps steps(LockOptions options) {
         List<LockNode> lockNodes = new ArrayList<>(nodes);
-        List<RestartGuard> guards = lockNodes.stream().map(n -> new RestartGuard(n, "", timer)).toList();
+        List<RestartGuard> guards = lockNodes.stream().map(n -> new RestartGuard(n, Namespace.NONE, timer)).toList();
         return new RedlockSteps(lockNodes, guards, options::ttl, "orders", options, timer);
     }
 

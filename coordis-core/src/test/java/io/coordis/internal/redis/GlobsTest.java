@@ -1,4 +1,4 @@
-package io.coordis.internal.signal;
+package io.coordis.internal.redis;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.coordis.internal.signal;
+package io.coordis.internal.redis;
 
 /** Redis glob patterns ({@code PSUBSCRIBE}, {@code PUBSUB CHANNELS}). */
 final class Globs {

@@ -3,12 +3,9 @@ package io.coordis.testkit;
 import io.coordis.redis.runner.ProcessSupport;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
@@ -31,7 +28,7 @@ final class ClusterFormation {
      */
     static RedisCluster form(RedisServerBuilder node, int masters, int replicasPerMaster) {
         int total = masters * (1 + replicasPerMaster);
-        List<RedisServer> all = startAll(Collections.nCopies(total, node));
+        List<RedisServer> all = Processes.startAll(total, node::start, "coordis-cluster-start", RedisServer::close);
         List<RedisServer> m = new ArrayList<>(all.subList(0, masters));
         List<RedisServer> r = new ArrayList<>(all.subList(masters, total));
         try {
@@ -67,7 +64,7 @@ final class ClusterFormation {
                     s -> ClusterNode.clusterOk(s) && ClusterNode.nodes(s).stream().filter(l -> !l.master()).count() == r.size()));
             return cluster;
         } catch (RuntimeException e) {
-            closeAll(all);
+            Processes.closeAll(all);
             throw e;
         }
     }
@@ -89,55 +86,6 @@ final class ClusterFormation {
                 throw new IllegalStateException("cluster did not settle: timed out waiting for " + what);
             }
             ProcessSupport.sleep(Duration.ofMillis(25));
-        }
-    }
-
-    private static List<RedisServer> startAll(List<RedisServerBuilder> builders) {
-        List<CompletableFuture<RedisServer>> futures = new ArrayList<>();
-        for (RedisServerBuilder b : builders) {
-            futures.add(CompletableFuture.supplyAsync(b::start, task -> {
-                Thread t = new Thread(task, "coordis-cluster-start");
-                t.setDaemon(true);
-                t.start();
-            }));
-        }
-        List<RedisServer> started = new ArrayList<>();
-        RuntimeException failure = null;
-        for (CompletableFuture<RedisServer> f : futures) {
-            try {
-                started.add(f.join());
-            } catch (CompletionException e) {
-                RuntimeException cause = e.getCause() instanceof RuntimeException re ? re : e;
-                if (failure == null) {
-                    failure = cause;
-                } else {
-                    failure.addSuppressed(cause);
-                }
-            }
-        }
-        if (failure != null) {
-            closeAll(started);
-            throw failure;
-        }
-        return started;
-    }
-
-    /** Closes {@code servers}, last first, closing all of them even when some fail. */
-    static void closeAll(List<RedisServer> servers) {
-        RuntimeException failure = null;
-        for (int i = servers.size() - 1; i >= 0; i--) {
-            try {
-                servers.get(i).close();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
         }
     }
 }

@@ -11,7 +11,8 @@ import java.util.stream.Collectors;
 
 /**
  * How {@link RedisCluster.Builder#start()} forms a cluster: servers started in parallel, slots assigned, every node
- * introduced to every other, replicas attached, then waited on until the cluster settles. Stateless.
+ * introduced to every other, replicas attached, then waited on until the cluster settles; and how a failover is
+ * waited on until the cluster settles again. Stateless.
  */
 final class ClusterFormation {
     private static final int ADDSLOTS_CHUNK = 1024;
@@ -66,6 +67,33 @@ final class ClusterFormation {
         } catch (RuntimeException e) {
             Processes.closeAll(all);
             throw e;
+        }
+    }
+
+    /**
+     * Sends {@code command} (a {@code CLUSTER FAILOVER}) to {@code replica} and blocks until every running node sees
+     * it as the master of its slots and reports {@code cluster_state:ok}, at most {@link RedisCluster#SETTLE_TIMEOUT}.
+     */
+    static void promote(RedisCluster cluster, RedisServer replica, String... command) {
+        ClusterNode before = ClusterNode.self(replica);
+        if (before.master()) {
+            throw new IllegalArgumentException(replica + " is already a master");
+        }
+        replica.command(command);
+        String id = cluster.nodeId(replica);
+        long deadline = System.nanoTime() + RedisCluster.SETTLE_TIMEOUT.toNanos();
+        while (true) {
+            if (ClusterNode.self(replica).master() && cluster.everyRunningNode(s -> {
+                ClusterNode seen = ClusterNode.line(s, id);
+                return seen != null && seen.master() && !seen.slots().isEmpty() && ClusterNode.clusterOk(s);
+            })) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("failover of " + replica + " did not settle within "
+                        + RedisCluster.SETTLE_TIMEOUT + "; its view: " + replica.command("CLUSTER", "NODES"));
+            }
+            ProcessSupport.sleep(Duration.ofMillis(50));
         }
     }
 

@@ -230,7 +230,7 @@ public final class RedisCluster implements AutoCloseable {
      * @throws IllegalStateException when the failover does not complete in time
      */
     public void failover(RedisServer replica, boolean force) {
-        promote(replica, force ? new String[] {"CLUSTER", "FAILOVER", "FORCE"} : new String[] {"CLUSTER", "FAILOVER"});
+        ClusterFormation.promote(this, replica, force ? new String[] {"CLUSTER", "FAILOVER", "FORCE"} : new String[] {"CLUSTER", "FAILOVER"});
     }
 
     /**
@@ -242,30 +242,7 @@ public final class RedisCluster implements AutoCloseable {
      * @param replica the replica to promote
      */
     public void takeover(RedisServer replica) {
-        promote(replica, "CLUSTER", "FAILOVER", "TAKEOVER");
-    }
-
-    private void promote(RedisServer replica, String... command) {
-        ClusterNode before = ClusterNode.self(replica);
-        if (before.master()) {
-            throw new IllegalArgumentException(replica + " is already a master");
-        }
-        replica.command(command);
-        String id = nodeId(replica);
-        long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
-        while (true) {
-            if (ClusterNode.self(replica).master() && everyRunningNode(s -> {
-                ClusterNode seen = ClusterNode.line(s, id);
-                return seen != null && seen.master() && !seen.slots().isEmpty() && ClusterNode.clusterOk(s);
-            })) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("failover of " + replica + " did not settle within " + SETTLE_TIMEOUT
-                        + "; its view: " + replica.command("CLUSTER", "NODES"));
-            }
-            ProcessSupport.sleep(Duration.ofMillis(50));
-        }
+        ClusterFormation.promote(this, replica, "CLUSTER", "FAILOVER", "TAKEOVER");
     }
 
     /**

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -135,7 +136,7 @@ public final class Bench {
             child.await("STOPPED", options.measure().plus(slack));
             CommandStats.Snapshot after = CommandStats.snapshot(servers);
             child.send("CONTINUE");
-            Map<String, Object> result = new LinkedHashMap<>(Json.parse(child.await("RESULT", slack)));
+            Map<String, Object> result = new LinkedHashMap<>(ResultLine.parse(child.await("RESULT", slack)));
             if (!child.awaitExit(Duration.ofSeconds(30))) {
                 System.out.print("(did not exit; killed) ");
             }
@@ -147,7 +148,7 @@ public final class Bench {
             result.put("redisCommands", ops > 0 ? CommandStats.perOp(delta, ops) : "");
             result.put("redisCpuUsPerOp", ops > 0 ? (after.cpuSeconds() - before.cpuSeconds()) * 1e6 / ops : Double.NaN);
             results.add(s.id(), impl, round, result);
-            raw.write(Json.write(result) + "\n");
+            raw.write(ResultLine.write(result) + "\n");
             raw.flush();
             System.out.printf("%s %s%n", Report.num(number(result, s.headline())), Report.label(s.headline()));
         } catch (RuntimeException e) {
@@ -185,7 +186,7 @@ public final class Bench {
         env.put("CPU", cpuModel() + ", " + Runtime.getRuntime().availableProcessors() + " cores visible to the JVM");
         env.put("Memory", memTotal());
         env.put("OS", System.getProperty("os.name") + " " + System.getProperty("os.version") + " (" + System.getProperty("os.arch") + ")");
-        env.put("Load average at start", String.format(java.util.Locale.ROOT, "%.2f",
+        env.put("Load average at start", String.format(Locale.ROOT, "%.2f",
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
         env.put("Java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
                 + "; child JVM options " + String.join(" ", CHILD_JVM));
@@ -228,7 +229,7 @@ public final class Bench {
             for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
                 if (line.startsWith("MemTotal:")) {
                     long kb = Long.parseLong(line.replaceAll("\\D", ""));
-                    return String.format(java.util.Locale.ROOT, "%.1f GiB", kb / 1024.0 / 1024.0);
+                    return String.format(Locale.ROOT, "%.1f GiB", kb / 1024.0 / 1024.0);
                 }
             }
         } catch (IOException | RuntimeException e) {

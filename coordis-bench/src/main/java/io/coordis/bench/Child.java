@@ -1,6 +1,7 @@
 package io.coordis.bench;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -67,7 +68,7 @@ public final class Child {
                 result.put("cpuUsPerOp", ops > 0 ? (cpu1 - cpu0) / 1e3 / ops : Double.NaN);
                 result.put("warmupSeconds", warmedSeconds);
                 result.put("jitMsInWindow", (double) (jit1 - jit0));
-                System.out.println("RESULT " + Json.write(result));
+                System.out.println("RESULT " + ResultLine.write(result));
             }
             System.exit(0);
         } catch (Throwable e) {
@@ -102,7 +103,7 @@ public final class Child {
         }
     }
 
-    private static void await(BufferedReader in, String word) throws java.io.IOException {
+    private static void await(BufferedReader in, String word) throws IOException {
         String line;
         while ((line = in.readLine()) != null) {
             if (line.trim().equals(word)) {

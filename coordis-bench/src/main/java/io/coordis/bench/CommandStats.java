@@ -3,6 +3,7 @@ package io.coordis.bench;
 import io.coordis.testkit.RedisServer;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -77,7 +78,7 @@ final class CommandStats {
         delta.entrySet().stream()
                 .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
                 .forEach(e -> sb.append(sb.length() == 0 ? "" : ", ").append(e.getKey()).append(' ')
-                        .append(String.format(java.util.Locale.ROOT, "%.2f", e.getValue() / ops)));
+                        .append(String.format(Locale.ROOT, "%.2f", e.getValue() / ops)));
         return sb.toString();
     }
 }

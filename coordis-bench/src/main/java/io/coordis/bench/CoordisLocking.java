@@ -7,17 +7,36 @@ import io.coordis.lock.LockOptions;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
 
 /**
- * Coordis locks with default options (30 s TTL, watchdog renewal, fencing), or the given ones: one client on
- * one server, or a Redlock client over several masters. Every acquisition's fencing number is read.
+ * Coordis's holds as {@link Locking}s: locks with default options (30 s TTL, watchdog renewal, fencing), or the
+ * given ones, from one client on one server or a Redlock client over several masters; or any other hold of one
+ * client ({@link CoordisShared}). Every hold's fencing number is read.
  */
 final class CoordisLocking implements Locking {
+    /**
+     * How a name is held: a lock, a semaphore or a read lock, by its two ways of taking a hold.
+     *
+     * @param tryAcquire takes a hold if one is free now
+     * @param acquire    takes a hold, waiting as long as it takes
+     */
+    record Holds(Supplier<Optional<? extends Lease>> tryAcquire, Acquire acquire) {
+    }
+
+    /** Takes a hold, waiting as long as it takes. */
+    @FunctionalInterface
+    interface Acquire {
+        Lease acquire() throws InterruptedException;
+    }
+
     private final Coordis coordis;
-    private final LockOptions options;
-    private final Map<String, DistributedLock> locks = new ConcurrentHashMap<>();
+    private final BiFunction<Coordis, String, Holds> holdsOf;
+    private final Map<String, Holds> holds = new ConcurrentHashMap<>();
     private final LongAdder fencing = new LongAdder();
 
     CoordisLocking(List<String> uris) {
@@ -25,17 +44,27 @@ final class CoordisLocking implements Locking {
     }
 
     CoordisLocking(List<String> uris, LockOptions options) {
-        this.coordis = uris.size() == 1 ? Coordis.connect(uris.get(0)) : Coordis.connect(uris);
-        this.options = options;
+        this(uris.size() == 1 ? Coordis.connect(uris.get(0)) : Coordis.connect(uris), (coordis, name) -> {
+            DistributedLock lock = coordis.lock(name, options);
+            return new Holds(lock::tryAcquire, lock::acquire);
+        });
     }
 
-    private DistributedLock lockOf(String name) {
-        return coordis.lock(name, options);
+    /**
+     * Holds of {@code coordis}, which this closes.
+     *
+     * @param holdsOf how a name is held; asked once per name
+     */
+    CoordisLocking(Coordis coordis, BiFunction<Coordis, String, Holds> holdsOf) {
+        this.coordis = coordis;
+        this.holdsOf = holdsOf;
     }
 
-    @Override
-    public Object tryLock(String name) {
-        Lease lease = locks.computeIfAbsent(name, this::lockOf).tryAcquire().orElse(null);
+    private Holds holds(String name) {
+        return holds.computeIfAbsent(name, n -> holdsOf.apply(coordis, n));
+    }
+
+    private Lease counted(Lease lease) {
         if (lease != null) {
             fencing.add(lease.fencingToken());
         }
@@ -43,10 +72,13 @@ final class CoordisLocking implements Locking {
     }
 
     @Override
+    public Object tryLock(String name) {
+        return counted(holds(name).tryAcquire().get().orElse(null));
+    }
+
+    @Override
     public Object lock(String name) throws InterruptedException {
-        Lease lease = locks.computeIfAbsent(name, this::lockOf).acquire();
-        fencing.add(lease.fencingToken());
-        return lease;
+        return counted(holds(name).acquire().acquire());
     }
 
     @Override

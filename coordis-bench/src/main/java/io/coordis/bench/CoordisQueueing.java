@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -134,7 +135,7 @@ final class CoordisQueueing implements Queueing {
         if (d == null) {
             throw new IllegalStateException("consumer " + consumer + " acks a message it did not take: " + message);
         }
-        java.util.Optional<Delivery> next = d.ackAndTake(timeout);
+        Optional<Delivery> next = d.ackAndTake(timeout);
         if (d.outcome() != Outcome.ACKED) {
             throw new IllegalStateException("ack of " + d + " answered " + d.outcome());
         }

@@ -15,6 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Coordis's own lock protocol sent by raw Lettuce: the same {@code acquire.lua} and {@code release.lua}, by
@@ -75,8 +77,8 @@ final class LettuceScriptLocking implements Locking {
             String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             // the functions that take fencing numbers stand in for the line that names them, as Coordis loads it
             return file.equals("fencing.lua") ? source
-                    : source.replaceAll("(?m)^" + java.util.regex.Pattern.quote(INCLUDE) + "$",
-                    java.util.regex.Matcher.quoteReplacement(script("fencing.lua")));
+                    : source.replaceAll("(?m)^" + Pattern.quote(INCLUDE) + "$",
+                    Matcher.quoteReplacement(script("fencing.lua")));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,6 +1,7 @@
 package io.coordis.bench;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The reliable-queue calls the queue scenario makes: push, a blocking take that moves the message into
@@ -40,28 +41,28 @@ interface Queueing extends AutoCloseable {
     }
 
     /** Appends {@code messages} in order (the first is taken first); per message unless {@link #batch()} &gt; 1. */
-    default void pushAll(String queue, java.util.List<String> messages) {
+    default void pushAll(String queue, List<String> messages) {
         for (String m : messages) {
             push(queue, m);
         }
     }
 
     /** Takes up to {@code max} messages, waiting up to {@code timeout} for the first; per message by default. */
-    default java.util.List<String> takeSome(String queue, String consumer, int max, Duration timeout)
+    default List<String> takeSome(String queue, String consumer, int max, Duration timeout)
             throws InterruptedException {
         String m = take(queue, consumer, timeout);
-        return m == null ? java.util.List.of() : java.util.List.of(m);
+        return m == null ? List.of() : List.of(m);
     }
 
     /** Acknowledges {@code messages} taken by {@code consumer}; per message by default. */
-    default void ackAll(String queue, String consumer, java.util.List<String> messages) {
+    default void ackAll(String queue, String consumer, List<String> messages) {
         for (String m : messages) {
             ack(queue, consumer, m);
         }
     }
 
     /** Messages in {@code queue} plus those in {@code consumer}s' processing lists (not yet acked). */
-    long pending(String queue, java.util.List<String> consumers);
+    long pending(String queue, List<String> consumers);
 
     @Override
     void close();

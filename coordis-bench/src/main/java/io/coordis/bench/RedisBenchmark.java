@@ -1,5 +1,6 @@
 package io.coordis.bench;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,7 +35,7 @@ final class RedisBenchmark {
         if (path == null) {
             return Optional.empty();
         }
-        for (String dir : path.split(java.io.File.pathSeparator)) {
+        for (String dir : path.split(File.pathSeparator)) {
             Path p = Path.of(dir, "redis-benchmark");
             if (Files.isExecutable(p)) {
                 return Optional.of(p);

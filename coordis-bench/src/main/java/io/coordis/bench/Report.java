@@ -1,6 +1,7 @@
 package io.coordis.bench;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -34,7 +35,7 @@ final class Report {
         redisBenchmark.computeIfAbsent(setup, k -> new LinkedHashMap<>())
                 .computeIfAbsent(test, k -> {
                     double[] v = new double[results.rounds()];
-                    java.util.Arrays.fill(v, Double.NaN);
+                    Arrays.fill(v, Double.NaN);
                     return v;
                 })[round] = rps;
     }

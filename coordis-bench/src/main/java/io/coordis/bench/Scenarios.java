@@ -179,7 +179,7 @@ final class Scenarios {
     /** The shared-hold client named {@code impl}: {@code redisson} is Redisson's read lock. */
     static Locking sharedLocking(String impl, String uri, CoordisShared.Kind kind, int permits) {
         return switch (impl) {
-            case "coordis" -> new CoordisShared(uri, kind, permits);
+            case "coordis" -> CoordisShared.connect(uri, kind, permits);
             case "redisson-semaphore" -> new RedissonShared(uri, RedissonShared.Kind.SEMAPHORE, permits);
             case "redisson-expirable" -> new RedissonShared(uri, RedissonShared.Kind.PERMIT_EXPIRABLE, permits);
             case "redisson" -> new RedissonShared(uri, RedissonShared.Kind.READ, permits);

@@ -1,6 +1,7 @@
 package io.coordis.bench;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -24,6 +25,6 @@ interface Workload extends AutoCloseable {
     /** Makes the workload of {@code implementation} against the servers {@code uris} (in order). */
     @FunctionalInterface
     interface Factory {
-        Workload create(String implementation, java.util.List<String> uris) throws Exception;
+        Workload create(String implementation, List<String> uris) throws Exception;
     }
 }

@@ -21,14 +21,14 @@ class ParsingTest {
         line.put("ops", 1234L);
         line.put("opsPerSec", 617.25);
         line.put("missing", Double.NaN);
-        Map<String, Object> back = Json.parse(Json.write(line));
+        Map<String, Object> back = ResultLine.parse(ResultLine.write(line));
         assertThat(back.get("scenario")).isEqualTo("lock-\"x\"\\y");
         assertThat(back.get("ops")).isEqualTo(1234.0);
         assertThat(back.get("opsPerSec")).isEqualTo(617.25);
         assertThat((Double) back.get("missing")).isNaN();
-        assertThat(Json.write(line)).isEqualTo("{\"scenario\":\"lock-\\\"x\\\"\\\\y\",\"ops\":1234,\"opsPerSec\":617.250,"
+        assertThat(ResultLine.write(line)).isEqualTo("{\"scenario\":\"lock-\\\"x\\\"\\\\y\",\"ops\":1234,\"opsPerSec\":617.250,"
                 + "\"missing\":null}");
-        assertThatThrownBy(() -> Json.parse("{\"a\":12x}")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ResultLine.parse("{\"a\":12x}")).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

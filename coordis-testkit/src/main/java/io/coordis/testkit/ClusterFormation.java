@@ -3,18 +3,16 @@ package io.coordis.testkit;
 import io.coordis.redis.runner.ProcessSupport;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 /**
  * How {@link RedisCluster.Builder#start()} forms a cluster: servers started in parallel, slots assigned, every node
- * introduced to every other, replicas attached, then waited on until the cluster settles. Stateless.
+ * introduced to every other, replicas attached, then waited on until the cluster settles; and how a failover is
+ * waited on until the cluster settles again. Stateless.
  */
 final class ClusterFormation {
     private static final int ADDSLOTS_CHUNK = 1024;
@@ -31,7 +29,7 @@ final class ClusterFormation {
      */
     static RedisCluster form(RedisServerBuilder node, int masters, int replicasPerMaster) {
         int total = masters * (1 + replicasPerMaster);
-        List<RedisServer> all = startAll(Collections.nCopies(total, node));
+        List<RedisServer> all = Processes.startAll(total, node::start, "coordis-cluster-start", RedisServer::close);
         List<RedisServer> m = new ArrayList<>(all.subList(0, masters));
         List<RedisServer> r = new ArrayList<>(all.subList(masters, total));
         try {
@@ -67,8 +65,35 @@ final class ClusterFormation {
                     s -> ClusterNode.clusterOk(s) && ClusterNode.nodes(s).stream().filter(l -> !l.master()).count() == r.size()));
             return cluster;
         } catch (RuntimeException e) {
-            closeAll(all);
+            Processes.closeAll(all);
             throw e;
+        }
+    }
+
+    /**
+     * Sends {@code command} (a {@code CLUSTER FAILOVER}) to {@code replica} and blocks until every running node sees
+     * it as the master of its slots and reports {@code cluster_state:ok}, at most {@link RedisCluster#SETTLE_TIMEOUT}.
+     */
+    static void promote(RedisCluster cluster, RedisServer replica, String... command) {
+        ClusterNode before = ClusterNode.self(replica);
+        if (before.master()) {
+            throw new IllegalArgumentException(replica + " is already a master");
+        }
+        replica.command(command);
+        String id = cluster.nodeId(replica);
+        long deadline = System.nanoTime() + RedisCluster.SETTLE_TIMEOUT.toNanos();
+        while (true) {
+            if (ClusterNode.self(replica).master() && cluster.everyRunningNode(s -> {
+                ClusterNode seen = ClusterNode.line(s, id);
+                return seen != null && seen.master() && !seen.slots().isEmpty() && ClusterNode.clusterOk(s);
+            })) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("failover of " + replica + " did not settle within "
+                        + RedisCluster.SETTLE_TIMEOUT + "; its view: " + replica.command("CLUSTER", "NODES"));
+            }
+            ProcessSupport.sleep(Duration.ofMillis(50));
         }
     }
 
@@ -89,55 +114,6 @@ final class ClusterFormation {
                 throw new IllegalStateException("cluster did not settle: timed out waiting for " + what);
             }
             ProcessSupport.sleep(Duration.ofMillis(25));
-        }
-    }
-
-    private static List<RedisServer> startAll(List<RedisServerBuilder> builders) {
-        List<CompletableFuture<RedisServer>> futures = new ArrayList<>();
-        for (RedisServerBuilder b : builders) {
-            futures.add(CompletableFuture.supplyAsync(b::start, task -> {
-                Thread t = new Thread(task, "coordis-cluster-start");
-                t.setDaemon(true);
-                t.start();
-            }));
-        }
-        List<RedisServer> started = new ArrayList<>();
-        RuntimeException failure = null;
-        for (CompletableFuture<RedisServer> f : futures) {
-            try {
-                started.add(f.join());
-            } catch (CompletionException e) {
-                RuntimeException cause = e.getCause() instanceof RuntimeException re ? re : e;
-                if (failure == null) {
-                    failure = cause;
-                } else {
-                    failure.addSuppressed(cause);
-                }
-            }
-        }
-        if (failure != null) {
-            closeAll(started);
-            throw failure;
-        }
-        return started;
-    }
-
-    /** Closes {@code servers}, last first, closing all of them even when some fail. */
-    static void closeAll(List<RedisServer> servers) {
-        RuntimeException failure = null;
-        for (int i = servers.size() - 1; i >= 0; i--) {
-            try {
-                servers.get(i).close();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
         }
     }
 }

@@ -1,8 +1,6 @@
 package io.coordis.testkit;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -57,14 +55,12 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     private static final Logger log = LoggerFactory.getLogger(FaultProxy.class);
-    private static final int CHUNK = 16 * 1024;
-    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
     private final String targetHost;
     private final int targetPort;
     private final ServerSocket listener;
     private final Thread acceptor;
-    private final Set<Link> links = ConcurrentHashMap.newKeySet();
+    private final Set<ProxyLink> links = ConcurrentHashMap.newKeySet();
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private final Object lock = new Object();
     private final AtomicBoolean dropArmed = new AtomicBoolean();
@@ -274,7 +270,7 @@ public final class FaultProxy implements AutoCloseable {
         }
         closed = true;
         RespClient.closeQuietly(listener);
-        for (Link link : new ArrayList<>(links)) {
+        for (ProxyLink link : new ArrayList<>(links)) {
             link.close(false);
         }
         synchronized (lock) {
@@ -302,6 +298,48 @@ public final class FaultProxy implements AutoCloseable {
         return "FaultProxy[" + address() + " -> " + target() + ", " + fault() + "]";
     }
 
+    /** Host and port of the target, for a link to connect to. */
+    InetSocketAddress targetAddress() {
+        return new InetSocketAddress(targetHost, targetPort);
+    }
+
+    /**
+     * Blocks while the proxy is a blackhole; true when the link may forward, false when it or the proxy closed.
+     *
+     * @param done the link's closed flag
+     */
+    boolean awaitForwarding(AtomicBoolean done) throws InterruptedException {
+        synchronized (lock) {
+            while (mode == Fault.BLACKHOLE && !done.get() && !closed) {
+                lock.wait();
+            }
+        }
+        return !done.get() && !closed;
+    }
+
+    /** True once for each armed {@link Fault#DROP_NEXT_REPLY}: the reply that starts now is to be dropped. */
+    boolean takeDrop() {
+        return dropArmed.compareAndSet(true, false);
+    }
+
+    /** Counts a reply dropped by a link. */
+    void dropped() {
+        droppedReplies.incrementAndGet();
+    }
+
+    /** How long a link holds each chunk before forwarding it: the latency while {@link Fault#LATENCY} is on. */
+    Duration delay() {
+        return mode == Fault.LATENCY ? latency : Duration.ZERO;
+    }
+
+    /** Forgets a closed link and wakes its pumps. */
+    void removed(ProxyLink link) {
+        links.remove(link);
+        synchronized (lock) {
+            lock.notifyAll();
+        }
+    }
+
     private void setMode(Fault m) {
         synchronized (lock) {
             mode = m;
@@ -310,7 +348,7 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     private void resetConnections() {
-        for (Link link : new ArrayList<>(links)) {
+        for (ProxyLink link : new ArrayList<>(links)) {
             link.close(true);
         }
     }
@@ -328,16 +366,17 @@ public final class FaultProxy implements AutoCloseable {
             }
             int id = accepted.incrementAndGet();
             if (mode == Fault.RESET || closed) {
-                reset(client);
+                ProxyLink.reset(client);
                 continue;
             }
-            Link link = new Link(client, id);
+            ProxyLink link = new ProxyLink(this, client, id);
             links.add(link);
             newThread("faultproxy-" + port() + "-" + id + "-c2s", link::run).start();
         }
     }
 
-    private Thread newThread(String name, Runnable body) {
+    /** A daemon thread that forgets itself when it ends; {@link #close()} interrupts and joins it. */
+    Thread newThread(String name, Runnable body) {
         Thread t = new Thread(() -> {
             try {
                 body.run();
@@ -348,114 +387,5 @@ public final class FaultProxy implements AutoCloseable {
         t.setDaemon(true);
         threads.add(t);
         return t;
-    }
-
-    private static void reset(Socket s) {
-        try {
-            s.setSoLinger(true, 0);
-        } catch (IOException ignored) {
-            // closing anyway
-        }
-        RespClient.closeQuietly(s);
-    }
-
-    /** One proxied connection: client socket, upstream socket and two pumping threads. */
-    private final class Link {
-        private final Socket client;
-        private final int id;
-        private volatile Socket upstream;
-        private final AtomicBoolean done = new AtomicBoolean();
-
-        Link(Socket client, int id) {
-            this.client = client;
-            this.id = id;
-        }
-
-        void run() {
-            Socket up = new Socket();
-            try {
-                client.setTcpNoDelay(true);
-                up.setTcpNoDelay(true);
-                up.connect(new InetSocketAddress(targetHost, targetPort), (int) CONNECT_TIMEOUT.toMillis());
-            } catch (IOException e) {
-                log.debug("fault proxy {} cannot reach {}: {}", address(), target(), e.toString());
-                RespClient.closeQuietly(up);
-                close(true);
-                return;
-            }
-            upstream = up;
-            if (done.get()) {
-                reset(up);
-                return;
-            }
-            newThread("faultproxy-" + port() + "-" + id + "-s2c", () -> pump(up, client, false)).start();
-            pump(client, up, true);
-        }
-
-        private void pump(Socket from, Socket to, boolean clientToServer) {
-            byte[] buf = new byte[CHUNK];
-            try {
-                InputStream in = new java.io.BufferedInputStream(from.getInputStream(), CHUNK);
-                OutputStream out = to.getOutputStream();
-                while (!done.get()) {
-                    int n = in.read(buf);
-                    if (n < 0) {
-                        break;
-                    }
-                    if (!awaitNotBlackholed()) {
-                        break;
-                    }
-                    if (!clientToServer && dropArmed.compareAndSet(true, false)) {
-                        // the read starts at a reply's first byte: skip that reply, reading on as far as it goes
-                        java.io.ByteArrayInputStream first = new java.io.ByteArrayInputStream(buf, 0, n);
-                        Resp.skipOne(new java.io.SequenceInputStream(first, in));
-                        droppedReplies.incrementAndGet();
-                        n = first.read(buf, 0, first.available());
-                        if (n <= 0) {
-                            continue;
-                        }
-                        // what followed the dropped reply in the same read passes through as usual
-                    }
-                    if (mode == Fault.LATENCY && !latency.isZero()) {
-                        Thread.sleep(latency.toMillis(), latency.toNanosPart() % 1_000_000);
-                    }
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-            } catch (IOException | InterruptedException e) {
-                // connection reset, closed by the other pump, or proxy closing
-            } finally {
-                close(false);
-            }
-        }
-
-        private boolean awaitNotBlackholed() throws InterruptedException {
-            synchronized (lock) {
-                while (mode == Fault.BLACKHOLE && !done.get() && !closed) {
-                    lock.wait();
-                }
-            }
-            return !done.get() && !closed;
-        }
-
-        void close(boolean abortive) {
-            if (!done.compareAndSet(false, true)) {
-                return;
-            }
-            links.remove(this);
-            Socket up = upstream;
-            if (abortive) {
-                reset(client);
-                if (up != null) {
-                    reset(up);
-                }
-            } else {
-                RespClient.closeQuietly(client);
-                RespClient.closeQuietly(up);
-            }
-            synchronized (lock) {
-                lock.notifyAll();
-            }
-        }
     }
 }

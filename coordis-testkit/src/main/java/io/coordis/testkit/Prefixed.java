@@ -1,5 +1,6 @@
 package io.coordis.testkit;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -83,7 +84,7 @@ public final class Prefixed {
             return List.of("~*", "&*");
         }
         // Redis 6.2 gives a new user every channel (acl-pubsub-default allchannels): take that back first
-        List<String> rules = new java.util.ArrayList<>(List.of("resetkeys", "resetchannels", "~" + PREFIX + "*",
+        List<String> rules = new ArrayList<>(List.of("resetkeys", "resetchannels", "~" + PREFIX + "*",
                 "~{" + PREFIX + "*", "&" + PREFIX + "*", "&{" + PREFIX + "*"));
         PATTERN_WAITS.forEach(p -> rules.add("&" + PREFIX + p));
         return List.copyOf(rules);

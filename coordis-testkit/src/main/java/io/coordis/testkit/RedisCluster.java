@@ -1,7 +1,6 @@
 package io.coordis.testkit;
 
 import io.coordis.redis.runner.ProcessSupport;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -131,18 +130,7 @@ public final class RedisCluster implements AutoCloseable {
      * @return the slot, 0 to 16383
      */
     public static int slot(String key) {
-        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
-        int start = 0;
-        int end = bytes.length;
-        int open = indexOf(bytes, (byte) '{', 0);
-        if (open >= 0) {
-            int close = indexOf(bytes, (byte) '}', open + 1);
-            if (close > open + 1) {
-                start = open + 1;
-                end = close;
-            }
-        }
-        return crc16(bytes, start, end) % SLOTS;
+        return KeySlots.slot(key);
     }
 
     /**
@@ -242,7 +230,7 @@ public final class RedisCluster implements AutoCloseable {
      * @throws IllegalStateException when the failover does not complete in time
      */
     public void failover(RedisServer replica, boolean force) {
-        promote(replica, force ? new String[] {"CLUSTER", "FAILOVER", "FORCE"} : new String[] {"CLUSTER", "FAILOVER"});
+        ClusterFormation.promote(this, replica, force ? new String[] {"CLUSTER", "FAILOVER", "FORCE"} : new String[] {"CLUSTER", "FAILOVER"});
     }
 
     /**
@@ -254,30 +242,7 @@ public final class RedisCluster implements AutoCloseable {
      * @param replica the replica to promote
      */
     public void takeover(RedisServer replica) {
-        promote(replica, "CLUSTER", "FAILOVER", "TAKEOVER");
-    }
-
-    private void promote(RedisServer replica, String... command) {
-        ClusterNode before = ClusterNode.self(replica);
-        if (before.master()) {
-            throw new IllegalArgumentException(replica + " is already a master");
-        }
-        replica.command(command);
-        String id = nodeId(replica);
-        long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
-        while (true) {
-            if (ClusterNode.self(replica).master() && everyRunningNode(s -> {
-                ClusterNode seen = ClusterNode.line(s, id);
-                return seen != null && seen.master() && !seen.slots().isEmpty() && ClusterNode.clusterOk(s);
-            })) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("failover of " + replica + " did not settle within " + SETTLE_TIMEOUT
-                        + "; its view: " + replica.command("CLUSTER", "NODES"));
-            }
-            ProcessSupport.sleep(Duration.ofMillis(50));
-        }
+        ClusterFormation.promote(this, replica, "CLUSTER", "FAILOVER", "TAKEOVER");
     }
 
     /**
@@ -304,7 +269,7 @@ public final class RedisCluster implements AutoCloseable {
     /** Stops every server (replicas first) and deletes their directories. Idempotent. */
     @Override
     public void close() {
-        ClusterFormation.closeAll(servers());
+        Processes.closeAll(servers());
     }
 
     @Override
@@ -408,26 +373,5 @@ public final class RedisCluster implements AutoCloseable {
                     "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis()));
             return ClusterFormation.form(node, masters, replicasPerMaster);
         }
-    }
-
-    private static int indexOf(byte[] bytes, byte b, int from) {
-        for (int i = from; i < bytes.length; i++) {
-            if (bytes[i] == b) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /** CRC16-CCITT (XMODEM), the checksum Redis Cluster hashes keys with. */
-    static int crc16(byte[] bytes, int from, int to) {
-        int crc = 0;
-        for (int i = from; i < to; i++) {
-            crc ^= (bytes[i] & 0xff) << 8;
-            for (int bit = 0; bit < 8; bit++) {
-                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
-            }
-        }
-        return crc & 0xffff;
     }
 }

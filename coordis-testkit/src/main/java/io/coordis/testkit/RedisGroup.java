@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * Several {@link RedisServer}s started and closed together: either independent masters (for
@@ -49,7 +47,7 @@ public final class RedisGroup implements AutoCloseable {
         if (n > 1 && template.port != 0) {
             throw new IllegalArgumentException("a fixed port cannot be used for " + n + " masters");
         }
-        return new RedisGroup(startAll(Collections.nCopies(n, template)), false);
+        return new RedisGroup(Processes.startAll(n, template::start, "coordis-redis-start", RedisServer::close), false);
     }
 
     /**
@@ -83,12 +81,13 @@ public final class RedisGroup implements AutoCloseable {
         List<RedisServer> all = new ArrayList<>();
         all.add(master);
         try {
-            all.addAll(startAll(Collections.nCopies(replicas, template.copy().replicaOf(master))));
+            RedisServerBuilder replica = template.copy().replicaOf(master);
+            all.addAll(Processes.startAll(replicas, replica::start, "coordis-redis-start", RedisServer::close));
             RedisGroup group = new RedisGroup(all, true);
             group.awaitReplicasInSync(REPLICA_SYNC_TIMEOUT);
             return group;
         } catch (RuntimeException e) {
-            closeAll(all);
+            Processes.closeAll(all);
             throw e;
         }
     }
@@ -177,56 +176,6 @@ public final class RedisGroup implements AutoCloseable {
     /** Closes all servers (replicas first). Idempotent. */
     @Override
     public void close() {
-        closeAll(servers);
-    }
-
-    private static List<RedisServer> startAll(List<RedisServerBuilder> builders) {
-        List<CompletableFuture<RedisServer>> futures = new ArrayList<>();
-        for (RedisServerBuilder b : builders) {
-            futures.add(CompletableFuture.supplyAsync(b::start, RedisGroup::startThread));
-        }
-        List<RedisServer> started = new ArrayList<>();
-        RuntimeException failure = null;
-        for (CompletableFuture<RedisServer> f : futures) {
-            try {
-                started.add(f.join());
-            } catch (CompletionException e) {
-                RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
-                if (failure == null) {
-                    failure = cause;
-                } else {
-                    failure.addSuppressed(cause);
-                }
-            }
-        }
-        if (failure != null) {
-            closeAll(started);
-            throw failure;
-        }
-        return started;
-    }
-
-    private static void startThread(Runnable task) {
-        Thread t = new Thread(task, "coordis-redis-start");
-        t.setDaemon(true);
-        t.start();
-    }
-
-    private static void closeAll(List<RedisServer> servers) {
-        RuntimeException failure = null;
-        for (int i = servers.size() - 1; i >= 0; i--) {
-            try {
-                servers.get(i).close();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        Processes.closeAll(servers);
     }
 }

@@ -2,9 +2,10 @@ package io.coordis.testkit;
 
 import io.coordis.redis.runner.ProcessSupport;
 import io.coordis.redis.runner.RedisBinary;
-import java.nio.file.Path;
+import io.coordis.redis.runner.RedisProcess;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -27,14 +28,19 @@ import java.util.Optional;
  * the sentinel logs in as the test kit's administrator). The sentinel itself
  * needs no password. For several sentinels watching a master with replicas see {@link SentinelGroup}.
  */
-public final class RedisSentinel implements AutoCloseable {
+public final class RedisSentinel extends LocalProcess {
 
-    private final RedisServer process;
+    private final RedisServer server;
     private final String masterName;
 
-    private RedisSentinel(RedisServer process, String masterName) {
-        this.process = process;
+    private RedisSentinel(RedisServer server, String masterName) {
+        this.server = server;
         this.masterName = masterName;
+    }
+
+    @Override
+    RedisProcess process() {
+        return server.process();
     }
 
     /**
@@ -58,78 +64,6 @@ public final class RedisSentinel implements AutoCloseable {
     }
 
     /**
-     * Always {@code "127.0.0.1"}.
-     *
-     * @return the host
-     */
-    public String host() {
-        return RedisServer.HOST;
-    }
-
-    /**
-     * The sentinel's TCP port.
-     *
-     * @return the port
-     */
-    public int port() {
-        return process.port();
-    }
-
-    /**
-     * {@code "127.0.0.1:PORT"} of the sentinel.
-     *
-     * @return the address
-     */
-    public String address() {
-        return process.address();
-    }
-
-    /**
-     * PID of the sentinel process.
-     *
-     * @return the PID
-     */
-    public long pid() {
-        return process.pid();
-    }
-
-    /**
-     * True while the process is alive (also while paused).
-     *
-     * @return {@code true} while the process is alive
-     */
-    public boolean isRunning() {
-        return process.isRunning();
-    }
-
-    /**
-     * True between {@link #pause()} and {@link #resume()}.
-     *
-     * @return {@code true} while paused
-     */
-    public boolean isPaused() {
-        return process.isPaused();
-    }
-
-    /**
-     * The sentinel's private directory (its config file, which it rewrites, and its log).
-     *
-     * @return the directory
-     */
-    public Path dir() {
-        return process.dir();
-    }
-
-    /**
-     * The sentinel's log file.
-     *
-     * @return the log file
-     */
-    public Path logFile() {
-        return process.logFile();
-    }
-
-    /**
      * What this sentinel currently reports for the master ({@code SENTINEL get-master-addr-by-name}),
      * as {@code "host:port"}; empty if it does not know the name. Blocks at most 5 s.
      *
@@ -150,7 +84,7 @@ public final class RedisSentinel implements AutoCloseable {
      */
     public Map<String, String> masterState() {
         Object reply = command("SENTINEL", "master", masterName);
-        Map<String, String> map = new java.util.LinkedHashMap<>();
+        Map<String, String> map = new LinkedHashMap<>();
         if (reply instanceof List<?> list) {
             for (int i = 0; i + 1 < list.size(); i += 2) {
                 map.put(String.valueOf(list.get(i)), String.valueOf(list.get(i + 1)));
@@ -167,10 +101,10 @@ public final class RedisSentinel implements AutoCloseable {
      */
     public List<Map<String, String>> replicaStates() {
         Object reply = command("SENTINEL", "replicas", masterName);
-        List<Map<String, String>> states = new java.util.ArrayList<>();
+        List<Map<String, String>> states = new ArrayList<>();
         if (reply instanceof List<?> replicas) {
             for (Object r : replicas) {
-                Map<String, String> map = new java.util.LinkedHashMap<>();
+                Map<String, String> map = new LinkedHashMap<>();
                 if (r instanceof List<?> fields) {
                     for (int i = 0; i + 1 < fields.size(); i += 2) {
                         map.put(String.valueOf(fields.get(i)), String.valueOf(fields.get(i + 1)));
@@ -190,28 +124,7 @@ public final class RedisSentinel implements AutoCloseable {
      * @return the reply
      */
     public Object command(String... args) {
-        return process.command(args);
-    }
-
-    /** Kills the sentinel with SIGKILL and blocks until it has exited. */
-    public void kill() {
-        process.kill();
-    }
-
-    /** Freezes the sentinel with SIGSTOP (see {@link RedisServer#pause()}). */
-    public void pause() {
-        process.pause();
-    }
-
-    /** Continues a paused sentinel. */
-    public void resume() {
-        process.resume();
-    }
-
-    /** Stops the sentinel and deletes its directory. Idempotent. */
-    @Override
-    public void close() {
-        process.close();
+        return server.command(args);
     }
 
     @Override

@@ -28,7 +28,7 @@ import java.util.Optional;
  *
  * <p>Methods that change the process state are synchronized; the accessors are safe from any thread.
  */
-public final class RedisServer implements AutoCloseable {
+public final class RedisServer extends LocalProcess {
 
     /** The only interface servers bind to. */
     public static final String HOST = RedisProcess.HOST;
@@ -62,6 +62,11 @@ public final class RedisServer implements AutoCloseable {
         this.process = start(process);
     }
 
+    @Override
+    RedisProcess process() {
+        return process;
+    }
+
     /**
      * A builder with the defaults described in the class documentation.
      *
@@ -78,33 +83,6 @@ public final class RedisServer implements AutoCloseable {
      */
     public static RedisServer start() {
         return builder().start();
-    }
-
-    /**
-     * {@code "127.0.0.1"}, or the namespace's address for a server started in a network namespace.
-     *
-     * @return the host
-     */
-    public String host() {
-        return process.host();
-    }
-
-    /**
-     * The TCP port; stays the same across {@link #restart(Duration)}.
-     *
-     * @return the port
-     */
-    public int port() {
-        return process.port();
-    }
-
-    /**
-     * {@code "127.0.0.1:PORT"} ({@link #host()}{@code :PORT}).
-     *
-     * @return the address
-     */
-    public String address() {
-        return process.address();
     }
 
     /**
@@ -153,15 +131,6 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
-     * PID of the current process.
-     *
-     * @return the PID
-     */
-    public long pid() {
-        return process.pid();
-    }
-
-    /**
      * Version of the binary, e.g. {@code "7.0.15"}.
      *
      * @return the version
@@ -177,42 +146,6 @@ public final class RedisServer implements AutoCloseable {
      */
     public RedisBinary binary() {
         return binary;
-    }
-
-    /**
-     * The server's private directory (config, log, data files). Deleted by {@link #close()}.
-     *
-     * @return the directory
-     */
-    public Path dir() {
-        return process.dir();
-    }
-
-    /**
-     * The redis log file inside {@link #dir()}.
-     *
-     * @return the log file
-     */
-    public Path logFile() {
-        return process.logFile();
-    }
-
-    /**
-     * True while the process is alive (also while paused).
-     *
-     * @return {@code true} while the process is alive
-     */
-    public boolean isRunning() {
-        return process.isRunning();
-    }
-
-    /**
-     * True between {@link #pause()} and {@link #resume()}.
-     *
-     * @return {@code true} while paused
-     */
-    public boolean isPaused() {
-        return process.isPaused();
     }
 
     /**
@@ -242,28 +175,6 @@ public final class RedisServer implements AutoCloseable {
         process.stop();
     }
 
-    /** Kills the process with SIGKILL (no shutdown, no persistence) and blocks until it has exited. */
-    public void kill() {
-        process.kill();
-    }
-
-    /**
-     * Freezes the process with SIGSTOP: connections stay open but nothing is answered, like a hung
-     * server or a long GC pause. Returns once the kernel reports the process stopped (on Linux; elsewhere right after the signal).
-     * Counts as paused from before the signal is sent, so that {@link #resume()} also continues a process
-     * whose pause was cut short (interrupted while {@code kill} ran).
-     *
-     * @throws IllegalStateException if the server is not running
-     */
-    public void pause() {
-        process.pause();
-    }
-
-    /** Continues a paused process with SIGCONT. No effect if not paused. */
-    public void resume() {
-        process.resume();
-    }
-
     /**
      * Kills the server with SIGKILL if it is running, waits {@code delay}, then starts it again on the
      * same port, directory and options. Blocks until the new process answers PING (at most the start
@@ -279,12 +190,6 @@ public final class RedisServer implements AutoCloseable {
         } catch (RedisStartException e) {
             throw startFailure(e);
         }
-    }
-
-    /** Stops the server (see {@link #stop()}) and deletes its directory. Idempotent. */
-    @Override
-    public void close() {
-        process.close();
     }
 
     /** {@code FLUSHALL} (synchronous). */

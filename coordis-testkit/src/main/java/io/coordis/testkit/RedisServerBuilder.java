@@ -2,12 +2,19 @@ package io.coordis.testkit;
 
 import io.coordis.redis.runner.ProcessSupport;
 import io.coordis.redis.runner.RedisBinary;
+import io.coordis.testkit.fault.NetworkNamespace;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * Options for a {@link RedisServer}; obtain one with {@link RedisServer#builder()}. Each
@@ -40,19 +47,19 @@ public final class RedisServerBuilder {
     String adminPassword;
     /** The user the test kit's own connections log in as when the default user is restricted. */
     public static final String ADMIN_USER = "coordis-test-admin";
-    io.coordis.testkit.fault.NetworkNamespace namespace;
+    NetworkNamespace namespace;
 
     RedisServerBuilder() {
     }
 
     /**
      * Starts the server inside {@code ns}, listening on the namespace's address only, so that
-     * {@link io.coordis.testkit.fault.NetworkNamespace#partition()} cuts it off from every client.
+     * {@link NetworkNamespace#partition()} cuts it off from every client.
      *
      * @param ns the namespace to start in
      * @return this builder
      */
-    public RedisServerBuilder namespace(io.coordis.testkit.fault.NetworkNamespace ns) {
+    public RedisServerBuilder namespace(NetworkNamespace ns) {
         this.namespace = Objects.requireNonNull(ns, "ns");
         return this;
     }
@@ -160,7 +167,7 @@ public final class RedisServerBuilder {
             throw new IllegalArgumentException("a restricted default user cannot also have a requirepass password");
         }
         this.defaultUserRules = commandRules.trim();
-        this.adminPassword = Long.toHexString(new java.security.SecureRandom().nextLong()) + "A1";
+        this.adminPassword = Long.toHexString(new SecureRandom().nextLong()) + "A1";
         return this;
     }
 
@@ -196,15 +203,15 @@ public final class RedisServerBuilder {
         if (env == null || !(env.equals("1") || env.equalsIgnoreCase("true"))) {
             return null;
         }
-        try (java.io.InputStream in = RedisServerBuilder.class.getResourceAsStream("least-privilege.acl")) {
+        try (InputStream in = RedisServerBuilder.class.getResourceAsStream("least-privilege.acl")) {
             if (in == null) {
                 throw new IllegalStateException("least-privilege.acl is missing from the test kit");
             }
-            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines()
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
                     .filter(l -> !l.isBlank() && !l.startsWith("#")).findFirst()
                     .orElseThrow(() -> new IllegalStateException("least-privilege.acl has no rules"));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -348,7 +355,7 @@ public final class RedisServerBuilder {
         if (ContinuousIntegration.running()) {
             throw unsupported;
         }
-        org.junit.jupiter.api.Assumptions.abort("skipped outside CI: no TLS-capable redis-server: "
+        Assumptions.abort("skipped outside CI: no TLS-capable redis-server: "
                 + unsupported.getMessage().lines().findFirst().orElse(""));
         throw unsupported; // not reached
     }

@@ -1,6 +1,8 @@
 package io.coordis.testkit;
 
 import io.coordis.redis.runner.ProcessSupport;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -8,8 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
@@ -95,26 +95,7 @@ public final class SentinelGroup implements AutoCloseable {
         List<RedisSentinel> started = new ArrayList<>();
         try {
             RedisSentinel.Builder b = RedisSentinel.builder(masterName, servers.master()).quorum(sentinels / 2 + 1);
-            List<CompletableFuture<RedisSentinel>> futures = new ArrayList<>();
-            for (int i = 0; i < sentinels; i++) {
-                futures.add(CompletableFuture.supplyAsync(b::start, SentinelGroup::startThread));
-            }
-            RuntimeException failure = null;
-            for (CompletableFuture<RedisSentinel> f : futures) {
-                try {
-                    started.add(f.join());
-                } catch (CompletionException e) {
-                    RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
-                    if (failure == null) {
-                        failure = cause;
-                    } else {
-                        failure.addSuppressed(cause);
-                    }
-                }
-            }
-            if (failure != null) {
-                throw failure;
-            }
+            started.addAll(Processes.startAll(sentinels, b::start, "coordis-sentinel-start", RedisSentinel::close));
             SentinelGroup group = new SentinelGroup(servers, started, masterName);
             group.awaitDiscovery(replicas, DISCOVERY_TIMEOUT);
             return group;
@@ -357,33 +338,19 @@ public final class SentinelGroup implements AutoCloseable {
         }
     }
 
-    private static void startThread(Runnable task) {
-        Thread t = new Thread(task, "coordis-sentinel-start");
-        t.setDaemon(true);
-        t.start();
-    }
-
     private static void closeQuietly(List<RedisSentinel> sentinels, RedisGroup servers, RuntimeException primary) {
         RuntimeException failure = primary;
         for (RedisSentinel s : sentinels) {
             try {
                 s.close();
             } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
+                failure = Processes.first(failure, e);
             }
         }
         try {
             servers.close();
         } catch (RuntimeException e) {
-            if (failure == null) {
-                failure = e;
-            } else {
-                failure.addSuppressed(e);
-            }
+            failure = Processes.first(failure, e);
         }
         if (primary == null && failure != null) {
             throw failure;
@@ -391,6 +358,6 @@ public final class SentinelGroup implements AutoCloseable {
     }
 
     private static String percentEncode(String s) {
-        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

@@ -8,10 +8,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
 import java.util.List;
 import javax.net.ssl.SSLContext;
@@ -266,8 +268,8 @@ public final class TestCertificates {
             }
             String pem = Files.readString(clientPair.keyFile(), StandardCharsets.US_ASCII);
             String base64 = pem.replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
-            PrivateKey key = java.security.KeyFactory.getInstance("EC")
-                    .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
+            PrivateKey key = KeyFactory.getInstance("EC")
+                    .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
             char[] pw = "test".toCharArray();
             keys.setKeyEntry("client", key, pw, chain);
             javax.net.ssl.KeyManagerFactory kmf =

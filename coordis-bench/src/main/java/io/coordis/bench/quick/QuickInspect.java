@@ -7,6 +7,7 @@ import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 
 import java.time.Duration;
@@ -33,7 +34,7 @@ public final class QuickInspect {
             RedisAsyncCommands<String, String> raw = quick.connection.async();
             for (int i = 0; i < locks - locks / 2; i++) {
                 raw.set("quick:foreign:" + i, "tok-" + i,
-                        io.lettuce.core.SetArgs.Builder.nx().px(600_000));
+                        SetArgs.Builder.nx().px(600_000));
             }
             raw.dbsize().get(5, TimeUnit.SECONDS);
             Inspector inspector = quick.coordis.inspector();

@@ -11,7 +11,9 @@ import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -66,7 +68,7 @@ public final class RedisBinary {
     private static final Logger log = LoggerFactory.getLogger(RedisBinary.class);
     private static final Pattern VERSION = Pattern.compile("v=(\\d+\\.\\d+\\.\\d+)");
     private static final Object EXTRACT_LOCK = new Object();
-    private static final java.util.Map<Path, String> VERSIONS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<Path, String> VERSIONS = new ConcurrentHashMap<>();
     private static volatile RedisBinary extracted;
 
     private final Path path;

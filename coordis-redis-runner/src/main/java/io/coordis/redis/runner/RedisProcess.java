@@ -2,12 +2,9 @@ package io.coordis.redis.runner;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,14 +27,13 @@ public final class RedisProcess implements AutoCloseable {
     public static final String LOG_FILE = "redis.log";
 
     private static final Logger log = LoggerFactory.getLogger(RedisProcess.class);
-    private static final String OUTPUT_FILE = "stdout.log";
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
     private static final int START_ATTEMPTS = 5;
 
     private final RedisProcessBuilder options;
     private final RedisBinary binary;
     private final Path dir;
-    private final RedisProcessBuilder.Probe probe;
+    private final ServerLaunch launch;
     private volatile int port;
     private volatile Process process;
     private volatile boolean paused;
@@ -51,7 +47,7 @@ public final class RedisProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a temporary directory for redis-server", e);
         }
-        this.probe = options.probe != null ? options.probe : new Ping(logFile());
+        this.launch = new ServerLaunch(options, binary, dir, logFile());
         this.port = options.port;
     }
 
@@ -198,7 +194,7 @@ public final class RedisProcess implements AutoCloseable {
                 port = ProcessSupport.freePort();
             }
             try {
-                process = spawnAndAwait();
+                process = launch.spawn(host(), port);
                 paused = false;
                 log.debug("redis-server {} started on {} (pid {})", version(), address(), process.pid());
                 return;
@@ -212,73 +208,6 @@ public final class RedisProcess implements AutoCloseable {
                 }
             }
         }
-    }
-
-    private Process spawnAndAwait() {
-        Path conf = dir.resolve("redis.conf");
-        List<String> command = new ArrayList<>(List.of(binary.path().toString(), conf.toString()));
-        command.addAll(options.args);
-        Process p;
-        try {
-            Files.writeString(conf, render(false), StandardCharsets.UTF_8);
-            Files.deleteIfExists(logFile());
-            p = new ProcessBuilder(options.launcher.apply(command))
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(OUTPUT_FILE).toFile()))
-                    .start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + binary.path(), e);
-        }
-        ProcessSupport.register(p, dir);
-        long deadline = System.nanoTime() + options.startTimeout.toNanos();
-        String lastError = "no attempt yet";
-        while (true) {
-            if (!p.isAlive()) {
-                ProcessSupport.unregister(p);
-                throw failure("redis-server exited with code " + p.exitValue() + " before answering PING");
-            }
-            try {
-                String notYet = probe.check(host(), port, p.pid());
-                if (notYet == null) {
-                    return p;
-                }
-                lastError = notYet;
-            } catch (UncheckedIOException e) {
-                lastError = e.getMessage();
-            } catch (RuntimeException e) {
-                killQuietly(p);
-                ProcessSupport.unregister(p);
-                throw failure("redis-server rejected PING: " + e.getMessage());
-            }
-            if (System.nanoTime() > deadline) {
-                killQuietly(p);
-                ProcessSupport.unregister(p);
-                throw failure("redis-server did not answer PING within " + options.startTimeout
-                        + " (last error: " + lastError + ")");
-            }
-            ProcessSupport.sleep(Duration.ofMillis(20));
-        }
-    }
-
-    private RedisStartException failure(String what) {
-        String logTail = ProcessSupport.tail(logFile(), 30);
-        String outTail = ProcessSupport.tail(dir.resolve(OUTPUT_FILE), 15);
-        boolean inUse = logTail.contains("Address already in use") || outTail.contains("Address already in use");
-        List<String> shown = new ArrayList<>(List.of(binary.path().toString(), dir.resolve("redis.conf").toString()));
-        shown.addAll(RedisConfig.maskArgs(options.args));
-        String message = what + " on " + address() + "\ncommand: " + String.join(" ", shown)
-                + "\nconfig:\n" + render(true)
-                + "\nlog tail (" + logFile() + "):\n" + logTail
-                + "\nstdout/stderr tail:\n" + outTail;
-        return new RedisStartException(message, inUse, logTail + "\n" + outTail);
-    }
-
-    private String render(boolean masked) {
-        if (options.config != null) {
-            return options.config.render(port, dir, masked);
-        }
-        return RedisConfig.of(port, host(), dir).noSnapshots().line("appendonly", "no").toString();
     }
 
     /**
@@ -303,7 +232,7 @@ public final class RedisProcess implements AutoCloseable {
             log.warn("redis-server {} (pid {}) did not exit when asked, sending SIGTERM", address(), p.pid());
             p.destroy();
             if (!ProcessSupport.waitFor(p, STOP_TIMEOUT)) {
-                killQuietly(p);
+                ServerLaunch.killQuietly(p);
             }
         }
         ProcessSupport.unregister(p);
@@ -314,7 +243,7 @@ public final class RedisProcess implements AutoCloseable {
     public synchronized void kill() {
         Process p = process;
         if (p != null) {
-            killQuietly(p);
+            ServerLaunch.killQuietly(p);
             ProcessSupport.unregister(p);
         }
         paused = false;
@@ -385,13 +314,6 @@ public final class RedisProcess implements AutoCloseable {
         if (!isRunning()) {
             throw new IllegalStateException("cannot " + action + " redis-server on " + address()
                     + ": it is not running" + (closed ? " (closed)" : " (stopped or killed)"));
-        }
-    }
-
-    private static void killQuietly(Process p) {
-        p.destroyForcibly();
-        if (!ProcessSupport.waitFor(p, Duration.ofSeconds(10))) {
-            log.warn("redis-server pid {} did not exit 10s after SIGKILL", p.pid());
         }
     }
 

@@ -6,6 +6,7 @@ import io.coordis.testkit.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -74,7 +75,7 @@ final class Faults {
                 long left = deadline - System.nanoTime();
                 try {
                     if (left > 0) {
-                        java.util.concurrent.TimeUnit.NANOSECONDS.sleep(left);
+                        TimeUnit.NANOSECONDS.sleep(left);
                     }
                     s.command("PING");
                 } catch (InterruptedException e) {

@@ -1,15 +1,7 @@
 package io.coordis.testkit.fault;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,8 +10,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The referee of a safety run: a resource that lock holders and leaders (threads here or in other processes)
@@ -57,22 +49,16 @@ import java.util.concurrent.TimeUnit;
  * at what happened after a fault. Thread-safe.
  */
 public final class FencedResource implements AutoCloseable {
-    /** Notes kept per kind of anomaly, so a flood of one kind cannot hide the first of another. */
-    private static final int MAX_NOTES_PER_KIND = 12;
-
-    private final ServerSocket server;
-    private final Thread acceptor;
-    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
-    private final long origin = System.nanoTime();
+    private final LineServer server;
+    private final EventLog events = new EventLog();
     private final boolean recording;
     private volatile boolean closed;
 
     // guarded by this
     private final Map<String, Long> inside = new LinkedHashMap<>();
     private final Map<String, Integer> enters = new TreeMap<>();
-    private final List<String> notes = new ArrayList<>();
+    private final Notes notes = new Notes();
     private final Set<String> greeted = new TreeSet<>();
-    private final List<Event> events = new ArrayList<>();
     private boolean started;
     private boolean anyEntered;
     private long highestEntered;
@@ -80,30 +66,21 @@ public final class FencedResource implements AutoCloseable {
     private long highestExclusive;
     private final Set<String> sharing = new TreeSet<>();
     private long fenceRegressions;
-    private final Map<String, Integer> notesPerKind = new HashMap<>();
     private boolean anyAccepted;
     private long highest;
     private String highestOwner;
     private long accepted;
     private long stale;
     private long overlaps;
-    private final Map<java.util.Set<String>, Long> overlapsByParticipants = new HashMap<>();
+    private final Map<Set<String>, Long> overlapsByParticipants = new HashMap<>();
     private long violations;
     private long protocolErrors;
     private int maxInside;
-    private long lastAcceptNanos = -1;
-    private long[] acceptTimes = new long[1024];
-    private int acceptCount;
+    private final AcceptTimes acceptTimes = new AcceptTimes();
 
     private FencedResource(boolean recording) {
         this.recording = recording;
-        try {
-            server = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot bind a loopback port for the fenced resource", e);
-        }
-        acceptor = daemon("fenced-resource-accept", this::acceptLoop);
-        acceptor.start();
+        this.server = new LineServer(this);
     }
 
     /**
@@ -165,8 +142,8 @@ public final class FencedResource implements AutoCloseable {
      *
      * @return the events, oldest first
      */
-    public synchronized List<Event> events() {
-        return List.copyOf(events);
+    public List<Event> events() {
+        return events.all();
     }
 
     /**
@@ -175,8 +152,8 @@ public final class FencedResource implements AutoCloseable {
      * @param verb the verb, e.g. {@code WRITE}
      * @return its events, oldest first
      */
-    public synchronized List<Event> events(String verb) {
-        return events.stream().filter(e -> e.verb().equals(verb)).toList();
+    public List<Event> events(String verb) {
+        return events.of(verb);
     }
 
     /**
@@ -190,22 +167,8 @@ public final class FencedResource implements AutoCloseable {
      * @return the event, or empty when none came in time
      * @throws InterruptedException when interrupted while waiting
      */
-    public synchronized Optional<Event> await(int from, String verb, String client, Duration timeout)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            for (int i = from; i < events.size(); i++) {
-                Event e = events.get(i);
-                if (e.verb().equals(verb) && (client == null || e.client().equals(client))) {
-                    return Optional.of(e);
-                }
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return Optional.empty();
-            }
-            TimeUnit.NANOSECONDS.timedWait(this, left);
-        }
+    public Optional<Event> await(int from, String verb, String client, Duration timeout) throws InterruptedException {
+        return events.await(from, verb, client, timeout);
     }
 
     /**
@@ -214,7 +177,7 @@ public final class FencedResource implements AutoCloseable {
      * @return the port
      */
     public int port() {
-        return server.getLocalPort();
+        return server.port();
     }
 
     /**
@@ -247,16 +210,16 @@ public final class FencedResource implements AutoCloseable {
     }
 
     private void enter(String client, long token, boolean shared) {
-        long now = System.nanoTime() - origin;
+        long now = notes.now();
         enters.merge(client, 1, Integer::sum);
         if (inside.containsKey(client)) {
             protocolErrors++;
-            note(now, "twice", client + " entered twice");
+            notes.add(now, "twice", client + " entered twice");
         }
         boolean regression = shared ? anyExclusive && token <= highestExclusive : anyEntered && token <= highestEntered;
         if (regression) {
             fenceRegressions++;
-            note(now, "regression", client + " entered with token " + token + ", not above "
+            notes.add(now, "regression", client + " entered with token " + token + ", not above "
                     + (shared ? highestExclusive : highestEntered));
         }
         highestEntered = anyEntered ? Math.max(highestEntered, token) : token;
@@ -267,10 +230,10 @@ public final class FencedResource implements AutoCloseable {
         }
         if (shared ? sharing.size() < inside.size() : !inside.isEmpty()) {
             overlaps++;
-            java.util.Set<String> participants = new java.util.TreeSet<>(inside.keySet());
+            Set<String> participants = new TreeSet<>(inside.keySet());
             participants.add(client);
             overlapsByParticipants.merge(participants, 1L, Long::sum);
-            note(now, "overlap", client + " (token " + token + ") entered while inside: " + inside);
+            notes.add(now, "overlap", client + " (token " + token + ") entered while inside: " + inside);
         }
         inside.put(client, token);
         if (shared) {
@@ -287,9 +250,9 @@ public final class FencedResource implements AutoCloseable {
      * @param clients which clients count
      * @return the number of such overlaps
      */
-    public synchronized long overlapsAmong(java.util.function.Predicate<String> clients) {
+    public synchronized long overlapsAmong(Predicate<String> clients) {
         long n = 0;
-        for (Map.Entry<java.util.Set<String>, Long> e : overlapsByParticipants.entrySet()) {
+        for (Map.Entry<Set<String>, Long> e : overlapsByParticipants.entrySet()) {
             if (e.getKey().stream().allMatch(clients)) {
                 n += e.getValue();
             }
@@ -305,7 +268,7 @@ public final class FencedResource implements AutoCloseable {
      * @return {@code true} when accepted, {@code false} when refused as stale
      */
     public synchronized boolean write(String client, long token) {
-        long now = System.nanoTime() - origin;
+        long now = notes.now();
         if (anyAccepted && token < highest) {
             stale++;
             record(client, "WRITE", token, false);
@@ -313,17 +276,13 @@ public final class FencedResource implements AutoCloseable {
         }
         if (anyAccepted && token == highest && !client.equals(highestOwner)) {
             violations++;
-            note(now, "violation", client + " wrote with token " + token + ", which " + highestOwner + " holds too");
+            notes.add(now, "violation", client + " wrote with token " + token + ", which " + highestOwner + " holds too");
         }
         anyAccepted = true;
         highest = token;
         highestOwner = client;
         accepted++;
-        lastAcceptNanos = System.nanoTime();
-        if (acceptCount == acceptTimes.length) {
-            acceptTimes = java.util.Arrays.copyOf(acceptTimes, acceptCount * 2);
-        }
-        acceptTimes[acceptCount++] = lastAcceptNanos;
+        acceptTimes.add(System.nanoTime());
         record(client, "WRITE", token, true);
         return true;
     }
@@ -335,12 +294,12 @@ public final class FencedResource implements AutoCloseable {
      * @param token  the fencing number the hold entered with
      */
     public synchronized void exit(String client, long token) {
-        long now = System.nanoTime() - origin;
+        long now = notes.now();
         Long entered = inside.remove(client);
         sharing.remove(client);
         if (entered == null || entered != token) {
             protocolErrors++;
-            note(now, "exit", client + " exited with token " + token + " but had entered with " + entered);
+            notes.add(now, "exit", client + " exited with token " + token + " but had entered with " + entered);
         }
         record(client, "EXIT", token, true);
     }
@@ -351,7 +310,7 @@ public final class FencedResource implements AutoCloseable {
      * @return the time, or -1
      */
     public synchronized long lastAcceptNanos() {
-        return lastAcceptNanos;
+        return acceptTimes.last();
     }
 
     /**
@@ -362,17 +321,7 @@ public final class FencedResource implements AutoCloseable {
      * @return the time, or -1
      */
     public synchronized long firstAcceptAfter(long nanos) {
-        int lo = 0;
-        int hi = acceptCount;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (acceptTimes[mid] < nanos) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo < acceptCount ? acceptTimes[lo] : -1;
+        return acceptTimes.firstAtOrAfter(nanos);
     }
 
     /**
@@ -382,7 +331,7 @@ public final class FencedResource implements AutoCloseable {
      */
     public synchronized Report report() {
         return new Report(new TreeMap<>(enters), accepted, stale, overlaps, fenceRegressions, violations, protocolErrors,
-                maxInside, highest, new LinkedHashMap<>(inside), List.copyOf(notes));
+                maxInside, highest, new LinkedHashMap<>(inside), notes.list());
     }
 
     /**
@@ -420,93 +369,17 @@ public final class FencedResource implements AutoCloseable {
             closed = true;
             notifyAll();
         }
-        try {
-            server.close();
-        } catch (IOException ignored) {
-            // closing
-        }
-        for (Socket s : sockets) {
-            try {
-                s.close();
-            } catch (IOException ignored) {
-                // closing
-            }
-        }
-        try {
-            acceptor.join(2000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        server.close();
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            Socket s;
-            try {
-                s = server.accept();
-            } catch (IOException e) {
-                return;
-            }
-            sockets.add(s);
-            daemon("fenced-resource-" + s.getPort(), () -> serve(s)).start();
-        }
-    }
-
-    private void serve(Socket s) {
-        try (s; BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))) {
-            s.setTcpNoDelay(true);
-            OutputStream out = s.getOutputStream();
-            String line;
-            while ((line = in.readLine()) != null) {
-                String answer = handle(line);
-                if (answer == null) {
-                    return;
-                }
-                out.write((answer + "\n").getBytes(StandardCharsets.UTF_8));
-                out.flush();
-            }
-        } catch (IOException | InterruptedException e) {
-            // client gone (killed) or resource closing
-        } finally {
-            sockets.remove(s);
-        }
-    }
-
-    private String handle(String line) throws InterruptedException {
-        String[] p = line.trim().split(" ");
-        try {
-            if (p.length != 3) {
-                throw new IllegalArgumentException("expected: VERB client token");
-            }
-            long token = Long.parseLong(p[2]);
-            return switch (p[0]) {
-                case "HELLO" -> greet(p[1]);
-                case "ENTER" -> {
-                    enter(p[1], token);
-                    yield "OK";
-                }
-                case "SHARE" -> {
-                    share(p[1], token);
-                    yield "OK";
-                }
-                case "WRITE" -> write(p[1], token) ? "OK" : "STALE";
-                case "EXIT" -> {
-                    exit(p[1], token);
-                    yield "OK";
-                }
-                default -> throw new IllegalArgumentException("unknown verb");
-            };
-        } catch (RuntimeException e) {
-            synchronized (this) {
-                protocolErrors++;
-                note(System.nanoTime() - origin, "request", "bad request '" + line + "': " + e.getMessage());
-            }
-            return "ERR";
-        }
+    /** Counts a malformed request as a protocol error and notes it. */
+    synchronized void badRequest(String line, RuntimeException e) {
+        protocolErrors++;
+        notes.add(notes.now(), "request", "bad request '" + line + "': " + e.getMessage());
     }
 
     /** Records the greeting and waits for {@link #go()}: GO, or null when the resource closed first. */
-    private synchronized String greet(String client) throws InterruptedException {
+    synchronized String greet(String client) throws InterruptedException {
         greeted.add(client);
         notifyAll();
         while (!started && !closed) {
@@ -518,19 +391,6 @@ public final class FencedResource implements AutoCloseable {
     private void record(String client, String verb, long token, boolean accepted) {
         if (recording) {
             events.add(new Event(client, verb, token, System.nanoTime(), accepted));
-            notifyAll();
         }
-    }
-
-    private void note(long nanos, String kind, String what) {
-        if (notesPerKind.merge(kind, 1, Integer::sum) <= MAX_NOTES_PER_KIND) {
-            notes.add(String.format("t=%.3fms %s", nanos / 1e6, what));
-        }
-    }
-
-    private static Thread daemon(String name, Runnable body) {
-        Thread t = new Thread(body, name);
-        t.setDaemon(true);
-        return t;
     }
 }

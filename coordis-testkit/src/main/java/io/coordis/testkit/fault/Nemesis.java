@@ -4,13 +4,11 @@ import io.coordis.testkit.FaultProxy;
 import io.coordis.testkit.RedisServer;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
@@ -114,32 +112,12 @@ public final class Nemesis implements AutoCloseable {
         void heal();
     }
 
-    private record Target(String name, Fault fault) {
-    }
+    private final Schedule schedule;
+    private final NemesisRun run;
 
-    private final long seed;
-    private final Map<Kind, List<Target>> targets;
-    private final List<Kind> kinds;
-    private final Duration minGap;
-    private final Duration maxGap;
-    private final Duration minHold;
-    private final Duration maxHold;
-    private final Duration restartDelay;
-    private final List<Event> events = new ArrayList<>();
-    private final List<Fault> applied = new ArrayList<>();
-    private Thread runner;
-    private Throwable failure;
-    private volatile boolean stopping;
-
-    private Nemesis(Builder b, Map<Kind, List<Target>> targets) {
-        this.seed = b.seed;
-        this.targets = targets;
-        this.kinds = List.copyOf(b.kinds);
-        this.minGap = b.minGap;
-        this.maxGap = b.maxGap;
-        this.minHold = b.minHold;
-        this.maxHold = b.maxHold;
-        this.restartDelay = b.restartDelay;
+    private Nemesis(Schedule schedule) {
+        this.schedule = schedule;
+        this.run = new NemesisRun(schedule);
     }
 
     /**
@@ -168,7 +146,7 @@ public final class Nemesis implements AutoCloseable {
      * @return the seed
      */
     public long seed() {
-        return seed;
+        return schedule.seed();
     }
 
     /**
@@ -177,7 +155,7 @@ public final class Nemesis implements AutoCloseable {
      * @return the kinds
      */
     public List<Kind> kinds() {
-        return kinds;
+        return schedule.kinds();
     }
 
     /**
@@ -187,10 +165,10 @@ public final class Nemesis implements AutoCloseable {
      * @return the steps, in order
      */
     public List<Step> schedule(int count) {
-        Plan plan = new Plan();
+        Schedule.Steps plan = schedule.steps();
         List<Step> steps = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            steps.add(plan.next().step);
+            steps.add(plan.next().step());
         }
         return steps;
     }
@@ -203,15 +181,8 @@ public final class Nemesis implements AutoCloseable {
      * @return this nemesis
      * @throws IllegalStateException if already started
      */
-    public synchronized Nemesis start(Duration total) {
-        if (runner != null) {
-            throw new IllegalStateException("already started");
-        }
-        System.out.println("nemesis seed=" + seed + " (replay with -Dcoordis.nemesis.seed=" + seed + ") kinds=" + kinds);
-        long end = System.nanoTime() + total.toNanos();
-        runner = new Thread(() -> loop(end), "nemesis");
-        runner.setDaemon(true);
-        runner.start();
+    public Nemesis start(Duration total) {
+        run.start(total);
         return this;
     }
 
@@ -225,22 +196,7 @@ public final class Nemesis implements AutoCloseable {
      *                               failure as the cause; what was applied is healed by then)
      */
     public boolean await(Duration timeout) throws InterruptedException {
-        Thread t;
-        synchronized (this) {
-            t = runner;
-        }
-        if (t == null) {
-            return true;
-        }
-        t.join(Math.max(1, timeout.toMillis()));
-        if (t.isAlive()) {
-            return false;
-        }
-        Optional<Throwable> failed = failure();
-        if (failed.isPresent()) {
-            throw new IllegalStateException("nemesis (seed " + seed + ") stopped: " + failed.get(), failed.get());
-        }
-        return true;
+        return run.await(timeout);
     }
 
     /**
@@ -248,8 +204,8 @@ public final class Nemesis implements AutoCloseable {
      *
      * @return the failure, or empty
      */
-    public synchronized Optional<Throwable> failure() {
-        return Optional.ofNullable(failure);
+    public Optional<Throwable> failure() {
+        return run.failure();
     }
 
     /**
@@ -257,139 +213,14 @@ public final class Nemesis implements AutoCloseable {
      *
      * @return the events, oldest first
      */
-    public synchronized List<Event> events() {
-        return List.copyOf(events);
+    public List<Event> events() {
+        return run.events();
     }
 
     /** Stops injecting and heals whatever is still applied. Idempotent. */
     @Override
     public void close() {
-        stopping = true;
-        Thread t;
-        synchronized (this) {
-            t = runner;
-        }
-        if (t != null) {
-            t.interrupt();
-            try {
-                t.join(30_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        healAll();
-    }
-
-    private void loop(long end) {
-        Plan plan = new Plan();
-        try {
-            while (!stopping) {
-                Planned next = plan.next();
-                sleep(next.step.gap());
-                boolean firstRoundDone = next.step.round() > 0;
-                if (stopping || (firstRoundDone && System.nanoTime() >= end)) {
-                    return;
-                }
-                apply(next);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException | Error e) {
-            if (!stopping) { // a fault cut short by close() is no failure
-                synchronized (this) {
-                    failure = e;
-                }
-                System.out.println("nemesis (seed " + seed + ") stopped: " + e);
-            }
-        } finally {
-            healAll();
-        }
-    }
-
-    private void apply(Planned next) throws InterruptedException {
-        Fault fault = next.target.fault();
-        synchronized (this) {
-            applied.add(fault);
-        }
-        long start = System.nanoTime();
-        String hit = null;
-        try {
-            hit = fault.apply(next.step.hold());
-            if (hit != null) {
-                sleep(next.step.hold());
-            }
-        } catch (RuntimeException e) {
-            throw new IllegalStateException("cannot apply " + next.step.kind() + " to " + next.step.target()
-                    + ": " + e.getMessage(), e);
-        } finally {
-            healAll();
-            if (hit != null) {
-                synchronized (this) {
-                    events.add(new Event(next.step.kind(), hit, start, System.nanoTime()));
-                }
-            }
-        }
-    }
-
-    /** Heals every applied fault; one whose healing failed (or was interrupted) stays listed, to be tried again. */
-    private void healAll() {
-        List<Fault> pending;
-        synchronized (this) {
-            pending = new ArrayList<>(applied);
-        }
-        for (Fault f : pending) {
-            try {
-                f.heal();
-                synchronized (this) {
-                    applied.remove(f);
-                }
-            } catch (RuntimeException e) {
-                System.out.println("nemesis (seed " + seed + "): healing failed, will try again: " + e);
-            }
-        }
-    }
-
-    private record Planned(Step step, Target target) {
-    }
-
-    /** The steps of a seed: rounds of the chosen kinds, shuffled, each with a target, gap and hold. */
-    private final class Plan {
-        private final Random random = new Random(seed);
-        private final List<Kind> round = new ArrayList<>();
-        private int rounds = -1;
-        private int position;
-
-        Planned next() {
-            if (position == round.size()) {
-                round.clear();
-                round.addAll(kinds);
-                Collections.shuffle(round, random);
-                position = 0;
-                rounds++;
-            }
-            Kind kind = round.get(position++);
-            Duration gap = between(minGap, maxGap);
-            List<Target> of = targets.get(kind);
-            Target target = of.get(random.nextInt(of.size()));
-            Duration hold = between(minHold, maxHold);
-            if (kind == Kind.KILL_RESTART) {
-                hold = restartDelay;
-            }
-            return new Planned(new Step(rounds, gap, kind, target.name(), hold), target);
-        }
-
-        private Duration between(Duration min, Duration max) {
-            return Nemesis.between(random, min, max);
-        }
-    }
-
-    private static Duration between(Random random, Duration min, Duration max) {
-        long span = max.toMillis() - min.toMillis();
-        return min.plusMillis(span <= 0 ? 0 : (long) (random.nextDouble() * span));
-    }
-
-    private static void sleep(Duration d) throws InterruptedException {
-        TimeUnit.MILLISECONDS.sleep(Math.max(0, d.toMillis()));
+        run.close();
     }
 
     /**
@@ -404,7 +235,7 @@ public final class Nemesis implements AutoCloseable {
             p.getInputStream().readAllBytes();
             p.waitFor(5, TimeUnit.SECONDS);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -413,19 +244,13 @@ public final class Nemesis implements AutoCloseable {
     /** Configures a {@link Nemesis}. */
     public static final class Builder {
         private final long seed;
-        private final List<RedisServer> servers = new ArrayList<>();
-        private final List<FaultProxy> proxies = new ArrayList<>();
-        private final List<NetworkNamespace> namespaces = new ArrayList<>();
-        private final Map<Kind, List<Target>> custom = new EnumMap<>(Kind.class);
-        private Supplier<List<Long>> clientPids;
+        private final FaultTargets targets = new FaultTargets();
         private Set<Kind> kinds = EnumSet.noneOf(Kind.class);
         private Duration minGap = Duration.ofMillis(500);
         private Duration maxGap = Duration.ofMillis(1500);
         private Duration minHold = Duration.ofMillis(300);
         private Duration maxHold = Duration.ofMillis(1500);
         private Duration restartDelay = Duration.ofMillis(500);
-        private Duration minLatency = Duration.ofMillis(50);
-        private Duration maxLatency = Duration.ofMillis(250);
 
         private Builder(long seed) {
             this.seed = seed;
@@ -438,7 +263,7 @@ public final class Nemesis implements AutoCloseable {
          * @return this builder
          */
         public Builder servers(List<RedisServer> s) {
-            servers.addAll(s);
+            targets.servers.addAll(s);
             return this;
         }
 
@@ -449,7 +274,7 @@ public final class Nemesis implements AutoCloseable {
          * @return this builder
          */
         public Builder proxies(List<FaultProxy> p) {
-            proxies.addAll(p);
+            targets.proxies.addAll(p);
             return this;
         }
 
@@ -460,7 +285,7 @@ public final class Nemesis implements AutoCloseable {
          * @return this builder
          */
         public Builder namespaces(List<NetworkNamespace> n) {
-            namespaces.addAll(n);
+            targets.namespaces.addAll(n);
             return this;
         }
 
@@ -472,7 +297,7 @@ public final class Nemesis implements AutoCloseable {
          * @return this builder
          */
         public Builder clientPids(Supplier<List<Long>> pids) {
-            clientPids = Objects.requireNonNull(pids);
+            targets.clientPids = Objects.requireNonNull(pids);
             return this;
         }
 
@@ -491,7 +316,7 @@ public final class Nemesis implements AutoCloseable {
             if (name == null || name.isBlank()) {
                 throw new IllegalArgumentException("a target needs a name, for the schedule and the events");
             }
-            custom.computeIfAbsent(kind, k -> new ArrayList<>()).add(new Target(name, fault));
+            targets.add(kind, name, fault);
             return this;
         }
 
@@ -540,8 +365,8 @@ public final class Nemesis implements AutoCloseable {
          * @return this builder
          */
         public Builder latency(Duration min, Duration max) {
-            minLatency = min;
-            maxLatency = max;
+            targets.minLatency = min;
+            targets.maxLatency = max;
             return this;
         }
 
@@ -564,44 +389,8 @@ public final class Nemesis implements AutoCloseable {
             if (kinds.isEmpty()) {
                 throw new IllegalArgumentException("choose at least one kind of fault");
             }
-            Map<Kind, List<Target>> targets = builtIn();
-            custom.forEach((kind, list) -> targets.computeIfAbsent(kind, k -> new ArrayList<>()).addAll(list));
-            for (Kind kind : kinds) {
-                if (targets.getOrDefault(kind, List.of()).isEmpty()) {
-                    throw new IllegalArgumentException(kind + " needs a target; none was given to the nemesis");
-                }
-            }
-            Map<Kind, List<Target>> frozen = new EnumMap<>(Kind.class);
-            targets.forEach((kind, list) -> frozen.put(kind, List.copyOf(list)));
-            return new Nemesis(this, frozen);
-        }
-
-        private Map<Kind, List<Target>> builtIn() {
-            Map<Kind, List<Target>> t = new EnumMap<>(Kind.class);
-            for (RedisServer s : servers) {
-                add(t, Kind.KILL_RESTART, s.address(), Faults.killRestart(s));
-                add(t, Kind.PAUSE, s.address(), Faults.pause(s));
-                add(t, Kind.CLIENT_PAUSE, s.address(), Faults.clientPause(s));
-            }
-            // latencies come from a stream of their own, so they do not shift the schedule's draws
-            Random latencies = new Random(~seed);
-            for (FaultProxy p : proxies) {
-                add(t, Kind.LATENCY, p.address(),
-                        Faults.latency(p, () -> between(latencies, minLatency, maxLatency)));
-                add(t, Kind.BLACKHOLE, p.address(), Faults.blackhole(p));
-                add(t, Kind.LOST_REPLY, p.address(), Faults.lostReply(p));
-            }
-            for (NetworkNamespace ns : namespaces) {
-                add(t, Kind.PARTITION, ns.toString(), Faults.partition(ns));
-            }
-            if (clientPids != null) {
-                add(t, Kind.STOP_CLIENT, "client processes", Faults.stopClient(clientPids, new Random(seed * 31 + 7)));
-            }
-            return t;
-        }
-
-        private static void add(Map<Kind, List<Target>> t, Kind kind, String name, Fault fault) {
-            t.computeIfAbsent(kind, k -> new ArrayList<>()).add(new Target(name, fault));
+            return new Nemesis(new Schedule(seed, List.copyOf(kinds), targets.forKinds(seed, kinds), minGap, maxGap,
+                    minHold, maxHold, restartDelay));
         }
     }
 }

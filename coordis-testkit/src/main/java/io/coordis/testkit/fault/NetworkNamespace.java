@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -320,8 +321,8 @@ public final class NetworkNamespace implements AutoCloseable {
         }
         String path = System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/sbin:/usr/bin:/bin";
         for (String dir : path.split(":")) {
-            if (!dir.isEmpty() && java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, tool))) {
-                return java.nio.file.Path.of(dir, tool).toString();
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+                return Path.of(dir, tool).toString();
             }
         }
         return tool;

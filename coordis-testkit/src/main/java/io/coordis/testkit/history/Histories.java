@@ -44,7 +44,7 @@ public final class Histories {
                 continue;
             }
             try {
-                ops.add(Json.read(line));
+                ops.add(HistoryLine.read(line));
             } catch (RuntimeException e) {
                 if (i == lines.size() - 1) {
                     continue; // torn by SIGKILL mid-write

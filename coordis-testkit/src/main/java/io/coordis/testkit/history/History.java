@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 
 /**
  * Writes one client process's history as JSON lines, one {@link Op} per line, each line written through to
@@ -103,7 +104,7 @@ public final class History implements AutoCloseable {
      */
     public void record(String type, String f, String key, String value, long token) {
         Op op = new Op(process, Thread.currentThread().getName(), type, f, key, value, token, nowMicros());
-        byte[] line = (Json.write(op) + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] line = (HistoryLine.write(op) + "\n").getBytes(StandardCharsets.UTF_8);
         synchronized (this) {
             try {
                 out.write(line);
@@ -124,12 +125,12 @@ public final class History implements AutoCloseable {
      * @param values the values, one line each
      * @param token  a number; -1 for none
      */
-    public void recordAll(String type, String f, String key, java.util.List<String> values, long token) {
+    public void recordAll(String type, String f, String key, List<String> values, long token) {
         String thread = Thread.currentThread().getName();
         long now = nowMicros();
         StringBuilder lines = new StringBuilder();
         for (String value : values) {
-            lines.append(Json.write(new Op(process, thread, type, f, key, value, token, now))).append('\n');
+            lines.append(HistoryLine.write(new Op(process, thread, type, f, key, value, token, now))).append('\n');
         }
         byte[] bytes = lines.toString().getBytes(StandardCharsets.UTF_8);
         synchronized (this) {

@@ -1,6 +1,7 @@
 package io.coordis.testkit.history;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -112,7 +113,7 @@ public final class SignalChecker {
 
     /** Whether a value of {@code sorted} lies in {@code [lo, hi]}. */
     private static boolean anyWithin(long[] sorted, long lo, long hi) {
-        int i = java.util.Arrays.binarySearch(sorted, lo);
+        int i = Arrays.binarySearch(sorted, lo);
         int first = i >= 0 ? i : -i - 1;
         return first < sorted.length && sorted[first] <= hi;
     }

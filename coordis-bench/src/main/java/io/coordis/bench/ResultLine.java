@@ -17,7 +17,7 @@ import java.util.Map;
  * with string and number values only. Floating-point figures are written with six significant digits, and
  * NaN (a figure that could not be measured) as {@code null}.
  */
-final class Json {
+final class ResultLine {
     private static final JSON CODEC = JSON.builder().enable(JSON.Feature.WRITE_NULL_PROPERTIES)
             .register(new JacksonJrExtension() {
                 @Override
@@ -26,7 +26,7 @@ final class Json {
                 }
             }).build();
 
-    private Json() {
+    private ResultLine() {
     }
 
     /** {@code {"k":v,...}} in the map's order; numbers written as numbers, everything else as strings. */

@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** The one-line JSON form of an {@link Op} in a history file (jackson-jr): string and integer fields only. */
-final class Json {
-    private Json() {
+final class HistoryLine {
+    private HistoryLine() {
     }
 
     static String write(Op op) {

@@ -5,10 +5,9 @@ import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.OutputOption;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.ObjectKind;
 import io.coordis.redis.runner.RedisProcess;
@@ -18,7 +17,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
@@ -68,10 +66,7 @@ public final class DemoCommand implements Callable<Integer> {
     OutputOption output = new OutputOption();
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -100,7 +95,7 @@ public final class DemoCommand implements Callable<Integer> {
             throw usage("--hold must be between 0 and 10s");
         }
         boolean json = output.json(spec);
-        Optional<String> url = parent.explicitUrl(spec, urls);
+        Optional<String> url = urls.explicit();
         if (url.isPresent()) {
             if (keep) {
                 throw usage("--keep keeps the redis-server the demo starts; with --url there is none to keep");

@@ -4,8 +4,8 @@ import io.coordis.Coordis;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.queue.Order;
 import io.coordis.Outcome;
@@ -61,7 +61,7 @@ public final class QueueCommand implements Callable<Integer> {
                 + String.join(", ", spec.subcommands().keySet()));
     }
 
-    Coordis connect(CommandSpec caller, RedisUrls urls) {
+    Coordis connect(CommandSpec caller, UrlOption urls) {
         return Connections.open(root.url(caller, urls), caller);
     }
 

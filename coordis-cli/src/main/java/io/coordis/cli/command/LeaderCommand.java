@@ -20,6 +20,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -69,7 +71,7 @@ public final class LeaderCommand implements Callable<Integer> {
                 return ExitCodes.NO_LEADER;
             }
             if (json) {
-                java.util.Map<String, Object> doc = new java.util.LinkedHashMap<>();
+                Map<String, Object> doc = new LinkedHashMap<>();
                 doc.put("name", name);
                 doc.put("leader", leader.get().id());
                 doc.put("term", leader.get().term());

@@ -27,6 +27,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -111,7 +112,7 @@ public final class LsCommand implements Callable<Integer> {
         Instant at = Instant.now();
         List<String> lines = new ArrayList<>();
         if (watch != null && !json) {
-            lines.add("-- " + at.truncatedTo(ChronoUnit.SECONDS) + " (every " + Cells.time(java.util.Optional.of(watch))
+            lines.add("-- " + at.truncatedTo(ChronoUnit.SECONDS) + " (every " + Cells.time(Optional.of(watch))
                     + ", Ctrl-C to stop) --");
         }
         lines.addAll(Listing.render(inspector, kinds, pattern, json, at));

@@ -8,6 +8,7 @@ import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
+import io.coordis.signal.Event;
 import io.coordis.signal.Signals;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -101,8 +102,8 @@ public final class SignalCommand implements Callable<Integer> {
         if (latch != null && latch.compareTo(Duration.ofMillis(1)) < 0) {
             throw usage("--latch must be at least 1ms, was " + DurationText.format(latch));
         }
-        if (latch != null && latch.compareTo(io.coordis.signal.Event.MAX_TTL) > 0) {
-            throw usage("--latch must be at most " + DurationText.format(io.coordis.signal.Event.MAX_TTL) + ", was "
+        if (latch != null && latch.compareTo(Event.MAX_TTL) > 0) {
+            throw usage("--latch must be at most " + DurationText.format(Event.MAX_TTL) + ", was "
                     + DurationText.format(latch));
         }
     }

@@ -19,7 +19,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URL;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -175,8 +178,8 @@ public final class DemoCommand implements Callable<Integer> {
     /** {@code java -jar /path/coordis.jar} when running from the jar, else {@code coordis}. */
     private static String launcher() {
         try {
-            java.net.URL where = DemoCommand.class.getProtectionDomain().getCodeSource().getLocation();
-            java.nio.file.Path path = java.nio.file.Path.of(where.toURI());
+            URL where = DemoCommand.class.getProtectionDomain().getCodeSource().getLocation();
+            Path path = Path.of(where.toURI());
             if (path.toString().endsWith(".jar")) {
                 return "java -jar " + path;
             }
@@ -189,7 +192,7 @@ public final class DemoCommand implements Callable<Integer> {
     private void awaitEnter() {
         try {
             terminal.in().read();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // end of input: stop
         }
     }

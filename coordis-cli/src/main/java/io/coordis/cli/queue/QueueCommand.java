@@ -17,6 +17,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
@@ -86,7 +87,7 @@ public final class QueueCommand implements Callable<Integer> {
 
     /** Prints what became of the delivery {@code id} ({@code ack}, {@code nack}); answers the exit status. */
     static int report(Terminal terminal, Outcome outcome, String id) {
-        String word = outcome.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+        String word = outcome.name().toLowerCase(Locale.ROOT).replace('_', ' ');
         terminal.output(word);
         if (outcome == Outcome.GONE) {
             terminal.say("delivery " + id + " is no longer held: it was given back (its holder's heartbeat or "

@@ -51,7 +51,7 @@ public final class QueueCommand implements Callable<Integer> {
                 .addSubcommand(new PopCommand(terminal))
                 .addSubcommand(new AckCommand(terminal))
                 .addSubcommand(new NackCommand(terminal))
-                .addSubcommand(new RequeueCommand(terminal))
+                .addSubcommand(RequeueCommand.create(terminal))
                 .addSubcommand(StatsCommand.create(terminal))
                 .addSubcommand(WorkCommand.create(terminal));
     }

@@ -12,8 +12,9 @@ import java.util.Optional;
 /**
  * The {@code -u/--url} option: where Redis is. Mixed into {@code coordis} and into each subcommand, so it may come
  * before or after the subcommand's name; a subcommand asks it for its URLs, which combine both places, else
- * {@code $COORDIS_URL}, else the default ({@link GlobalOptions#urls(CommandSpec, UrlOption)}). A picocli mixin; not
- * thread-safe, like the command it is part of.
+ * {@code $COORDIS_URL}, else the default ({@link GlobalOptions#urls(CommandSpec, UrlOption)}). It answers for the
+ * command it is mixed into directly; a mixin that holds one (a queue's target) reads it through
+ * {@link GlobalOptions} with its own command. A picocli mixin; not thread-safe, like the command it is part of.
  */
 public final class UrlOption {
     @Option(names = {"-u", "--url"}, paramLabel = "URL",

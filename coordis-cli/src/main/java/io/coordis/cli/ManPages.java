@@ -16,7 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -50,7 +52,7 @@ final class ManPages {
 
     /** Every page of the command tree under {@code root}, by file name, in the order of the tree. */
     static Map<String, String> pages(CommandLine root, String version) {
-        Map<String, String> pages = new java.util.LinkedHashMap<>();
+        Map<String, String> pages = new LinkedHashMap<>();
         add(root.getCommandSpec(), version, pages);
         return pages;
     }
@@ -83,7 +85,7 @@ final class ManPages {
     static String page(CommandSpec command, String version) {
         StringBuilder roff = new StringBuilder();
         String name = pageName(command);
-        roff.append(".TH \"").append(name.toUpperCase(java.util.Locale.ROOT)).append("\" 1 \"\" \"coordis ")
+        roff.append(".TH \"").append(name.toUpperCase(Locale.ROOT)).append("\" 1 \"\" \"coordis ")
                 .append(escape(version)).append("\" \"Coordis Manual\"\n");
         roff.append(".SH NAME\n").append(escape(name)).append(" \\- ")
                 .append(escape(firstSentence(command.usageMessage().description()))).append('\n');

@@ -9,6 +9,7 @@ import org.springframework.util.ClassUtils;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Reads the annotations' attributes: resolves {@code ${...}} placeholders, parses durations, and names the method
@@ -76,7 +77,7 @@ final class Attributes {
     }
 
     /** A checked option: {@code check} throws {@link IllegalArgumentException}s, reported against the method. */
-    static <T> T option(String annotation, Method method, java.util.function.Supplier<T> check) {
+    static <T> T option(String annotation, Method method, Supplier<T> check) {
         try {
             return check.get();
         } catch (IllegalArgumentException e) {

@@ -1,6 +1,7 @@
 package io.coordis.spring;
 
 import io.coordis.CoordisException;
+import io.coordis.DurationText;
 import io.coordis.election.Candidacy;
 import io.coordis.election.CandidacyListener;
 import io.coordis.election.ElectionOptions;
@@ -42,8 +43,8 @@ final class LeaderCandidates implements SmartLifecycle, BeanFactoryAware {
         if (existing != null) {
             if (!existing.ttl.equals(ttl)) {
                 throw new IllegalStateException("@LeaderOnly on " + method + " names election '" + name + "' with ttl "
-                        + io.coordis.DurationText.format(ttl) + ", but " + existing.declaredBy + " names it with ttl "
-                        + io.coordis.DurationText.format(existing.ttl) + "; give both the same ttl");
+                        + DurationText.format(ttl) + ", but " + existing.declaredBy + " names it with ttl "
+                        + DurationText.format(existing.ttl) + "; give both the same ttl");
             }
             return;
         }

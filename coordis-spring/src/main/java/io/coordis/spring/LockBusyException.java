@@ -1,5 +1,7 @@
 package io.coordis.spring;
 
+import io.coordis.DurationText;
+
 import java.time.Duration;
 
 /** Thrown by a {@link Locked} method with {@link WhenBusy#WAIT} whose bounded wait ran out: the method did not run. */
@@ -10,7 +12,7 @@ public final class LockBusyException extends RuntimeException {
     private final String lockName;
 
     LockBusyException(String lockName, Duration wait, String method) {
-        super("lock '" + lockName + "' was still busy after waiting " + io.coordis.DurationText.format(wait)
+        super("lock '" + lockName + "' was still busy after waiting " + DurationText.format(wait)
                 + "; " + method + " did not run");
         this.lockName = lockName;
     }

@@ -1,6 +1,7 @@
 package io.coordis.spring;
 
 import io.coordis.CoordisException;
+import io.coordis.DurationText;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.Outcome;
@@ -94,7 +95,7 @@ final class QueueListener {
         for (Worker w : all) {
             if (w.thread.isAlive()) {
                 log.warn("{} did not finish its message within {}; interrupting it, the message goes back to queue '{}'",
-                        description, io.coordis.DurationText.format(timeout), queueName);
+                        description, DurationText.format(timeout), queueName);
                 w.thread.interrupt();
             }
         }

@@ -4,11 +4,10 @@ import io.coordis.Coordis;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Json;
 import io.coordis.cli.support.OutputOption;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.ObjectKind;
 import io.coordis.doctor.DoctorReport;
@@ -21,7 +20,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 import java.time.Duration;
@@ -69,10 +67,7 @@ public final class DoctorCommand implements Callable<Integer> {
     boolean removeOldLayout;
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -106,7 +101,7 @@ public final class DoctorCommand implements Callable<Integer> {
             return removeOldLayout(json);
         }
         DoctorReport report;
-        try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
+        try (Coordis coordis = Connections.open(urls.all(), spec)) {
             report = coordis.doctor().examine(Optional.ofNullable(user), maxSkew);
             report = report.with(coordis.doctor().oldLayout());
         }
@@ -135,7 +130,7 @@ public final class DoctorCommand implements Callable<Integer> {
 
     private int removeOldLayout(boolean json) throws InterruptedException {
         List<OldLayoutRemoval> done;
-        try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
+        try (Coordis coordis = Connections.open(urls.all(), spec)) {
             done = coordis.doctor().removeOldLayout();
         }
         if (json) {

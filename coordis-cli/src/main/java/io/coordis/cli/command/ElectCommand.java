@@ -11,10 +11,9 @@ import io.coordis.cli.run.Supervisor;
 import io.coordis.cli.run.Teardown;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.QuietOption;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.election.Candidacy;
 import io.coordis.election.CandidacyListener;
@@ -28,7 +27,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 import java.time.Duration;
@@ -92,10 +90,7 @@ public final class ElectCommand implements Callable<Integer> {
     QuietOption quiet = new QuietOption();
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -109,7 +104,7 @@ public final class ElectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         ElectionOptions options = checkArguments();
-        String url = parent.url(spec, urls);
+        String url = urls.one();
         if (observe) {
             return observe(url, options);
         }

@@ -4,11 +4,10 @@ import io.coordis.Coordis;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Json;
 import io.coordis.cli.support.OutputOption;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.ForcedUnlock;
@@ -21,7 +20,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 import java.io.BufferedReader;
@@ -68,10 +66,7 @@ public final class ForceUnlockCommand implements Callable<Integer> {
     OutputOption output = new OutputOption();
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -104,7 +99,7 @@ public final class ForceUnlockCommand implements Callable<Integer> {
             throw usage("not forcing '" + name + "' open without a confirmation, and there is no terminal to ask "
                     + "on: pass --yes");
         }
-        try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
+        try (Coordis coordis = Connections.open(urls.all(), spec)) {
             DistributedLock lock = legacy ? legacyLock(coordis) : coordis.lock(name);
             Optional<LockHolder> holder = lock.holder();
             if (holder.isEmpty()) {

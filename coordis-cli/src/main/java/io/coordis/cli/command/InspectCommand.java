@@ -5,11 +5,10 @@ import io.coordis.WrongTypeException;
 import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Json;
 import io.coordis.cli.support.OutputOption;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.Inspection;
 import io.coordis.cli.view.ObjectKind;
@@ -20,7 +19,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 import java.util.Optional;
@@ -52,10 +50,7 @@ public final class InspectCommand implements Callable<Integer> {
     OutputOption output = new OutputOption();
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -74,7 +69,7 @@ public final class InspectCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), k.singular() + " name must not be blank: give the "
                     + k.singular() + "'s name, e.g. orders:42");
         }
-        try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
+        try (Coordis coordis = Connections.open(urls.all(), spec)) {
             Inspector inspector = coordis.inspector();
             String name = coordis.keyPrefix() + this.name;
             Optional<Inspection> view = Inspection.of(inspector, k, name);

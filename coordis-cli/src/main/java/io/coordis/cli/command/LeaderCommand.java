@@ -4,11 +4,10 @@ import io.coordis.Coordis;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Json;
 import io.coordis.cli.support.OutputOption;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.ObjectKind;
 import io.coordis.election.Leader;
@@ -19,9 +18,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -40,10 +40,7 @@ public final class LeaderCommand implements Callable<Integer> {
     OutputOption output = new OutputOption();
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -67,14 +64,14 @@ public final class LeaderCommand implements Callable<Integer> {
                     + "e.g. reports:scheduler");
         }
         boolean json = output.json(spec);
-        try (Coordis coordis = Connections.open(parent.url(spec, urls), spec)) {
+        try (Coordis coordis = Connections.open(urls.one(), spec)) {
             Optional<Leader> leader = coordis.election(name).leader();
             if (leader.isEmpty()) {
                 terminal.say("nobody leads '" + name + "'");
                 return ExitCodes.NO_LEADER;
             }
             if (json) {
-                java.util.Map<String, Object> doc = new java.util.LinkedHashMap<>();
+                Map<String, Object> doc = new LinkedHashMap<>();
                 doc.put("name", name);
                 doc.put("leader", leader.get().id());
                 doc.put("term", leader.get().term());

@@ -5,10 +5,9 @@ import io.coordis.cli.run.Claim;
 import io.coordis.cli.run.GraceOption;
 import io.coordis.cli.run.HeldRun;
 import io.coordis.cli.run.HeldRunOptions;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.QuietOption;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
@@ -21,7 +20,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 import java.time.Duration;
@@ -91,10 +89,7 @@ public final class LockCommand implements Callable<Integer> {
     QuietOption quiet = new QuietOption();
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -108,7 +103,7 @@ public final class LockCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         LockOptions options = checkArguments();
-        List<String> nodes = parent.urls(spec, urls);
+        List<String> nodes = urls.all();
         return HeldRun.run(spec, nodes, held, grace.duration(), terminal, quiet.on(),
                 command, (coordis, left) -> {
             DistributedLock exclusive = coordis.lock(name, options);
@@ -125,7 +120,7 @@ public final class LockCommand implements Callable<Integer> {
             throw usage("lock name must not be blank: name the resource to lock, e.g. orders:42");
         }
         HeldRun.check(spec, "coordis lock " + name, command, held, grace.duration());
-        if (shared && parent.urls(spec, urls).size() > 1) {
+        if (shared && urls.all().size() > 1) {
             throw usage("--shared takes a read hold on one Redis node; give one URL (read-write locks do not run "
                     + "over Redlock masters)");
         }

@@ -4,10 +4,9 @@ import io.coordis.Coordis;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.OutputOption;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.Cells;
 import io.coordis.cli.view.Listing;
@@ -21,7 +20,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 import java.time.Duration;
@@ -29,6 +27,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -66,10 +65,7 @@ public final class LsCommand implements Callable<Integer> {
     OutputOption output = new OutputOption();
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -99,7 +95,7 @@ public final class LsCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--watch must be at least 100ms, was "
                     + watch.toMillis() + "ms: redraw every 1s or 2s, say");
         }
-        try (Coordis coordis = Connections.open(parent.urls(spec, urls), spec)) {
+        try (Coordis coordis = Connections.open(urls.all(), spec)) {
             Inspector inspector = coordis.inspector();
             while (true) {
                 frame(inspector, kinds, coordis.keyPrefix() + match, json);
@@ -116,7 +112,7 @@ public final class LsCommand implements Callable<Integer> {
         Instant at = Instant.now();
         List<String> lines = new ArrayList<>();
         if (watch != null && !json) {
-            lines.add("-- " + at.truncatedTo(ChronoUnit.SECONDS) + " (every " + Cells.time(java.util.Optional.of(watch))
+            lines.add("-- " + at.truncatedTo(ChronoUnit.SECONDS) + " (every " + Cells.time(Optional.of(watch))
                     + ", Ctrl-C to stop) --");
         }
         lines.addAll(Listing.render(inspector, kinds, pattern, json, at));

@@ -6,10 +6,9 @@ import io.coordis.cli.run.GraceOption;
 import io.coordis.cli.run.HeldRun;
 import io.coordis.cli.run.HeldRunOptions;
 import io.coordis.cli.support.Descriptions;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.QuietOption;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Permit;
@@ -20,7 +19,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 import java.time.Duration;
@@ -67,10 +65,7 @@ public final class SemaphoreCommand implements Callable<Integer> {
     QuietOption quiet = new QuietOption();
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -94,7 +89,7 @@ public final class SemaphoreCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         LockOptions options = checkArguments();
-        List<String> nodes = parent.urls(spec, urls);
+        List<String> nodes = urls.all();
         if (nodes.size() > 1) {
             throw HeldRun.usage(spec, "a semaphore lives on one Redis: give one URL, not " + nodes.size());
         }

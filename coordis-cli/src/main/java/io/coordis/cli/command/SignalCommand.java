@@ -5,10 +5,10 @@ import io.coordis.DurationText;
 import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.GlobalOptions;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
+import io.coordis.signal.Event;
 import io.coordis.signal.Signals;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -16,7 +16,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
@@ -59,10 +58,7 @@ public final class SignalCommand implements Callable<Integer> {
     Duration latch;
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -78,7 +74,7 @@ public final class SignalCommand implements Callable<Integer> {
         checkArguments();
         // Connect before reading standard input: a bad URL or an unreachable Redis is reported at once,
         // not after the producer on the other end of a pipe has finished.
-        try (Coordis coordis = Connections.open(parent.url(spec, urls), spec)) {
+        try (Coordis coordis = Connections.open(urls.one(), spec)) {
             String payload = data == null || data.equals(STDIN) ? payload(terminal.in()) : data;
             terminal.output(Long.toString(send(coordis.signals(), payload)));
         }
@@ -106,8 +102,8 @@ public final class SignalCommand implements Callable<Integer> {
         if (latch != null && latch.compareTo(Duration.ofMillis(1)) < 0) {
             throw usage("--latch must be at least 1ms, was " + DurationText.format(latch));
         }
-        if (latch != null && latch.compareTo(io.coordis.signal.Event.MAX_TTL) > 0) {
-            throw usage("--latch must be at most " + DurationText.format(io.coordis.signal.Event.MAX_TTL) + ", was "
+        if (latch != null && latch.compareTo(Event.MAX_TTL) > 0) {
+            throw usage("--latch must be at most " + DurationText.format(Event.MAX_TTL) + ", was "
                     + DurationText.format(latch));
         }
     }

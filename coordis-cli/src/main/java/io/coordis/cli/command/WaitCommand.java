@@ -6,8 +6,8 @@ import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.QuietOption;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.signal.Gathering;
 import io.coordis.signal.Signal;
@@ -19,7 +19,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 import java.time.Duration;
@@ -87,10 +86,7 @@ public final class WaitCommand implements Callable<Integer> {
     QuietOption quiet = new QuietOption();
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -104,7 +100,7 @@ public final class WaitCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         List<String> names = checkArguments();
-        String url = parent.url(spec, urls);
+        String url = urls.one();
         try (Coordis coordis = Connections.open(url, replicaUrls(), spec)) {
             return all ? gather(coordis.signals(), names) : awaitOne(coordis.signals(), names);
         }

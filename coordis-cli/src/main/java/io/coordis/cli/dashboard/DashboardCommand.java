@@ -5,7 +5,7 @@ import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
-import io.coordis.cli.support.RedisUrls;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.Cells;
@@ -63,7 +63,7 @@ public final class DashboardCommand implements Callable<Integer> {
     Duration refresh;
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
+    UrlOption urls = new UrlOption();
 
     @ParentCommand
     GlobalOptions parent;

@@ -6,6 +6,7 @@ import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Program;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -20,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One {@code coordis} command the demo runs as a process of its own (same {@code java}, same class path as the
@@ -66,11 +68,11 @@ final class DemoChild implements AutoCloseable {
         }
     }
 
-    private static java.io.File devNull() {
-        return new java.io.File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
+    private static File devNull() {
+        return new File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
     }
 
-    private static void relay(InputStream stream, java.util.function.Consumer<String> line, Runnable end) {
+    private static void relay(InputStream stream, Consumer<String> line, Runnable end) {
         Thread t = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
                 for (String l = in.readLine(); l != null; l = in.readLine()) {

@@ -5,10 +5,9 @@ import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.OutputOption;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.ObjectKind;
 import io.coordis.redis.runner.RedisProcess;
@@ -18,10 +17,12 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URL;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -68,10 +69,7 @@ public final class DemoCommand implements Callable<Integer> {
     OutputOption output = new OutputOption();
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
-
-    @ParentCommand
-    GlobalOptions parent;
+    UrlOption urls = new UrlOption();
 
     @Spec
     CommandSpec spec;
@@ -100,7 +98,7 @@ public final class DemoCommand implements Callable<Integer> {
             throw usage("--hold must be between 0 and 10s");
         }
         boolean json = output.json(spec);
-        Optional<String> url = parent.explicitUrl(spec, urls);
+        Optional<String> url = urls.explicit();
         if (url.isPresent()) {
             if (keep) {
                 throw usage("--keep keeps the redis-server the demo starts; with --url there is none to keep");
@@ -180,8 +178,8 @@ public final class DemoCommand implements Callable<Integer> {
     /** {@code java -jar /path/coordis.jar} when running from the jar, else {@code coordis}. */
     private static String launcher() {
         try {
-            java.net.URL where = DemoCommand.class.getProtectionDomain().getCodeSource().getLocation();
-            java.nio.file.Path path = java.nio.file.Path.of(where.toURI());
+            URL where = DemoCommand.class.getProtectionDomain().getCodeSource().getLocation();
+            Path path = Path.of(where.toURI());
             if (path.toString().endsWith(".jar")) {
                 return "java -jar " + path;
             }
@@ -194,7 +192,7 @@ public final class DemoCommand implements Callable<Integer> {
     private void awaitEnter() {
         try {
             terminal.in().read();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // end of input: stop
         }
     }

@@ -26,9 +26,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
 /**
  * The demo's tour of every primitive against one Redis, on objects named {@code demo:*}: locks with fencing
@@ -54,7 +56,7 @@ final class DemoTour implements AutoCloseable {
     private final String url;
     private final PrintStream say;
     private final List<AutoCloseable> open = new ArrayList<>();
-    private final List<DemoChild> children = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<DemoChild> children = new CopyOnWriteArrayList<>();
     private final Thread killChildren = new Thread(() -> children.forEach(DemoChild::kill), "coordis-demo-children");
     private Coordis main;
 
@@ -169,7 +171,7 @@ final class DemoTour implements AutoCloseable {
     }
 
     private static String pids(List<Long> pids) {
-        return pids.isEmpty() ? "none" : pids.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
+        return pids.isEmpty() ? "none" : pids.stream().map(String::valueOf).collect(Collectors.joining(", "));
     }
 
     private void signals() throws InterruptedException {

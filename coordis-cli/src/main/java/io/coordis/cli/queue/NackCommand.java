@@ -3,6 +3,7 @@ package io.coordis.cli.queue;
 import io.coordis.Coordis;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
+import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,13 +27,8 @@ final class NackCommand implements Callable<Integer> {
     @Option(names = "--delay", paramLabel = "D", description = "Redeliver only after D. Default: at once.")
     Duration delay = Duration.ZERO;
 
-    @Option(names = "--max-attempts", paramLabel = "N", defaultValue = "5",
-            description = "Dead-letter the message once it failed N times. Default: ${DEFAULT-VALUE}.")
-    int maxAttempts;
-
-    @Option(names = "--lifo", description = "The queue is consumed newest first (pop --lifo): give the message "
-            + "back at the left end, where LIFO consumers take.")
-    boolean lifo;
+    @Mixin
+    RedeliveryOptions redelivery = new RedeliveryOptions();
 
     @Mixin
     QueueTarget queue = new QueueTarget();
@@ -49,8 +45,9 @@ final class NackCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         String name = queue.name();
+        QueueOptions options = redelivery.options(spec);
         try (Coordis coordis = queue.connect()) {
-            ReliableQueue q = coordis.reliableQueue(name, QueueCommand.options(spec, lifo, null).withMaxAttempts(maxAttempts));
+            ReliableQueue q = coordis.reliableQueue(name, options);
             return QueueCommand.report(terminal, q.nack(id, delay), id);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

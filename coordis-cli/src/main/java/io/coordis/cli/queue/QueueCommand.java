@@ -4,8 +4,8 @@ import io.coordis.Coordis;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
-import io.coordis.cli.support.RedisUrls;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.queue.Order;
 import io.coordis.Outcome;
@@ -17,6 +17,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
@@ -50,7 +51,7 @@ public final class QueueCommand implements Callable<Integer> {
                 .addSubcommand(new PopCommand(terminal))
                 .addSubcommand(new AckCommand(terminal))
                 .addSubcommand(new NackCommand(terminal))
-                .addSubcommand(new RequeueCommand(terminal))
+                .addSubcommand(RequeueCommand.create(terminal))
                 .addSubcommand(StatsCommand.create(terminal))
                 .addSubcommand(WorkCommand.create(terminal));
     }
@@ -61,7 +62,7 @@ public final class QueueCommand implements Callable<Integer> {
                 + String.join(", ", spec.subcommands().keySet()));
     }
 
-    Coordis connect(CommandSpec caller, RedisUrls urls) {
+    Coordis connect(CommandSpec caller, UrlOption urls) {
         return Connections.open(root.url(caller, urls), caller);
     }
 
@@ -86,7 +87,7 @@ public final class QueueCommand implements Callable<Integer> {
 
     /** Prints what became of the delivery {@code id} ({@code ack}, {@code nack}); answers the exit status. */
     static int report(Terminal terminal, Outcome outcome, String id) {
-        String word = outcome.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+        String word = outcome.name().toLowerCase(Locale.ROOT).replace('_', ' ');
         terminal.output(word);
         if (outcome == Outcome.GONE) {
             terminal.say("delivery " + id + " is no longer held: it was given back (its holder's heartbeat or "

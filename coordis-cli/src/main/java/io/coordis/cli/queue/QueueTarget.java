@@ -1,7 +1,7 @@
 package io.coordis.cli.queue;
 
 import io.coordis.Coordis;
-import io.coordis.cli.support.RedisUrls;
+import io.coordis.cli.support.UrlOption;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
@@ -16,7 +16,7 @@ final class QueueTarget {
     String name;
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
+    UrlOption urls = new UrlOption();
 
     /** The subcommand this is mixed into; its parent is {@code queue}. */
     @Spec(Spec.Target.MIXEE)

@@ -1,11 +1,13 @@
 package io.coordis.cli.queue;
 
 import io.coordis.Coordis;
+import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,14 +32,8 @@ final class RequeueCommand implements Callable<Integer> {
     @Option(names = "--max", paramLabel = "N", description = "With --dead: at most N. Default: all.")
     Integer max;
 
-    @Option(names = "--max-attempts", paramLabel = "N",
-            description = "With --stale: dead-letter a recovered message once it failed N times, as the queue's "
-                    + "workers do (queue work --max-attempts). Default: 5.")
-    Integer maxAttempts;
-
-    @Option(names = "--lifo", description = "With --stale: the queue is consumed newest first (pop --lifo); put "
-            + "recovered messages back at the left end, where LIFO consumers take next.")
-    boolean lifo;
+    @Mixin
+    RedeliveryOptions redelivery = new RedeliveryOptions();
 
     @Mixin
     QueueTarget queue = new QueueTarget();
@@ -51,6 +47,15 @@ final class RequeueCommand implements Callable<Integer> {
         this.terminal = terminal;
     }
 
+    /** The {@code requeue} command, its redelivery options speaking of recovered messages and of --stale. */
+    static CommandLine create(Terminal terminal) {
+        return Descriptions.of(new RequeueCommand(terminal),
+                "max-attempts", "With --stale: dead-letter a recovered message once it failed N times, as the "
+                        + "queue's workers do (queue work --max-attempts). Default: 5.",
+                "lifo", "With --stale: the queue is consumed newest first (pop --lifo); put recovered messages back "
+                        + "at the left end, where LIFO consumers take next.");
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         String name = queue.name();
@@ -60,17 +65,10 @@ final class RequeueCommand implements Callable<Integer> {
         if (max != null && (max < 1 || stale)) {
             throw new ParameterException(spec.commandLine(), "--max goes with --dead and must be at least 1");
         }
-        if ((maxAttempts != null || lifo) && !stale) {
+        if (redelivery.given() && !stale) {
             throw new ParameterException(spec.commandLine(), "--max-attempts and --lifo go with --stale");
         }
-        QueueOptions options = QueueCommand.options(spec, lifo, null);
-        if (maxAttempts != null) {
-            try {
-                options = options.withMaxAttempts(maxAttempts);
-            } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "invalid --max-attempts: " + e.getMessage());
-            }
-        }
+        QueueOptions options = redelivery.options(spec);
         try (Coordis coordis = queue.connect()) {
             ReliableQueue q = coordis.reliableQueue(name, options);
             long moved = 0;

@@ -29,6 +29,7 @@ import java.io.OutputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -169,7 +170,7 @@ final class WorkCommand implements Callable<Integer> {
             Outcome o = settle(d, status == 0);
             if (status != 0) {
                 progress("delivery " + d.id() + " failed (exit " + status + ", attempt " + d.attempts() + "): "
-                        + o.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
+                        + o.name().toLowerCase(Locale.ROOT).replace('_', ' '));
             }
         }
     }

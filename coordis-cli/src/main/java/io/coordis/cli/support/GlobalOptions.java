@@ -32,7 +32,7 @@ public class GlobalOptions {
     private static final Pattern URL_SEPARATOR = Pattern.compile("\\s*,\\s*(?=[A-Za-z][A-Za-z0-9+.-]*://)");
 
     @Mixin
-    RedisUrls urls = new RedisUrls();
+    UrlOption urls = new UrlOption();
 
     @Option(names = "--debug", scope = ScopeType.INHERIT, description = "Show the stack trace of a failure.")
     boolean debug;
@@ -80,7 +80,7 @@ public class GlobalOptions {
      *
      * @throws ParameterException for exactly 2 URLs, or the same URL given twice
      */
-    public List<String> urls(CommandSpec caller, RedisUrls local) {
+    public List<String> urls(CommandSpec caller, UrlOption local) {
         List<String> given = given(local);
         if (given.isEmpty()) {
             String fromEnv = terminal.env().get(URL_ENV);
@@ -90,7 +90,7 @@ public class GlobalOptions {
     }
 
     /** The URL given with {@code --url}, if any; for commands that run on one node only. */
-    public Optional<String> explicitUrl(CommandSpec caller, RedisUrls local) {
+    public Optional<String> explicitUrl(CommandSpec caller, UrlOption local) {
         List<String> given = given(local);
         if (given.size() > 1) {
             throw new ParameterException(caller.commandLine(), "got " + given.size() + " Redis URLs "
@@ -105,7 +105,7 @@ public class GlobalOptions {
      *
      * @throws ParameterException when that is more than one URL (a Redlock list, say)
      */
-    public String url(CommandSpec caller, RedisUrls local) {
+    public String url(CommandSpec caller, UrlOption local) {
         List<String> given = given(local);
         String from = "";
         if (given.isEmpty()) {
@@ -173,7 +173,7 @@ public class GlobalOptions {
         return fromEnv == null || fromEnv.isBlank() ? null : Path.of(fromEnv.strip());
     }
 
-    private List<String> given(RedisUrls local) {
+    private List<String> given(UrlOption local) {
         List<String> given = new ArrayList<>();
         for (String value : urls.given) {
             given.addAll(split(value));

@@ -1,5 +1,6 @@
 package io.coordis.cli.support;
 
+import java.io.Console;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -56,12 +57,12 @@ public record Terminal(InputStream in, PrintStream out, PrintStream err, Map<Str
     }
 
     /** Java 22+ returns a console for redirected streams too and says so with {@code isTerminal()}. */
-    private static boolean isTerminal(java.io.Console console) {
+    private static boolean isTerminal(Console console) {
         if (console == null) {
             return false;
         }
         try {
-            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+            return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
         } catch (ReflectiveOperationException e) {
             return true; // before Java 22 a console exists only on a terminal
         }

@@ -1,0 +1,66 @@
+package io.coordis.cli.support;
+
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code -u/--url} option: where Redis is. Mixed into {@code coordis} and into each subcommand, so it may come
+ * before or after the subcommand's name; a subcommand asks it for its URLs, which combine both places, else
+ * {@code $COORDIS_URL}, else the default ({@link GlobalOptions#urls(CommandSpec, UrlOption)}). It answers for the
+ * command it is mixed into directly; a mixin that holds one (a queue's target) reads it through
+ * {@link GlobalOptions} with its own command. A picocli mixin; not thread-safe, like the command it is part of.
+ */
+public final class UrlOption {
+    @Option(names = {"-u", "--url"}, paramLabel = "URL",
+            description = "Redis URL: redis://[user:password@]host:port[/db], rediss://... (TLS) or "
+                    + "redis-sentinel://host:port#master or redis-cluster://host:port[,host:port...] "
+                    + "(Redis Cluster). Give it 3 or more times (or a comma-separated list) "
+                    + "for Redlock over independent masters. Default: $" + GlobalOptions.URL_ENV
+                    + " (one URL or a comma-separated list), else " + GlobalOptions.DEFAULT_URL
+                    + " (demo: a redis-server of its own).")
+    public List<String> given = new ArrayList<>();
+
+    /** The command this option is mixed into: it names the command in usage errors. */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
+    /**
+     * The Redis URLs to use: one node, or three and more Redlock masters
+     * ({@link GlobalOptions#urls(CommandSpec, UrlOption)}).
+     *
+     * @throws ParameterException for exactly 2 URLs, or the same URL given twice
+     */
+    public List<String> all() {
+        return root().urls(command, this);
+    }
+
+    /**
+     * The one Redis URL of a command that runs on one node ({@link GlobalOptions#url(CommandSpec, UrlOption)}).
+     *
+     * @throws ParameterException when that is more than one URL
+     */
+    public String one() {
+        return root().url(command, this);
+    }
+
+    /**
+     * The URL given with {@code --url}, before or after the subcommand, if any
+     * ({@link GlobalOptions#explicitUrl(CommandSpec, UrlOption)}).
+     *
+     * @throws ParameterException when more than one was given
+     */
+    public Optional<String> explicit() {
+        return root().explicitUrl(command, this);
+    }
+
+    /** The options of {@code coordis}, which the subcommand this is mixed into belongs to. */
+    private GlobalOptions root() {
+        return (GlobalOptions) command.root().userObject();
+    }
+}

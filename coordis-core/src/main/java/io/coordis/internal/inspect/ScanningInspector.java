@@ -7,6 +7,8 @@ import io.coordis.inspect.ElectionState;
 import io.coordis.inspect.Glob;
 import io.coordis.inspect.Inspector;
 import io.coordis.inspect.LockState;
+import io.coordis.inspect.ObjectKind;
+import io.coordis.inspect.ObjectState;
 import io.coordis.inspect.QueueState;
 import io.coordis.inspect.SemaphoreState;
 import io.coordis.inspect.SignalState;
@@ -51,6 +53,28 @@ public final class ScanningInspector implements Inspector {
             throw new IllegalArgumentException("at least one Redis node is needed");
         }
         this.nodes = List.copyOf(nodes);
+    }
+
+    @Override
+    public List<ObjectState> list(ObjectKind kind, String glob) throws InterruptedException {
+        return List.copyOf(switch (kind) {
+            case LOCK -> locks(glob);
+            case ELECTION -> elections(glob);
+            case QUEUE -> queues(glob);
+            case SIGNAL -> signals(glob);
+            case SEMAPHORE -> semaphores(glob);
+        });
+    }
+
+    @Override
+    public Optional<ObjectState> read(ObjectKind kind, String name) throws InterruptedException {
+        return switch (kind) {
+            case LOCK -> lock(name).map(ObjectState.class::cast);
+            case ELECTION -> election(name).map(ObjectState.class::cast);
+            case QUEUE -> queue(name).map(ObjectState.class::cast);
+            case SIGNAL -> Optional.of(signal(name));
+            case SEMAPHORE -> semaphore(name).map(ObjectState.class::cast);
+        };
     }
 
     @Override

@@ -23,6 +23,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -116,7 +117,7 @@ class DashboardIT {
 
     private static WebDriverWait within(Duration timeout) throws IOException {
         WebDriverWait wait = new WebDriverWait(browser(), timeout, Duration.ofMillis(20));
-        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+        wait.ignoring(StaleElementReferenceException.class);
         return wait;
     }
 

@@ -6,6 +6,8 @@ import io.coordis.election.Leadership;
 import io.coordis.inspect.LockState;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
+import io.coordis.lock.Permit;
+import io.coordis.lock.Semaphore;
 import io.coordis.queue.Consumer;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
@@ -21,6 +23,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -40,11 +43,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 import static io.coordis.cli.TestJson.list;
@@ -111,7 +117,7 @@ class DashboardIT {
 
     private static WebDriverWait within(Duration timeout) throws IOException {
         WebDriverWait wait = new WebDriverWait(browser(), timeout, Duration.ofMillis(20));
-        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+        wait.ignoring(StaleElementReferenceException.class);
         return wait;
     }
 
@@ -304,7 +310,11 @@ class DashboardIT {
                 Map<String, Object> ls = TestJson.object(cli.out());
                 assertThat(dash.keySet()).as(kind).isEqualTo(ls.keySet());
                 assertThat(dash.get("match")).isEqualTo(ls.get("match"));
-                assertThat(stable(dash)).as(kind).isEqualTo(stable(ls));
+                assertThat(fields(dash)).as(kind + ": the dashboard holds no token").doesNotContain("token");
+                assertThat(stable(dash)).as(kind + ", apart from the tokens").isEqualTo(stable(redacted(ls)));
+                if (kind.equals("locks")) {
+                    assertThat(cli.out()).as("ls -o json shows the token").contains(lease.token());
+                }
             }
             assertThat(list(state.get("listings")).stream().map(l -> map(l).get("kind")))
                     .containsExactly("locks", "elections", "queues", "signals");
@@ -319,9 +329,95 @@ class DashboardIT {
         return list(doc.get("items")).stream().map(TestJson::map).collect(Collectors.toMap(
                 m -> String.valueOf(m.containsKey("name") ? m.get("name") : m.get("channel")),
                 m -> m.entrySet().stream().filter(e -> !e.getKey().endsWith("Ms") && !e.getKey().equals("consumers"))
-                        .collect(Collectors.toMap(Map.Entry::getKey, e -> String.valueOf(e.getValue()), (x, y) -> x,
-                                TreeMap::new)),
+                        .collect(Collectors.toMap(Map.Entry::getKey, e -> String.valueOf(withoutTimes(e.getValue())),
+                                (x, y) -> x, TreeMap::new)),
                 (x, y) -> x, TreeMap::new));
+    }
+
+    /** {@code value} without the fields that move between two reads ({@code ...Ms}), at any depth. */
+    private static Object withoutTimes(Object value) {
+        if (value instanceof Map<?, ?> m) {
+            Map<String, Object> out = new TreeMap<>();
+            m.forEach((k, v) -> {
+                if (!((String) k).endsWith("Ms")) {
+                    out.put((String) k, withoutTimes(v));
+                }
+            });
+            return out;
+        }
+        return value instanceof List<?> l ? l.stream().map(DashboardIT::withoutTimes).toList() : value;
+    }
+
+    /** {@code doc} as the dashboard serves it: without the {@code token} fields, at any depth. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> redacted(Map<String, Object> doc) {
+        return (Map<String, Object>) without(doc, "token");
+    }
+
+    private static Object without(Object value, String field) {
+        if (value instanceof Map<?, ?> m) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            m.forEach((k, v) -> {
+                if (!k.equals(field)) {
+                    out.put((String) k, without(v, field));
+                }
+            });
+            return out;
+        }
+        return value instanceof List<?> l ? l.stream().map(v -> without(v, field)).toList() : value;
+    }
+
+    /** The names of every field of {@code value}, at any depth. */
+    private static Set<String> fields(Object value) {
+        Set<String> names = new TreeSet<>();
+        if (value instanceof Map<?, ?> m) {
+            m.forEach((k, v) -> {
+                names.add((String) k);
+                names.addAll(fields(v));
+            });
+        } else if (value instanceof List<?> l) {
+            l.forEach(v -> names.addAll(fields(v)));
+        }
+        return names;
+    }
+
+    @Test
+    @Order(6)
+    void noAnswerOfTheDashboardHoldsAToken() throws Exception {
+        String foreign = "foreign-secret-7c1e";
+        Semaphore pool = coordis.semaphore("dash:pool", 2);
+        try (Lease lease = coordis.lock("dash:secret").tryAcquire().orElseThrow();
+             Lease read = coordis.readWriteLock("dash:shared").readLock().tryAcquire().orElseThrow();
+             Permit permit = pool.tryAcquire().orElseThrow()) {
+            raw.command("SET", Prefixed.key("dash:foreign-secret"), foreign, "NX", "PX", "60000");
+            List<String> tokens = List.of(lease.token(), read.token(), permit.token(), foreign);
+            long made = System.currentTimeMillis();
+            Map<String, Object> state = null;
+            String body = null;
+            while (state == null || (Long) state.get("at") <= made) { // a sample taken after the objects were made
+                CliProcess.sleep(REFRESH_MS / 4);
+                body = get("/api/state").body();
+                state = TestJson.object(body);
+            }
+            assertThat(body).as("the objects are shown").contains(Prefixed.key("dash:secret"),
+                    Prefixed.key("dash:shared"), Prefixed.key("dash:pool"), Prefixed.key("dash:foreign-secret"));
+            List<String> answers = new ArrayList<>(List.of(body));
+            for (String[] asked : List.of(new String[] {"lock", "dash:secret"}, new String[] {"lock", "dash:shared"},
+                    new String[] {"lock", "dash:foreign-secret"}, new String[] {"semaphore", "dash:pool"})) {
+                HttpResponse<String> one = get("/api/inspect?kind=" + asked[0] + "&name=" + Prefixed.key(asked[1]));
+                assertThat(one.statusCode()).as(asked[1]).isEqualTo(200);
+                answers.add(one.body());
+            }
+            for (String answer : answers) {
+                assertThat(fields(TestJson.object(answer))).as(answer).doesNotContain("token");
+                for (String token : tokens) {
+                    assertThat(answer).as("a token leaked").doesNotContain(token);
+                }
+            }
+            InProcess cli = new InProcess();
+            assertThat(cli.run("inspect", "lock", "dash:secret", "-o", "json", "-u", redis.uri())).isZero();
+            assertThat(cli.out()).as("the command line, run by whoever may, shows the token").contains(lease.token());
+        }
     }
 
     @Test

@@ -21,5 +21,10 @@ import java.util.OptionalLong;
  */
 public record ElectionState(String name, Optional<String> leader, OptionalLong term, Optional<Instant> since,
                             Optional<Duration> leaderFor, Optional<Duration> ttl, OptionalLong termCounter,
-                            long observers) {
+                            long observers) implements ObjectState {
+
+    @Override
+    public ObjectKind kind() {
+        return ObjectKind.ELECTION;
+    }
 }

@@ -2,12 +2,13 @@ package io.coordis.inspect;
 
 import io.coordis.AccessDeniedException;
 import io.coordis.CoordisException;
+import io.coordis.WrongTypeException;
 
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads what Coordis objects exist and their state — locks, elections, queues and signals — for operators
+ * Reads what Coordis objects exist and their state — locks, elections, queues, semaphores and signals — for operators
  * and monitoring: the library side of {@code coordis ls} and {@code coordis inspect}. Obtained from
  * {@code Coordis.inspector()}; reads only, never changes a key.
  *
@@ -49,6 +50,31 @@ public interface Inspector {
     int AUDIT_ENTRIES = 100;
 
     /**
+     * The objects of {@code kind} whose names match {@code glob}, by name: what {@link #locks}, {@link #elections},
+     * {@link #queues}, {@link #semaphores} or {@link #signals} lists, for a kind chosen at run time.
+     *
+     * @param kind the kind to list
+     * @param glob a Redis glob over the names
+     * @return the objects found, by name, each of {@code kind}
+     * @throws InterruptedException when interrupted while waiting for a node
+     * @throws IllegalArgumentException when {@code glob} is malformed (see {@link Glob#of})
+     */
+    List<ObjectState> list(ObjectKind kind, String glob) throws InterruptedException;
+
+    /**
+     * Everything about the object {@code name} of {@code kind}: what {@link #lock}, {@link #election},
+     * {@link #queue}, {@link #semaphore} or {@link #signal} reads, for a kind chosen at run time.
+     *
+     * @param kind the kind of object
+     * @param name its name, its Redis key (for a signal its channel)
+     * @return the object; empty when nothing is known about {@code name} (never for a signal)
+     * @throws InterruptedException when interrupted while waiting for a node
+     * @throws WrongTypeException when the name holds another kind of object
+     * @throws IllegalArgumentException when the name is blank
+     */
+    Optional<ObjectState> read(ObjectKind kind, String name) throws InterruptedException;
+
+    /**
      * The held locks whose names match {@code glob}, by name. Audit entries are not read here (see
      * {@link #lock}).
      *
@@ -68,7 +94,7 @@ public interface Inspector {
      * @param name the lock's name, its Redis key
      * @throws InterruptedException when interrupted while waiting for a node
      * @return empty when nothing is known about {@code name} on any node
-     * @throws io.coordis.WrongTypeException       when the key holds another Redis type, or is an election
+     * @throws WrongTypeException when the key holds another Redis type, or is an election
      * @throws IllegalArgumentException when the name is blank
      */
     Optional<LockState> lock(String name) throws InterruptedException;
@@ -90,7 +116,7 @@ public interface Inspector {
      * @param name the election's name, its Redis key
      * @throws InterruptedException when interrupted while waiting for Redis
      * @return empty when nothing is known about {@code name}
-     * @throws io.coordis.WrongTypeException       when the key holds another Redis type, or is a lock
+     * @throws WrongTypeException when the key holds another Redis type, or is a lock
      * @throws IllegalArgumentException when the name is blank
      */
     Optional<ElectionState> election(String name) throws InterruptedException;
@@ -112,7 +138,7 @@ public interface Inspector {
      * @param name the queue's name, its list key
      * @throws InterruptedException when interrupted while waiting for Redis
      * @return empty when the list is absent and no consumer, dead letter or delayed message is known
-     * @throws io.coordis.WrongTypeException       when the key holds another Redis type than a list
+     * @throws WrongTypeException when the key holds another Redis type than a list
      * @throws IllegalArgumentException when the name is blank
      */
     Optional<QueueState> queue(String name) throws InterruptedException;
@@ -135,7 +161,7 @@ public interface Inspector {
      * @param name the semaphore's name, its holders' key
      * @throws InterruptedException when interrupted while waiting for Redis
      * @return empty when nothing is stored for {@code name}
-     * @throws io.coordis.WrongTypeException       when the key holds another Redis type than a sorted set
+     * @throws WrongTypeException when the key holds another Redis type than a sorted set
      * @throws IllegalArgumentException when the name is blank
      */
     Optional<SemaphoreState> semaphore(String name) throws InterruptedException;

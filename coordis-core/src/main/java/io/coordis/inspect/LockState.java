@@ -47,7 +47,8 @@ public record LockState(String name, Mode mode, int nodes, int agreeing, Optiona
                         Optional<String> holderId, Optional<Instant> since, Optional<Duration> heldFor,
                         Optional<Duration> ttl, Optional<Duration> leaseTtl, OptionalLong fencingToken,
                         OptionalLong fenceCounter, long waiters, Set<Flag> flags, List<NodeState> perNode,
-                        List<AuditEntry> audit, List<LockHolder> readers, Optional<Duration> writerWaiting) {
+                        List<AuditEntry> audit, List<LockHolder> readers, Optional<Duration> writerWaiting)
+        implements ObjectState {
 
     /**
      * Copies the collections, so the state cannot change.
@@ -86,6 +87,11 @@ public record LockState(String name, Mode mode, int nodes, int agreeing, Optiona
         perNode = List.copyOf(perNode);
         audit = List.copyOf(audit);
         readers = List.copyOf(readers);
+    }
+
+    @Override
+    public ObjectKind kind() {
+        return ObjectKind.LOCK;
     }
 
     /** How a lock is kept. */

@@ -31,7 +31,8 @@ import java.util.Optional;
  */
 public record QueueState(String name, long depth, Optional<Duration> oldestReadyAge, long inFlight,
                          Optional<Duration> oldestInFlightAge, long overdue, long deadLetters, long delayed,
-                         long settled, List<ConsumerState> consumers) {
+                         long settled, List<ConsumerState> consumers)
+        implements ObjectState {
 
     /**
      * Copies the consumers, so the state cannot change.
@@ -58,6 +59,11 @@ public record QueueState(String name, long depth, Optional<Duration> oldestReady
      */
     public QueueState {
         consumers = List.copyOf(consumers);
+    }
+
+    @Override
+    public ObjectKind kind() {
+        return ObjectKind.QUEUE;
     }
 
     /**

@@ -21,7 +21,8 @@ import java.util.OptionalLong;
  * @param waiters      the waiters in line, first in line first
  */
 public record SemaphoreState(String name, OptionalInt permits, int held, OptionalLong fencingCounter,
-                             List<Holder> holders, List<Waiter> waiters) {
+                             List<Holder> holders, List<Waiter> waiters)
+        implements ObjectState {
 
     /**
      * Copies the lists, so the state cannot change.
@@ -37,6 +38,11 @@ public record SemaphoreState(String name, OptionalInt permits, int held, Optiona
     public SemaphoreState {
         holders = List.copyOf(holders);
         waiters = List.copyOf(waiters);
+    }
+
+    @Override
+    public ObjectKind kind() {
+        return ObjectKind.SEMAPHORE;
     }
 
     /**

@@ -13,5 +13,20 @@ import java.util.Optional;
  *                    when none
  * @param latchedTtl  how much longer that event stays latched; empty when none or never expiring
  */
-public record SignalState(String channel, long subscribers, Optional<String> latched, Optional<Duration> latchedTtl) {
+public record SignalState(String channel, long subscribers, Optional<String> latched, Optional<Duration> latchedTtl)
+        implements ObjectState {
+    /**
+     * The channel's name.
+     *
+     * @return {@link #channel()}
+     */
+    @Override
+    public String name() {
+        return channel;
+    }
+
+    @Override
+    public ObjectKind kind() {
+        return ObjectKind.SIGNAL;
+    }
 }

@@ -9,7 +9,6 @@ import io.coordis.cli.support.OutputOption;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
-import io.coordis.cli.view.ObjectKind;
 import io.coordis.doctor.DoctorReport;
 import io.coordis.doctor.Finding;
 import io.coordis.doctor.NodeFacts;

@@ -11,8 +11,9 @@ import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.Inspection;
-import io.coordis.cli.view.ObjectKind;
+import io.coordis.cli.view.KindArgument;
 import io.coordis.inspect.Inspector;
+import io.coordis.inspect.ObjectKind;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -63,7 +64,7 @@ public final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        ObjectKind k = ObjectKind.parse(kind, spec, false);
+        ObjectKind k = KindArgument.parse(kind, spec, false);
         boolean json = output.json(spec);
         if (name.isBlank()) {
             throw new ParameterException(spec.commandLine(), k.singular() + " name must not be blank: give the "
@@ -72,7 +73,7 @@ public final class InspectCommand implements Callable<Integer> {
         try (Coordis coordis = Connections.open(urls.all(), spec)) {
             Inspector inspector = coordis.inspector();
             String name = coordis.keyPrefix() + this.name;
-            Optional<Inspection> view = Inspection.of(inspector, k, name);
+            Optional<Inspection> view = Inspection.of(inspector, k, name, false);
             if (view.isEmpty()) {
                 terminal.say("no " + k.singular() + " '" + name + "' (nothing under that name, nor the keys Coordis "
                         + "keeps beside it)");

@@ -9,10 +9,11 @@ import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.Cells;
+import io.coordis.cli.view.KindArgument;
 import io.coordis.cli.view.Listing;
-import io.coordis.cli.view.ObjectKind;
 import io.coordis.inspect.Glob;
 import io.coordis.inspect.Inspector;
+import io.coordis.inspect.ObjectKind;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -84,7 +85,7 @@ public final class LsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        List<ObjectKind> kinds = kind == null ? List.of(ObjectKind.values()) : List.of(ObjectKind.parse(kind, spec, true));
+        List<ObjectKind> kinds = kind == null ? List.of(ObjectKind.values()) : List.of(KindArgument.parse(kind, spec, true));
         boolean json = output.json(spec);
         try {
             Glob.of(match);

@@ -7,9 +7,9 @@ import io.coordis.CoordisException;
 import io.coordis.WrongTypeException;
 import io.coordis.cli.support.Json;
 import io.coordis.cli.view.Inspection;
-import io.coordis.cli.view.ObjectKind;
 import io.coordis.inspect.Glob;
 import io.coordis.inspect.Inspector;
+import io.coordis.inspect.ObjectKind;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,8 +32,9 @@ import java.util.concurrent.Executors;
 
 /**
  * The dashboard's web server (the JDK's {@code com.sun.net.httpserver}): the page, its script and style sheet from
- * the jar, the state as JSON at {@code /api/state} (the documents of {@code ls -o json} and the recent history),
- * and one object as {@code inspect -o json} shows it at {@code /api/inspect?kind=KIND&name=NAME}. Read-only: GET and
+ * the jar, the state as JSON at {@code /api/state} (the documents of {@code ls -o json}, redacted, and the recent
+ * history), and one object as {@code inspect -o json} shows it, redacted, at {@code /api/inspect?kind=KIND&name=NAME}:
+ * no answer holds a token, which would let a reader release or extend what it holds. Read-only: GET and
  * HEAD, anything else is refused with 405. Every answer forbids inline script (Content-Security-Policy) and content
  * sniffing; bound to a loopback address, it answers only requests addressed to a loopback name, so a web page
  * elsewhere cannot read it through a DNS name rebound to 127.0.0.1.
@@ -139,7 +140,7 @@ final class Dashboard implements AutoCloseable {
 
     private void inspect(HttpExchange exchange) throws IOException {
         Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
-        Optional<ObjectKind> kind = kind(query.getOrDefault("kind", ""));
+        Optional<ObjectKind> kind = ObjectKind.named(query.getOrDefault("kind", ""));
         String name = query.getOrDefault("name", "");
         if (kind.isEmpty() || name.isEmpty()) {
             send(exchange, 400, error("give kind (lock, election, queue, signal or semaphore) and name: "
@@ -152,7 +153,7 @@ final class Dashboard implements AutoCloseable {
             return;
         }
         try {
-            Optional<Inspection> view = Inspection.of(inspector, kind.get(), name);
+            Optional<Inspection> view = Inspection.of(inspector, kind.get(), name, true);
             if (view.isEmpty()) {
                 send(exchange, 404, error("no " + kind.get().singular() + " '" + name + "'"));
                 return;
@@ -171,15 +172,6 @@ final class Dashboard implements AutoCloseable {
             Thread.currentThread().interrupt();
             send(exchange, 503, error("the dashboard is stopping"));
         }
-    }
-
-    private static Optional<ObjectKind> kind(String given) {
-        for (ObjectKind k : ObjectKind.values()) {
-            if (k.singular().equalsIgnoreCase(given) || k.plural().equalsIgnoreCase(given)) {
-                return Optional.of(k);
-            }
-        }
-        return Optional.empty();
     }
 
     private boolean loopbackHost(String host) {

@@ -3,10 +3,8 @@ package io.coordis.cli.dashboard;
 import io.coordis.Urls;
 import io.coordis.cli.support.Json;
 import io.coordis.cli.view.Listing;
-import io.coordis.cli.view.LockViews;
-import io.coordis.cli.view.ObjectKind;
 import io.coordis.inspect.Inspector;
-import io.coordis.inspect.LockState;
+import io.coordis.inspect.ObjectKind;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -25,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the dashboard shows: every {@code refresh} it lists every kind of object as {@code ls -o json} does (the same
- * documents, from {@link Listing#listings}) with each Redlock lock's nodes as {@code inspect} shows them, and keeps
+ * documents, from {@link Listing#listings}, redacted: no token) with each Redlock lock's nodes, and keeps
  * for the last minutes each queue's depth, in-flight count, dead letters and throughput (messages settled per second,
  * from the change of the queue's settled count between two samples), and each election's recent terms, so a page
  * opened late still draws them. One thread samples;
@@ -50,7 +48,8 @@ final class Snapshots implements AutoCloseable {
     });
     private final Map<String, Series> queues = new HashMap<>();
     private final Map<String, Series> elections = new HashMap<>();
-    private List<Listing> listings = List.of();
+    /** The documents of the last sample, one per kind, redacted. */
+    private List<Map<String, Object>> listings = List.of();
     private volatile byte[] latest;
 
     /**
@@ -81,7 +80,10 @@ final class Snapshots implements AutoCloseable {
         Instant at = Instant.now();
         String error = null;
         try {
-            List<Listing> read = Listing.listings(inspector, List.of(ObjectKind.values()), pattern);
+            List<Map<String, Object>> read = new ArrayList<>();
+            for (Listing l : Listing.listings(inspector, List.of(ObjectKind.values()), pattern)) {
+                read.add(l.document(pattern, at, true));
+            }
             synchronized (this) {
                 listings = read;
                 record(at);
@@ -102,11 +104,7 @@ final class Snapshots implements AutoCloseable {
         doc.put("match", pattern);
         doc.put("redis", redis);
         doc.put("error", error);
-        List<Object> lists = new ArrayList<>();
-        for (Listing l : listings) {
-            lists.add(l.document(pattern, at));
-        }
-        doc.put("listings", lists);
+        doc.put("listings", listings);
         Map<String, Object> history = new LinkedHashMap<>();
         history.put("keptMs", KEPT);
         history.put("queues", points(queues));
@@ -116,42 +114,48 @@ final class Snapshots implements AutoCloseable {
         return doc;
     }
 
-    /** Each Redlock lock's nodes, as {@code inspect lock -o json} shows them ({@code perNode}), by lock name. */
+    /** Each Redlock lock's nodes, as its document shows them ({@code perNode}), by lock name. */
     private Map<String, Object> redlockNodes() {
         Map<String, Object> out = new LinkedHashMap<>();
-        for (Listing l : listings) {
-            for (Object state : l.states()) {
-                if (state instanceof LockState lock && lock.mode() == LockState.Mode.REDLOCK) {
-                    out.put(lock.name(), LockViews.nodes(lock));
-                }
+        for (Map<String, Object> item : items(ObjectKind.LOCK)) {
+            if ("redlock".equals(item.get("mode"))) {
+                out.put((String) item.get("name"), item.get("perNode"));
             }
         }
         return out;
     }
 
+    /** The items of the last sample's listing of {@code kind}. */
+    @SuppressWarnings("unchecked")
+    private List<Map<String, Object>> items(ObjectKind kind) {
+        for (Map<String, Object> l : listings) {
+            if (kind.plural().equals(l.get("kind"))) {
+                return (List<Map<String, Object>>) l.get("items");
+            }
+        }
+        return List.of();
+    }
+
     private void record(Instant at) {
-        for (Listing l : listings) {
-            for (Object item : l.items()) {
-                Map<?, ?> m = (Map<?, ?>) item;
-                if (l.kind() == ObjectKind.QUEUES) {
-                    Map<String, Object> p = new LinkedHashMap<>();
-                    p.put("at", at);
-                    p.put("depth", m.get("depth"));
-                    p.put("inFlight", m.get("inFlight"));
-                    p.put("deadLetters", m.get("deadLetters"));
-                    p.put("settled", m.get("settled"));
-                    Series series = queues.computeIfAbsent((String) m.get("name"), n -> new Series(MAX_POINTS));
-                    p.put("settledPerSecond", series.isEmpty() ? 0.0 : perSecond(series.points.peekLast(),
-                            series.times.peekLast(), (Long) m.get("settled"), at));
-                    series.add(at, p, false);
-                } else if (l.kind() == ObjectKind.ELECTIONS && m.get("leader") instanceof java.util.Optional<?> leader
-                        && leader.isPresent()) {
-                    Map<String, Object> t = new LinkedHashMap<>();
-                    t.put("term", m.get("term"));
-                    t.put("leader", leader.get());
-                    t.put("since", m.get("since"));
-                    elections.computeIfAbsent((String) m.get("name"), n -> new Series(MAX_TERMS)).add(at, t, true);
-                }
+        for (Map<String, Object> m : items(ObjectKind.QUEUE)) {
+            Map<String, Object> p = new LinkedHashMap<>();
+            p.put("at", at);
+            p.put("depth", m.get("depth"));
+            p.put("inFlight", m.get("inFlight"));
+            p.put("deadLetters", m.get("deadLetters"));
+            p.put("settled", m.get("settled"));
+            Series series = queues.computeIfAbsent((String) m.get("name"), n -> new Series(MAX_POINTS));
+            p.put("settledPerSecond", series.isEmpty() ? 0.0 : perSecond(series.points.peekLast(),
+                    series.times.peekLast(), (Long) m.get("settled"), at));
+            series.add(at, p, false);
+        }
+        for (Map<String, Object> m : items(ObjectKind.ELECTION)) {
+            if (m.get("leader") instanceof String leader) {
+                Map<String, Object> t = new LinkedHashMap<>();
+                t.put("term", m.get("term"));
+                t.put("leader", leader);
+                t.put("since", m.get("since"));
+                elections.computeIfAbsent((String) m.get("name"), n -> new Series(MAX_TERMS)).add(at, t, true);
             }
         }
         Instant oldest = at.minus(KEPT);

@@ -9,7 +9,6 @@ import io.coordis.cli.support.OutputOption;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
-import io.coordis.cli.view.ObjectKind;
 import io.coordis.redis.runner.RedisProcess;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -25,6 +25,11 @@ public final class Cells {
         return flat.length() <= SHOWN_CHARS ? flat : flat.substring(0, SHOWN_CHARS - 1) + "…";
     }
 
+    /** A token as given; {@code redacted}: a word in its place, as the dashboard shows it. */
+    static String token(String token, boolean redacted) {
+        return redacted ? "(redacted)" : token;
+    }
+
     static String pid(OptionalLong pid) {
         return pid.isPresent() ? Long.toString(pid.getAsLong()) : "-";
     }

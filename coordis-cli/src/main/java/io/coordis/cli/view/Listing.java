@@ -4,22 +4,23 @@ import io.coordis.cli.support.Json;
 import io.coordis.inspect.ElectionState;
 import io.coordis.inspect.Inspector;
 import io.coordis.inspect.LockState;
+import io.coordis.inspect.ObjectKind;
+import io.coordis.inspect.ObjectState;
 import io.coordis.inspect.QueueState;
 import io.coordis.inspect.SemaphoreState;
 import io.coordis.inspect.SignalState;
+import io.coordis.inspect.StateDocuments;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * One kind's objects: the table {@code ls} prints, the items of its JSON document, and for locks the states they
- * were made from (the dashboard shows each Redlock node's part).
- * Immutable once made (the lists are those it was given).
+ * One kind's objects as read: the table {@code ls} prints, and its JSON document ({@link StateDocuments}).
+ * Immutable once made (the list is the one it was given).
  */
-public record Listing(ObjectKind kind, Table table, List<Object> items, List<Object> states) {
+public record Listing(ObjectKind kind, List<ObjectState> states) {
     /**
      * The tables (or JSON documents, one per kind) of the objects of {@code kinds} whose names match
      * {@code match}, as {@code coordis ls} prints them.
@@ -29,13 +30,13 @@ public record Listing(ObjectKind kind, Table table, List<Object> items, List<Obj
         List<String> lines = new ArrayList<>();
         for (Listing listing : listings(inspector, kinds, match)) {
             if (json) {
-                lines.add(Json.write(listing.document(match, at)));
+                lines.add(Json.write(listing.document(match, at, false)));
             } else {
                 if (kinds.size() > 1) {
                     if (listing.kind() != kinds.get(0)) {
                         lines.add("");
                     }
-                    lines.add(listing.kind().plural() + " (" + listing.items().size() + ")");
+                    lines.add(listing.kind().plural() + " (" + listing.states().size() + ")");
                 }
                 lines.addAll(listing.table().lines());
             }
@@ -44,69 +45,53 @@ public record Listing(ObjectKind kind, Table table, List<Object> items, List<Obj
     }
 
     /**
-     * The objects of each of {@code kinds} whose names match {@code match}, as table rows and as JSON items; in
-     * the listing of every kind, semaphores only when there are any.
+     * The objects of each of {@code kinds} whose names match {@code match}; in the listing of every kind,
+     * semaphores only when there are any.
      */
     public static List<Listing> listings(Inspector inspector, List<ObjectKind> kinds, String match)
             throws InterruptedException {
         List<Listing> listings = new ArrayList<>();
         for (ObjectKind k : kinds) {
-            Table table;
-            List<Object> items = new ArrayList<>();
-            List<Object> states = new ArrayList<>();
-            switch (k) {
-                case LOCKS -> {
-                    table = new Table(LockViews.LOCK_COLUMNS);
-                    for (LockState l : inspector.locks(match)) {
-                        table.row(LockViews.row(l));
-                        items.add(LockViews.json(l, false));
-                        states.add(l);
-                    }
-                }
-                case ELECTIONS -> {
-                    table = new Table(StateViews.ELECTION_COLUMNS);
-                    for (ElectionState e : inspector.elections(match)) {
-                        table.row(StateViews.row(e));
-                        items.add(StateViews.json(e));
-                    }
-                }
-                case QUEUES -> {
-                    table = new Table(StateViews.QUEUE_COLUMNS);
-                    for (QueueState q : inspector.queues(match)) {
-                        table.row(StateViews.row(q));
-                        items.add(StateViews.json(q));
-                    }
-                }
-                case SIGNALS -> {
-                    table = new Table(StateViews.SIGNAL_COLUMNS);
-                    for (SignalState s : inspector.signals(match)) {
-                        table.row(StateViews.row(s));
-                        items.add(StateViews.json(s));
-                    }
-                }
-                default -> {
-                    table = new Table(StateViews.SEMAPHORE_COLUMNS);
-                    for (SemaphoreState s : inspector.semaphores(match)) {
-                        table.row(StateViews.row(s));
-                        items.add(StateViews.json(s));
-                    }
-                    if (items.isEmpty() && kinds.size() > 1) {
-                        continue;
-                    }
-                }
+            List<ObjectState> states = inspector.list(k, match);
+            if (k == ObjectKind.SEMAPHORE && states.isEmpty() && kinds.size() > 1) {
+                continue;
             }
-            listings.add(new Listing(k, table, items, states));
+            listings.add(new Listing(k, states));
         }
         return listings;
     }
 
-    /** The document {@code ls -o json} prints for this kind: kind, match, at and items. */
-    public Map<String, Object> document(String match, Instant at) {
-        Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("kind", kind.plural());
-        doc.put("match", match);
-        doc.put("at", at);
-        doc.put("items", items);
-        return doc;
+    /**
+     * The document {@code ls -o json} prints for this kind: kind, match, at and items.
+     *
+     * @param redacted whether the items leave out the tokens, as the dashboard serves them
+     */
+    public Map<String, Object> document(String match, Instant at, boolean redacted) {
+        return StateDocuments.listing(kind, match, at, states, redacted);
+    }
+
+    /** The table {@code ls} prints for this kind. */
+    Table table() {
+        Table table = new Table(switch (kind) {
+            case LOCK -> LockViews.LOCK_COLUMNS;
+            case ELECTION -> StateViews.ELECTION_COLUMNS;
+            case QUEUE -> StateViews.QUEUE_COLUMNS;
+            case SIGNAL -> StateViews.SIGNAL_COLUMNS;
+            case SEMAPHORE -> StateViews.SEMAPHORE_COLUMNS;
+        });
+        for (ObjectState s : states) {
+            if (s instanceof LockState l) {
+                table.row(LockViews.row(l));
+            } else if (s instanceof ElectionState e) {
+                table.row(StateViews.row(e));
+            } else if (s instanceof QueueState q) {
+                table.row(StateViews.row(q));
+            } else if (s instanceof SemaphoreState m) {
+                table.row(StateViews.row(m));
+            } else {
+                table.row(StateViews.row((SignalState) s));
+            }
+        }
+        return table;
     }
 }

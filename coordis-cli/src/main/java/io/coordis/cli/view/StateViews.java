@@ -4,26 +4,25 @@ import io.coordis.inspect.ElectionState;
 import io.coordis.inspect.QueueState;
 import io.coordis.inspect.SemaphoreState;
 import io.coordis.inspect.SignalState;
+import io.coordis.inspect.StateDocuments;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 import static io.coordis.cli.view.Cells.count;
 import static io.coordis.cli.view.Cells.number;
 import static io.coordis.cli.view.Cells.shorten;
 import static io.coordis.cli.view.Cells.time;
+import static io.coordis.cli.view.Cells.token;
 
 /**
- * How {@code ls} and {@code inspect} show elections, queues, signals and semaphores ({@link LockViews}: locks): one
- * table row, the JSON fields, and for {@code inspect} the full text. The JSON field names are part of the command's interface (scripts parse
- * them): durations are in milliseconds ({@code ...Ms}), times in milliseconds since the epoch, unknown
- * values {@code null}. Thread-safe: it keeps no state.
+ * How {@code ls} and {@code inspect} show elections, queues, signals and semaphores as text ({@link LockViews}:
+ * locks): one table row, and for {@code inspect} the full text (their JSON documents are
+ * {@link StateDocuments}'s). Thread-safe: it keeps no state.
  */
 final class StateViews {
     static final String[] ELECTION_COLUMNS = {"NAME", "LEADER", "TERM", "LEADER SINCE", "TTL"};
@@ -43,19 +42,6 @@ final class StateViews {
                 e.leader().isEmpty() ? "-" : e.ttl().map(d -> time(Optional.of(d))).orElse("none")};
     }
 
-    static Map<String, Object> json(ElectionState e) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("name", e.name());
-        m.put("leader", e.leader());
-        m.put("term", e.term());
-        m.put("since", e.since());
-        m.put("leaderForMs", e.leaderFor());
-        m.put("ttlMs", e.ttl());
-        m.put("termCounter", e.termCounter());
-        m.put("observers", e.observers());
-        return m;
-    }
-
     static List<String> text(ElectionState e) {
         Table t = new Table("election", e.name());
         t.row("leader", e.leader().orElse("nobody"));
@@ -73,33 +59,6 @@ final class StateViews {
     static String[] row(QueueState q) {
         return new String[] {q.name(), Long.toString(q.depth()), Long.toString(q.inFlight()), time(q.oldestReadyAge()),
                 time(q.oldestInFlightAge()), Long.toString(q.overdue()), Long.toString(q.deadLetters()), consumers(q)};
-    }
-
-    static Map<String, Object> json(QueueState q) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("name", q.name());
-        m.put("depth", q.depth());
-        m.put("inFlight", q.inFlight());
-        m.put("oldestReadyAgeMs", q.oldestReadyAge());
-        m.put("oldestInFlightAgeMs", q.oldestInFlightAge());
-        m.put("overdue", q.overdue());
-        m.put("deadLetters", q.deadLetters());
-        m.put("delayed", q.delayed());
-        m.put("settled", q.settled());
-        List<Map<String, Object>> consumers = new ArrayList<>();
-        for (QueueState.ConsumerState c : q.consumers()) {
-            Map<String, Object> o = new LinkedHashMap<>();
-            o.put("id", c.id());
-            o.put("alive", c.alive());
-            o.put("slots", c.slots());
-            o.put("inFlight", c.inFlight());
-            o.put("oldestInFlightAgeMs", c.oldestInFlightAge());
-            o.put("lastHeartbeat", c.lastHeartbeat());
-            o.put("heartbeatAgeMs", c.heartbeatAge());
-            consumers.add(o);
-        }
-        m.put("consumers", consumers);
-        return m;
     }
 
     static List<String> text(QueueState q) {
@@ -133,15 +92,6 @@ final class StateViews {
         return new String[] {s.channel(), Long.toString(s.subscribers()), event(s)};
     }
 
-    static Map<String, Object> json(SignalState s) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("channel", s.channel());
-        m.put("subscribers", s.subscribers());
-        m.put("latched", s.latched());
-        m.put("latchedTtlMs", s.latchedTtl());
-        return m;
-    }
-
     static List<String> text(SignalState s) {
         Table t = new Table("signal", s.channel());
         t.row("subscribers", Long.toString(s.subscribers()));
@@ -157,37 +107,8 @@ final class StateViews {
                 time(s.holders().stream().map(SemaphoreState.Holder::ttl).min(Duration::compareTo))};
     }
 
-    static Map<String, Object> json(SemaphoreState s) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("name", s.name());
-        m.put("permits", s.permits().isPresent() ? s.permits().getAsInt() : null);
-        m.put("held", s.held());
-        m.put("fencingCounter", s.fencingCounter());
-        List<Map<String, Object>> holders = new ArrayList<>();
-        for (SemaphoreState.Holder h : s.holders()) {
-            Map<String, Object> o = new LinkedHashMap<>();
-            o.put("token", h.token());
-            o.put("permits", h.permits());
-            o.put("holder", h.holderId());
-            o.put("fence", h.fence());
-            o.put("since", h.since());
-            o.put("ttlMs", h.ttl());
-            holders.add(o);
-        }
-        m.put("holders", holders);
-        List<Map<String, Object>> waiters = new ArrayList<>();
-        for (SemaphoreState.Waiter w : s.waiters()) {
-            Map<String, Object> o = new LinkedHashMap<>();
-            o.put("token", w.token());
-            o.put("waitingMs", w.waiting());
-            o.put("lapsesInMs", w.lapsesIn());
-            waiters.add(o);
-        }
-        m.put("waiters", waiters);
-        return m;
-    }
-
-    static List<String> text(SemaphoreState s) {
+    /** The text of {@code inspect semaphore}; {@code redacted}: without the tokens, as the dashboard shows it. */
+    static List<String> text(SemaphoreState s, boolean redacted) {
         List<String> lines = new ArrayList<>();
         Table t = new Table("semaphore", s.name());
         t.row("permits", count(s.permits()) + (s.permits().isEmpty() ? " (none stored yet)" : ""));
@@ -200,7 +121,7 @@ final class StateViews {
             Table h = new Table("  TOKEN", "PERMITS", "HOLDER", "FENCE", "HELD FOR", "TTL");
             Instant now = Instant.now();
             for (SemaphoreState.Holder x : s.holders()) {
-                h.row("  " + x.token(), Integer.toString(x.permits()), x.holderId().orElse("unknown"), number(x.fence()),
+                h.row("  " + token(x.token(), redacted), Integer.toString(x.permits()), x.holderId().orElse("unknown"), number(x.fence()),
                         time(x.since().map(since -> Duration.between(since, now)).filter(d -> !d.isNegative())),
                         time(Optional.of(x.ttl())));
             }
@@ -210,7 +131,7 @@ final class StateViews {
         if (!s.waiters().isEmpty()) {
             Table w = new Table("  TOKEN", "WAITING FOR", "PLACE LAPSES IN");
             for (SemaphoreState.Waiter x : s.waiters()) {
-                w.row("  " + x.token(), time(Optional.of(x.waiting())), time(Optional.of(x.lapsesIn())));
+                w.row("  " + token(x.token(), redacted), time(Optional.of(x.waiting())), time(Optional.of(x.lapsesIn())));
             }
             lines.addAll(w.lines());
         }

@@ -127,10 +127,10 @@
     }
     td.appendChild(el('span', 'redlock ' + l.agreeing + '/' + l.nodes + ' '));
     for (const n of nodes || []) {
-      const state = n.error ? 'error' : n.token === null ? 'free' : n.agrees ? 'agrees' : 'differs';
+      const state = n.error ? 'error' : !n.held ? 'free' : n.agrees ? 'agrees' : 'differs';
       const dot = el('span', null, 'node ' + state);
       dot.setAttribute('title', n.node + ': ' + state + (n.error ? ' (' + n.error + ')' : '')
-        + (n.ttlMs !== null && n.token !== null ? ', ttl ' + time(n.ttlMs) : ''));
+        + (n.ttlMs !== null && n.held ? ', ttl ' + time(n.ttlMs) : ''));
       dot.setAttribute('data-node', n.node);
       td.appendChild(dot);
     }

@@ -1,7 +1,12 @@
 package io.coordis.internal.inspect;
 
+import io.coordis.CoordisException;
+import io.coordis.inspect.Glob;
+import io.coordis.inspect.Inspector;
 import io.coordis.inspect.LockState;
+import io.coordis.inspect.ObjectKind;
 import io.coordis.internal.lock.LockLayout;
+import io.coordis.internal.redis.RedisNode;
 import io.coordis.lock.AuditEntry;
 import io.coordis.lock.LockHolder;
 
@@ -15,18 +20,90 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
- * Assembles a {@link LockState} from every node's read of a lock: the value most nodes hold is the token, the
- * holder details come from a node that agrees, and the flags compare the time left with the lease TTL (a
- * Coordis holder renews every third of it).
+ * Locks for the inspector: found with {@code SCAN} over the string keys of every node, read with
+ * {@code string-state.lua} ({@link StringRead}) on every node, and assembled into a {@link LockState}: the value
+ * most nodes hold is the token, the holder details come from a node that agrees, and the flags compare the time
+ * left with the lease TTL (a Coordis holder renews every third of it). Thread-safe.
  */
-final class LockStates {
-    private LockStates() {
+final class LockStates implements StateReader<LockState> {
+    private final Keyspace keyspace;
+
+    LockStates(Keyspace keyspace) {
+        this.keyspace = keyspace;
+    }
+
+    @Override
+    public ObjectKind kind() {
+        return ObjectKind.LOCK;
+    }
+
+    /** Every node's string keys that are not derived keys; fails only when every node fails. */
+    @Override
+    public SortedSet<String> find(Glob glob) throws InterruptedException {
+        TreeSet<String> names = new TreeSet<>();
+        CoordisException failure = null;
+        int failed = 0;
+        for (RedisNode node : keyspace.nodes()) {
+            try {
+                keyspace.scan(node, glob.pattern(), "string").stream().filter(k -> !KeyLayout.isDerived(k))
+                        .forEach(names::add);
+            } catch (CoordisException e) {
+                failure = failure == null ? e : failure;
+                failed++;
+            }
+        }
+        if (failed == keyspace.nodes().size()) {
+            throw failure;
+        }
+        return names;
+    }
+
+    /** The held locks among {@code names}; audit entries are not read. */
+    @Override
+    public List<LockState> readFound(List<String> names) throws InterruptedException {
+        List<List<NodeRead>> reads = StringRead.read(keyspace.nodes(), names, 0, true);
+        Map<String, Long> waiters = keyspace.numsub(names.stream().map(LockLayout::releasedChannel).toList(), true);
+        List<LockState> locks = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            String name = names.get(i);
+            if (!isLock(reads.get(i))) {
+                continue;
+            }
+            LockState state = of(name, reads.get(i), waiters.getOrDefault(LockLayout.releasedChannel(name), 0L));
+            if (state.held()) {
+                locks.add(state);
+            }
+        }
+        return locks;
+    }
+
+    /** Any string key, with its audit entries; a free lock that Coordis has used too. */
+    @Override
+    public Optional<LockState> read(String name) throws InterruptedException {
+        List<NodeRead> reads = StringRead.read(keyspace.nodes(), List.of(name), Inspector.AUDIT_ENTRIES, false).get(0);
+        for (NodeRead o : reads) {
+            if (o.read() != null && !o.read().isString()) {
+                throw Keyspace.wrongType(o.node(), name, o.read().type(), "lock");
+            }
+            if (o.read() != null && o.read().kind() == StringRead.Kind.ELECTION && o.read().fence().isEmpty()) {
+                throw Keyspace.wrongType(o.node(), name, "election", "lock");
+            }
+        }
+        boolean known = reads.stream().anyMatch(o -> o.read() != null && (o.read().value() != null
+                || o.read().fence().isPresent() || !o.read().audit().isEmpty()));
+        if (!known) {
+            return Optional.empty();
+        }
+        String channel = LockLayout.releasedChannel(name);
+        return Optional.of(of(name, reads, keyspace.numsub(List.of(channel), true).getOrDefault(channel, 0L)));
     }
 
     /** Whether the first node that holds a value holds a lock (rather than an election or something else). */
-    static boolean isLock(List<NodeRead> reads) {
+    private static boolean isLock(List<NodeRead> reads) {
         for (NodeRead o : reads) {
             if (o.read() != null && o.read().value() != null) {
                 StringRead.Kind kind = o.read().kind();

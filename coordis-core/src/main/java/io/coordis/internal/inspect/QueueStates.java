@@ -1,6 +1,7 @@
 package io.coordis.internal.inspect;
 
-import io.coordis.inspect.Inspector;
+import io.coordis.inspect.Glob;
+import io.coordis.inspect.ObjectKind;
 import io.coordis.inspect.QueueState;
 import io.coordis.internal.queue.QueueLayout;
 import io.coordis.internal.redis.LuaScript;
@@ -14,28 +15,61 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import static io.coordis.internal.StoredValues.number;
 import static io.coordis.internal.StoredValues.pairs;
 
 /**
- * Reads a queue for the inspector: its figures in one atomic step ({@code queue-state.lua}), then each
- * registered consumer's heartbeat and slots ({@code consumer-state.lua}), and assembles a {@link QueueState}.
+ * Queues for the inspector: found as the first node's lists that are not derived keys and the names with a
+ * consumer registry ({@link QueueLayout}), read with their figures in one atomic step ({@code queue-state.lua}),
+ * then each registered consumer's heartbeat and slots ({@code consumer-state.lua}), and assembled into a
+ * {@link QueueState}. Thread-safe.
  */
-final class QueueStates {
+final class QueueStates implements StateReader<QueueState> {
     static final LuaScript QUEUE = LuaScript.load(QueueStates.class, "queue-state.lua");
     static final LuaScript CONSUMER = LuaScript.load(QueueStates.class, "consumer-state.lua");
 
-    private QueueStates() {
+    private final Keyspace keyspace;
+
+    QueueStates(Keyspace keyspace) {
+        this.keyspace = keyspace;
+    }
+
+    @Override
+    public ObjectKind kind() {
+        return ObjectKind.QUEUE;
+    }
+
+    @Override
+    public SortedSet<String> find(Glob glob) throws InterruptedException {
+        RedisNode node = keyspace.first();
+        TreeSet<String> names = new TreeSet<>();
+        keyspace.scan(node, glob.pattern(), "list").stream().filter(k -> !KeyLayout.isDerived(k)).forEach(names::add);
+        for (String key : keyspace.scan(node, QueueLayout.registryKey("*"), "hash")) {
+            KeyLayout.owner(key, QueueLayout::registryKey).filter(glob::matches).ifPresent(names::add);
+        }
+        return names;
+    }
+
+    @Override
+    public List<QueueState> readFound(List<String> names) throws InterruptedException {
+        return keyspace.readEach(names, "queues", QueueStates::read);
+    }
+
+    @Override
+    public Optional<QueueState> read(String name) throws InterruptedException {
+        return read(keyspace.first(), name);
     }
 
     /** @return empty when the list is absent and no consumer, dead letter or delayed message is known */
-    static Optional<QueueState> read(RedisNode node, String name) throws InterruptedException {
-        List<?> r = (List<?>) ScanningInspector.await(node, node.eval(QUEUE, QueueLayout.figureKeys(name), List.of()));
+    private static Optional<QueueState> read(RedisNode node, String name) throws InterruptedException {
+        List<?> r = (List<?>) Keyspace.await(node, node.eval(QUEUE, QueueLayout.figureKeys(name), List.of()));
         String type = (String) r.get(0);
         if (r.size() == 1) {
-            throw ScanningInspector.wrongType(node.address(), name, type, "queue");
+            throw Keyspace.wrongType(node.address(), name, type, "queue");
         }
         long depth = (Long) r.get(1);
         OptionalLong enqueued = number(r.get(2));
@@ -68,7 +102,7 @@ final class QueueStates {
                                                      QueueLayout.Registration entry, long now)
             throws InterruptedException {
         List<String> keys = QueueLayout.consumerKeys(queue, id, entry.slots());
-        List<?> r = (List<?>) ScanningInspector.await(node, node.eval(CONSUMER, keys, List.of()));
+        List<?> r = (List<?>) Keyspace.await(node, node.eval(CONSUMER, keys, List.of()));
         boolean alive = (Long) r.get(0) != -2;
         long inFlight = 0;
         long oldest = -1;

@@ -1,6 +1,7 @@
 package io.coordis.internal.inspect;
 
-import io.coordis.inspect.Inspector;
+import io.coordis.inspect.Glob;
+import io.coordis.inspect.ObjectKind;
 import io.coordis.inspect.SemaphoreState;
 import io.coordis.internal.lock.SemaphoreLayout;
 import io.coordis.internal.redis.LuaScript;
@@ -14,18 +15,49 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 import static io.coordis.internal.StoredValues.number;
 import static io.coordis.internal.StoredValues.pairs;
 
 /**
- * Reads a semaphore for the inspector in one atomic step ({@code semaphore-state.lua}) and assembles a
- * {@link SemaphoreState}; the holder details are read by {@link SemaphoreLayout}.
+ * Semaphores for the inspector: found as the names with a stored permit count on the first node, read in one
+ * atomic step ({@code semaphore-state.lua}) and assembled into a {@link SemaphoreState}; the holder details are
+ * read by {@link SemaphoreLayout}. Thread-safe.
  */
-final class SemaphoreStates {
+final class SemaphoreStates implements StateReader<SemaphoreState> {
     static final LuaScript READ = LuaScript.load(SemaphoreStates.class, "semaphore-state.lua");
 
-    private SemaphoreStates() {
+    private final Keyspace keyspace;
+
+    SemaphoreStates(Keyspace keyspace) {
+        this.keyspace = keyspace;
+    }
+
+    @Override
+    public ObjectKind kind() {
+        return ObjectKind.SEMAPHORE;
+    }
+
+    /** Idle semaphores too: every name whose permit count is stored. */
+    @Override
+    public SortedSet<String> find(Glob glob) throws InterruptedException {
+        TreeSet<String> names = new TreeSet<>();
+        for (String key : keyspace.scan(keyspace.first(), "*:permits", "string")) {
+            KeyLayout.owner(key, SemaphoreLayout::permitsKey).filter(glob::matches).ifPresent(names::add);
+        }
+        return names;
+    }
+
+    @Override
+    public List<SemaphoreState> readFound(List<String> names) throws InterruptedException {
+        return keyspace.readEach(names, "semaphores", SemaphoreStates::read);
+    }
+
+    @Override
+    public Optional<SemaphoreState> read(String name) throws InterruptedException {
+        return read(keyspace.first(), name);
     }
 
     /** Every key of the semaphore {@code name}, in the order {@code semaphore-state.lua} takes them. */
@@ -38,11 +70,11 @@ final class SemaphoreStates {
      * @return empty when nothing is stored for {@code name} (no holders, no permit count, and no fencing counter: it
      *         was not used within the counter's retention)
      */
-    static Optional<SemaphoreState> read(RedisNode node, String name) throws InterruptedException {
-        List<?> r = (List<?>) ScanningInspector.await(node, node.eval(READ, keys(name), List.of()));
+    private static Optional<SemaphoreState> read(RedisNode node, String name) throws InterruptedException {
+        List<?> r = (List<?>) Keyspace.await(node, node.eval(READ, keys(name), List.of()));
         String type = (String) r.get(0);
         if (r.size() == 1) {
-            throw ScanningInspector.wrongType(node.address(), name, type, "semaphore");
+            throw Keyspace.wrongType(node.address(), name, type, "semaphore");
         }
         OptionalLong permits = number(r.get(1));
         if (type.equals("none") && permits.isEmpty() && number(r.get(2)).isEmpty()) {

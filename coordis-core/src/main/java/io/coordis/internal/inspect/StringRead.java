@@ -114,7 +114,7 @@ record StringRead(String type, String value, long strlen, long pttl, OptionalLon
         List<StringRead> reads = new ArrayList<>();
         for (int i = 0; i < sent.size(); i++) {
             try {
-                reads.add(parse(names.get(i), ScanningInspector.await(node, sent.get(i))));
+                reads.add(parse(names.get(i), Keyspace.await(node, sent.get(i))));
             } catch (AccessDeniedException e) {
                 if (!skipDenied || e.reason() != AccessDeniedException.Reason.KEY) {
                     throw e; // a command this user may not run is a setup error, never an empty listing

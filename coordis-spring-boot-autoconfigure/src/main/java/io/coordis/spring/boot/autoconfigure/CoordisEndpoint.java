@@ -3,6 +3,8 @@ package io.coordis.spring.boot.autoconfigure;
 import io.coordis.Coordis;
 import io.coordis.inspect.Glob;
 import io.coordis.inspect.Inspector;
+import io.coordis.inspect.ObjectKind;
+import io.coordis.inspect.StateDocuments;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -10,12 +12,18 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
- * {@code /actuator/coordis}: the locks, elections, queues and signals on the client's Redis, as
- * {@code coordis ls} lists them, read-only. {@code ?match=GLOB} keeps the names matching a Redis glob
- * (after the client's key prefix); default {@code *}. Objects are found with SCAN, which walks the whole
- * keyspace: cheap on a Redis kept for coordination, slow on a big data Redis.
+ * {@code /actuator/coordis}: the locks, elections, queues, signals and semaphores on the client's Redis, as
+ * {@code coordis ls -o json} lists them, redacted and read-only. The answer holds {@code match} (the glob, after
+ * the client's key prefix), {@code at} (when it was read, milliseconds since the epoch) and, under each kind's
+ * plural name, the {@link StateDocuments#redacted redacted documents} of its objects: the items of
+ * {@code coordis ls KIND -o json} without their tokens (whoever knows a token can release or extend what it
+ * holds). {@code ?match=GLOB} keeps the names matching a Redis glob (after the client's key prefix); default
+ * {@code *}. Objects are found with SCAN, which walks the whole keyspace: cheap on a Redis kept for coordination,
+ * slow on a big data Redis. Thread-safe: it keeps no state of its own.
  */
 @Endpoint(id = "coordis", defaultAccess = Access.READ_ONLY)
 public final class CoordisEndpoint {
@@ -31,13 +39,14 @@ public final class CoordisEndpoint {
     }
 
     /**
-     * The view of the objects whose names match {@code match} ({@code *} when absent).
+     * The objects whose names match {@code match} ({@code *} when absent), as plain values that Jackson writes as
+     * they are.
      *
      * @param match a Redis glob over the names, after the client's key prefix; null or empty for {@code *}
-     * @return the locks, elections, queues and signals found
+     * @return {@code match}, {@code at}, then each kind's redacted documents under its plural name
      */
     @ReadOperation
-    public CoordisView view(@Nullable String match) {
+    public Map<String, Object> view(@Nullable String match) {
         String glob = coordis.keyPrefix() + (match == null || match.isEmpty() ? "*" : match);
         try {
             Glob.of(glob);
@@ -45,15 +54,17 @@ public final class CoordisEndpoint {
             throw new InvalidEndpointRequestException("match: " + e.getMessage(), "match is not a Redis glob");
         }
         Inspector inspector = coordis.inspector();
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("match", glob);
+        view.put("at", Instant.now().toEpochMilli());
         try {
-            return new CoordisView(glob, Instant.now().toString(),
-                    inspector.locks(glob).stream().map(CoordisView.Lock::of).toList(),
-                    inspector.elections(glob).stream().map(CoordisView.Election::of).toList(),
-                    inspector.queues(glob).stream().map(CoordisView.Queue::of).toList(),
-                    inspector.signals(glob).stream().map(CoordisView.Signal::of).toList());
+            for (ObjectKind kind : ObjectKind.values()) {
+                view.put(kind.plural(), inspector.list(kind, glob).stream().map(StateDocuments::redacted).toList());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while reading Redis", e);
         }
+        return view;
     }
 }

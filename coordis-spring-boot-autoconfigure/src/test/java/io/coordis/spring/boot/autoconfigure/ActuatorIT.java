@@ -1,15 +1,19 @@
 package io.coordis.spring.boot.autoconfigure;
 
 import io.coordis.Coordis;
+import io.coordis.cli.Main;
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
 import io.coordis.lock.Lease;
+import io.coordis.lock.Permit;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.Outcome;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
+import io.coordis.testkit.RespClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -25,6 +29,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.jr.ob.JSON;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -32,8 +38,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -98,13 +108,16 @@ class ActuatorIT {
             Map<String, Object> view = get("/actuator/coordis");
             String prefix = Prefixed.prefix() + "app:";
             assertThat(view.get("match")).isEqualTo(prefix + "*");
-            assertThat((String) view.get("at")).isNotBlank();
+            assertThat(((Number) view.get("at")).longValue()).as("epoch milliseconds, as ls -o json writes them")
+                    .isBetween(System.currentTimeMillis() - 60_000, System.currentTimeMillis());
+            assertThat(view.keySet()).containsExactly("match", "at", "locks", "elections", "queues", "signals",
+                    "semaphores");
 
             Map<String, Object> lock = only(view, "locks");
-            assertThat(lock).containsEntry("name", prefix + "report").containsEntry("mode", "single_node")
+            assertThat(lock).containsEntry("name", prefix + "report").containsEntry("mode", "single-node")
                     .containsKey("holder").containsKey("ttlMs").doesNotContainKey("token");
             assertThat(((Number) lock.get("fence")).longValue()).isEqualTo(lease.fencingToken());
-            assertThat((String) lock.get("holder")).contains("@");
+            assertThat((String) map(lock.get("holder")).get("id")).contains("@");
             assertThat(((Number) lock.get("ttlMs")).longValue()).isBetween(1L, 30_000L);
             assertThat(lock.get("leaseTtlMs")).isEqualTo(30_000);
 
@@ -115,10 +128,11 @@ class ActuatorIT {
 
             Map<String, Object> orders = only(view, "queues");
             assertThat(orders).containsEntry("name", prefix + "orders").containsEntry("depth", 2)
-                    .containsEntry("inFlight", 1).containsEntry("dead", 0).containsEntry("settled", 1)
-                    .containsEntry("consumers", 1)
+                    .containsEntry("inFlight", 1).containsEntry("deadLetters", 0).containsEntry("settled", 1)
                     .containsKey("oldestReadyAgeMs");
+            assertThat((List<?>) orders.get("consumers")).hasSize(1);
             assertThat(view.get("signals")).isInstanceOf(List.class);
+            assertThat(view.get("semaphores")).isInstanceOf(List.class);
 
             Map<String, Object> matched = get("/actuator/coordis?match=" + URLEncoder.encode("rep*", StandardCharsets.UTF_8));
             assertThat(matched.get("match")).isEqualTo(prefix + "rep*");
@@ -132,6 +146,51 @@ class ActuatorIT {
             election.resign();
         } finally {
             election.close();
+        }
+    }
+
+    @Test
+    @Order(4)
+    void theEndpointGivesTheDocumentsOfLsOutputJsonWithoutTheirTokens() throws Exception {
+        String prefix = Prefixed.prefix() + "app:";
+        try (Lease lease = coordis.lock("ledger").acquire(Duration.ofSeconds(2)).orElseThrow()) {
+            Map<String, Object> actuator = only(get("/actuator/coordis?match=ledger"), "locks");
+
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int status = Main.run(new String[] {"ls", "locks", "--match", "ledger", "-o", "json", "-u", REDIS.uri()},
+                    new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                    Map.of(GlobalOptions.KEY_PREFIX_ENV, prefix));
+            assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+            Map<String, Object> ls = only(JSON.std.mapFrom(out.toString(StandardCharsets.UTF_8)), "items");
+
+            assertThat(ls).containsEntry("name", prefix + "ledger").containsEntry("token", lease.token());
+            assertThat(map(list(ls.get("perNode")).get(0))).containsEntry("token", lease.token());
+            assertThat(stable(actuator)).as("the same document, apart from the tokens")
+                    .isEqualTo(stable(without(ls, "token")));
+        }
+    }
+
+    @Test
+    @Order(5)
+    void noAnswerOfTheEndpointHoldsAToken() throws Exception {
+        String foreign = "foreign-secret-5d2a";
+        try (Lease lease = coordis.lock("vault").acquire(Duration.ofSeconds(2)).orElseThrow();
+             Lease read = coordis.readWriteLock("shelf").readLock().acquire(Duration.ofSeconds(2)).orElseThrow();
+             Permit permit = coordis.semaphore("pool", 2).tryAcquire().orElseThrow();
+             RespClient raw = RespClient.connect(REDIS)) {
+            raw.command("SET", Prefixed.prefix() + "app:foreign", foreign, "NX", "PX", "60000");
+            String body = body("/actuator/coordis");
+            Map<String, Object> view = JSON.std.mapFrom(body);
+            assertThat(names(view.get("locks"))).as("the objects are shown")
+                    .contains(Prefixed.prefix() + "app:vault", Prefixed.prefix() + "app:shelf",
+                            Prefixed.prefix() + "app:foreign");
+            assertThat(names(view.get("semaphores"))).contains(Prefixed.prefix() + "app:pool");
+            assertThat(fields(view)).doesNotContain("token");
+            for (String token : List.of(lease.token(), read.token(), permit.token(), foreign)) {
+                assertThat(body).as("a token leaked").doesNotContain(token);
+            }
+            raw.command("DEL", Prefixed.prefix() + "app:foreign");
         }
     }
 
@@ -190,6 +249,70 @@ class ActuatorIT {
         List<Map<String, Object>> items = (List<Map<String, Object>>) view.get(kind);
         assertThat(items).as(kind).hasSize(1);
         return items.get(0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object value) {
+        return (Map<String, Object>) value;
+    }
+
+    private static List<?> list(Object value) {
+        return (List<?>) value;
+    }
+
+    private static List<Object> names(Object items) {
+        return list(items).stream().map(i -> map(i).get("name")).toList();
+    }
+
+    /** {@code value} without the fields named {@code field}, at any depth. */
+    private static Object without(Object value, String field) {
+        if (value instanceof Map<?, ?> m) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            m.forEach((k, v) -> {
+                if (!k.equals(field)) {
+                    out.put((String) k, without(v, field));
+                }
+            });
+            return out;
+        }
+        return value instanceof List<?> l ? l.stream().map(v -> without(v, field)).toList() : value;
+    }
+
+    /** {@code value} without the figures that move between two reads ({@code ...Ms}), numbers as longs. */
+    private static Object stable(Object value) {
+        if (value instanceof Map<?, ?> m) {
+            Map<String, Object> out = new TreeMap<>();
+            m.forEach((k, v) -> {
+                if (!((String) k).endsWith("Ms")) {
+                    out.put((String) k, stable(v));
+                }
+            });
+            return out;
+        }
+        if (value instanceof List<?> l) {
+            return l.stream().map(ActuatorIT::stable).toList();
+        }
+        return value instanceof Number n ? (Object) n.longValue() : value;
+    }
+
+    /** The names of every field of {@code value}, at any depth. */
+    private static Set<String> fields(Object value) {
+        Set<String> names = new TreeSet<>();
+        if (value instanceof Map<?, ?> m) {
+            m.forEach((k, v) -> {
+                names.add((String) k);
+                names.addAll(fields(v));
+            });
+        } else if (value instanceof List<?> l) {
+            l.forEach(v -> names.addAll(fields(v)));
+        }
+        return names;
+    }
+
+    private String body(String path) throws Exception {
+        HttpResponse<String> response = HTTP.send(request(path), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response.body();
     }
 
     private Map<String, Object> get(String path) throws Exception {

@@ -71,7 +71,7 @@ final class PendingTake implements Contestant<Delivery> {
                 return READY;
             }
         }
-        CompletableFuture<Integer> w = consumer.borrowAsync();
+        CompletableFuture<Integer> w = consumer.pool().borrowAsync();
         synchronized (this) {
             slotWait = w;
         }
@@ -81,9 +81,9 @@ final class PendingTake implements Contestant<Delivery> {
                 ready.completeExceptionally(failure);
                 return;
             }
-            if (contest.isOver() || !consumer.enter()) {
-                consumer.giveBack(List.of(s));
-                contest.fail(consumer.closedFailure()); // no-op when it ended already
+            if (contest.isOver() || !consumer.pool().enter()) {
+                consumer.pool().giveBack(List.of(s));
+                contest.fail(consumer.pool().closedFailure()); // no-op when it ended already
             } else {
                 boolean mine;
                 synchronized (this) {
@@ -95,8 +95,8 @@ final class PendingTake implements Contestant<Delivery> {
                     }
                 }
                 if (!mine) {
-                    consumer.giveBack(List.of(s));
-                    consumer.exit();
+                    consumer.pool().giveBack(List.of(s));
+                    consumer.pool().exit();
                 }
             }
             ready.complete(null);
@@ -133,7 +133,7 @@ final class PendingTake implements Contestant<Delivery> {
                         answer.completeExceptionally(failure);
                         return;
                     }
-                    consumer.looked(s);
+                    consumer.pool().looked(List.of(s));
                     SlotQueue.Taken t = taken.taken().get(0);
                     if (t.payload() == null) {
                         synchronized (this) {
@@ -153,7 +153,7 @@ final class PendingTake implements Contestant<Delivery> {
     private void move(int s, CompletableFuture<Answer<Delivery>> answer) {
         ListCommands.Blocking on;
         try {
-            on = consumer.blocking(s);
+            on = consumer.connections().open(s);
         } catch (RuntimeException e) {
             release(s, false);
             answer.completeExceptionally(e);
@@ -206,7 +206,7 @@ final class PendingTake implements Contestant<Delivery> {
                 answer.completeExceptionally(moveFailure);
                 return;
             }
-            consumer.looked(s);
+            consumer.pool().looked(List.of(s));
             SlotQueue.Taken t = taken.taken().get(0);
             if (t.payload() != null) {
                 answer.complete(Answer.won(consumer.delivery(s, t)));
@@ -259,7 +259,7 @@ final class PendingTake implements Contestant<Delivery> {
             synchronized (this) {
                 slot = -1;
             }
-            consumer.exit();
+            consumer.pool().exit();
             return;
         }
         int s;
@@ -286,9 +286,9 @@ final class PendingTake implements Contestant<Delivery> {
             mine = slot == s;
             slot = -1;
         }
-        consumer.giveBack(List.of(s), suspect);
+        consumer.pool().giveBack(List.of(s), suspect);
         if (mine) {
-            consumer.exit();
+            consumer.pool().exit();
         }
     }
 }

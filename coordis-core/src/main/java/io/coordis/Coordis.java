@@ -5,18 +5,8 @@ import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.inspect.Inspector;
-import io.coordis.internal.ClientTimer;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
-import io.coordis.internal.Timer;
-import io.coordis.internal.doctor.ServerDoctor;
-import io.coordis.internal.election.Elections;
-import io.coordis.internal.inspect.ScanningInspector;
-import io.coordis.internal.lock.Locks;
-import io.coordis.internal.queue.Queues;
-import io.coordis.internal.redis.Connections;
-import io.coordis.internal.redis.RedisNode;
-import io.coordis.internal.signal.PubSubSignals;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.ReadWriteLock;
@@ -67,39 +57,13 @@ public final class Coordis implements AutoCloseable {
     /** Default upper bound on one Redis round trip. */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
-    private final Connections connections;
-    private final Timer timer;
+    private final Engines engines;
     private final String keyPrefix;
-    private final Locks locks;
-    private final Signals signals;
-    private final Elections elections;
-    private final Queues queues;
-    private final Inspector inspector;
-    private final Replication replication;
 
     private Coordis(Builder b) {
-        if (b.urls.size() > 1 && !b.replication.isNone()) {
-            throw new IllegalArgumentException("a client of " + b.urls.size() + " Redlock masters does not wait for "
-                    + "replicas, but the builder asks for " + b.replication + ": Redlock's safety rests on a majority "
-                    + "of independent masters; leave replication off (Replication.none()) for this client");
-        }
-        this.replication = b.replication;
-        this.timer = new ClientTimer(b.ticker, b.callbackExecutor);
-        try {
-            this.connections = Connections.open(b.urls, b.replicaUrls, b.commandTimeout, b.tls, timer,
-                    b.clientResources);
-        } catch (RuntimeException e) {
-            timer.close();
-            throw e;
-        }
+        b.checkCombination();
         this.keyPrefix = b.keyPrefix;
-        List<RedisNode> nodes = connections.nodes();
-        this.locks = new Locks(nodes, keyPrefix, timer, b.telemetry);
-        this.elections = new Elections(nodes, timer, b.telemetry);
-        this.signals = PubSubSignals.over(nodes.get(0), connections.replicas(), keyPrefix, timer, b.maxSignalBytes,
-                b.telemetry);
-        this.queues = new Queues(nodes.get(0), keyPrefix, timer, b.telemetry);
-        this.inspector = new ScanningInspector(nodes);
+        this.engines = new Engines(b, keyPrefix);
     }
 
     /**
@@ -157,7 +121,7 @@ public final class Coordis implements AutoCloseable {
      */
     public DistributedLock lock(String name, LockOptions options) {
         LockOptions o = prefixed(options);
-        return locks.lock(name, o.replication().isEmpty() && !replication.isNone() ? o.withReplication(replication) : o);
+        return engines.locks.lock(name, engines.replicated(o));
     }
 
     /**
@@ -184,7 +148,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client has several Redlock masters (read-write locks use one node)
      */
     public ReadWriteLock readWriteLock(String name, LockOptions options) {
-        return locks.readWriteLock(name, prefixed(options));
+        return engines.locks.readWriteLock(name, prefixed(options));
     }
 
     /**
@@ -214,7 +178,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public Semaphore semaphore(String name, int permits, LockOptions options) {
-        return locks.semaphore(name, permits, prefixed(options));
+        return engines.locks.semaphore(name, permits, prefixed(options));
     }
 
     /**
@@ -228,7 +192,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock legacyLock(String name, LockOptions options) {
-        return locks.legacy(name, prefixed(options));
+        return engines.locks.legacy(name, prefixed(options));
     }
 
     /**
@@ -239,7 +203,7 @@ public final class Coordis implements AutoCloseable {
      * @return the signals of this client
      */
     public Signals signals() {
-        return signals;
+        return engines.signals;
     }
 
     /**
@@ -267,8 +231,7 @@ public final class Coordis implements AutoCloseable {
      */
     public LeaderElection election(String name, ElectionOptions options) {
         ElectionOptions o = prefixed(options);
-        return elections.election(name,
-                o.replication().isEmpty() && !replication.isNone() ? o.withReplication(replication) : o);
+        return engines.elections.election(name, engines.replicated(o));
     }
 
     /**
@@ -285,7 +248,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public CounterElection counterElection(String key, Duration term) {
-        return elections.counterElection(key, keyPrefix, term);
+        return engines.elections.counterElection(key, keyPrefix, term);
     }
 
     /**
@@ -309,7 +272,7 @@ public final class Coordis implements AutoCloseable {
      * @return the queue
      */
     public Queue queue(String name, QueueOptions options) {
-        return queues().plain(name, replicated(options));
+        return engines.queues().plain(name, engines.replicated(options));
     }
 
     /**
@@ -333,19 +296,13 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public ReliableQueue reliableQueue(String name, QueueOptions options) {
-        return queues().reliable(name, replicated(options));
+        return engines.queues().reliable(name, engines.replicated(options));
     }
 
     /** {@code options} with this client's key prefix before their own. */
     private LockOptions prefixed(LockOptions options) {
         Objects.requireNonNull(options, "lock options must not be null");
         return keyPrefix().isEmpty() ? options : options.withKeyPrefix(keyPrefix() + options.keyPrefix());
-    }
-
-    /** {@code options} with this client's replication unless they set their own. */
-    private QueueOptions replicated(QueueOptions options) {
-        Objects.requireNonNull(options, "queue options must not be null");
-        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication) : options;
     }
 
     /** {@code options} with this client's key prefix before their own. */
@@ -363,15 +320,6 @@ public final class Coordis implements AutoCloseable {
         return keyPrefix;
     }
 
-    private Queues queues() {
-        int nodes = connections.nodes().size();
-        if (nodes > 1) {
-            throw new IllegalStateException("queues live on one Redis, but this client talks to " + nodes
-                    + " independent masters (Redlock): connect a separate client to one Redis for queues");
-        }
-        return queues;
-    }
-
     /**
      * Read-only views of the locks, elections, queues and signals on this client's Redis (Redlock: locks on
      * every node), as {@code coordis ls} and {@code coordis inspect} show them. Thread-safe.
@@ -379,7 +327,7 @@ public final class Coordis implements AutoCloseable {
      * @return the inspector of this client
      */
     public Inspector inspector() {
-        return inspector;
+        return engines.inspector;
     }
 
     /**
@@ -390,7 +338,7 @@ public final class Coordis implements AutoCloseable {
      * @return the doctor of this client
      */
     public Doctor doctor() {
-        return new ServerDoctor(connections.nodes(), keyPrefix);
+        return engines.doctor(keyPrefix);
     }
 
     /**
@@ -399,7 +347,7 @@ public final class Coordis implements AutoCloseable {
      * @return the address, {@code host:port}
      */
     public String address() {
-        return String.join(",", connections.nodes().stream().map(RedisNode::address).toList());
+        return engines.address();
     }
 
     /**
@@ -409,8 +357,7 @@ public final class Coordis implements AutoCloseable {
      */
     @Override
     public void close() {
-        connections.close();
-        timer.close();
+        engines.close();
     }
 
     /**

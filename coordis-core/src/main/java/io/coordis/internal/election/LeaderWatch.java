@@ -4,9 +4,9 @@ import io.coordis.election.Leader;
 import io.coordis.election.LeaderEvent;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
+import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.RedisNode;
-import io.coordis.internal.redis.Subscription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +37,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
     private final Executor observerCalls;
     private final long safetyNanos;
     private final Timer timer;
-    private Subscription subscription;
+    private ChannelRegistration subscription;
     private Timer.Handle next;
     private boolean reading;
     private boolean again;
@@ -59,7 +59,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
     }
 
     void start() {
-        Subscription s;
+        ChannelRegistration s;
         try {
             s = node.subscribe(List.of(channel), false, this);
         } catch (InterruptedException e) {
@@ -161,7 +161,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
 
     @Override
     public void close() {
-        Subscription s;
+        ChannelRegistration s;
         synchronized (this) {
             if (closed) {
                 return;

@@ -20,12 +20,12 @@ import io.coordis.internal.Tokens;
 import io.coordis.election.Candidacy;
 import io.coordis.election.CandidacyListener;
 import io.coordis.internal.lease.LossScope;
+import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.ReplicatedWrite;
 import io.coordis.internal.redis.Replies;
-import io.coordis.internal.redis.Subscription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -170,7 +170,7 @@ final class LeaseElection extends Named implements LeaderElection {
     }
 
     /** Registers {@code listener} for the announcements on the election's channel; never blocks. */
-    Subscription subscribeChanges(PubSubListener listener) {
+    ChannelRegistration subscribeChanges(PubSubListener listener) {
         return node.subscribeLater(List.of(channel), false, listener);
     }
 

@@ -5,10 +5,10 @@ import io.coordis.NodeVote;
 import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
+import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
-import io.coordis.internal.redis.Subscription;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.ForcedUnlock;
 import io.coordis.lock.Lease;
@@ -77,7 +77,7 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
      */
     Contention.Pacer releasePacer(RedisNode node) {
         ReleaseWaiter release = new ReleaseWaiter();
-        Subscription subscription;
+        ChannelRegistration subscription;
         try {
             subscription = node.subscribe(List.of(keys.released()), false, release);
         } catch (InterruptedException e) {

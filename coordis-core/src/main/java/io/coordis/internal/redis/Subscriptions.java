@@ -72,13 +72,13 @@ final class Subscriptions {
     }
 
     /** Registers {@code listener} on one channel and blocks until Redis confirmed it (at most the timeout). */
-    Subscription subscribe(String channelName, Consumer<String> listener) throws InterruptedException {
+    ChannelRegistration subscribe(String channelName, Consumer<String> listener) throws InterruptedException {
         return subscribe(channelName, (channel, message) -> listener.accept(message));
     }
 
     /** Registers {@code listener} on one channel and blocks until Redis confirmed it (at most the timeout). */
-    Subscription subscribe(String channelName, PubSubListener listener) throws InterruptedException {
-        Subscription subscription = subscribe(List.of(channelName), false, listener);
+    ChannelRegistration subscribe(String channelName, PubSubListener listener) throws InterruptedException {
+        ChannelRegistration subscription = subscribe(List.of(channelName), false, listener);
         try {
             awaitReady(subscription.ready());
         } catch (RuntimeException | InterruptedException e) {
@@ -91,13 +91,13 @@ final class Subscriptions {
     /**
      * Registers {@code listener} on channels (or glob patterns) and sends SUBSCRIBE (PSUBSCRIBE) for those
      * not subscribed yet. Does not wait for Redis, except to open the pub/sub connection on first use;
-     * the returned registration's {@link Subscription#ready()} completes on confirmation.
+     * the returned registration's {@link ChannelRegistration#ready()} completes on confirmation.
      *
      * @throws CoordisException     when the pub/sub connection cannot be opened
      * @throws InterruptedException when interrupted while it opens (nothing stays registered; the connection opens
      *                              for later use)
      */
-    Subscription subscribe(Collection<String> names, boolean pattern, PubSubListener listener)
+    ChannelRegistration subscribe(Collection<String> names, boolean pattern, PubSubListener listener)
             throws InterruptedException {
         Registered r = register(names, pattern, listener);
         if (r.opening() != null) {
@@ -116,15 +116,15 @@ final class Subscriptions {
 
     /**
      * Like {@link #subscribe(Collection, boolean, PubSubListener)}, and never blocks, not even to open the connection
-     * on first use: a connection that cannot be opened fails {@link Subscription#ready()}. For callers on an I/O
+     * on first use: a connection that cannot be opened fails {@link ChannelRegistration#ready()}. For callers on an I/O
      * thread or the client's timer: this object's monitor is never held while anything is waited for.
      */
-    Subscription subscribeLater(Collection<String> names, boolean pattern, PubSubListener listener) {
+    ChannelRegistration subscribeLater(Collection<String> names, boolean pattern, PubSubListener listener) {
         return register(names, pattern, listener).subscription();
     }
 
     /** A registration, and the opening of the connection when this registration started it or must wait for it. */
-    private record Registered(Subscription subscription, CompletableFuture<?> opening) {
+    private record Registered(ChannelRegistration subscription, CompletableFuture<?> opening) {
     }
 
     private Registered register(Collection<String> names, boolean pattern, PubSubListener listener) {
@@ -146,7 +146,7 @@ final class Subscriptions {
         }
         CompletableFuture<Void> ready = added.ready();
         AtomicBoolean open = new AtomicBoolean(true);
-        Subscription subscription = new Subscription() {
+        ChannelRegistration subscription = new ChannelRegistration() {
             @Override
             public void close() {
                 if (open.compareAndSet(true, false)) {

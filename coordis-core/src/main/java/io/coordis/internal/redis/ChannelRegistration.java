@@ -3,7 +3,7 @@ package io.coordis.internal.redis;
 import java.util.concurrent.CompletableFuture;
 
 /** A listener registered on a channel; {@link #close()} removes it (and unsubscribes when it was the last). */
-public interface Subscription extends AutoCloseable {
+public interface ChannelRegistration extends AutoCloseable {
     @Override
     void close();
 

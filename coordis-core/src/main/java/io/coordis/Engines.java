@@ -10,7 +10,7 @@ import io.coordis.internal.election.Elections;
 import io.coordis.internal.inspect.ScanningInspector;
 import io.coordis.internal.lock.Locks;
 import io.coordis.internal.queue.Queues;
-import io.coordis.internal.redis.Connections;
+import io.coordis.internal.redis.ClientConnections;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.signal.PubSubSignals;
 import io.coordis.lock.LockOptions;
@@ -28,7 +28,7 @@ import java.util.Objects;
  */
 final class Engines implements AutoCloseable {
     final Timer timer;
-    final Connections connections;
+    final ClientConnections connections;
     final Locks locks;
     final Signals signals;
     final Elections elections;
@@ -45,7 +45,7 @@ final class Engines implements AutoCloseable {
     Engines(ClientSettings b, String keyPrefix) {
         this.timer = new ClientTimer(b.ticker, b.callbackExecutor);
         try {
-            this.connections = Connections.open(b.urls, b.replicaUrls, b.commandTimeout, b.tls, timer,
+            this.connections = ClientConnections.open(b.urls, b.replicaUrls, b.commandTimeout, b.tls, timer,
                     b.clientResources);
         } catch (RuntimeException e) {
             timer.close();
@@ -63,18 +63,21 @@ final class Engines implements AutoCloseable {
 
     /** {@code options} with this client's replication unless they set their own. */
     LockOptions replicated(LockOptions options) {
-        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication) : options;
+        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication)
+                : options;
     }
 
     /** {@code options} with this client's replication unless they set their own. */
     ElectionOptions replicated(ElectionOptions options) {
-        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication) : options;
+        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication)
+                : options;
     }
 
     /** {@code options} with this client's replication unless they set their own. */
     QueueOptions replicated(QueueOptions options) {
         Objects.requireNonNull(options, "queue options must not be null");
-        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication) : options;
+        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication)
+                : options;
     }
 
     /** The queues' factory, unless the client talks to several independent masters. */

@@ -1,6 +1,7 @@
 package io.coordis.internal.redis;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** A listener registered on a channel; {@link #close()} removes it (and unsubscribes when it was the last). */
 public interface ChannelRegistration extends AutoCloseable {
@@ -13,5 +14,23 @@ public interface ChannelRegistration extends AutoCloseable {
      */
     default CompletableFuture<Void> ready() {
         return CompletableFuture.completedFuture(null);
+    }
+
+    /** A registration whose {@link #close()} runs {@code remove} once, however often it is called. */
+    static ChannelRegistration of(CompletableFuture<Void> ready, Runnable remove) {
+        AtomicBoolean open = new AtomicBoolean(true);
+        return new ChannelRegistration() {
+            @Override
+            public void close() {
+                if (open.compareAndSet(true, false)) {
+                    remove.run();
+                }
+            }
+
+            @Override
+            public CompletableFuture<Void> ready() {
+                return ready;
+            }
+        };
     }
 }

@@ -7,7 +7,7 @@ import io.coordis.internal.Timer;
 import io.coordis.internal.contest.Answer;
 import io.coordis.internal.contest.Contest;
 import io.coordis.internal.contest.Contestant;
-import io.coordis.internal.redis.ListCommands;
+import io.coordis.internal.redis.BlockingConnection;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 
@@ -43,7 +43,7 @@ final class PendingTake implements Contestant<Delivery> {
     /** The slot while this take holds it, else -1. */
     private int slot = -1;
     /** The slot's connection while a BLMOVE is out on it. */
-    private ListCommands.Blocking moving;
+    private BlockingConnection moving;
     /** The last look found the queue empty: the next try waits for a message first. */
     private boolean empty;
     /** The slot holds what a step brought after the take ended: it goes back to the queue. */
@@ -151,7 +151,7 @@ final class PendingTake implements Contestant<Delivery> {
 
     /** BLMOVE into the slot on its own connection, for the time left (at most the heartbeat TTL), then a look. */
     private void move(int s, CompletableFuture<Answer<Delivery>> answer) {
-        ListCommands.Blocking on;
+        BlockingConnection on;
         try {
             on = consumer.connections().open(s);
         } catch (RuntimeException e) {
@@ -238,7 +238,7 @@ final class PendingTake implements Contestant<Delivery> {
     /** However the result came: leaves the line for a slot, ends a BLMOVE cut short by a cancel. */
     @Override
     public void ended(Delivery won, Throwable failure) {
-        ListCommands.Blocking cut;
+        BlockingConnection cut;
         CompletableFuture<Integer> w;
         synchronized (this) {
             cut = failure instanceof CancellationException ? moving : null;

@@ -1,5 +1,6 @@
 package io.coordis.internal.queue;
 
+import io.coordis.internal.redis.BlockingConnection;
 import io.coordis.internal.redis.ListCommands;
 
 /**
@@ -10,12 +11,12 @@ import io.coordis.internal.redis.ListCommands;
 final class SlotConnections {
     private final ListCommands lists;
     private final SlotPool pool;
-    private final ListCommands.Blocking[] blocking; // guarded by itself
+    private final BlockingConnection[] blocking; // guarded by itself
 
     SlotConnections(ListCommands lists, SlotPool pool, int slots) {
         this.lists = lists;
         this.pool = pool;
-        this.blocking = new ListCommands.Blocking[slots];
+        this.blocking = new BlockingConnection[slots];
     }
 
     /**
@@ -23,7 +24,7 @@ final class SlotConnections {
      *
      * @throws IllegalStateException when the consumer is closed
      */
-    ListCommands.Blocking open(int slot) {
+    BlockingConnection open(int slot) {
         synchronized (blocking) {
             if (pool.closed()) {
                 throw pool.closedFailure();
@@ -36,7 +37,7 @@ final class SlotConnections {
     }
 
     /** The slot's connection, or {@code null} when it has none yet or the consumer is closed. */
-    ListCommands.Blocking existing(int slot) {
+    BlockingConnection existing(int slot) {
         synchronized (blocking) {
             return pool.closed() ? null : blocking[slot];
         }
@@ -50,7 +51,7 @@ final class SlotConnections {
     boolean retire() {
         boolean confirmed = true;
         synchronized (blocking) {
-            for (ListCommands.Blocking b : blocking) {
+            for (BlockingConnection b : blocking) {
                 if (b != null) {
                     confirmed &= b.retire();
                 }

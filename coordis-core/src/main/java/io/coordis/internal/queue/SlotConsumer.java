@@ -6,7 +6,7 @@ import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Tokens;
-import io.coordis.internal.redis.ListCommands;
+import io.coordis.internal.redis.BlockingConnection;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 
@@ -227,7 +227,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             // consumers' traffic from queueing in front of the producers' on the shared connection.
             closing.readLock().lock();
             try {
-                ListCommands.Blocking own = connections.existing(ref.slot());
+                BlockingConnection own = connections.existing(ref.slot());
                 if (own != null) {
                     o = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, true, Duration.ZERO)), List.of(), own)
                             .settled().get(0);

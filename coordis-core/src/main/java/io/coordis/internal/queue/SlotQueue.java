@@ -6,6 +6,7 @@ import io.coordis.Telemetry;
 import io.coordis.internal.Failures;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
+import io.coordis.internal.redis.BlockingConnection;
 import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.ReplicatedWrite;
@@ -145,7 +146,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
      * {@code takeSlots} a message, in one script; on {@code via} (a connection the caller owns) when not
      * {@code null}, else on the shared connection.
      */
-    Answer settleAndTake(String consumer, List<Settle> settles, List<Integer> takeSlots, ListCommands.Blocking via)
+    Answer settleAndTake(String consumer, List<Settle> settles, List<Integer> takeSlots, BlockingConnection via)
             throws InterruptedException {
         List<String> k = settleKeys(consumer, settles, takeSlots);
         List<byte[]> a = settleArgs(settles);

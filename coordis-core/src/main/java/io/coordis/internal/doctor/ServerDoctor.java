@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -36,7 +37,7 @@ public final class ServerDoctor implements Doctor {
      */
     public ServerDoctor(List<RedisNode> nodes, String keyPrefix) {
         this.nodes = List.copyOf(nodes);
-        this.keyPrefix = java.util.Objects.requireNonNull(keyPrefix, "key prefix");
+        this.keyPrefix = Objects.requireNonNull(keyPrefix, "key prefix");
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.coordis.internal.election;
 
+import io.coordis.CoordisException;
 import io.coordis.election.Leader;
 import io.coordis.election.LeaderEvent;
 import io.coordis.internal.Timer;
@@ -12,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Executor;
@@ -64,7 +66,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
             s = node.subscribe(List.of(channel), false, this);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // observe() does not block otherwise: keep the interrupt for later
-            throw new io.coordis.CoordisException(node.address(), "interrupted while opening the pub/sub connection "
+            throw new CoordisException(node.address(), "interrupted while opening the pub/sub connection "
                     + "to observe election '" + name + "'", e);
         }
         synchronized (this) {
@@ -124,7 +126,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
                 Optional<Leader> leader = reading.map(LeaderReader.Reading::leader);
                 String id = leader.map(Leader::id).orElse(null);
                 OptionalLong term = leader.map(Leader::term).orElse(OptionalLong.empty());
-                if (first || !java.util.Objects.equals(id, lastId) || !term.equals(lastTerm)) {
+                if (first || !Objects.equals(id, lastId) || !term.equals(lastTerm)) {
                     first = false;
                     lastId = id;
                     lastTerm = term;

@@ -7,6 +7,8 @@ import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
 
+import java.util.Objects;
+
 /**
  * Makes queues on one Redis node; used by {@link io.coordis.Coordis#queue} and
  * {@link io.coordis.Coordis#reliableQueue}. Thread-safe.
@@ -35,7 +37,7 @@ public final class Queues {
      * @throws IllegalArgumentException when the name is empty or longer than 1,024 bytes in UTF-8
      */
     public Queue plain(String name, QueueOptions options) {
-        java.util.Objects.requireNonNull(options, "options must not be null");
+        Objects.requireNonNull(options, "options must not be null");
         Payloads.name(name);
         return new ListQueue(node.lists(), prefix, name, options, timer);
     }

@@ -303,6 +303,19 @@ abstract class ClientSettings {
         return self();
     }
 
+    /**
+     * Checks how the settings combine, as connecting does.
+     *
+     * @throws IllegalArgumentException when several Redlock masters are asked to wait for replicas
+     */
+    void checkCombination() {
+        if (urls.size() > 1 && !replication.isNone()) {
+            throw new IllegalArgumentException("a client of " + urls.size() + " Redlock masters does not wait for "
+                    + "replicas, but the builder asks for " + replication + ": Redlock's safety rests on a majority "
+                    + "of independent masters; leave replication off (Replication.none()) for this client");
+        }
+    }
+
     private Coordis.Builder self() {
         return (Coordis.Builder) this;
     }

@@ -5,19 +5,8 @@ import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.inspect.Inspector;
-import io.coordis.internal.ClientTimer;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
-import io.coordis.internal.Timer;
-import io.coordis.internal.doctor.ServerDoctor;
-import io.coordis.internal.election.Elections;
-import io.coordis.internal.inspect.ScanningInspector;
-import io.coordis.internal.lock.Locks;
-import io.coordis.internal.queue.Queues;
-import io.coordis.internal.redis.Connections;
-import io.coordis.internal.redis.Namespace;
-import io.coordis.internal.redis.RedisNode;
-import io.coordis.internal.signal.PubSubSignals;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.ReadWriteLock;
@@ -68,39 +57,11 @@ public final class Coordis implements AutoCloseable {
     /** Default upper bound on one Redis round trip. */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
-    private final Connections connections;
-    private final Timer timer;
-    private final Namespace namespace;
-    private final Locks locks;
-    private final Signals signals;
-    private final Elections elections;
-    private final Queues queues;
-    private final Inspector inspector;
-    private final Replication replication;
+    private final Engines engines;
 
     private Coordis(Builder b) {
-        if (b.urls.size() > 1 && !b.replication.isNone()) {
-            throw new IllegalArgumentException("a client of " + b.urls.size() + " Redlock masters does not wait for "
-                    + "replicas, but the builder asks for " + b.replication + ": Redlock's safety rests on a majority "
-                    + "of independent masters; leave replication off (Replication.none()) for this client");
-        }
-        this.replication = b.replication;
-        this.timer = new ClientTimer(b.ticker, b.callbackExecutor);
-        try {
-            this.connections = Connections.open(b.urls, b.replicaUrls, b.commandTimeout, b.tls, timer,
-                    b.clientResources);
-        } catch (RuntimeException e) {
-            timer.close();
-            throw e;
-        }
-        this.namespace = Namespace.of(b.keyPrefix);
-        List<RedisNode> nodes = connections.nodes();
-        this.locks = new Locks(nodes, namespace, timer, b.telemetry);
-        this.elections = new Elections(nodes, namespace, timer, b.telemetry);
-        this.signals = PubSubSignals.over(nodes.get(0), connections.replicas(), namespace, timer, b.maxSignalBytes,
-                b.telemetry);
-        this.queues = new Queues(nodes.get(0), namespace, timer, b.telemetry);
-        this.inspector = new ScanningInspector(nodes);
+        b.checkCombination();
+        this.engines = new Engines(b);
     }
 
     /**
@@ -158,7 +119,7 @@ public final class Coordis implements AutoCloseable {
      */
     public DistributedLock lock(String name, LockOptions options) {
         LockOptions o = Objects.requireNonNull(options, "lock options must not be null");
-        return locks.lock(name, o.replication().isEmpty() && !replication.isNone() ? o.withReplication(replication) : o);
+        return engines.locks.lock(name, engines.replicated(o));
     }
 
     /**
@@ -185,7 +146,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client has several Redlock masters (read-write locks use one node)
      */
     public ReadWriteLock readWriteLock(String name, LockOptions options) {
-        return locks.readWriteLock(name, options);
+        return engines.locks.readWriteLock(name, options);
     }
 
     /**
@@ -215,7 +176,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public Semaphore semaphore(String name, int permits, LockOptions options) {
-        return locks.semaphore(name, permits, options);
+        return engines.locks.semaphore(name, permits, options);
     }
 
     /**
@@ -229,7 +190,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock legacyLock(String name, LockOptions options) {
-        return locks.legacy(name, options);
+        return engines.locks.legacy(name, options);
     }
 
     /**
@@ -240,7 +201,7 @@ public final class Coordis implements AutoCloseable {
      * @return the signals of this client
      */
     public Signals signals() {
-        return signals;
+        return engines.signals;
     }
 
     /**
@@ -268,8 +229,7 @@ public final class Coordis implements AutoCloseable {
      */
     public LeaderElection election(String name, ElectionOptions options) {
         ElectionOptions o = Objects.requireNonNull(options, "election options must not be null");
-        return elections.election(name,
-                o.replication().isEmpty() && !replication.isNone() ? o.withReplication(replication) : o);
+        return engines.elections.election(name, engines.replicated(o));
     }
 
     /**
@@ -286,7 +246,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public CounterElection counterElection(String key, Duration term) {
-        return elections.counterElection(key, term);
+        return engines.elections.counterElection(key, term);
     }
 
     /**
@@ -310,7 +270,7 @@ public final class Coordis implements AutoCloseable {
      * @return the queue
      */
     public Queue queue(String name, QueueOptions options) {
-        return queues().plain(name, replicated(options));
+        return engines.queues().plain(name, engines.replicated(options));
     }
 
     /**
@@ -334,13 +294,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public ReliableQueue reliableQueue(String name, QueueOptions options) {
-        return queues().reliable(name, replicated(options));
-    }
-
-    /** {@code options} with this client's replication unless they set their own. */
-    private QueueOptions replicated(QueueOptions options) {
-        Objects.requireNonNull(options, "queue options must not be null");
-        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication) : options;
+        return engines.queues().reliable(name, engines.replicated(options));
     }
 
     /**
@@ -349,16 +303,7 @@ public final class Coordis implements AutoCloseable {
      * @return the key prefix, or the empty string
      */
     public String keyPrefix() {
-        return namespace.prefix();
-    }
-
-    private Queues queues() {
-        int nodes = connections.nodes().size();
-        if (nodes > 1) {
-            throw new IllegalStateException("queues live on one Redis, but this client talks to " + nodes
-                    + " independent masters (Redlock): connect a separate client to one Redis for queues");
-        }
-        return queues;
+        return engines.namespace.prefix();
     }
 
     /**
@@ -368,7 +313,7 @@ public final class Coordis implements AutoCloseable {
      * @return the inspector of this client
      */
     public Inspector inspector() {
-        return inspector;
+        return engines.inspector;
     }
 
     /**
@@ -379,7 +324,7 @@ public final class Coordis implements AutoCloseable {
      * @return the doctor of this client
      */
     public Doctor doctor() {
-        return new ServerDoctor(connections.nodes(), namespace);
+        return engines.doctor();
     }
 
     /**
@@ -388,7 +333,7 @@ public final class Coordis implements AutoCloseable {
      * @return the address, {@code host:port}
      */
     public String address() {
-        return String.join(",", connections.nodes().stream().map(RedisNode::address).toList());
+        return engines.address();
     }
 
     /**
@@ -398,8 +343,7 @@ public final class Coordis implements AutoCloseable {
      */
     @Override
     public void close() {
-        connections.close();
-        timer.close();
+        engines.close();
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.coordis;
 
+import java.util.Locale;
+
 /**
  * How one Redis node answered one step (acquire, extend) of a Redlock lock.
  *
@@ -30,7 +32,7 @@ public record NodeVote(String node, Vote vote, String detail) {
 
     @Override
     public String toString() {
-        return node + " " + vote.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+        return node + " " + vote.name().toLowerCase(Locale.ROOT).replace('_', ' ')
                 + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")");
     }
 }

@@ -39,7 +39,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *   <li>the API packages ({@code io.coordis.lock}, {@code queue}, {@code election}, {@code signal},
  *       {@code inspect}, {@code doctor}), which hold only what a user touches;</li>
  *   <li>the engines under {@code io.coordis.internal.<kind>}, which implement one kind's API;</li>
- *   <li>{@code io.coordis.Coordis} and its builder, the only classes that build the engines' factories.</li>
+ *   <li>{@code io.coordis.Coordis}, its builder and its {@code Engines}, the only classes that build the engines'
+ *       factories.</li>
  * </ol>
  * Lettuce stays inside {@code internal.redis}, no kind uses another (inspect and doctor read the primitives'
  * layouts), no package cycle, and the API names no internal type (what {@code module-info.java} exports must be
@@ -58,13 +59,14 @@ class ArchitectureTest {
     private static final String[] BASE_INTERNAL = {"io.coordis.internal", "io.coordis.internal.redis..",
             "io.coordis.internal.lease.."};
 
-    /** The client, above everything: its builder and the settings the builder keeps. */
+    /** The client, above everything: its builder, the settings the builder keeps, and the engines it is made of. */
     private static final DescribedPredicate<JavaClass> CLIENT = new DescribedPredicate<>("the client and its builder") {
         @Override
         public boolean test(JavaClass c) {
             String n = c.getName();
             return n.equals(Coordis.class.getName()) || n.startsWith(Coordis.class.getName() + "$")
-                    || n.equals(ClientSettings.class.getName()) || n.startsWith(ClientSettings.class.getName() + "$");
+                    || n.equals(ClientSettings.class.getName()) || n.startsWith(ClientSettings.class.getName() + "$")
+                    || n.equals(Engines.class.getName());
         }
     };
 

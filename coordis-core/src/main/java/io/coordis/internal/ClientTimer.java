@@ -2,6 +2,7 @@ package io.coordis.internal;
 
 import io.coordis.Ticker;
 import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timeout;
 
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -94,7 +95,7 @@ public final class ClientTimer implements Timer {
             return () -> { };
         }
         try {
-            io.netty.util.Timeout t = wheel.newTimeout(x -> execute(task), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+            Timeout t = wheel.newTimeout(x -> execute(task), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
             return t::cancel;
         } catch (IllegalStateException closedMeanwhile) {
             return () -> { };
@@ -124,7 +125,7 @@ public final class ClientTimer implements Timer {
         if (future.isDone()) {
             return future;
         }
-        io.netty.util.Timeout deadline;
+        Timeout deadline;
         try {
             deadline = wheel.newTimeout(x -> expire(future), Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
         } catch (IllegalStateException closedMeanwhile) {

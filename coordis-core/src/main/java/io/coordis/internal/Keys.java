@@ -1,5 +1,9 @@
 package io.coordis.internal;
 
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
 /**
  * Names of the extra keys and channels Coordis keeps beside a user's key, in the same Redis Cluster hash
  * slot: a key with a {@code {hash tag}} keeps it ({@code a{b}c} → {@code a{b}c:fence}); any other key is
@@ -10,12 +14,12 @@ package io.coordis.internal;
  */
 public final class Keys {
     /** Suffixes of the keys Coordis keeps beside an object (locks, elections, queues, events). */
-    private static final java.util.List<String> SUFFIXES = java.util.List.of("fence", "holder", "released", "audit",
+    private static final List<String> SUFFIXES = List.of("fence", "holder", "released", "audit",
             "readers", "readers:details",
             "term", "leader", "changed", "event", "consumers", "attempts", "dead", "delayed", "delayed:data", "enqueued",
             "settled", "holders", "permits", "waiters", "waiters-until");
     /** Leading segments of per-consumer queue keys ({@code {q}:hb:ID}, {@code {q}:proc:ID:K}, {@code {q}:settled:ID}). */
-    private static final java.util.List<String> SEGMENTS = java.util.List.of("hb:", "proc:", "settled:");
+    private static final List<String> SEGMENTS = List.of("hb:", "proc:", "settled:");
 
     /**
      * The longest name Coordis accepts for a lock, election, queue, channel or event: 1,024 bytes of UTF-8.
@@ -40,7 +44,7 @@ public final class Keys {
      * @throws IllegalArgumentException saying which check failed
      */
     public static String requireName(String what, String name, String blankHint) {
-        java.util.Objects.requireNonNull(name, what + " must not be null");
+        Objects.requireNonNull(name, what + " must not be null");
         if (blankHint != null && name.isBlank()) {
             throw new IllegalArgumentException(what + " must not be blank: " + blankHint);
         }
@@ -76,12 +80,12 @@ public final class Keys {
     }
 
     /** The suffixes of derived keys ({@code fence}, {@code holder}, ...), for tools that recognise them. */
-    public static java.util.List<String> reservedSuffixes() {
+    public static List<String> reservedSuffixes() {
         return SUFFIXES;
     }
 
     /** The leading segments of per-consumer derived keys ({@code hb:}, {@code proc:}, {@code settled:}). */
-    public static java.util.List<String> reservedSegments() {
+    public static List<String> reservedSegments() {
         return SEGMENTS;
     }
 
@@ -93,7 +97,7 @@ public final class Keys {
      * @throws IllegalArgumentException naming the object the key belongs to
      */
     public static void requireNotDerived(String what, String name) {
-        java.util.Optional<String> owner = ownerOf(name);
+        Optional<String> owner = ownerOf(name);
         if (owner.isPresent()) {
             throw new IllegalArgumentException(what + " '" + name + "' is a key Coordis keeps for " + owner.get()
                     + "; choose another name");
@@ -101,15 +105,15 @@ public final class Keys {
     }
 
     /** For a derived key, its owner and role in words (e.g. "'orders' (its fence)"); empty for any other name. */
-    public static java.util.Optional<String> ownerOf(String name) {
+    public static Optional<String> ownerOf(String name) {
         if (name == null || !hasHashTag(name)) {
-            return java.util.Optional.empty(); // derived keys always carry a hash tag
+            return Optional.empty(); // derived keys always carry a hash tag
         }
         for (String suffix : SUFFIXES) {
             if (name.endsWith(":" + suffix)) {
                 String owner = unwrap(name.substring(0, name.length() - suffix.length() - 1));
                 if (!owner.isEmpty() && derived(owner, suffix).equals(name)) {
-                    return java.util.Optional.of("'" + owner + "' (its " + suffix + ")");
+                    return Optional.of("'" + owner + "' (its " + suffix + ")");
                 }
             }
         }
@@ -118,13 +122,13 @@ public final class Keys {
             while (at > 0) {
                 String owner = unwrap(name.substring(0, at));
                 if (!owner.isEmpty() && name.startsWith(derived(owner, segment))) {
-                    return java.util.Optional.of("the queue '" + owner + "' (a consumer's "
+                    return Optional.of("the queue '" + owner + "' (a consumer's "
                             + segment.substring(0, segment.length() - 1) + " key)");
                 }
                 at = name.indexOf(":" + segment, at + 1);
             }
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 
     /** {@code {x}} (a name wrapped to make its derived keys) back to {@code x}; any other base as it is. */

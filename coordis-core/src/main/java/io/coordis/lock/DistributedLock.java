@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.CoordisException;
 import io.coordis.NodeVote;
 import io.coordis.internal.Failures;
 import io.coordis.internal.lease.LossScope;
@@ -203,7 +204,7 @@ public interface DistributedLock {
         }
         try (Lease lease = acquired.get()) {
             return Optional.ofNullable(LossScope.run(lease.lost(), () -> task.run(lease),
-                    () -> new io.coordis.CoordisException(null, Failures.object("lock", name()) + " was lost while the "
+                    () -> new CoordisException(null, Failures.object("lock", name()) + " was lost while the "
                             + "work was running (fencing token " + lease.fencingToken() + "); the work was interrupted",
                             null)));
         }

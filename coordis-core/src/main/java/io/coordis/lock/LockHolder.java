@@ -1,5 +1,6 @@
 package io.coordis.lock;
 
+import io.coordis.internal.Durations;
 import io.coordis.internal.lock.LockLayout;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +40,7 @@ public record LockHolder(String key, String token, Optional<String> holderId, Op
                 : "a foreign client"));
         sb.append(" (");
         fencingToken.ifPresent(f -> sb.append("token ").append(f).append(", "));
-        sb.append(ttl.map(t -> "ttl " + io.coordis.internal.Durations.format(t)).orElse("no expiry"));
+        sb.append(ttl.map(t -> "ttl " + Durations.format(t)).orElse("no expiry"));
         return sb.append(')').toString();
     }
 }

@@ -3,12 +3,10 @@ package io.coordis.lock;
 import io.coordis.Replication;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Fencing;
-import io.coordis.internal.Hosts;
-import io.coordis.internal.Tokens;
+import io.coordis.internal.LockSettings;
 import io.coordis.internal.lease.LeaseSession;
 
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -44,7 +42,7 @@ import java.util.function.Supplier;
  */
 public final class LockOptions {
     /** The smallest TTL accepted: below it renewal (at a third of the TTL) cannot keep up with a round trip. */
-    public static final Duration MIN_TTL = Duration.ofMillis(100);
+    public static final Duration MIN_TTL = LockSettings.MIN_TTL;
     /**
      * The largest TTL accepted, 30 days. A lock's deadlines are kept in nanoseconds of a monotonic clock, which
      * overflow (and turn into the past) 292 years after the clock's origin, and Redis refuses an expiry that
@@ -52,49 +50,17 @@ public final class LockOptions {
      * blocks everybody else for a whole TTL: a lock meant to last longer should be renewed (the default), not
      * set once for months.
      */
-    public static final Duration MAX_TTL = Duration.ofDays(30);
-    private static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
+    public static final Duration MAX_TTL = LockSettings.MAX_TTL;
     /** How long a name's fencing counter is kept after it last handed out a number, unless set otherwise. */
     public static final Duration DEFAULT_COUNTER_RETENTION = Fencing.DEFAULT_RETENTION;
     /** The shortest counter retention accepted. */
     public static final Duration MIN_COUNTER_RETENTION = Fencing.MIN_RETENTION;
-    private static final LockOptions DEFAULTS = new LockOptions(Duration.ofSeconds(30), true, null, "", null, 0.01,
-            null, Duration.ofMillis(200), Integer.MAX_VALUE, true, true, null, null, DEFAULT_COUNTER_RETENTION);
+    private static final LockOptions DEFAULTS = new LockOptions(LockSettings.DEFAULTS);
 
-    private final Duration ttl;
-    private final boolean autoRenew;
-    private final Duration maxHold;
-    private final String keyPrefix;
-    private final String holderId;
-    private final double clockDriftFactor;
-    private final Duration nodeTimeout;
-    private final Duration retryDelay;
-    private final int retryCount;
-    private final boolean restartGuard;
-    private final boolean yieldToPollers;
-    private final Supplier<String> tokenLabel;
-    /** {@code null}: the client's default. */
-    private final Replication replication;
-    private final Duration counterRetention;
+    private final LockSettings settings;
 
-    private LockOptions(Duration ttl, boolean autoRenew, Duration maxHold, String keyPrefix, String holderId,
-                        double clockDriftFactor, Duration nodeTimeout, Duration retryDelay, int retryCount,
-                        boolean restartGuard, boolean yieldToPollers, Supplier<String> tokenLabel,
-                        Replication replication, Duration counterRetention) {
-        this.ttl = ttl;
-        this.autoRenew = autoRenew;
-        this.maxHold = maxHold;
-        this.keyPrefix = keyPrefix;
-        this.holderId = holderId;
-        this.clockDriftFactor = clockDriftFactor;
-        this.nodeTimeout = nodeTimeout;
-        this.retryDelay = retryDelay;
-        this.retryCount = retryCount;
-        this.restartGuard = restartGuard;
-        this.yieldToPollers = yieldToPollers;
-        this.tokenLabel = tokenLabel;
-        this.replication = replication;
-        this.counterRetention = counterRetention;
+    private LockOptions(LockSettings settings) {
+        this.settings = settings;
     }
 
     /**
@@ -112,14 +78,7 @@ public final class LockOptions {
      * @throws IllegalArgumentException when {@code ttl} is below {@link #MIN_TTL} or above {@link #MAX_TTL}
      */
     public LockOptions withTtl(Duration ttl) {
-        return new LockOptions(checkTtl(ttl), autoRenew, maxHold, keyPrefix, holderId,
-                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication, counterRetention);
-    }
-
-    /** {@code ttl} when it is within {@link #MIN_TTL} and {@link #MAX_TTL}. */
-    private static Duration checkTtl(Duration ttl) {
-        return Durations.between(ttl, MIN_TTL, MAX_TTL, "lock ttl");
+        return new LockOptions(settings.withTtl(ttl));
     }
 
     /**
@@ -129,9 +88,7 @@ public final class LockOptions {
      * @return a copy with this setting
      */
     public LockOptions withAutoRenew(boolean autoRenew) {
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication, counterRetention);
+        return new LockOptions(settings.withAutoRenew(autoRenew));
     }
 
     /**
@@ -140,9 +97,7 @@ public final class LockOptions {
      * @throws IllegalArgumentException when {@code maxHold} is below {@link #MIN_TTL}
      */
     public LockOptions withMaxHold(Duration maxHold) {
-        return new LockOptions(ttl, autoRenew, Durations.atLeast(maxHold, MIN_TTL, "max hold"), keyPrefix, holderId,
-                clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication, counterRetention);
+        return new LockOptions(settings.withMaxHold(maxHold));
     }
 
     /**
@@ -152,9 +107,7 @@ public final class LockOptions {
      * @return a copy with this prefix
      */
     public LockOptions withKeyPrefix(String keyPrefix) {
-        return new LockOptions(ttl, autoRenew, maxHold, Objects.requireNonNull(keyPrefix, "key prefix must not be null"),
-                holderId, clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication, counterRetention);
+        return new LockOptions(settings.withKeyPrefix(keyPrefix));
     }
 
     /**
@@ -163,13 +116,7 @@ public final class LockOptions {
      * @throws IllegalArgumentException when {@code holderId} is blank
      */
     public LockOptions withHolderId(String holderId) {
-        Objects.requireNonNull(holderId, "holder id must not be null");
-        if (holderId.isBlank()) {
-            throw new IllegalArgumentException("holder id must not be blank");
-        }
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication, counterRetention);
+        return new LockOptions(settings.withHolderId(holderId));
     }
 
     /**
@@ -178,9 +125,7 @@ public final class LockOptions {
      * @throws IllegalArgumentException unless {@code 0 <= factor < 0.5}
      */
     public LockOptions withClockDriftFactor(double factor) {
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId,
-                LeaseSession.checkDriftFactor(factor, 0.5), nodeTimeout, retryDelay, retryCount, restartGuard,
-                yieldToPollers, tokenLabel, replication, counterRetention);
+        return new LockOptions(settings.withClockDriftFactor(LeaseSession.checkDriftFactor(factor, 0.5)));
     }
 
     /**
@@ -189,9 +134,7 @@ public final class LockOptions {
      * @throws IllegalArgumentException when {@code timeout} is below 1 ms
      */
     public LockOptions withNodeTimeout(Duration timeout) {
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor,
-                Durations.atLeast(timeout, Duration.ofMillis(1), "node timeout"), retryDelay, retryCount, restartGuard,
-                yieldToPollers, tokenLabel, replication, counterRetention);
+        return new LockOptions(settings.withNodeTimeout(timeout));
     }
 
     /**
@@ -200,9 +143,7 @@ public final class LockOptions {
      * @throws IllegalArgumentException when {@code delay} is below 1 ms
      */
     public LockOptions withRetryDelay(Duration delay) {
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
-                Durations.atLeast(delay, Duration.ofMillis(1), "retry delay"), retryCount, restartGuard,
-                yieldToPollers, tokenLabel, replication, counterRetention);
+        return new LockOptions(settings.withRetryDelay(delay));
     }
 
     /**
@@ -211,12 +152,7 @@ public final class LockOptions {
      * @throws IllegalArgumentException when {@code count} is negative
      */
     public LockOptions withRetryCount(int count) {
-        if (count < 0) {
-            throw new IllegalArgumentException("retry count must not be negative, was " + count);
-        }
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                count, restartGuard, yieldToPollers, tokenLabel,
-                replication, counterRetention);
+        return new LockOptions(settings.withRetryCount(count));
     }
 
     /**
@@ -227,8 +163,7 @@ public final class LockOptions {
      * @return a copy with this setting
      */
     public LockOptions withRestartGuard(boolean on) {
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, on, yieldToPollers, tokenLabel, replication, counterRetention);
+        return new LockOptions(settings.withRestartGuard(on));
     }
 
     /**
@@ -244,8 +179,7 @@ public final class LockOptions {
      * @return a copy with this setting
      */
     public LockOptions withYieldToPollers(boolean on) {
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, on, tokenLabel, replication, counterRetention);
+        return new LockOptions(settings.withYieldToPollers(on));
     }
 
     /**
@@ -258,9 +192,7 @@ public final class LockOptions {
      * @return a copy with this label
      */
     public LockOptions withTokenLabel(Supplier<String> label) {
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers,
-                Objects.requireNonNull(label, "token label must not be null"), replication, counterRetention);
+        return new LockOptions(settings.withTokenLabel(label));
     }
 
     /**
@@ -279,10 +211,7 @@ public final class LockOptions {
      * @return a copy with this replication
      */
     public LockOptions withReplication(Replication replication) {
-        Objects.requireNonNull(replication, "replication must not be null (use Replication.none() for no wait)");
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication, counterRetention);
+        return new LockOptions(settings.withReplication(replication));
     }
 
     /**
@@ -297,9 +226,7 @@ public final class LockOptions {
      * @throws IllegalArgumentException when below {@link #MIN_COUNTER_RETENTION} or above a day
      */
     public LockOptions withCounterRetention(Duration retention) {
-        Duration checked = Fencing.checkRetention(retention);
-        return new LockOptions(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers, tokenLabel, replication, checked);
+        return new LockOptions(settings.withCounterRetention(retention));
     }
 
     /**
@@ -308,7 +235,7 @@ public final class LockOptions {
      * @return the retention
      */
     public Duration counterRetention() {
-        return counterRetention;
+        return settings.counterRetention();
     }
 
     /**
@@ -318,15 +245,7 @@ public final class LockOptions {
      * @throws IllegalStateException when the token label gives {@code null}
      */
     public String newToken() {
-        if (tokenLabel == null) {
-            return Tokens.next();
-        }
-        String label = tokenLabel.get();
-        if (label == null) {
-            throw new IllegalStateException("the token label of these lock options gave null; give a label that "
-                    + "returns text (an empty string for none)");
-        }
-        return label + Tokens.next();
+        return settings.newToken();
     }
 
     /**
@@ -335,7 +254,7 @@ public final class LockOptions {
      * @return the TTL
      */
     public Duration ttl() {
-        return ttl;
+        return settings.ttl();
     }
 
     /**
@@ -344,7 +263,7 @@ public final class LockOptions {
      * @return {@code true} when renewed
      */
     public boolean autoRenew() {
-        return autoRenew;
+        return settings.autoRenew();
     }
 
     /**
@@ -353,7 +272,7 @@ public final class LockOptions {
      * @return the limit, or empty for none
      */
     public Optional<Duration> maxHold() {
-        return Optional.ofNullable(maxHold);
+        return Optional.ofNullable(settings.maxHold());
     }
 
     /**
@@ -362,7 +281,7 @@ public final class LockOptions {
      * @return the prefix, or the empty string
      */
     public String keyPrefix() {
-        return keyPrefix;
+        return settings.keyPrefix();
     }
 
     /**
@@ -371,7 +290,7 @@ public final class LockOptions {
      * @return the holder id; {@code user@host:pid} unless set
      */
     public String holderId() {
-        return holderId != null ? holderId : Hosts.processId();
+        return settings.holder();
     }
 
     /**
@@ -380,7 +299,7 @@ public final class LockOptions {
      * @return the factor, 0 to below 0.5
      */
     public double clockDriftFactor() {
-        return clockDriftFactor;
+        return settings.clockDriftFactor();
     }
 
     /**
@@ -389,12 +308,7 @@ public final class LockOptions {
      * @return the timeout
      */
     public Duration nodeTimeout() {
-        if (nodeTimeout != null) {
-            return nodeTimeout;
-        }
-        // in nanoseconds: Duration.dividedBy goes through BigDecimal, and this is read on every Redlock step
-        long tenth = ttl.toNanos() / 10;
-        return tenth < MAX_DEFAULT_NODE_TIMEOUT.toNanos() ? Duration.ofNanos(tenth) : MAX_DEFAULT_NODE_TIMEOUT;
+        return settings.nodeTimeoutOrDefault();
     }
 
     /**
@@ -403,7 +317,7 @@ public final class LockOptions {
      * @return the delay
      */
     public Duration retryDelay() {
-        return retryDelay;
+        return settings.retryDelay();
     }
 
     /**
@@ -412,7 +326,7 @@ public final class LockOptions {
      * @return the retry count
      */
     public int retryCount() {
-        return retryCount;
+        return settings.retryCount();
     }
 
     /**
@@ -421,7 +335,7 @@ public final class LockOptions {
      * @return {@code true} when guarded
      */
     public boolean restartGuard() {
-        return restartGuard;
+        return settings.restartGuard();
     }
 
     /**
@@ -430,7 +344,7 @@ public final class LockOptions {
      * @return {@code true} when they yield
      */
     public boolean yieldToPollers() {
-        return yieldToPollers;
+        return settings.yieldToPollers();
     }
 
     /**
@@ -439,7 +353,7 @@ public final class LockOptions {
      * @return the replication, or empty for the client's
      */
     public Optional<Replication> replication() {
-        return Optional.ofNullable(replication);
+        return Optional.ofNullable(settings.replication());
     }
 
     /**
@@ -451,15 +365,16 @@ public final class LockOptions {
      * @return the validity in nanoseconds
      */
     public long validityNanos(Duration lockTtl) {
-        return LeaseSession.validityNanos(lockTtl.toNanos(), clockDriftFactor);
+        return LeaseSession.validityNanos(lockTtl.toNanos(), settings.clockDriftFactor());
     }
 
     @Override
     public String toString() {
-        return "LockOptions[ttl=" + Durations.format(ttl) + ", autoRenew=" + autoRenew
-                + (maxHold != null ? ", maxHold=" + Durations.format(maxHold) : "")
-                + ", keyPrefix='" + keyPrefix + "', holderId=" + holderId()
-                + (yieldToPollers ? "" : ", yieldToPollers=false")
+        Replication replication = settings.replication();
+        return "LockOptions[ttl=" + Durations.format(ttl()) + ", autoRenew=" + autoRenew()
+                + maxHold().map(d -> ", maxHold=" + Durations.format(d)).orElse("")
+                + ", keyPrefix='" + keyPrefix() + "', holderId=" + holderId()
+                + (yieldToPollers() ? "" : ", yieldToPollers=false")
                 + (replication != null && !replication.isNone() ? ", replication=" + replication : "") + "]";
     }
 }

@@ -55,7 +55,7 @@ public final class Contest<T> {
     private final T none;
     /** Completed once, by whoever decides first: a try, the deadline, a failure, the caller. */
     private final CompletableFuture<T> result = new CompletableFuture<>();
-    private final Outcome<T> outcome = new Outcome<>(result);
+    private final CallerFuture<T> outcome = new CallerFuture<>(result);
     private final Bell bell;
 
     // guarded by this

@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -37,7 +38,7 @@ public final class ServerDoctor implements Doctor {
      */
     public ServerDoctor(List<RedisNode> nodes, Namespace namespace) {
         this.nodes = List.copyOf(nodes);
-        this.namespace = java.util.Objects.requireNonNull(namespace, "namespace");
+        this.namespace = Objects.requireNonNull(namespace, "namespace");
     }
 
     @Override

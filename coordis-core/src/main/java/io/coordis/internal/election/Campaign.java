@@ -6,8 +6,8 @@ import io.coordis.internal.contest.Answer;
 import io.coordis.internal.contest.Contest;
 import io.coordis.internal.contest.Contestant;
 import io.coordis.internal.lease.ReleaseWaiter;
+import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.PubSubListener;
-import io.coordis.internal.redis.Subscription;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -29,7 +29,7 @@ final class Campaign implements PubSubListener, Contestant<HeldLeadership> {
     private final Timer timer;
     private final Contest<HeldLeadership> contest;
     // guarded by this
-    private Subscription subscription;
+    private ChannelRegistration subscription;
     /** The candidate's campaign before this one: this one is over only once that one is too. */
     private CompletableFuture<Void> previous;
     private boolean began;
@@ -106,7 +106,7 @@ final class Campaign implements PubSubListener, Contestant<HeldLeadership> {
      */
     @Override
     public CompletableFuture<Boolean> pause(Answer<HeldLeadership> busy, long maxNanos) {
-        Subscription s;
+        ChannelRegistration s;
         synchronized (this) {
             s = subscription;
         }
@@ -127,7 +127,7 @@ final class Campaign implements PubSubListener, Contestant<HeldLeadership> {
                 return new CompletableFuture<>(); // ended meanwhile: the contest cancels it
             }
         }
-        Subscription confirming = s;
+        ChannelRegistration confirming = s;
         return s.ready().handle((ok, failure) -> {
             if (failure == null) {
                 return true;
@@ -167,7 +167,7 @@ final class Campaign implements PubSubListener, Contestant<HeldLeadership> {
     /** Ends the campaign however it ended: unsubscribes, lets the next campaign start. */
     @Override
     public void ended(HeldLeadership won, Throwable failure) {
-        Subscription s;
+        ChannelRegistration s;
         CompletableFuture<Void> before;
         synchronized (this) {
             s = subscription;

@@ -4,6 +4,7 @@ import io.coordis.internal.Keys;
 import io.coordis.internal.StoredValues;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -29,7 +30,7 @@ public final class ElectionLayout {
     static final String TERM = "term";
     static final String SINCE = "since";
     /** What {@code claim.lua} is given to read the leadership details: the identity field, then the term. */
-    static final java.util.List<String> DETAILS_READ = java.util.List.of("id", TERM);
+    static final List<String> DETAILS_READ = List.of("id", TERM);
 
     private ElectionLayout() {
     }

@@ -3,6 +3,7 @@ package io.coordis.internal.election;
 import io.coordis.CoordisException;
 import io.coordis.Ticker;
 import io.coordis.election.CounterElection;
+import io.coordis.internal.Failures;
 import io.coordis.internal.lease.LeaseSession;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
@@ -66,7 +67,7 @@ final class IncrementingElection implements CounterElection {
                     List.of(Long.toString(remembered), Long.toString(term.toSeconds()))), node.commandTimeout()),
                     3, ROUND, node.address());
         } catch (CoordisException e) {
-            throw io.coordis.internal.Failures.about(io.coordis.internal.Failures.object("counter election", key), e);
+            throw Failures.about(Failures.object("counter election", key), e);
         }
         boolean leads = Replies.isOne(reply);
         long next = Replies.number(reply, 2, ROUND, node.address());

@@ -1,17 +1,19 @@
 package io.coordis.internal.election;
 
+import io.coordis.CoordisException;
 import io.coordis.election.Leader;
 import io.coordis.election.LeaderEvent;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
+import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.RedisNode;
-import io.coordis.internal.redis.Subscription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Executor;
@@ -37,7 +39,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
     private final Executor observerCalls;
     private final long safetyNanos;
     private final Timer timer;
-    private Subscription subscription;
+    private ChannelRegistration subscription;
     private Timer.Handle next;
     private boolean reading;
     private boolean again;
@@ -59,12 +61,12 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
     }
 
     void start() {
-        Subscription s;
+        ChannelRegistration s;
         try {
             s = node.subscribe(List.of(channel), false, this);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // observe() does not block otherwise: keep the interrupt for later
-            throw new io.coordis.CoordisException(node.address(), "interrupted while opening the pub/sub connection "
+            throw new CoordisException(node.address(), "interrupted while opening the pub/sub connection "
                     + "to observe election '" + name + "'", e);
         }
         synchronized (this) {
@@ -124,7 +126,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
                 Optional<Leader> leader = reading.map(LeaderReader.Reading::leader);
                 String id = leader.map(Leader::id).orElse(null);
                 OptionalLong term = leader.map(Leader::term).orElse(OptionalLong.empty());
-                if (first || !java.util.Objects.equals(id, lastId) || !term.equals(lastTerm)) {
+                if (first || !Objects.equals(id, lastId) || !term.equals(lastTerm)) {
                     first = false;
                     lastId = id;
                     lastTerm = term;
@@ -161,7 +163,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
 
     @Override
     public void close() {
-        Subscription s;
+        ChannelRegistration s;
         synchronized (this) {
             if (closed) {
                 return;

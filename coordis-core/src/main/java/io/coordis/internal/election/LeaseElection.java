@@ -20,17 +20,18 @@ import io.coordis.internal.Tokens;
 import io.coordis.election.Candidacy;
 import io.coordis.election.CandidacyListener;
 import io.coordis.internal.lease.LossScope;
+import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.ReplicatedWrite;
 import io.coordis.internal.redis.Replies;
-import io.coordis.internal.redis.Subscription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -63,6 +64,7 @@ final class LeaseElection extends Named implements LeaderElection {
     private final Set<LeaderWatch> watches = ConcurrentHashMap.newKeySet();
     private final CandidateEvents events;
     private final LeaderReader reader;
+    private final Resignations resignations;
     /** Completes when the candidate's last campaign is over: each starts after the one before it. */
     private final AtomicReference<CompletableFuture<Void>> campaigns =
             new AtomicReference<>(CompletableFuture.completedFuture(null));
@@ -83,6 +85,7 @@ final class LeaseElection extends Named implements LeaderElection {
         this.telemetry = telemetry;
         this.events = new CandidateEvents(name, id, timer, telemetry);
         this.reader = new LeaderReader(node, name, key, detailsKey, events);
+        this.resignations = new Resignations(node, this, detailsKey, channel, id);
         Duration third = options.renewInterval();
         this.opTimeout = third.compareTo(node.commandTimeout()) < 0 ? third : node.commandTimeout();
     }
@@ -167,7 +170,7 @@ final class LeaseElection extends Named implements LeaderElection {
     }
 
     /** Registers {@code listener} for the announcements on the election's channel; never blocks. */
-    Subscription subscribeChanges(PubSubListener listener) {
+    ChannelRegistration subscribeChanges(PubSubListener listener) {
         return node.subscribeLater(List.of(channel), false, listener);
     }
 
@@ -202,7 +205,7 @@ final class LeaseElection extends Named implements LeaderElection {
                     on.close(); // dropped, unanswered, before the resignation goes out on the shared connection
                 }
                 if (e instanceof NodeUnavailableException) {
-                    resignClaimInBackground(claim);
+                    resignations.claimInBackground(claim);
                 }
                 throw named(e);
             }
@@ -241,26 +244,12 @@ final class LeaseElection extends Named implements LeaderElection {
                         object(), key, node.addressFor(key),
                         "term " + term + " was given up and this candidate does not lead")
                 .handle((v, f) -> f == null ? CompletableFuture.completedFuture(raw)
-                        : resignScript(term).handle((x, g) -> {
+                        : resignations.send(term).handle((x, g) -> {
                             Throwable cause = f instanceof CompletionException && f.getCause() != null
                                     ? f.getCause() : f;
                             throw cause instanceof CoordisException c ? named(c) : named(node.translate(cause));
                         }))
                 .thenCompose(x -> x);
-    }
-
-    /**
-     * After a campaign try whose answer was lost (a timeout, a broken connection) or not waited for (an
-     * interrupt): resigns the leadership that try may have won, known by its claim since its term is unknown,
-     * sent at once and not waited for. Nobody else waits a TTL for a leader that does not know it leads. On a
-     * connection kept after the try (an interrupt) it runs after the try; after a timeout or a broken
-     * connection it goes out on the shared connection once the try's is given up (the shared one replaced, or a
-     * replicated try's own dropped), when the try has run or never will (except on a server stalled past the
-     * command timeout that had not read it yet: what it won then expires by its TTL).
-     */
-    private void resignClaimInBackground(String claim) {
-        inBackground(node.eval(RESIGN, List.of(key, detailsKey), List.of(id, "", channel, claim)),
-                "resign a campaign's lost win");
     }
 
     /** Renews {@code term}; completes with {@code false} when Redis no longer holds it for this candidate. */
@@ -280,35 +269,11 @@ final class LeaseElection extends Named implements LeaderElection {
 
     /** Deletes the key if it holds this candidate's {@code term}, and announces it; blocking. */
     boolean resignAtRedis(long term) {
-        Object reply;
-        try {
-            reply = node.awaitUninterruptibly(resignScript(term), node.commandTimeout());
-        } catch (CoordisException e) {
-            if (e instanceof NodeUnavailableException) {
-                resignInBackground(term); // the resignation may never have reached Redis: once more, not waited for
-            }
-            throw named(e);
-        }
-        boolean resigned = Replies.isOne(Replies.list(reply, 1, RESIGN, node.address()));
-        log.info("'{}' resigned leadership of '{}' (term {}){}", id, name, term, resigned ? "" : "; it had ended at Redis already");
-        return resigned;
+        return resignations.resign(term);
     }
 
     void resignInBackground(long term) {
-        inBackground(resignScript(term), "clear ended term " + term);
-    }
-
-    /** A resignation sent and not waited for: a failure is only logged, and what it ends expires by its TTL. */
-    private void inBackground(CompletableFuture<Object> resignation, String what) {
-        resignation.whenComplete((v, f) -> {
-            if (f != null) {
-                log.debug("could not {} of '{}' at Redis: {}", what, name, f.getMessage());
-            }
-        });
-    }
-
-    private CompletableFuture<Object> resignScript(long term) {
-        return node.eval(RESIGN, List.of(key, detailsKey), List.of(id, Long.toString(term), channel));
+        resignations.inBackground(term);
     }
 
     /** Called by a leadership (under its monitor) when it ends. */
@@ -375,7 +340,7 @@ final class LeaseElection extends Named implements LeaderElection {
 
     @Override
     public <T> Optional<T> whileLeader(Duration wait, LeaderTask<T> task) throws InterruptedException {
-        java.util.Objects.requireNonNull(task, "task must not be null");
+        Objects.requireNonNull(task, "task must not be null");
         Optional<Leadership> won = campaign(wait);
         if (won.isEmpty()) {
             return Optional.empty();

@@ -1,14 +1,15 @@
 package io.coordis.internal.lock;
 
 import io.coordis.CoordisException;
+import io.coordis.NodeUnavailableException;
 import io.coordis.NodeVote;
 import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
+import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.redis.Replies;
-import io.coordis.internal.redis.Subscription;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.ForcedUnlock;
 import io.coordis.lock.Lease;
@@ -77,7 +78,7 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
      */
     Contention.Pacer releasePacer(RedisNode node) {
         ReleaseWaiter release = new ReleaseWaiter();
-        Subscription subscription;
+        ChannelRegistration subscription;
         try {
             subscription = node.subscribe(List.of(keys.released()), false, release);
         } catch (InterruptedException e) {
@@ -153,6 +154,18 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
     static CoordisException failure(RedisNode node, Throwable f) {
         Throwable cause = f instanceof CompletionException && f.getCause() != null ? f.getCause() : f;
         return cause instanceof CoordisException c ? c : node.translate(cause);
+    }
+
+    /**
+     * {@link #failure}, kept as the try's one vote in {@link #lastVotes}: {@code TIMEOUT} when {@code node} did not
+     * answer in time, else {@code ERROR}.
+     */
+    CoordisException failedTry(RedisNode node, Throwable f) {
+        CoordisException e = failure(node, f);
+        lastVotes = List.of(new NodeVote(node.address(),
+                e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
+                e.getMessage()));
+        return e;
     }
 
     /** Runs the holder-reading {@code script} on {@code node}: its reply, at least one element long. */

@@ -1,5 +1,6 @@
 package io.coordis.internal.lock;
 
+import io.coordis.CoordisException;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Hosts;
 import io.coordis.internal.redis.LuaScript;
@@ -71,7 +72,7 @@ final class Forcing {
             a = node.await(force(node, key, expected, checkReason(reason), retention), node.commandTimeout());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new io.coordis.CoordisException(node.address(), "interrupted while forcing '" + key + "' open", e);
+            throw new CoordisException(node.address(), "interrupted while forcing '" + key + "' open", e);
         }
         if (a.outcome() != Outcome.FORCED) {
             return Optional.empty();

@@ -6,9 +6,9 @@ import io.coordis.internal.contest.Answer;
 import io.coordis.internal.contest.Contest;
 import io.coordis.internal.contest.Contestant;
 import io.coordis.internal.lease.ReleaseWaiter;
+import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.Replies;
-import io.coordis.internal.redis.Subscription;
 import io.coordis.lock.Permit;
 
 import java.time.Duration;
@@ -45,7 +45,7 @@ final class PermitRequest implements PubSubListener, Contestant<Optional<Permit>
     private final Contest<Optional<Permit>> contest;
 
     // guarded by this
-    private Subscription subscription;
+    private ChannelRegistration subscription;
     private Timer.Handle closing;
 
     /** A request for {@code permits} waiting at most {@code wait}, or as long as it takes when it is null. */
@@ -123,7 +123,7 @@ final class PermitRequest implements PubSubListener, Contestant<Optional<Permit>
      */
     @Override
     public CompletableFuture<Boolean> pause(Answer<Optional<Permit>> busy, long maxNanos) {
-        Subscription listening;
+        ChannelRegistration listening;
         synchronized (this) {
             listening = subscription;
         }
@@ -135,7 +135,7 @@ final class PermitRequest implements PubSubListener, Contestant<Optional<Permit>
     }
 
     private CompletableFuture<Boolean> listen() {
-        Subscription listening;
+        ChannelRegistration listening;
         try {
             listening = semaphore.node.subscribe(List.of(semaphore.channel), false, this);
         } catch (CoordisException e) {
@@ -213,7 +213,7 @@ final class PermitRequest implements PubSubListener, Contestant<Optional<Permit>
     /** Stops listening and the close watch. */
     @Override
     public void ended(Optional<Permit> won, Throwable failure) {
-        Subscription listening;
+        ChannelRegistration listening;
         Timer.Handle c;
         synchronized (this) {
             listening = subscription;

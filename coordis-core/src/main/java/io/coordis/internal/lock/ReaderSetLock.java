@@ -61,10 +61,7 @@ final class ReaderSetLock extends ContendedLock implements LeaseOps {
         String token = options.newToken();
         return tryReply(node, send(permit, token, waits)).handle((attempt, f) -> {
             if (f != null) {
-                CoordisException e = failure(node, f);
-                lastVotes = List.of(new NodeVote(node.address(),
-                        e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
-                        e.getMessage()));
+                CoordisException e = failedTry(node, f);
                 if (e instanceof NodeUnavailableException) {
                     releaseInBackground(token); // the try may still run at Redis
                 }

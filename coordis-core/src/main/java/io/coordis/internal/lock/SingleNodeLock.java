@@ -80,10 +80,7 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
                 : on.eval(ACQUIRE, keys.acquire(), sent);
         CompletableFuture<Contention.Attempt> attempt = tryReply(node, reply).handle((answer, f) -> {
             if (f != null) {
-                CoordisException e = failure(node, f);
-                lastVotes = List.of(new NodeVote(node.address(),
-                        e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
-                        e.getMessage()));
+                CoordisException e = failedTry(node, f);
                 if (e instanceof NodeUnavailableException) {
                     handoff.releaseInBackground(token);
                 }

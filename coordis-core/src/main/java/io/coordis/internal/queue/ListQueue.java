@@ -3,6 +3,7 @@ package io.coordis.internal.queue;
 import io.coordis.CoordisException;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
+import io.coordis.internal.redis.BlockingConnection;
 import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.ReplicatedWrite;
@@ -21,7 +22,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class ListQueue extends NamedQueue implements Queue {
     private final Namespace namespace;
     private final String key;
-    private final ConcurrentLinkedQueue<ListCommands.Blocking> idle = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<BlockingConnection> idle = new ConcurrentLinkedQueue<>();
     /** The shortest block a blocking pop asks for (Redis reads a zero block as forever). */
     private static final Duration MIN_BLOCK = Duration.ofMillis(1);
     /** The client's clock, for the deadlines of blocking pops. */
@@ -83,7 +84,7 @@ final class ListQueue extends NamedQueue implements Queue {
     /** A blocking call on a connection of its own. */
     @FunctionalInterface
     private interface BlockingCall {
-        byte[] call(ListCommands.Blocking connection, Duration block) throws InterruptedException;
+        byte[] call(BlockingConnection connection, Duration block) throws InterruptedException;
     }
 
     /**
@@ -94,7 +95,7 @@ final class ListQueue extends NamedQueue implements Queue {
     private byte[] blocking(Duration wait, BlockingCall call) throws InterruptedException {
         try {
             return Outages.retrying(timer.ticker(), wait, left -> {
-                ListCommands.Blocking b = borrow();
+                BlockingConnection b = borrow();
                 try {
                     return call.call(b, left.compareTo(MIN_BLOCK) < 0 ? MIN_BLOCK : left);
                 } finally {
@@ -117,8 +118,8 @@ final class ListQueue extends NamedQueue implements Queue {
         return Payloads.await(lists, lists.llen(key), name, key);
     }
 
-    private ListCommands.Blocking borrow() {
-        ListCommands.Blocking b = idle.poll();
+    private BlockingConnection borrow() {
+        BlockingConnection b = idle.poll();
         return b != null ? b : lists.blocking();
     }
 

@@ -7,7 +7,7 @@ import io.coordis.internal.Timer;
 import io.coordis.internal.contest.Answer;
 import io.coordis.internal.contest.Contest;
 import io.coordis.internal.contest.Contestant;
-import io.coordis.internal.redis.ListCommands;
+import io.coordis.internal.redis.BlockingConnection;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 
@@ -43,7 +43,7 @@ final class PendingTake implements Contestant<Delivery> {
     /** The slot while this take holds it, else -1. */
     private int slot = -1;
     /** The slot's connection while a BLMOVE is out on it. */
-    private ListCommands.Blocking moving;
+    private BlockingConnection moving;
     /** The last look found the queue empty: the next try waits for a message first. */
     private boolean empty;
     /** The slot holds what a step brought after the take ended: it goes back to the queue. */
@@ -71,7 +71,7 @@ final class PendingTake implements Contestant<Delivery> {
                 return READY;
             }
         }
-        CompletableFuture<Integer> w = consumer.borrowAsync();
+        CompletableFuture<Integer> w = consumer.pool().borrowAsync();
         synchronized (this) {
             slotWait = w;
         }
@@ -81,9 +81,9 @@ final class PendingTake implements Contestant<Delivery> {
                 ready.completeExceptionally(failure);
                 return;
             }
-            if (contest.isOver() || !consumer.enter()) {
-                consumer.giveBack(List.of(s));
-                contest.fail(consumer.closedFailure()); // no-op when it ended already
+            if (contest.isOver() || !consumer.pool().enter()) {
+                consumer.pool().giveBack(List.of(s));
+                contest.fail(consumer.pool().closedFailure()); // no-op when it ended already
             } else {
                 boolean mine;
                 synchronized (this) {
@@ -95,8 +95,8 @@ final class PendingTake implements Contestant<Delivery> {
                     }
                 }
                 if (!mine) {
-                    consumer.giveBack(List.of(s));
-                    consumer.exit();
+                    consumer.pool().giveBack(List.of(s));
+                    consumer.pool().exit();
                 }
             }
             ready.complete(null);
@@ -133,7 +133,7 @@ final class PendingTake implements Contestant<Delivery> {
                         answer.completeExceptionally(failure);
                         return;
                     }
-                    consumer.looked(s);
+                    consumer.pool().looked(List.of(s));
                     SlotQueue.Taken t = taken.taken().get(0);
                     if (t.payload() == null) {
                         synchronized (this) {
@@ -151,9 +151,9 @@ final class PendingTake implements Contestant<Delivery> {
 
     /** BLMOVE into the slot on its own connection, for the time left (at most the heartbeat TTL), then a look. */
     private void move(int s, CompletableFuture<Answer<Delivery>> answer) {
-        ListCommands.Blocking on;
+        BlockingConnection on;
         try {
-            on = consumer.blocking(s);
+            on = consumer.connections().open(s);
         } catch (RuntimeException e) {
             release(s, false);
             answer.completeExceptionally(e);
@@ -206,7 +206,7 @@ final class PendingTake implements Contestant<Delivery> {
                 answer.completeExceptionally(moveFailure);
                 return;
             }
-            consumer.looked(s);
+            consumer.pool().looked(List.of(s));
             SlotQueue.Taken t = taken.taken().get(0);
             if (t.payload() != null) {
                 answer.complete(Answer.won(consumer.delivery(s, t)));
@@ -238,7 +238,7 @@ final class PendingTake implements Contestant<Delivery> {
     /** However the result came: leaves the line for a slot, ends a BLMOVE cut short by a cancel. */
     @Override
     public void ended(Delivery won, Throwable failure) {
-        ListCommands.Blocking cut;
+        BlockingConnection cut;
         CompletableFuture<Integer> w;
         synchronized (this) {
             cut = failure instanceof CancellationException ? moving : null;
@@ -259,7 +259,7 @@ final class PendingTake implements Contestant<Delivery> {
             synchronized (this) {
                 slot = -1;
             }
-            consumer.exit();
+            consumer.pool().exit();
             return;
         }
         int s;
@@ -286,9 +286,9 @@ final class PendingTake implements Contestant<Delivery> {
             mine = slot == s;
             slot = -1;
         }
-        consumer.giveBack(List.of(s), suspect);
+        consumer.pool().giveBack(List.of(s), suspect);
         if (mine) {
-            consumer.exit();
+            consumer.pool().exit();
         }
     }
 }

@@ -8,6 +8,8 @@ import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
 
+import java.util.Objects;
+
 /**
  * Makes queues on one Redis node; used by {@link io.coordis.Coordis#queue} and
  * {@link io.coordis.Coordis#reliableQueue}. Thread-safe.
@@ -24,7 +26,7 @@ public final class Queues {
      */
     public Queues(RedisNode node, Namespace namespace, Timer timer, Telemetry telemetry) {
         this.node = node;
-        this.namespace = java.util.Objects.requireNonNull(namespace, "namespace");
+        this.namespace = Objects.requireNonNull(namespace, "namespace");
         this.timer = timer;
         this.telemetry = telemetry;
     }
@@ -36,7 +38,7 @@ public final class Queues {
      * @throws IllegalArgumentException when the name is empty or longer than 1,024 bytes in UTF-8
      */
     public Queue plain(String name, QueueOptions options) {
-        java.util.Objects.requireNonNull(options, "options must not be null");
+        Objects.requireNonNull(options, "options must not be null");
         Payloads.name(name);
         return new ListQueue(node.lists(), namespace, name, options, timer);
     }

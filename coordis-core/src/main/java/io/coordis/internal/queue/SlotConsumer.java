@@ -3,25 +3,27 @@ package io.coordis.internal.queue;
 import io.coordis.CoordisException;
 import io.coordis.Outcome;
 import io.coordis.Telemetry;
+import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
-import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
-import io.coordis.internal.redis.ListCommands;
+import io.coordis.internal.redis.BlockingConnection;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A consumer with {@code slots} processing slots. Free slots wait in a local pool; a take borrows some,
+ * A consumer with {@code slots} processing slots. Free slots wait in a local {@link SlotPool}; a take borrows some,
  * fills them with {@code settle.lua} (which first hands out anything already in a slot), and, when the queue
  * is empty, blocks with {@code BLMOVE} into the first borrowed slot on that slot's own connection, then
  * runs {@code settle.lua} again to hand out the slot's rightmost message. A slot returns to the pool when its
@@ -39,25 +41,15 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
     private final int slotCount;
     private final long ttlNanos;
     private final long[] numbers;
-    private final ListCommands.Blocking[] blocking;
-    private final ArrayDeque<Integer> free = new ArrayDeque<>();
-    /**
-     * Per slot, guarded by {@link #free}: may hold a message nobody was handed (a take failed or was
-     * interrupted after its move was sent). A take looks into such a slot with settle.lua before blocking.
-     */
-    private final boolean[] suspect;
+    private final SlotConnections connections;
+    private final SlotPool pool;
     /** settle.lua found the queue empty last time it ran: consumers keep up, so takes block first. */
     private volatile boolean drained;
-    private final java.util.concurrent.atomic.AtomicLong directTakes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong directTakes = new AtomicLong();
     private static final int PROBE_EVERY = 16;
     /** Takes hold it shared; close holds it exclusively, so no take moves a message after close released. */
-    private final java.util.concurrent.locks.ReadWriteLock closing = new java.util.concurrent.locks.ReentrantReadWriteLock();
+    private final ReadWriteLock closing = new ReentrantReadWriteLock();
     private final Upkeep upkeep;
-    private volatile boolean closed;
-    /** Takes without a thread waiting for a slot, in arrival order; guarded by {@link #free}. */
-    private final ArrayDeque<CompletableFuture<Integer>> slotWaiters = new ArrayDeque<>();
-    /** Takes without a thread that are under way; guarded by {@link #free}. */
-    private int asyncTakes;
 
     private SlotConsumer(SlotQueue queue) {
         this.queue = queue;
@@ -65,12 +57,8 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         this.slotCount = queue.options.slots();
         this.ttlNanos = queue.options.heartbeatTtl().toNanos();
         this.numbers = new long[slotCount];
-        this.blocking = new ListCommands.Blocking[slotCount];
-        this.suspect = new boolean[slotCount];
-        java.util.Arrays.fill(suspect, true); // until settle.lua has looked once
-        for (int i = 0; i < slotCount; i++) {
-            free.add(i);
-        }
+        this.pool = new SlotPool(slotCount, queue.timer, "consumer " + id + " of queue '" + queue.name() + "'");
+        this.connections = new SlotConnections(queue.lists, pool, slotCount);
         this.upkeep = new Upkeep(queue, id, slotCount);
     }
 
@@ -99,9 +87,8 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             throw new IllegalArgumentException("take count " + max + " is over this consumer's " + slotCount
                     + " slots (QueueOptions.withSlots)");
         }
-        long deadline = io.coordis.internal.Durations.saturatedAdd(queue.timer.now(),
-                Math.max(0, io.coordis.internal.Durations.saturatedNanos(wait)));
-        List<Integer> slots = borrow(max, deadline);
+        long deadline = Durations.saturatedAdd(queue.timer.now(), Math.max(0, Durations.saturatedNanos(wait)));
+        List<Integer> slots = pool.borrow(max, deadline);
         if (slots.isEmpty()) {
             return List.of();
         }
@@ -114,7 +101,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             // straight away, one round trip per message as it arrives. Otherwise, and every PROBE_EVERY takes to
             // notice a backlog, settle.lua first: one round trip that also reads the count and looks into suspect slots.
             boolean[] direct = {drained && slots.size() == 1 && wait.compareTo(Duration.ZERO) > 0
-                    && !isSuspect(slots.get(0)) && directTakes.incrementAndGet() % PROBE_EVERY != 0};
+                    && !pool.isSuspect(slots.get(0)) && directTakes.incrementAndGet() % PROBE_EVERY != 0};
             // Redis restarting or failing over: look into the slots again once it may be back (Outages)
             Outages.retrying(queue.timer.ticker(), Duration.ofNanos(Math.max(0, deadline - queue.timer.now())),
                     left -> {
@@ -132,7 +119,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             List<Integer> unused = new ArrayList<>(slots);
             unused.removeAll(used);
             // after a failure or interrupt a slot may hold a moved message: offer it to the next take first
-            giveBack(unused, !clean);
+            pool.giveBack(unused, !clean);
         }
     }
 
@@ -171,7 +158,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
     private boolean moveInto(List<Integer> slots, Duration block, List<Delivery> handed) throws InterruptedException {
         int slot = slots.get(0);
         try {
-            byte[] moved = blocking(slot).move(queue.keys.queue, queue.keys.slot(id, slot),
+            byte[] moved = connections.open(slot).move(queue.keys.queue, queue.keys.slot(id, slot),
                     queue.options.order().right(), block);
             if (moved != null && slots.size() == 1) {
                 // the slot was empty, so what BLMOVE moved is its one message; its count is read only if
@@ -194,8 +181,8 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
     }
 
     private void requireOpen() {
-        if (closed) {
-            throw new IllegalStateException("consumer " + id + " of queue '" + queue.name() + "' is closed");
+        if (pool.closed()) {
+            throw pool.closedFailure();
         }
     }
 
@@ -207,11 +194,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             return;
         }
         List<SlotQueue.Taken> taken = queue.settleAndTake(id, List.of(), open, null).taken();
-        synchronized (free) {
-            for (int s : open) {
-                suspect[s] = false; // looked into: empty now, or its message is handed out below
-            }
-        }
+        pool.looked(open); // empty now, or its message is handed out below
         drained = taken.get(taken.size() - 1).payload() == null; // the last slot got nothing: the queue ran empty
         for (int i = 0; i < open.size(); i++) {
             Delivery d = delivery(open.get(i), taken.get(i));
@@ -236,12 +219,6 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         }
     }
 
-    private boolean isSuspect(int slot) {
-        synchronized (free) {
-            return suspect[slot];
-        }
-    }
-
     @Override
     public Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
         Settled o = null;
@@ -250,7 +227,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             // consumers' traffic from queueing in front of the producers' on the shared connection.
             closing.readLock().lock();
             try {
-                ListCommands.Blocking own = own(ref.slot());
+                BlockingConnection own = connections.existing(ref.slot());
                 if (own != null) {
                     o = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, true, Duration.ZERO)), List.of(), own)
                             .settled().get(0);
@@ -262,15 +239,8 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         if (o == null) {
             o = queue.settle(ref, ack, delay);
         }
-        giveBack(List.of(ref.slot()));
+        pool.giveBack(List.of(ref.slot()));
         return o;
-    }
-
-    /** The slot's own connection, or {@code null} when it has none yet or the consumer is closed. */
-    private ListCommands.Blocking own(int slot) {
-        synchronized (blocking) {
-            return closed ? null : blocking[slot];
-        }
     }
 
     /**
@@ -284,7 +254,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         int slot = ref.slot();
         closing.readLock().lock();
         try {
-            if (!closed) {
+            if (!pool.closed()) {
                 if (upkeep.stale()) {
                     upkeep.beatNow();
                 }
@@ -294,11 +264,9 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
                 SlotQueue.Answer answer;
                 try {
                     answer = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, ack, delay)),
-                            look ? List.of(slot) : List.of(), own(slot));
+                            look ? List.of(slot) : List.of(), connections.existing(slot));
                 } catch (RuntimeException | InterruptedException e) {
-                    synchronized (free) {
-                        suspect[slot] = true;
-                    }
+                    pool.suspect(slot);
                     throw e;
                 }
                 Delivery next = look ? delivery(slot, answer.taken().get(0)) : null;
@@ -306,7 +274,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
                     drained = next == null;
                 }
                 if (next == null) {
-                    giveBack(List.of(slot));
+                    pool.giveBack(List.of(slot));
                 }
                 return new SlotDelivery.Next(answer.settled().get(0), next, look);
             }
@@ -344,138 +312,18 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             for (int i = 0; i < open.size(); i++) {
                 Settled o = outcomes.get(i);
                 ((SlotDelivery) open.get(i)).record(o);
-                giveBack(List.of(ref(open.get(i)).slot()));
+                pool.giveBack(List.of(ref(open.get(i)).slot()));
             }
         }
         return deliveries.stream().map(Delivery::outcome).toList();
     }
 
-    private List<Integer> borrow(int max, long deadline) throws InterruptedException {
-        synchronized (free) {
-            while (free.isEmpty()) {
-                if (closed) {
-                    throw new IllegalStateException("consumer " + id + " of queue '" + queue.name() + "' is closed");
-                }
-                long left = deadline - queue.timer.now();
-                if (left <= 0) {
-                    return List.of();
-                }
-                TimeUnit.NANOSECONDS.timedWait(free, left);
-            }
-            if (closed) {
-                throw new IllegalStateException("consumer " + id + " of queue '" + queue.name() + "' is closed");
-            }
-            List<Integer> got = new ArrayList<>();
-            while (got.size() < max && !free.isEmpty()) {
-                got.add(free.poll());
-            }
-            return got;
-        }
-    }
-
-    void giveBack(List<Integer> slots) {
-        giveBack(slots, false);
-    }
-
-    /**
-     * A free slot for a take that does not wait on a thread: at once when one is free, else when one is given back
-     * (slots go to such takes first, in arrival order). Cancelling the future gives up the place in line; a slot
-     * handed to a future cancelled in the same instant goes back to the pool. Fails when the consumer is closed.
-     */
-    CompletableFuture<Integer> borrowAsync() {
-        synchronized (free) {
-            if (closed) {
-                return CompletableFuture.failedFuture(closedFailure());
-            }
-            if (!free.isEmpty()) {
-                return CompletableFuture.completedFuture(free.poll());
-            }
-            CompletableFuture<Integer> waiter = new CompletableFuture<>();
-            slotWaiters.add(waiter);
-            return waiter;
-        }
-    }
-
-    /** Counts a take that does not wait on a thread in, unless the consumer is closed: {@link #close} waits for it. */
-    boolean enter() {
-        synchronized (free) {
-            if (closed) {
-                return false;
-            }
-            asyncTakes++;
-            return true;
-        }
-    }
-
-    /** Counts such a take out. */
-    void exit() {
-        synchronized (free) {
-            asyncTakes--;
-            free.notifyAll();
-        }
-    }
-
-    IllegalStateException closedFailure() {
-        return new IllegalStateException("consumer " + id + " of queue '" + queue.name() + "' is closed");
-    }
-
-    /** Returns slots to the pool, to its head unless a suspect one (which may hold a moved message) is there. */
-    void giveBack(List<Integer> slots, boolean suspect) {
-        if (slots.isEmpty()) {
-            return;
-        }
-        List<Integer> handed = new ArrayList<>();
-        List<CompletableFuture<Integer>> to = new ArrayList<>();
-        synchronized (free) {
-            for (int s : slots) {
-                if (free.contains(s)) {
-                    continue;
-                }
-                this.suspect[s] |= suspect;
-                CompletableFuture<Integer> waiter = closed ? null : nextSlotWaiter();
-                if (waiter != null) {
-                    handed.add(s); // a take waiting without a thread gets it, and looks into it first if suspect
-                    to.add(waiter);
-                } else {
-                    // Last returned, first borrowed: a consumer taking one at a time keeps using one slot, so its
-                    // settles and blocking takes stay on one warm connection; slots that may hold a moved message
-                    // stay in front of it.
-                    if (suspect || free.isEmpty() || !this.suspect[free.peekFirst()]) {
-                        free.addFirst(s);
-                    } else {
-                        free.add(s);
-                    }
-                }
-            }
-            free.notifyAll();
-        }
-        for (int i = 0; i < handed.size(); i++) {
-            if (!to.get(i).complete(handed.get(i))) {
-                giveBack(List.of(handed.get(i)), false); // its take ended meanwhile
-            }
-        }
-    }
-
-    /** The first take in line for a slot that still waits, or {@code null}. Under {@link #free}'s monitor. */
-    private CompletableFuture<Integer> nextSlotWaiter() {
-        CompletableFuture<Integer> w;
-        while ((w = slotWaiters.poll()) != null) {
-            if (!w.isDone()) {
-                return w;
-            }
-        }
-        return null;
-    }
-
-    /** Whether {@code slot} may hold a message nobody was handed; settle.lua looked into it when {@code false}. */
-    void looked(int slot) {
-        synchronized (free) {
-            suspect[slot] = false;
-        }
-    }
-
     long ttlNanos() {
         return ttlNanos;
+    }
+
+    SlotPool pool() {
+        return pool;
     }
 
     Upkeep upkeep() {
@@ -486,41 +334,21 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         return queue;
     }
 
-    ListCommands.Blocking blocking(int slot) {
-        synchronized (blocking) {
-            requireOpen();
-            if (blocking[slot] == null) {
-                blocking[slot] = queue.lists.blocking();
-            }
-            return blocking[slot];
-        }
+    SlotConnections connections() {
+        return connections;
     }
 
     @Override
     public void close() {
-        List<CompletableFuture<Integer>> waiting;
-        synchronized (free) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            free.notifyAll();
-            waiting = new ArrayList<>(slotWaiters);
-            slotWaiters.clear();
+        if (!pool.close()) {
+            return;
         }
-        waiting.forEach(w -> w.completeExceptionally(closedFailure()));
         upkeep.stop();
-        boolean confirmed = true;
-        synchronized (blocking) {
-            for (int i = 0; i < blocking.length; i++) {
-                if (blocking[i] != null) {
-                    confirmed &= blocking[i].retire(); // a blocked take returns at once
-                }
-            }
-        }
+        boolean confirmed = connections.retire(); // a blocked take returns at once
         closing.writeLock().lock(); // takes still running finish (and see the consumer closed) first
         closing.writeLock().unlock();
-        awaitAsyncTakes();
+        // their blocking moves end at once with the connections retired; a script's reply comes within the timeout
+        pool.awaitAsyncTakes(queue.lists.commandTimeout().toNanos() * 2);
         if (!confirmed) {
             // A blocked move may still land in a slot: leave the registration, so sweepers recover it
             // once the heartbeat (not renewed any more) expires.
@@ -537,34 +365,11 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         }
     }
 
-    /**
-     * Waits until no take without a thread is under way (their blocking moves end at once when the connections
-     * are retired; a script's reply comes within the command timeout), at most twice the command timeout.
-     */
-    private void awaitAsyncTakes() {
-        long deadline = queue.timer.now() + queue.lists.commandTimeout().toNanos() * 2;
-        boolean interrupted = false;
-        synchronized (free) {
-            long left;
-            while (asyncTakes > 0 && (left = deadline - queue.timer.now()) > 0) {
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(free, left);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     @Override
     public CompletableFuture<Optional<Delivery>> takeAsync(Duration wait) {
-        long nanos = Math.max(0, io.coordis.internal.Durations.saturatedNanos(
-                java.util.Objects.requireNonNull(wait, "wait must not be null")));
+        long nanos = Math.max(0, Durations.saturatedNanos(Objects.requireNonNull(wait, "wait must not be null")));
         requireOpen();
-        PendingTake take = new PendingTake(this, io.coordis.internal.Durations.saturatedAdd(queue.timer.now(), nanos));
+        PendingTake take = new PendingTake(this, Durations.saturatedAdd(queue.timer.now(), nanos));
         // a delivery taken in the instant the caller cancelled goes back to its slot
         CompletableFuture<Optional<Delivery>> out = queue.timer.relay(take.result, Optional::<Delivery>ofNullable,
                 f -> f, delivery -> take.putBack(ref(delivery).slot()));

@@ -1,10 +1,12 @@
 package io.coordis.internal.queue;
 
+import io.coordis.CoordisException;
 import io.coordis.Outcome;
 import io.coordis.Telemetry;
 import io.coordis.internal.Failures;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Tokens;
+import io.coordis.internal.redis.BlockingConnection;
 import io.coordis.internal.redis.ListCommands;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.Namespace;
@@ -20,18 +22,17 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * {@link ReliableQueue} with per-consumer processing slots and heartbeats; see the interface for the
- * design. This class holds the queue-wide operations (push, settle by id, sweep, stats); {@link
- * SlotConsumer} the per-consumer ones.
+ * design. This class holds the queue-wide operations (push, settle by id, sweep, stats through {@link
+ * SlotQueueStats}); {@link SlotConsumer} the per-consumer ones.
  */
 final class SlotQueue extends NamedQueue implements ReliableQueue {
     static final LuaScript PUSH = LuaScript.load(SlotQueue.class, "push.lua");
@@ -54,7 +55,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     /** For {@link io.coordis.Coordis}; not part of the API. */
     SlotQueue(ListCommands lists, Namespace namespace, String name, QueueOptions options, Timer timer,
               Telemetry telemetry) {
-        super(lists, name, java.util.Objects.requireNonNull(options, "options must not be null"));
+        super(lists, name, Objects.requireNonNull(options, "options must not be null"));
         this.keys = new QueueKeys(namespace.key(name));
         this.timer = timer;
         this.telemetry = telemetry;
@@ -147,7 +148,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
      * {@code takeSlots} a message, in one script; on {@code via} (a connection the caller owns) when not
      * {@code null}, else on the shared connection.
      */
-    Answer settleAndTake(String consumer, List<Settle> settles, List<Integer> takeSlots, ListCommands.Blocking via)
+    Answer settleAndTake(String consumer, List<Settle> settles, List<Integer> takeSlots, BlockingConnection via)
             throws InterruptedException {
         List<String> k = settleKeys(consumer, settles, takeSlots);
         List<byte[]> a = settleArgs(settles);
@@ -155,7 +156,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
         if (via != null) {
             try {
                 raw = via.eval(SETTLE, k, a);
-            } catch (io.coordis.CoordisException e) {
+            } catch (CoordisException e) {
                 throw Payloads.named(lists, e, name, keys.queue);
             }
         } else {
@@ -340,54 +341,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
 
     @Override
     public QueueStats stats() throws InterruptedException {
-        CompletableFuture<Long> now = lists.timeMillis(keys.queue);
-        CompletableFuture<Long> depth = lists.llen(keys.queue);
-        CompletableFuture<Long> dead = lists.llen(keys.dead);
-        CompletableFuture<Long> delayed = lists.zcard(keys.delayed);
-        CompletableFuture<byte[]> settled = lists.get(keys.settledCount);
-        CompletableFuture<byte[]> oldest = lists.lindex(keys.queue, -1);
-        CompletableFuture<Map<byte[], byte[]>> registry = lists.hgetall(keys.registry);
-        long nowMillis = lists.await(now);
-        long depthNow = Payloads.await(lists, depth, name, keys.queue);
-        Optional<Duration> age = Optional.empty();
-        byte[] head = lists.await(oldest);
-        if (head != null) {
-            byte[] at = lists.await(lists.hget(keys.enqueued, sha1(head)));
-            if (at != null) {
-                age = Optional.of(Duration.ofMillis(Math.max(0, nowMillis - Long.parseLong(ListCommands.text(at)))));
-            }
-        }
-        List<QueueStats.ConsumerStats> consumers = new ArrayList<>();
-        for (Map.Entry<byte[], byte[]> e : lists.await(registry).entrySet()) {
-            String id = ListCommands.text(e.getKey());
-            QueueLayout.Registration reg = QueueLayout.registration(ListCommands.text(e.getValue())).orElse(null);
-            if (reg == null) {
-                continue;
-            }
-            CompletableFuture<Long> alive = lists.exists(keys.heartbeat(id));
-            List<CompletableFuture<Long>> lengths = new ArrayList<>();
-            for (String slot : keys.slots(id, reg.slots())) {
-                lengths.add(lists.llen(slot));
-            }
-            long inFlight = 0;
-            for (CompletableFuture<Long> l : lengths) {
-                inFlight += lists.await(l);
-            }
-            consumers.add(new QueueStats.ConsumerStats(id, reg.slots(), inFlight,
-                    Instant.ofEpochMilli(reg.lastBeatMillis()), lists.await(alive) > 0));
-        }
-        consumers.sort(java.util.Comparator.comparing(QueueStats.ConsumerStats::id));
-        return new QueueStats(name, depthNow, age, lists.await(dead), lists.await(delayed), count(lists.await(settled)),
-                consumers);
-    }
-
-    /** A counter's value; 0 when absent or not an integer (as queue-state.lua reads it for the inspector). */
-    private static long count(byte[] value) {
-        try {
-            return value == null ? 0 : Long.parseLong(ListCommands.text(value));
-        } catch (NumberFormatException e) {
-            return 0;
-        }
+        return SlotQueueStats.read(lists, keys, name);
     }
 
     static byte[] bytes(Object value) {

@@ -18,6 +18,7 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.ProtocolVersion;
@@ -29,9 +30,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Opens the connections of one {@link RedisNode}: to one Redis server (or a Sentinel-managed master) through
@@ -40,7 +40,6 @@ import org.slf4j.LoggerFactory;
  * Both kinds of connection offer {@link RedisClusterAsyncCommands}, the command set Coordis uses.
  */
 abstract sealed class Connector {
-    private static final Logger log = LoggerFactory.getLogger(Connector.class);
     /** How often a cluster client re-reads the topology even when nothing suggests a change. */
     static final Duration PERIODIC_REFRESH = Duration.ofSeconds(30);
     /** At most one topology read per this interval because commands failed (a node down fails many at once). */
@@ -132,7 +131,7 @@ abstract sealed class Connector {
     /**
      * On a cluster, the master that serves {@code key}'s slot in the current topology; {@code null} elsewhere.
      *
-     * @throws io.coordis.NodeUnavailableException when no known master serves the slot
+     * @throws NodeUnavailableException when no known master serves the slot
      */
     RedisURI masterFor(String key, String node) {
         return null;
@@ -194,50 +193,20 @@ abstract sealed class Connector {
         @Override
         <K, V> CompletableFuture<StatefulConnection<K, V>> connectAsync(RedisCodec<K, V> codec) {
             CompletableFuture<StatefulConnection<K, V>> f = new CompletableFuture<>();
-            pipe(f, () -> client.connectAsync(codec, uri), this::refusedCredentials);
+            HandshakeRetry.pipe(f, () -> client.connectAsync(codec, uri), this::refusedCredentials);
             return f;
         }
 
         @Override
         CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSubAsync() {
             CompletableFuture<StatefulRedisPubSubConnection<String, String>> f = new CompletableFuture<>();
-            pipe(f, () -> client.connectPubSubAsync(StringCodec.UTF8, uri), this::refusedCredentials);
+            HandshakeRetry.pipe(f, () -> client.connectPubSubAsync(StringCodec.UTF8, uri), this::refusedCredentials);
             return f;
         }
 
-        /**
-         * The server's refusal of this URL's credentials, asked on a connection of its own whose handshake sends
-         * nothing that can fail (no credentials, no PING), so that the answer comes back as a command's reply
-         * and no closing channel can overtake it; {@code null} when the server accepts them, when the URL has no
-         * password (or goes through Sentinel or a Unix socket), or when nothing could be asked (the server drops
-         * this connection too: a TLS-only port).
-         */
+        /** The server's refusal of this URL's credentials, asked apart ({@link HandshakeRetry#refusedCredentials}). */
         private CompletableFuture<Throwable> refusedCredentials() {
-            if (uri.getSocket() != null || !uri.getSentinels().isEmpty()) {
-                return CompletableFuture.completedFuture(null);
-            }
-            return uri.getCredentialsProvider().resolveCredentials().toFuture().thenCompose(credentials -> {
-                if (credentials == null || !credentials.hasPassword()) {
-                    return CompletableFuture.<Throwable>completedFuture(null);
-                }
-                RedisURI bare = RedisURI.builder().withHost(uri.getHost()).withPort(uri.getPort())
-                        .withSsl(uri.isSsl()).withStartTls(uri.isStartTls()).withVerifyPeer(uri.getVerifyMode())
-                        .withTimeout(uri.getTimeout()).build();
-                RedisClient asker = RedisClient.create(client.getResources(), bare);
-                asker.setOptions(client.getOptions().mutate().pingBeforeActivateConnection(false)
-                        .autoReconnect(false).build());
-                CharSequence password = java.nio.CharBuffer.wrap(credentials.getPassword());
-                CompletableFuture<Throwable> said = asker.connectAsync(StringCodec.UTF8, bare).toCompletableFuture()
-                        .thenCompose(c -> (credentials.hasUsername()
-                                ? c.async().auth(credentials.getUsername(), password) : c.async().auth(password))
-                                .toCompletableFuture().handle((accepted, refused) -> {
-                                    c.closeAsync();
-                                    return RedisErrors.unwrap(refused);
-                                }));
-                said.whenComplete((answer, failure) -> asker.shutdownAsync(0, 2, java.util.concurrent.TimeUnit.SECONDS));
-                return said;
-            }).orTimeout(Math.max(1, uri.getTimeout().toMillis()), java.util.concurrent.TimeUnit.MILLISECONDS)
-                    .exceptionally(nothingLearnt -> null);
+            return HandshakeRetry.refusedCredentials(client, uri);
         }
 
         @Override
@@ -275,8 +244,7 @@ abstract sealed class Connector {
         }
 
         /** The first topology read; connections can only be opened once it succeeded (redone after a failure). */
-        private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> topology =
-                new java.util.concurrent.atomic.AtomicReference<>();
+        private final AtomicReference<CompletableFuture<Void>> topology = new AtomicReference<>();
 
         private CompletableFuture<Void> topology() {
             while (true) {
@@ -286,7 +254,7 @@ abstract sealed class Connector {
                 }
                 CompletableFuture<Void> fresh = new CompletableFuture<>();
                 if (topology.compareAndSet(known, fresh)) {
-                    pipe(fresh, client::refreshPartitionsAsync);
+                    HandshakeRetry.pipe(fresh, client::refreshPartitionsAsync);
                     return fresh;
                 }
             }
@@ -306,14 +274,15 @@ abstract sealed class Connector {
                     f.completeExceptionally(failed);
                     return;
                 }
-                pipe(f, open);
+                HandshakeRetry.pipe(f, open);
             });
             return f;
         }
 
         @Override
         CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSubAsync() {
-            return this.<StatefulRedisPubSubConnection<String, String>, io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection<String, String>>afterTopology(
+            return this.<StatefulRedisPubSubConnection<String, String>,
+                    StatefulRedisClusterPubSubConnection<String, String>>afterTopology(
                     () -> client.connectPubSubAsync(StringCodec.UTF8));
         }
 
@@ -353,63 +322,6 @@ abstract sealed class Connector {
             if (now - last >= REFRESH_SPACING.toNanos() && lastRefresh.compareAndSet(last, now)) {
                 client.refreshPartitionsAsync();
             }
-        }
-    }
-
-    /**
-     * How many times a connection is opened when each attempt ends with the channel closed during the handshake
-     * and nothing from the server (see {@link RedisErrors#lostHandshakeAnswer}).
-     */
-    static final int HANDSHAKE_ATTEMPTS = 3;
-    /** The pause before opening again after such an attempt, times the attempts made: past a burst of load. */
-    private static final Duration HANDSHAKE_PAUSE = Duration.ofMillis(20);
-
-    /** {@link #pipe(CompletableFuture, Supplier, Supplier)} where the server's answer cannot be asked apart. */
-    private static <T, C extends T> void pipe(CompletableFuture<T> f, Supplier<? extends CompletionStage<C>> open) {
-        pipe(f, open, () -> CompletableFuture.completedFuture(null));
-    }
-
-    /**
-     * Completes {@code f} as the stage that {@code open} starts completes; a failure to start fails it too. Lettuce
-     * closes the channel when Redis refuses the handshake (a wrong password), and on a loaded machine the close can
-     * overtake the refusal and be all it reports (the thread that opened the connection was descheduled while the
-     * whole handshake ran and failed). After such an attempt the server's answer is asked apart ({@code refusal}:
-     * its refusal, or {@code null} when it cannot be asked or was not a refusal); with no refusal the connection
-     * is opened again after a pause, up to {@link #HANDSHAKE_ATTEMPTS} in all, while a server that really drops
-     * new connections (a TLS-only port) drops every attempt.
-     */
-    private static <T, C extends T> void pipe(CompletableFuture<T> f, Supplier<? extends CompletionStage<C>> open,
-                                              Supplier<CompletableFuture<Throwable>> refusal) {
-        pipe(f, open, refusal, 1);
-    }
-
-    private static <T, C extends T> void pipe(CompletableFuture<T> f, Supplier<? extends CompletionStage<C>> open,
-                                              Supplier<CompletableFuture<Throwable>> refusal, int attempt) {
-        try {
-            open.get().whenComplete((value, failure) -> {
-                if (failure == null) {
-                    f.complete(value);
-                } else if (!RedisErrors.lostHandshakeAnswer(failure)) {
-                    f.completeExceptionally(failure);
-                } else {
-                    refusal.get().whenComplete((refused, ignored) -> {
-                        if (refused != null) {
-                            refused.addSuppressed(failure);
-                            f.completeExceptionally(refused);
-                        } else if (attempt < HANDSHAKE_ATTEMPTS) {
-                            log.debug("a connection closed during its handshake without the server's answer; "
-                                    + "trying again");
-                            CompletableFuture.delayedExecutor(HANDSHAKE_PAUSE.toMillis() * attempt,
-                                            java.util.concurrent.TimeUnit.MILLISECONDS)
-                                    .execute(() -> pipe(f, open, refusal, attempt + 1));
-                        } else {
-                            f.completeExceptionally(failure);
-                        }
-                    });
-                }
-            });
-        } catch (RuntimeException e) {
-            f.completeExceptionally(e);
         }
     }
 }

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A Lua script loaded from a {@code .lua} resource beside the class that runs it ({@link #load}), with the
@@ -21,9 +23,9 @@ public record LuaScript(String name, String source, String sha) {
     private static final String INCLUDE_FENCING = "-- include fencing.lua";
     /** The functions that take fencing numbers, beside the lock scripts. */
     private static final String FENCING = "/io/coordis/internal/lock/fencing.lua";
-    private static final java.util.regex.Pattern INCLUDE =
-            java.util.regex.Pattern.compile("^" + java.util.regex.Pattern.quote(INCLUDE_FENCING) + "$",
-                    java.util.regex.Pattern.MULTILINE);
+    private static final Pattern INCLUDE =
+            Pattern.compile("^" + Pattern.quote(INCLUDE_FENCING) + "$",
+                    Pattern.MULTILINE);
 
     /**
      * Loads {@code resource} relative to {@code anchor}'s package; fails fast when it is missing. A line
@@ -32,7 +34,7 @@ public record LuaScript(String name, String source, String sha) {
      */
     public static LuaScript load(Class<?> anchor, String resource) {
         String source = INCLUDE.matcher(read(anchor, resource)).replaceAll(
-                include -> java.util.regex.Matcher.quoteReplacement(read(LuaScript.class, FENCING).strip()));
+                include -> Matcher.quoteReplacement(read(LuaScript.class, FENCING).strip()));
         return new LuaScript(resource, source, sha1(source));
     }
 

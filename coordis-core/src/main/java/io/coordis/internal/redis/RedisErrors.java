@@ -10,10 +10,16 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 
+import java.io.IOException;
+import java.security.cert.CertificateException;
+import java.util.Locale;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLException;
 
 /** Turns Lettuce's exceptions into Coordis's small family, naming the node and never a password. */
 final class RedisErrors {
@@ -31,18 +37,18 @@ final class RedisErrors {
         if (serverError != null) {
             return fromServerError(serverError, node, t);
         }
-        if (t instanceof RedisCommandTimeoutException || t instanceof java.util.concurrent.TimeoutException) {
+        if (t instanceof RedisCommandTimeoutException || t instanceof TimeoutException) {
             return new NodeUnavailableException(node,
                     "Redis at " + node + " did not answer in time (" + firstLine(t.getMessage())
                             + "); check that it is running and reachable", t, true);
         }
-        if (causedBy(t, javax.net.ssl.SSLException.class) || causedBy(t, java.security.cert.CertificateException.class)) {
+        if (causedBy(t, SSLException.class) || causedBy(t, CertificateException.class)) {
             // permanent: certificates and trust are configuration, which waiting does not mend
             return new NodeUnavailableException(node, "TLS handshake with Redis at " + node + " failed: " + describe(t)
                     + "; " + tlsAdvice(describe(t)), t, false, false);
         }
         if (t instanceof RedisConnectionException || t instanceof RedisException
-                || t instanceof java.io.IOException) {
+                || t instanceof IOException) {
             String described = describe(t);
             // transient even when closed during every handshake: a TLS-only port does that, but so does a server
             // killed or restarting while the client connects
@@ -84,7 +90,7 @@ final class RedisErrors {
      * channel / run this command or subcommand".
      */
     static AccessDeniedException.Reason deniedReason(String error) {
-        String e = error.toLowerCase(java.util.Locale.ROOT);
+        String e = error.toLowerCase(Locale.ROOT);
         if (e.contains("channel")) {
             return AccessDeniedException.Reason.CHANNEL;
         }
@@ -160,7 +166,7 @@ final class RedisErrors {
 
     /** What to do about a failed TLS handshake, judged from its description (the JDK's words or the peer's alert). */
     static String tlsAdvice(String description) {
-        String d = description.toLowerCase(java.util.Locale.ROOT);
+        String d = description.toLowerCase(Locale.ROOT);
         if (d.contains("certificate_required")) {
             return "the server requires a client certificate: give one signed by a CA the server trusts "
                     + "(" + CLIENT_CERTIFICATE + ")";
@@ -206,7 +212,7 @@ final class RedisErrors {
     }
 
     /** Whether {@code t} or any of its causes matches. */
-    private static boolean anyCause(Throwable t, java.util.function.Predicate<Throwable> test) {
+    private static boolean anyCause(Throwable t, Predicate<Throwable> test) {
         for (Throwable c = t; c != null && c.getCause() != c; c = c.getCause()) {
             if (test.test(c)) {
                 return true;

@@ -211,7 +211,7 @@ public final class RedisNode implements AutoCloseable {
      * until Redis confirmed the subscription (at most the command timeout). Messages are delivered on a
      * Lettuce I/O thread: listeners must be quick and must not block.
      */
-    public Subscription subscribe(String channel, Consumer<String> listener) throws InterruptedException {
+    public ChannelRegistration subscribe(String channel, Consumer<String> listener) throws InterruptedException {
         return subscriptions.subscribe(channel, listener);
     }
 
@@ -219,14 +219,14 @@ public final class RedisNode implements AutoCloseable {
      * Like {@link #subscribe(String, Consumer)}, with a listener that also hears {@link PubSubListener#gap()}
      * and {@link PubSubListener#closed()} (this node closed: a waiter can stop waiting).
      */
-    public Subscription subscribe(String channel, PubSubListener listener) throws InterruptedException {
+    public ChannelRegistration subscribe(String channel, PubSubListener listener) throws InterruptedException {
         return subscriptions.subscribe(channel, listener);
     }
 
     /**
      * Registers {@code listener} on {@code names} (channels, or glob patterns for PSUBSCRIBE when
      * {@code patterns}) on this node's shared pub/sub connection, without waiting for Redis: the
-     * registration's {@link Subscription#ready()} completes when Redis confirmed every name, or fails
+     * registration's {@link ChannelRegistration#ready()} completes when Redis confirmed every name, or fails
      * naming this node. Only the first use, which opens the connection, blocks (at most the command
      * timeout). After a lost connection the names are subscribed again and the listener hears
      * {@link PubSubListener#gap()}. Messages arrive on a Lettuce I/O thread.
@@ -234,17 +234,17 @@ public final class RedisNode implements AutoCloseable {
      * @throws CoordisException     when the pub/sub connection cannot be opened
      * @throws InterruptedException when interrupted while it opens (nothing stays registered)
      */
-    public Subscription subscribe(Collection<String> names, boolean patterns, PubSubListener listener)
+    public ChannelRegistration subscribe(Collection<String> names, boolean patterns, PubSubListener listener)
             throws InterruptedException {
         return subscriptions.subscribe(names, patterns, listener);
     }
 
     /**
      * Like {@link #subscribe(Collection, boolean, PubSubListener)}, and never blocks, not even to open the pub/sub
-     * connection on first use (its failure then fails {@link Subscription#ready()}): for steps that run on a reply's
-     * I/O thread or on the client's timer.
+     * connection on first use (its failure then fails {@link ChannelRegistration#ready()}): for steps that run on a
+     * reply's I/O thread or on the client's timer.
      */
-    public Subscription subscribeLater(Collection<String> names, boolean patterns, PubSubListener listener) {
+    public ChannelRegistration subscribeLater(Collection<String> names, boolean patterns, PubSubListener listener) {
         return subscriptions.subscribeLater(names, patterns, listener);
     }
 

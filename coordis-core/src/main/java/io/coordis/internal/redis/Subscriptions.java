@@ -2,11 +2,8 @@ package io.coordis.internal.redis;
 
 import io.coordis.CoordisException;
 import io.coordis.internal.Timer;
-import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 import java.time.Duration;
@@ -16,9 +13,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,10 +28,10 @@ import org.slf4j.LoggerFactory;
  * growing, jittered pauses up to {@link #MAX_RETRY_PAUSE} while that fails), every channel and pattern is
  * subscribed on it, and the old one is closed. When Redis confirms a channel again, its listeners are told
  * through {@link PubSubListener#gap()} that messages may have been lost. Only the current connection
- * delivers: a message or confirmation arriving on any other is ignored, so a listener never hears a message
- * twice, even when a connection attempt that was given up still reaches Redis. (A connection reconnecting by
- * itself keeps one identity across its sockets; over a slow link a reconnection that outlasted its timeout
- * could leave two sockets subscribed, and every message arrived twice.)
+ * delivers ({@link PubSubConnectionListener}): a message or confirmation arriving on any other is ignored, so a
+ * listener never hears a message twice, even when a connection attempt that was given up still reaches Redis.
+ * (A connection reconnecting by itself keeps one identity across its sockets; over a slow link a reconnection
+ * that outlasted its timeout could leave two sockets subscribed, and every message arrived twice.)
  * A registration counts as confirmed when Redis's own subscribe reply for the channel arrives.
  *
  * <p>On a Redis Cluster the connection goes to one node; classic PUBLISH reaches subscribers on every node,
@@ -72,13 +69,13 @@ final class Subscriptions {
     }
 
     /** Registers {@code listener} on one channel and blocks until Redis confirmed it (at most the timeout). */
-    Subscription subscribe(String channelName, Consumer<String> listener) throws InterruptedException {
+    ChannelRegistration subscribe(String channelName, Consumer<String> listener) throws InterruptedException {
         return subscribe(channelName, (channel, message) -> listener.accept(message));
     }
 
     /** Registers {@code listener} on one channel and blocks until Redis confirmed it (at most the timeout). */
-    Subscription subscribe(String channelName, PubSubListener listener) throws InterruptedException {
-        Subscription subscription = subscribe(List.of(channelName), false, listener);
+    ChannelRegistration subscribe(String channelName, PubSubListener listener) throws InterruptedException {
+        ChannelRegistration subscription = subscribe(List.of(channelName), false, listener);
         try {
             awaitReady(subscription.ready());
         } catch (RuntimeException | InterruptedException e) {
@@ -91,13 +88,13 @@ final class Subscriptions {
     /**
      * Registers {@code listener} on channels (or glob patterns) and sends SUBSCRIBE (PSUBSCRIBE) for those
      * not subscribed yet. Does not wait for Redis, except to open the pub/sub connection on first use;
-     * the returned registration's {@link Subscription#ready()} completes on confirmation.
+     * the returned registration's {@link ChannelRegistration#ready()} completes on confirmation.
      *
      * @throws CoordisException     when the pub/sub connection cannot be opened
      * @throws InterruptedException when interrupted while it opens (nothing stays registered; the connection opens
      *                              for later use)
      */
-    Subscription subscribe(Collection<String> names, boolean pattern, PubSubListener listener)
+    ChannelRegistration subscribe(Collection<String> names, boolean pattern, PubSubListener listener)
             throws InterruptedException {
         Registered r = register(names, pattern, listener);
         if (r.opening() != null) {
@@ -116,15 +113,15 @@ final class Subscriptions {
 
     /**
      * Like {@link #subscribe(Collection, boolean, PubSubListener)}, and never blocks, not even to open the connection
-     * on first use: a connection that cannot be opened fails {@link Subscription#ready()}. For callers on an I/O
+     * on first use: a connection that cannot be opened fails {@link ChannelRegistration#ready()}. For callers on an I/O
      * thread or the client's timer: this object's monitor is never held while anything is waited for.
      */
-    Subscription subscribeLater(Collection<String> names, boolean pattern, PubSubListener listener) {
+    ChannelRegistration subscribeLater(Collection<String> names, boolean pattern, PubSubListener listener) {
         return register(names, pattern, listener).subscription();
     }
 
     /** A registration, and the opening of the connection when this registration started it or must wait for it. */
-    private record Registered(Subscription subscription, CompletableFuture<?> opening) {
+    private record Registered(ChannelRegistration subscription, CompletableFuture<?> opening) {
     }
 
     private Registered register(Collection<String> names, boolean pattern, PubSubListener listener) {
@@ -144,21 +141,8 @@ final class Subscriptions {
             }
             // else the connection was lost: its replacement subscribes every registered name
         }
-        CompletableFuture<Void> ready = added.ready();
-        AtomicBoolean open = new AtomicBoolean(true);
-        Subscription subscription = new Subscription() {
-            @Override
-            public void close() {
-                if (open.compareAndSet(true, false)) {
-                    unsubscribe(unique, pattern, listener);
-                }
-            }
-
-            @Override
-            public CompletableFuture<Void> ready() {
-                return ready;
-            }
-        };
+        ChannelRegistration subscription = ChannelRegistration.of(added.ready(),
+                () -> unsubscribe(unique, pattern, listener));
         return new Registered(subscription, waitFor);
     }
 
@@ -268,45 +252,12 @@ final class Subscriptions {
     }
 
     private StatefulRedisPubSubConnection<String, String> attach(StatefulRedisPubSubConnection<String, String> conn) {
-        conn.addListener(new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String message) {
-                if (connection == conn) {
-                    listeners.deliver(channel, false, channel, message);
-                }
-            }
+        return PubSubConnectionListener.attach(this, listeners, timer, conn);
+    }
 
-            @Override
-            public void message(String pattern, String channel, String message) {
-                if (connection == conn) {
-                    listeners.deliver(pattern, true, channel, message);
-                }
-            }
-
-            @Override
-            public void subscribed(String channel, long count) {
-                if (connection == conn) {
-                    confirm(channel, false);
-                }
-            }
-
-            @Override
-            public void psubscribed(String pattern, long count) {
-                if (connection == conn) {
-                    confirm(pattern, true);
-                }
-            }
-        });
-        conn.addListener(new RedisConnectionStateListener() {
-            @Override
-            public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
-                // off the I/O thread, on the client's callback executor: replacing takes this object's monitor
-                // (not CompletableFuture's default executor, which on Java 25 is the common pool even where it has
-                // a single worker, shared with the application)
-                timer.deliver(() -> lost(conn));
-            }
-        });
-        return conn;
+    /** The current connection: the only one whose messages and confirmations count. */
+    StatefulRedisPubSubConnection<String, String> current() {
+        return connection;
     }
 
     /** A connection that closed before its listeners were attached is never reported lost: replace it now. */
@@ -320,7 +271,7 @@ final class Subscriptions {
      * {@code conn} dropped: if it is the current connection, every registration will report a gap when Redis
      * confirms it again, and a replacement is opened. Once per lost connection.
      */
-    private void lost(StatefulRedisPubSubConnection<String, String> conn) {
+    void lost(StatefulRedisPubSubConnection<String, String> conn) {
         synchronized (this) {
             if (closed || connection != conn || replacing == conn) {
                 return;
@@ -374,7 +325,7 @@ final class Subscriptions {
     /** The pause before retry {@code attempt} (from 1): 10 ms doubling up to {@link #MAX_RETRY_PAUSE}, half of it random. */
     static Duration retryPause(int attempt) {
         long ceiling = Math.min(MAX_RETRY_PAUSE.toMillis(), 10L << Math.min(attempt - 1, 20));
-        return Duration.ofMillis(ceiling / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(ceiling / 2 + 1));
+        return Duration.ofMillis(ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1));
     }
 
     /** Makes {@code fresh} the current connection in place of {@code lost}, subscribes everything there, closes {@code lost}. */
@@ -400,7 +351,8 @@ final class Subscriptions {
         }
     }
 
-    private void confirm(String name, boolean pattern) {
+    /** Redis confirmed {@code name} on the current connection. */
+    void confirm(String name, boolean pattern) {
         if (listeners.confirm(name, pattern)) {
             // Closed before Redis confirmed: unsubscribe now, off the I/O thread (the monitor is not for it).
             timer.deliver(() -> dropIfUnused(name, pattern));

@@ -10,9 +10,18 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.time.Duration;
+import java.util.Base64;
 import java.util.Collection;
 import java.util.Objects;
 
@@ -101,7 +110,7 @@ public final class TlsSettings {
      *
      * @throws IllegalArgumentException naming the files (never the password)
      */
-    SslOptions sslOptions(java.time.Duration handshakeTimeout) {
+    SslOptions sslOptions(Duration handshakeTimeout) {
         SslOptions.Builder b = SslOptions.builder().jdkSslProvider().handshakeTimeout(handshakeTimeout);
         if (trustedCertificates != null) {
             b.trustManager(trustedCertificates.toFile());
@@ -129,15 +138,15 @@ public final class TlsSettings {
     private void requireMatchingKey() {
         try (InputStream in = Files.newInputStream(certificateChain)) {
             X509Certificate cert = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
-            java.security.PublicKey publicKey = cert.getPublicKey();
+            PublicKey publicKey = cert.getPublicKey();
             String pem = Files.readString(privateKey, StandardCharsets.ISO_8859_1);
             int begin = pem.indexOf("-----BEGIN PRIVATE KEY-----");
             int end = pem.indexOf("-----END PRIVATE KEY-----");
-            byte[] der = java.util.Base64.getMimeDecoder()
+            byte[] der = Base64.getMimeDecoder()
                     .decode(pem.substring(begin + "-----BEGIN PRIVATE KEY-----".length(), end));
             String algorithm = publicKey.getAlgorithm();
-            java.security.PrivateKey key = java.security.KeyFactory.getInstance(algorithm)
-                    .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(der));
+            PrivateKey key = KeyFactory.getInstance(algorithm)
+                    .generatePrivate(new PKCS8EncodedKeySpec(der));
             String signing = switch (algorithm) {
                 case "EC" -> "SHA256withECDSA";
                 case "RSA" -> "SHA256withRSA";
@@ -145,18 +154,18 @@ public final class TlsSettings {
                 default -> algorithm; // EdDSA: Ed25519, Ed448
             };
             byte[] probe = "coordis key check".getBytes(StandardCharsets.US_ASCII);
-            java.security.Signature signer = java.security.Signature.getInstance(signing);
+            Signature signer = Signature.getInstance(signing);
             signer.initSign(key);
             signer.update(probe);
             byte[] signature = signer.sign();
-            java.security.Signature verifier = java.security.Signature.getInstance(signing);
+            Signature verifier = Signature.getInstance(signing);
             verifier.initVerify(publicKey);
             verifier.update(probe);
             if (!verifier.verify(signature)) {
                 throw new IllegalArgumentException("client key " + privateKey + " does not belong to the certificate "
                         + certificateChain + "; give the key the certificate was issued for");
             }
-        } catch (IOException | java.security.GeneralSecurityException | RuntimeException e) {
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
             if (e instanceof IllegalArgumentException iae && iae.getMessage() != null
                     && iae.getMessage().startsWith("client key ")) {
                 throw iae;
@@ -210,7 +219,7 @@ public final class TlsSettings {
                     + "; convert a DER file with: openssl x509 -in FILE -out FILE.pem");
         }
         try (InputStream in = Files.newInputStream(file)) {
-            Collection<? extends java.security.cert.Certificate> certs =
+            Collection<? extends Certificate> certs =
                     CertificateFactory.getInstance("X.509").generateCertificates(in);
             if (certs.isEmpty() || !(certs.iterator().next() instanceof X509Certificate)) {
                 throw new IllegalArgumentException(what + " " + file + " holds no X.509 certificate");

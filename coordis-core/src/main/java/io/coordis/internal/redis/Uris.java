@@ -6,6 +6,9 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.StaticCredentialsProvider;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 
 /** Parses Redis URLs and renders them without credentials. */
 public final class Uris {
@@ -64,7 +67,7 @@ public final class Uris {
         if (uri == null) {
             return false;
         }
-        String u = uri.strip().toLowerCase(java.util.Locale.ROOT);
+        String u = uri.strip().toLowerCase(Locale.ROOT);
         return u.startsWith(CLUSTER_SCHEME) || u.startsWith(TLS_CLUSTER_SCHEME);
     }
 
@@ -74,9 +77,9 @@ public final class Uris {
      *
      * @throws IllegalArgumentException naming what is wrong (the password is never repeated)
      */
-    static java.util.List<RedisURI> parseCluster(String uri, Duration timeout) {
+    static List<RedisURI> parseCluster(String uri, Duration timeout) {
         String u = uri.strip();
-        boolean tls = u.toLowerCase(java.util.Locale.ROOT).startsWith(TLS_CLUSTER_SCHEME);
+        boolean tls = u.toLowerCase(Locale.ROOT).startsWith(TLS_CLUSTER_SCHEME);
         String rest = u.substring(tls ? TLS_CLUSTER_SCHEME.length() : CLUSTER_SCHEME.length());
         String query = "";
         int q = rest.indexOf('?');
@@ -96,7 +99,7 @@ public final class Uris {
             }
             hosts = hosts.substring(0, slash);
         }
-        java.util.List<RedisURI> seeds = new java.util.ArrayList<>();
+        List<RedisURI> seeds = new ArrayList<>();
         for (String host : hosts.split(",")) {
             if (host.isBlank()) {
                 throw new IllegalArgumentException("not a Redis Cluster URL: '" + redact(u)
@@ -112,7 +115,7 @@ public final class Uris {
     }
 
     /** {@code cluster via host:port,...} for messages; never credentials. */
-    static String clusterAddress(java.util.List<RedisURI> seeds) {
+    static String clusterAddress(List<RedisURI> seeds) {
         StringBuilder sb = new StringBuilder("cluster via ");
         for (int i = 0; i < seeds.size(); i++) {
             sb.append(i == 0 ? "" : ",").append(seeds.get(i).getHost()).append(':').append(seeds.get(i).getPort());

@@ -2,6 +2,7 @@ package io.coordis.internal.signal;
 
 import io.coordis.CoordisException;
 import io.coordis.Telemetry;
+import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.PubSubListener;
 import io.coordis.internal.redis.RedisNode;
@@ -41,10 +42,10 @@ final class Fanout implements AutoCloseable {
         void clientClosed(String address);
     }
 
-    private final List<io.coordis.internal.redis.Subscription> parts;
+    private final List<ChannelRegistration> parts;
     private final AtomicBoolean open = new AtomicBoolean(true);
 
-    private Fanout(List<io.coordis.internal.redis.Subscription> parts) {
+    private Fanout(List<ChannelRegistration> parts) {
         this.parts = parts;
     }
 
@@ -84,7 +85,7 @@ final class Fanout implements AutoCloseable {
                                                boolean patterns, Sink sink, Telemetry telemetry, Timer timer)
             throws InterruptedException {
         List<String> wire = names.stream().map(n -> patterns ? namespace.pattern(n) : namespace.channel(n)).toList();
-        List<io.coordis.internal.redis.Subscription> parts = new ArrayList<>();
+        List<ChannelRegistration> parts = new ArrayList<>();
         List<RedisNode> asked = new ArrayList<>();
         CoordisException failure = null;
         for (int i = 0; i < nodes.size(); i++) {
@@ -114,14 +115,14 @@ final class Fanout implements AutoCloseable {
             } catch (CoordisException e) {
                 failure = add(failure, e);
             } catch (InterruptedException e) {
-                parts.forEach(io.coordis.internal.redis.Subscription::close);
+                parts.forEach(ChannelRegistration::close);
                 throw e;
             }
         }
         CompletableFuture<Fanout> opened = new CompletableFuture<>();
         opened.whenComplete((f, x) -> {
             if (f == null) {
-                parts.forEach(io.coordis.internal.redis.Subscription::close); // failed or cancelled
+                parts.forEach(ChannelRegistration::close); // failed or cancelled
             }
         });
         if (parts.isEmpty()) {
@@ -146,14 +147,14 @@ final class Fanout implements AutoCloseable {
 
     /** Counts the nodes' answers; the last one decides. */
     private static final class Confirmations {
-        private final List<io.coordis.internal.redis.Subscription> parts;
+        private final List<ChannelRegistration> parts;
         private final boolean[] confirmed;
         private final Collection<String> names;
         private final CompletableFuture<Fanout> opened;
         private CoordisException failure;
         private int waiting;
 
-        Confirmations(List<io.coordis.internal.redis.Subscription> parts, Collection<String> names,
+        Confirmations(List<ChannelRegistration> parts, Collection<String> names,
                       CoordisException failure, CompletableFuture<Fanout> opened) {
             this.parts = parts;
             this.confirmed = new boolean[parts.size()];
@@ -164,7 +165,7 @@ final class Fanout implements AutoCloseable {
         }
 
         void answered(int part, CoordisException failed) {
-            List<io.coordis.internal.redis.Subscription> ok = new ArrayList<>();
+            List<ChannelRegistration> ok = new ArrayList<>();
             CoordisException first;
             synchronized (this) {
                 if (failed == null) {
@@ -209,7 +210,7 @@ final class Fanout implements AutoCloseable {
     @Override
     public void close() {
         if (open.compareAndSet(true, false)) {
-            parts.forEach(io.coordis.internal.redis.Subscription::close);
+            parts.forEach(ChannelRegistration::close);
         }
     }
 }

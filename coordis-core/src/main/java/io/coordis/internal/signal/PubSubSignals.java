@@ -4,6 +4,7 @@ import io.coordis.CoordisException;
 import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Failures;
+import io.coordis.internal.Keys;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.Utf8;
@@ -340,7 +341,7 @@ public final class PubSubSignals implements Signals {
         if (name.isEmpty()) {
             throw new IllegalArgumentException(what + " must not be empty");
         }
-        return io.coordis.internal.Keys.requireShort(what, name);
+        return Keys.requireShort(what, name);
     }
 
     @Override

@@ -15,12 +15,12 @@ import java.util.concurrent.TimeoutException;
  * The connections of one client: its node (or Redlock's independent masters), the replicas its signals also listen
  * on, and the event loops they share. Closed once, by the client.
  */
-public final class Connections implements AutoCloseable {
+public final class ClientConnections implements AutoCloseable {
     private final RedisResources resources;
     private final List<RedisNode> nodes;
     private final List<RedisNode> replicas;
 
-    private Connections(RedisResources resources, List<RedisNode> nodes, List<RedisNode> replicas) {
+    private ClientConnections(RedisResources resources, List<RedisNode> nodes, List<RedisNode> replicas) {
         this.resources = resources;
         this.nodes = nodes;
         this.replicas = replicas;
@@ -36,8 +36,8 @@ public final class Connections implements AutoCloseable {
      *                                  malformed URL or unusable TLS files
      * @throws io.coordis.CoordisException when the single node is down or refuses the credentials
      */
-    public static Connections open(List<String> urls, List<String> replicaUrls, Duration timeout, TlsSettings tls,
-                                   Timer timer, ClientResources given) {
+    public static ClientConnections open(List<String> urls, List<String> replicaUrls, Duration timeout,
+                                         TlsSettings tls, Timer timer, ClientResources given) {
         checkUrls(urls, replicaUrls);
         RedisResources resources = given == null ? new RedisResources() : new RedisResources(given);
         List<RedisNode> opened = new ArrayList<>();
@@ -54,7 +54,7 @@ public final class Connections implements AutoCloseable {
             for (String url : replicaUrls) {
                 opened.add(RedisNode.open(url, timeout, tls, resources, timer));
             }
-            return new Connections(resources, List.copyOf(opened.subList(0, masters)),
+            return new ClientConnections(resources, List.copyOf(opened.subList(0, masters)),
                     List.copyOf(opened.subList(masters, opened.size())));
         } catch (RuntimeException e) {
             opened.forEach(RedisNode::close);

@@ -7,10 +7,10 @@ import java.util.concurrent.CompletableFuture;
  * The caller's view of a {@link Contest}'s result: completed from it by the contest once the contest let go of
  * what it held, or at once when the caller cancels. Cancelling it gives the contest up. Thread-safe.
  */
-final class Outcome<T> extends CompletableFuture<T> {
+final class CallerFuture<T> extends CompletableFuture<T> {
     private final CompletableFuture<T> result;
 
-    Outcome(CompletableFuture<T> result) {
+    CallerFuture(CompletableFuture<T> result) {
         this.result = result;
     }
 

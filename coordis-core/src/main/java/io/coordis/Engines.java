@@ -1,0 +1,112 @@
+package io.coordis;
+
+import io.coordis.doctor.Doctor;
+import io.coordis.election.ElectionOptions;
+import io.coordis.inspect.Inspector;
+import io.coordis.internal.ClientTimer;
+import io.coordis.internal.Timer;
+import io.coordis.internal.doctor.ServerDoctor;
+import io.coordis.internal.election.Elections;
+import io.coordis.internal.inspect.ScanningInspector;
+import io.coordis.internal.lock.Locks;
+import io.coordis.internal.queue.Queues;
+import io.coordis.internal.redis.ClientConnections;
+import io.coordis.internal.redis.Namespace;
+import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.signal.PubSubSignals;
+import io.coordis.lock.LockOptions;
+import io.coordis.queue.QueueOptions;
+import io.coordis.signal.Signals;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a {@link Coordis} client is made of: its timer, its connections to Redis, the factory of each primitive over
+ * them, and the replication it gives options that set none, built together from the builder's settings and closed
+ * together. {@code Coordis} prepares the options a caller gives and asks these factories; like the client, it is
+ * thread-safe.
+ */
+final class Engines implements AutoCloseable {
+    final Timer timer;
+    final Namespace namespace;
+    final ClientConnections connections;
+    final Locks locks;
+    final Signals signals;
+    final Elections elections;
+    private final Queues queues;
+    final Inspector inspector;
+    private final Replication replication;
+
+    /**
+     * Opens the connections and builds the factories.
+     *
+     * @throws IllegalArgumentException when a URL is malformed, or the URLs do not combine
+     * @throws CoordisException when Redis is unreachable or refuses the credentials
+     */
+    Engines(ClientSettings b) {
+        this.namespace = Namespace.of(b.keyPrefix);
+        this.timer = new ClientTimer(b.ticker, b.callbackExecutor);
+        try {
+            this.connections = ClientConnections.open(b.urls, b.replicaUrls, b.commandTimeout, b.tls, timer,
+                    b.clientResources);
+        } catch (RuntimeException e) {
+            timer.close();
+            throw e;
+        }
+        List<RedisNode> nodes = connections.nodes();
+        this.locks = new Locks(nodes, namespace, timer, b.telemetry);
+        this.elections = new Elections(nodes, namespace, timer, b.telemetry);
+        this.signals = PubSubSignals.over(nodes.get(0), connections.replicas(), namespace, timer, b.maxSignalBytes,
+                b.telemetry);
+        this.queues = new Queues(nodes.get(0), namespace, timer, b.telemetry);
+        this.inspector = new ScanningInspector(nodes);
+        this.replication = b.replication;
+    }
+
+    /** {@code options} with this client's replication unless they set their own. */
+    LockOptions replicated(LockOptions options) {
+        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication)
+                : options;
+    }
+
+    /** {@code options} with this client's replication unless they set their own. */
+    ElectionOptions replicated(ElectionOptions options) {
+        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication)
+                : options;
+    }
+
+    /** {@code options} with this client's replication unless they set their own. */
+    QueueOptions replicated(QueueOptions options) {
+        Objects.requireNonNull(options, "queue options must not be null");
+        return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication)
+                : options;
+    }
+
+    /** The queues' factory, unless the client talks to several independent masters. */
+    Queues queues() {
+        int nodes = connections.nodes().size();
+        if (nodes > 1) {
+            throw new IllegalStateException("queues live on one Redis, but this client talks to " + nodes
+                    + " independent masters (Redlock): connect a separate client to one Redis for queues");
+        }
+        return queues;
+    }
+
+    /** A doctor of every node, checking the keys and channels under this client's key prefix. */
+    Doctor doctor() {
+        return new ServerDoctor(connections.nodes(), namespace);
+    }
+
+    /** The nodes' addresses, {@code host:port}, separated by commas. */
+    String address() {
+        return String.join(",", connections.nodes().stream().map(RedisNode::address).toList());
+    }
+
+    /** Closes the connections, then the timer. */
+    @Override
+    public void close() {
+        connections.close();
+        timer.close();
+    }
+}

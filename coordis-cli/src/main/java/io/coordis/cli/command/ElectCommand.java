@@ -11,10 +11,9 @@ import io.coordis.cli.run.Supervisor;
 import io.coordis.cli.run.Teardown;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.QuietOption;
 import io.coordis.cli.support.Terminal;
-import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
+import io.coordis.cli.support.WaitingOptions;
 import io.coordis.election.Candidacy;
 import io.coordis.election.CandidacyListener;
 import io.coordis.election.ElectionOptions;
@@ -87,10 +86,7 @@ public final class ElectCommand implements Callable<Integer> {
     boolean observe;
 
     @Mixin
-    QuietOption quiet = new QuietOption();
-
-    @Mixin
-    UrlOption urls = new UrlOption();
+    WaitingOptions waiting = new WaitingOptions();
 
     @Spec
     CommandSpec spec;
@@ -104,7 +100,7 @@ public final class ElectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         ElectionOptions options = checkArguments();
-        String url = urls.one();
+        String url = waiting.urls().one();
         if (observe) {
             return observe(url, options);
         }
@@ -156,7 +152,7 @@ public final class ElectCommand implements Callable<Integer> {
             Duration left = budget.left();
             return grant(granted, left == null || left.compareTo(GRANT_HOP) > 0 ? left : GRANT_HOP);
         }
-        String other = quiet.on() ? "" : led.map(l -> "; " + describe(l)).orElse("");
+        String other = waiting.quiet() ? "" : led.map(l -> "; " + describe(l)).orElse("");
         if (wait == null) {
             progress("campaigning for '" + name + "' as " + election.candidateId() + other);
             return grant(granted, null);
@@ -244,7 +240,7 @@ public final class ElectCommand implements Callable<Integer> {
     }
 
     private void progress(String message) {
-        if (!quiet.on()) {
+        if (!waiting.quiet()) {
             terminal.say(message);
         }
     }

@@ -5,9 +5,8 @@ import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.Json;
-import io.coordis.cli.support.OutputOption;
+import io.coordis.cli.support.ReportOptions;
 import io.coordis.cli.support.Terminal;
-import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.ForcedUnlock;
@@ -16,11 +15,8 @@ import io.coordis.lock.LockOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -63,13 +59,7 @@ public final class ForceUnlockCommand implements Callable<Integer> {
     boolean legacy;
 
     @Mixin
-    OutputOption output = new OutputOption();
-
-    @Mixin
-    UrlOption urls = new UrlOption();
-
-    @Spec
-    CommandSpec spec;
+    ReportOptions report = new ReportOptions();
 
     private final Terminal terminal;
 
@@ -86,20 +76,20 @@ public final class ForceUnlockCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (name.isBlank()) {
-            throw usage("lock name must not be blank: name the lock to force open, e.g. nightly-report");
+            throw report.usage("lock name must not be blank: name the lock to force open, e.g. nightly-report");
         }
-        if (!output.format().equals("text") && !output.format().equals("json")) {
-            throw usage("-o must be text or json, was '" + output.format() + "'");
+        if (!report.format().equals("text") && !report.format().equals("json")) {
+            throw report.usage("-o must be text or json, was '" + report.format() + "'");
         }
         if (reason.length() > 1000) {
-            throw usage("--reason is " + reason.length() + " characters long: keep it under 1000");
+            throw report.usage("--reason is " + reason.length() + " characters long: keep it under 1000");
         }
         boolean ask = !yes;
         if (ask && !terminal.interactive()) {
-            throw usage("not forcing '" + name + "' open without a confirmation, and there is no terminal to ask "
+            throw report.usage("not forcing '" + name + "' open without a confirmation, and there is no terminal to ask "
                     + "on: pass --yes");
         }
-        try (Coordis coordis = Connections.open(urls.all(), spec)) {
+        try (Coordis coordis = Connections.open(report.urls().all(), report.spec())) {
             DistributedLock lock = legacy ? legacyLock(coordis) : coordis.lock(name);
             Optional<LockHolder> holder = lock.holder();
             if (holder.isEmpty()) {
@@ -122,7 +112,7 @@ public final class ForceUnlockCommand implements Callable<Integer> {
                 terminal.say("warning: removed on only " + f.forcedNodes() + " of " + f.nodes() + " nodes; it may "
                         + "count as held until it expires on the others");
             }
-            terminal.output(output.format().equals("json") ? json(f) : text(f));
+            terminal.output(report.format().equals("json") ? json(f) : text(f));
             return ExitCodes.OK;
         }
     }
@@ -131,7 +121,7 @@ public final class ForceUnlockCommand implements Callable<Integer> {
         try {
             return coordis.legacyLock(name, LockOptions.defaults());
         } catch (IllegalStateException e) {
-            throw usage("--legacy locks live on one Redis: " + e.getMessage());
+            throw report.usage("--legacy locks live on one Redis: " + e.getMessage());
         }
     }
 
@@ -161,9 +151,5 @@ public final class ForceUnlockCommand implements Callable<Integer> {
         doc.put("forced_nodes", f.forcedNodes());
         doc.put("nodes", f.nodes());
         return Json.write(doc);
-    }
-
-    private ParameterException usage(String message) {
-        return new ParameterException(spec.commandLine(), message);
     }
 }

@@ -6,9 +6,8 @@ import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.Json;
-import io.coordis.cli.support.OutputOption;
+import io.coordis.cli.support.ReportOptions;
 import io.coordis.cli.support.Terminal;
-import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.Inspection;
 import io.coordis.cli.view.KindArgument;
@@ -16,11 +15,8 @@ import io.coordis.inspect.Inspector;
 import io.coordis.inspect.ObjectKind;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -48,13 +44,7 @@ public final class InspectCommand implements Callable<Integer> {
     String name;
 
     @Mixin
-    OutputOption output = new OutputOption();
-
-    @Mixin
-    UrlOption urls = new UrlOption();
-
-    @Spec
-    CommandSpec spec;
+    ReportOptions report = new ReportOptions();
 
     private final Terminal terminal;
 
@@ -64,13 +54,13 @@ public final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        ObjectKind k = KindArgument.parse(kind, spec, false);
-        boolean json = output.json(spec);
+        ObjectKind k = KindArgument.parse(kind, report.spec(), false);
+        boolean json = report.json();
         if (name.isBlank()) {
-            throw new ParameterException(spec.commandLine(), k.singular() + " name must not be blank: give the "
+            throw report.usage(k.singular() + " name must not be blank: give the "
                     + k.singular() + "'s name, e.g. orders:42");
         }
-        try (Coordis coordis = Connections.open(urls.all(), spec)) {
+        try (Coordis coordis = Connections.open(report.urls().all(), report.spec())) {
             Inspector inspector = coordis.inspector();
             String name = coordis.keyPrefix() + this.name;
             Optional<Inspection> view = Inspection.of(inspector, k, name, false);

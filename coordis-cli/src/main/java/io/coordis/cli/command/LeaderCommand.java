@@ -5,19 +5,15 @@ import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.Json;
-import io.coordis.cli.support.OutputOption;
+import io.coordis.cli.support.ReportOptions;
 import io.coordis.cli.support.Terminal;
-import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.election.Leader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -36,13 +32,7 @@ public final class LeaderCommand implements Callable<Integer> {
     String name;
 
     @Mixin
-    OutputOption output = new OutputOption();
-
-    @Mixin
-    UrlOption urls = new UrlOption();
-
-    @Spec
-    CommandSpec spec;
+    ReportOptions report = new ReportOptions();
 
     private final Terminal terminal;
 
@@ -59,11 +49,11 @@ public final class LeaderCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (name.isBlank()) {
-            throw new ParameterException(spec.commandLine(), "election name must not be blank: name the election, "
+            throw report.usage("election name must not be blank: name the election, "
                     + "e.g. reports:scheduler");
         }
-        boolean json = output.json(spec);
-        try (Coordis coordis = Connections.open(urls.one(), spec)) {
+        boolean json = report.json();
+        try (Coordis coordis = Connections.open(report.urls().one(), report.spec())) {
             Optional<Leader> leader = coordis.election(name).leader();
             if (leader.isEmpty()) {
                 terminal.say("nobody leads '" + name + "'");

@@ -2,12 +2,9 @@ package io.coordis.cli.command;
 
 import io.coordis.DurationText;
 import io.coordis.cli.run.Claim;
-import io.coordis.cli.run.GraceOption;
 import io.coordis.cli.run.HeldRun;
 import io.coordis.cli.run.HeldRunOptions;
-import io.coordis.cli.support.QuietOption;
 import io.coordis.cli.support.Terminal;
-import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
@@ -82,15 +79,6 @@ public final class LockCommand implements Callable<Integer> {
     @Mixin
     HeldRunOptions held = new HeldRunOptions();
 
-    @Mixin
-    GraceOption grace = new GraceOption();
-
-    @Mixin
-    QuietOption quiet = new QuietOption();
-
-    @Mixin
-    UrlOption urls = new UrlOption();
-
     @Spec
     CommandSpec spec;
 
@@ -103,9 +91,8 @@ public final class LockCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         LockOptions options = checkArguments();
-        List<String> nodes = urls.all();
-        return HeldRun.run(spec, nodes, held, grace.duration(), terminal, quiet.on(),
-                command, (coordis, left) -> {
+        List<String> nodes = held.urls().all();
+        return HeldRun.run(spec, nodes, held, terminal, command, (coordis, left) -> {
             DistributedLock exclusive = coordis.lock(name, options);
             return acquire(shared ? coordis.readWriteLock(name, options).readLock() : exclusive, exclusive, left)
                     .map(lease -> new HeldRun.Acquired(Claim.of(lease), "acquired "
@@ -119,8 +106,8 @@ public final class LockCommand implements Callable<Integer> {
         if (name.isBlank()) {
             throw usage("lock name must not be blank: name the resource to lock, e.g. orders:42");
         }
-        HeldRun.check(spec, "coordis lock " + name, command, held, grace.duration());
-        if (shared && urls.all().size() > 1) {
+        HeldRun.check(spec, "coordis lock " + name, command, held);
+        if (shared && held.urls().all().size() > 1) {
             throw usage("--shared takes a read hold on one Redis node; give one URL (read-write locks do not run "
                     + "over Redlock masters)");
         }
@@ -157,7 +144,7 @@ public final class LockCommand implements Callable<Integer> {
         if (lease.isPresent()) {
             return lease;
         }
-        String heldBy = quiet.on() ? "" : HeldRun.firstTry(true, () -> Optional.of(exclusive.holder()
+        String heldBy = held.quiet() ? "" : HeldRun.firstTry(true, () -> Optional.of(exclusive.holder()
                 .map(LockHolder::describe).map(h -> " held by " + h).orElse(""))).orElse("");
         if (held.nonblock()) {
             progress("lock '" + name + "' is " + (heldBy.isEmpty() ? "busy" : heldBy.strip())
@@ -196,7 +183,7 @@ public final class LockCommand implements Callable<Integer> {
     }
 
     private void progress(String message) {
-        if (!quiet.on()) {
+        if (!held.quiet()) {
             terminal.say(message);
         }
     }

@@ -4,9 +4,8 @@ import io.coordis.Coordis;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.OutputOption;
+import io.coordis.cli.support.ReportOptions;
 import io.coordis.cli.support.Terminal;
-import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.Cells;
 import io.coordis.cli.view.KindArgument;
@@ -17,11 +16,8 @@ import io.coordis.inspect.ObjectKind;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -63,13 +59,7 @@ public final class LsCommand implements Callable<Integer> {
     Duration watch;
 
     @Mixin
-    OutputOption output = new OutputOption();
-
-    @Mixin
-    UrlOption urls = new UrlOption();
-
-    @Spec
-    CommandSpec spec;
+    ReportOptions report = new ReportOptions();
 
     private final Terminal terminal;
 
@@ -85,18 +75,19 @@ public final class LsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        List<ObjectKind> kinds = kind == null ? List.of(ObjectKind.values()) : List.of(KindArgument.parse(kind, spec, true));
-        boolean json = output.json(spec);
+        List<ObjectKind> kinds = kind == null ? List.of(ObjectKind.values())
+                : List.of(KindArgument.parse(kind, report.spec(), true));
+        boolean json = report.json();
         try {
             Glob.of(match);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--match: " + e.getMessage());
+            throw report.usage("--match: " + e.getMessage());
         }
         if (watch != null && watch.compareTo(Duration.ofMillis(100)) < 0) {
-            throw new ParameterException(spec.commandLine(), "--watch must be at least 100ms, was "
+            throw report.usage("--watch must be at least 100ms, was "
                     + watch.toMillis() + "ms: redraw every 1s or 2s, say");
         }
-        try (Coordis coordis = Connections.open(urls.all(), spec)) {
+        try (Coordis coordis = Connections.open(report.urls().all(), report.spec())) {
             Inspector inspector = coordis.inspector();
             while (true) {
                 frame(inspector, kinds, coordis.keyPrefix() + match, json);

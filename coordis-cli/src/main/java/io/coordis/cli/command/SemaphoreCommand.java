@@ -2,13 +2,10 @@ package io.coordis.cli.command;
 
 import io.coordis.DurationText;
 import io.coordis.cli.run.Claim;
-import io.coordis.cli.run.GraceOption;
 import io.coordis.cli.run.HeldRun;
 import io.coordis.cli.run.HeldRunOptions;
 import io.coordis.cli.support.Descriptions;
-import io.coordis.cli.support.QuietOption;
 import io.coordis.cli.support.Terminal;
-import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Permit;
@@ -58,15 +55,6 @@ public final class SemaphoreCommand implements Callable<Integer> {
     @Mixin
     HeldRunOptions held = new HeldRunOptions();
 
-    @Mixin
-    GraceOption grace = new GraceOption();
-
-    @Mixin
-    QuietOption quiet = new QuietOption();
-
-    @Mixin
-    UrlOption urls = new UrlOption();
-
     @Spec
     CommandSpec spec;
 
@@ -89,11 +77,11 @@ public final class SemaphoreCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         LockOptions options = checkArguments();
-        List<String> nodes = urls.all();
+        List<String> nodes = held.urls().all();
         if (nodes.size() > 1) {
             throw HeldRun.usage(spec, "a semaphore lives on one Redis: give one URL, not " + nodes.size());
         }
-        return HeldRun.run(spec, nodes, held, grace.duration(), terminal, quiet.on(),
+        return HeldRun.run(spec, nodes, held, terminal,
                 command, (coordis, left) -> acquire(coordis.semaphore(name, permits, options), left).map(permit -> new HeldRun.Acquired(
                         Claim.of(permit), "acquired a permit of '" + name + "' (token " + permit.fencingToken() + ")")));
     }
@@ -105,7 +93,7 @@ public final class SemaphoreCommand implements Callable<Integer> {
         if (permits < 1) {
             throw HeldRun.usage(spec, "--permits must be at least 1, was " + permits);
         }
-        HeldRun.check(spec, "coordis semaphore " + name + " --permits " + permits, command, held, grace.duration());
+        HeldRun.check(spec, "coordis semaphore " + name + " --permits " + permits, command, held);
         try {
             return LockOptions.defaults().withTtl(held.ttl());
         } catch (IllegalArgumentException e) {
@@ -120,7 +108,7 @@ public final class SemaphoreCommand implements Callable<Integer> {
             return permit;
         }
         String busy = "no permit of semaphore '" + name + "' is free"
-                + (quiet.on() ? "" : HeldRun.firstTry(true, () -> Optional.of(" (" + semaphore.permits() + " permits)"))
+                + (held.quiet() ? "" : HeldRun.firstTry(true, () -> Optional.of(" (" + semaphore.permits() + " permits)"))
                 .orElse(""));
         if (held.nonblock()) {
             progress(busy + "; not waiting (--nonblock)");
@@ -139,7 +127,7 @@ public final class SemaphoreCommand implements Callable<Integer> {
     }
 
     private void progress(String message) {
-        if (!quiet.on()) {
+        if (!held.quiet()) {
             terminal.say(message);
         }
     }

@@ -5,10 +5,9 @@ import io.coordis.DurationText;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
-import io.coordis.cli.support.QuietOption;
 import io.coordis.cli.support.Terminal;
-import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
+import io.coordis.cli.support.WaitingOptions;
 import io.coordis.signal.Gathering;
 import io.coordis.signal.Signal;
 import io.coordis.signal.Signals;
@@ -83,10 +82,7 @@ public final class WaitCommand implements Callable<Integer> {
     List<String> replicas = new ArrayList<>();
 
     @Mixin
-    QuietOption quiet = new QuietOption();
-
-    @Mixin
-    UrlOption urls = new UrlOption();
+    WaitingOptions waiting = new WaitingOptions();
 
     @Spec
     CommandSpec spec;
@@ -100,7 +96,7 @@ public final class WaitCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         List<String> names = checkArguments();
-        String url = urls.one();
+        String url = waiting.urls().one();
         try (Coordis coordis = Connections.open(url, replicaUrls(), spec)) {
             return all ? gather(coordis.signals(), names) : awaitOne(coordis.signals(), names);
         }
@@ -226,7 +222,7 @@ public final class WaitCommand implements Callable<Integer> {
     }
 
     private void progress(String message) {
-        if (!quiet.on()) {
+        if (!waiting.quiet()) {
             terminal.say(message);
         }
     }

@@ -5,18 +5,14 @@ import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
-import io.coordis.cli.support.OutputOption;
+import io.coordis.cli.support.ReportOptions;
 import io.coordis.cli.support.Terminal;
-import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.redis.runner.RedisProcess;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -65,13 +61,7 @@ public final class DemoCommand implements Callable<Integer> {
     boolean keep;
 
     @Mixin
-    OutputOption output = new OutputOption();
-
-    @Mixin
-    UrlOption urls = new UrlOption();
-
-    @Spec
-    CommandSpec spec;
+    ReportOptions report = new ReportOptions();
 
     private final Terminal terminal;
 
@@ -88,22 +78,22 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         if (workers < 1 || workers > 32) {
-            throw usage("--workers must be in 1..32, was " + workers);
+            throw report.usage("--workers must be in 1..32, was " + workers);
         }
         if (rounds < 1 || rounds > 100) {
-            throw usage("--rounds must be in 1..100, was " + rounds);
+            throw report.usage("--rounds must be in 1..100, was " + rounds);
         }
         if (hold.isNegative() || hold.compareTo(Duration.ofSeconds(10)) > 0) {
-            throw usage("--hold must be between 0 and 10s");
+            throw report.usage("--hold must be between 0 and 10s");
         }
-        boolean json = output.json(spec);
-        Optional<String> url = urls.explicit();
+        boolean json = report.json();
+        Optional<String> url = report.urls().explicit();
         if (url.isPresent()) {
             if (keep) {
-                throw usage("--keep keeps the redis-server the demo starts; with --url there is none to keep");
+                throw report.usage("--keep keeps the redis-server the demo starts; with --url there is none to keep");
             }
             terminal.err().println("using Redis at " + Urls.redact(url.get()) + " (only keys named demo:*)");
-            Connections.open(url.get(), spec).close();
+            Connections.open(url.get(), report.spec()).close();
             try {
                 tour(url.get(), json);
             } finally {
@@ -203,9 +193,5 @@ public final class DemoCommand implements Callable<Integer> {
             throw new CommandFailure(ExitCodes.UNAVAILABLE, "cannot start an embedded redis-server: "
                     + e.getMessage() + "\n(give --url to use a running Redis instead)", e);
         }
-    }
-
-    private ParameterException usage(String message) {
-        return new ParameterException(spec.commandLine(), message);
     }
 }

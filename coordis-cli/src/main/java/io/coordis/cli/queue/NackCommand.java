@@ -30,9 +30,6 @@ final class NackCommand implements Callable<Integer> {
     @Mixin
     RedeliveryOptions redelivery = new RedeliveryOptions();
 
-    @Mixin
-    QueueTarget queue = new QueueTarget();
-
     @Spec
     CommandSpec spec;
 
@@ -44,9 +41,9 @@ final class NackCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        String name = queue.name();
-        QueueOptions options = redelivery.options(spec);
-        try (Coordis coordis = queue.connect()) {
+        String name = redelivery.queue().name();
+        QueueOptions options = redelivery.options();
+        try (Coordis coordis = redelivery.queue().connect()) {
             ReliableQueue q = coordis.reliableQueue(name, options);
             return QueueCommand.report(terminal, q.nack(id, delay), id);
         } catch (IllegalArgumentException e) {

@@ -18,9 +18,9 @@ final class QueueTarget {
     @Mixin
     UrlOption urls = new UrlOption();
 
-    /** The subcommand this is mixed into; its parent is {@code queue}. */
+    /** What this is mixed into: the subcommand, or a mixin of it ({@link #subcommand()}). */
     @Spec(Spec.Target.MIXEE)
-    CommandSpec subcommand;
+    CommandSpec mixee;
 
     /**
      * The queue's name.
@@ -28,20 +28,29 @@ final class QueueTarget {
      * @throws picocli.CommandLine.ParameterException when it is empty
      */
     String name() {
-        return QueueCommand.checkedName(subcommand, name);
+        return QueueCommand.checkedName(subcommand(), name);
     }
 
     /** The one Redis URL the queue is on. */
     String url() {
-        return group().root.url(subcommand, urls);
+        return group().root.url(subcommand(), urls);
     }
 
     /** A client connected to the queue's Redis. */
     Coordis connect() {
-        return group().connect(subcommand, urls);
+        return group().connect(subcommand(), urls);
+    }
+
+    /**
+     * The subcommand this is part of; its parent is {@code queue}. Held by another mixin
+     * ({@link RedeliveryOptions}), this has that mixin for its mixee; every mixin of a command shares the command's
+     * command line.
+     */
+    private CommandSpec subcommand() {
+        return mixee.commandLine().getCommandSpec();
     }
 
     private QueueCommand group() {
-        return (QueueCommand) subcommand.parent().userObject();
+        return (QueueCommand) subcommand().parent().userObject();
     }
 }

@@ -35,9 +35,6 @@ final class RequeueCommand implements Callable<Integer> {
     @Mixin
     RedeliveryOptions redelivery = new RedeliveryOptions();
 
-    @Mixin
-    QueueTarget queue = new QueueTarget();
-
     @Spec
     CommandSpec spec;
 
@@ -58,7 +55,7 @@ final class RequeueCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        String name = queue.name();
+        String name = redelivery.queue().name();
         if (stale == dead) {
             throw new ParameterException(spec.commandLine(), "give exactly one of --stale and --dead");
         }
@@ -68,8 +65,8 @@ final class RequeueCommand implements Callable<Integer> {
         if (redelivery.given() && !stale) {
             throw new ParameterException(spec.commandLine(), "--max-attempts and --lifo go with --stale");
         }
-        QueueOptions options = redelivery.options(spec);
-        try (Coordis coordis = queue.connect()) {
+        QueueOptions options = redelivery.options();
+        try (Coordis coordis = redelivery.queue().connect()) {
             ReliableQueue q = coordis.reliableQueue(name, options);
             long moved = 0;
             if (stale) {

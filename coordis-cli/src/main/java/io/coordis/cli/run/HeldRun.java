@@ -38,16 +38,16 @@ public final class HeldRun {
      * Connects to {@code nodes}, acquires, and runs {@code command} while the claim is held; answers the exit status.
      * The wait of {@code held} ({@code null}: as long as it takes; zero for {@code --nonblock}) covers connecting too:
      * Redis down or restarting is waited out within it (see {@link Connections#connectWithin} for no wait given). The
-     * acquisition's message is said once the claim is held, unless {@code quiet}.
+     * acquisition's message is said once the claim is held, unless {@code --quiet}.
      */
-    public static int run(CommandSpec spec, List<String> nodes, HeldRunOptions held, Duration grace, Terminal terminal,
-                          boolean quiet, List<String> command, Acquisition acquisition) throws InterruptedException {
+    public static int run(CommandSpec spec, List<String> nodes, HeldRunOptions held, Terminal terminal,
+                          List<String> command, Acquisition acquisition) throws InterruptedException {
         Duration wait = held.budget();
         int conflictExitCode = held.conflictExitCode();
         Budget budget = Budget.of(wait);
         // Closed in reverse order: the teardown stops the command and releases the claim while connected.
         try (Coordis coordis = Connections.open(nodes, spec, Connections.connectWithin(wait));
-             Teardown teardown = new Teardown(grace, terminal).installHook()) {
+             Teardown teardown = new Teardown(held.grace(), terminal).installHook()) {
             Optional<Acquired> acquired = acquisition.acquire(coordis, budget.left());
             if (acquired.isEmpty()) {
                 return conflictExitCode;
@@ -56,7 +56,7 @@ public final class HeldRun {
             if (!teardown.adopt(claim)) {
                 return ExitCodes.SOFTWARE; // shutting down; the JVM's exit status wins
             }
-            if (!quiet) {
+            if (!held.quiet()) {
                 terminal.say(acquired.get().message());
             }
             return new Supervisor(claim, command, teardown, terminal).run();
@@ -92,8 +92,7 @@ public final class HeldRun {
      *
      * @param example how the command line starts, for the messages: {@code coordis lock orders}
      */
-    public static void check(CommandSpec spec, String example, List<String> command, HeldRunOptions held,
-                             Duration grace) {
+    public static void check(CommandSpec spec, String example, List<String> command, HeldRunOptions held) {
         boolean nonblock = held.nonblock();
         Duration wait = held.maxWait();
         int conflictExitCode = held.conflictExitCode();
@@ -112,7 +111,7 @@ public final class HeldRun {
         if (conflictExitCode < 0 || conflictExitCode > 255) {
             throw usage(spec, "--conflict-exit-code must be in 0..255, was " + conflictExitCode);
         }
-        if (grace.isNegative()) {
+        if (held.grace().isNegative()) {
             throw usage(spec, "--grace must not be negative");
         }
     }

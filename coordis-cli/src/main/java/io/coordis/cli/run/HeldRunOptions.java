@@ -1,5 +1,8 @@
 package io.coordis.cli.run;
 
+import io.coordis.cli.support.UrlOption;
+import io.coordis.cli.support.WaitingOptions;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.time.Duration;
@@ -7,9 +10,10 @@ import java.time.Duration;
 /**
  * The options of the commands that run CMD while holding a claim with {@link HeldRun} ({@code lock},
  * {@code semaphore}): how long the claim outlives this process, how long to wait for it, and the exit status when it
- * is not had. The texts speak of the lock; {@code semaphore} gives its own under the keys {@code ttl}, {@code wait},
- * {@code nonblock} and {@code conflict-exit-code} ({@link io.coordis.cli.support.Descriptions}). A picocli mixin; not
- * thread-safe, like the command it is part of.
+ * is not had; then how long CMD may take to stop ({@link GraceOption}), and whether to say what is waited for and
+ * where Redis is ({@link WaitingOptions}). The texts speak of the lock; {@code semaphore} gives its own under the keys
+ * {@code ttl}, {@code wait}, {@code nonblock} and {@code conflict-exit-code}
+ * ({@link io.coordis.cli.support.Descriptions}). A picocli mixin; not thread-safe, like the command it is part of.
  */
 public final class HeldRunOptions {
     @Option(names = "--ttl", paramLabel = "D", defaultValue = "30s", descriptionKey = "ttl",
@@ -30,6 +34,12 @@ public final class HeldRunOptions {
             description = "Exit status when the lock is not acquired (0-255). Default: ${DEFAULT-VALUE}.")
     int conflictExitCode;
 
+    @Mixin
+    GraceOption grace = new GraceOption();
+
+    @Mixin
+    WaitingOptions waiting = new WaitingOptions();
+
     /** How long the claim outlives this process if it dies without releasing. */
     public Duration ttl() {
         return ttl;
@@ -48,6 +58,21 @@ public final class HeldRunOptions {
     /** The exit status when the claim is not acquired. */
     public int conflictExitCode() {
         return conflictExitCode;
+    }
+
+    /** After SIGTERM, how long CMD may take to exit before SIGKILL; never null. */
+    public Duration grace() {
+        return grace.duration();
+    }
+
+    /** Whether progress messages are off. */
+    public boolean quiet() {
+        return waiting.quiet();
+    }
+
+    /** Where Redis is: one URL, or three and more Redlock masters. */
+    public UrlOption urls() {
+        return waiting.urls();
     }
 
     /** The wait {@link HeldRun#run} is given: zero for {@code --nonblock}, else {@link #maxWait()}. */

@@ -13,8 +13,8 @@ import java.util.Optional;
  * The {@code -u/--url} option: where Redis is. Mixed into {@code coordis} and into each subcommand, so it may come
  * before or after the subcommand's name; a subcommand asks it for its URLs, which combine both places, else
  * {@code $COORDIS_URL}, else the default ({@link GlobalOptions#urls(CommandSpec, UrlOption)}). It answers for the
- * command it is mixed into directly; a mixin that holds one (a queue's target) reads it through
- * {@link GlobalOptions} with its own command. A picocli mixin; not thread-safe, like the command it is part of.
+ * command it is part of, also when it sits in a mixin of that command ({@link ReportOptions}). A picocli mixin; not
+ * thread-safe, like the command it is part of.
  */
 public final class UrlOption {
     @Option(names = {"-u", "--url"}, paramLabel = "URL",
@@ -26,9 +26,9 @@ public final class UrlOption {
                     + " (demo: a redis-server of its own).")
     public List<String> given = new ArrayList<>();
 
-    /** The command this option is mixed into: it names the command in usage errors. */
+    /** What this option is mixed into: the command, or a mixin of the command ({@link #command()}). */
     @Spec(Spec.Target.MIXEE)
-    CommandSpec command;
+    CommandSpec mixee;
 
     /**
      * The Redis URLs to use: one node, or three and more Redlock masters
@@ -37,7 +37,7 @@ public final class UrlOption {
      * @throws ParameterException for exactly 2 URLs, or the same URL given twice
      */
     public List<String> all() {
-        return root().urls(command, this);
+        return root().urls(command(), this);
     }
 
     /**
@@ -46,7 +46,7 @@ public final class UrlOption {
      * @throws ParameterException when that is more than one URL
      */
     public String one() {
-        return root().url(command, this);
+        return root().url(command(), this);
     }
 
     /**
@@ -56,11 +56,19 @@ public final class UrlOption {
      * @throws ParameterException when more than one was given
      */
     public Optional<String> explicit() {
-        return root().explicitUrl(command, this);
+        return root().explicitUrl(command(), this);
     }
 
-    /** The options of {@code coordis}, which the subcommand this is mixed into belongs to. */
+    /**
+     * The command this option is part of: it names the command in usage errors. A mixin held by another mixin has that
+     * mixin for its mixee; every mixin of a command shares the command's command line.
+     */
+    private CommandSpec command() {
+        return mixee.commandLine().getCommandSpec();
+    }
+
+    /** The options of {@code coordis}, which the subcommand this is part of belongs to. */
     private GlobalOptions root() {
-        return (GlobalOptions) command.root().userObject();
+        return (GlobalOptions) command().root().userObject();
     }
 }

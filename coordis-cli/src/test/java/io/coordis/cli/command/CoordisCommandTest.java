@@ -28,7 +28,7 @@ class CoordisCommandTest {
     private static List<String> urlsOf(ParseResult result) {
         GlobalOptions root = (GlobalOptions) result.commandSpec().userObject();
         LockCommand lock = (LockCommand) result.subcommand().commandSpec().userObject();
-        return root.urls(lock.spec, lock.urls);
+        return root.urls(lock.spec, lock.held.urls());
     }
 
     private static String urlOf(ParseResult result) {
@@ -144,7 +144,7 @@ class CoordisCommandTest {
         assertThat(lock.name).isEqualTo("x");
         assertThat(lock.command).containsExactly("sh", "-c", "exit 3");
         assertThat(lock.held.ttl()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(lock.grace.duration()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(lock.held.grace()).isEqualTo(Duration.ofSeconds(10));
         assertThat(lock.held.maxWait()).isNull();
         assertThat(lock.held.nonblock()).isFalse();
         assertThat(lock.held.conflictExitCode()).isEqualTo(1);
@@ -154,8 +154,8 @@ class CoordisCommandTest {
         assertThat(lock.held.ttl()).isEqualTo(Duration.ofMillis(1500));
         assertThat(lock.held.maxWait()).isEqualTo(Duration.ofMinutes(2));
         assertThat(lock.held.conflictExitCode()).isEqualTo(9);
-        assertThat(lock.grace.duration()).isEqualTo(Duration.ofMillis(500));
-        assertThat(lock.quiet.on()).isTrue();
+        assertThat(lock.held.grace()).isEqualTo(Duration.ofMillis(500));
+        assertThat(lock.held.quiet()).isTrue();
         assertThat(lock.command).containsExactly("make", "--jobs", "@args");
     }
 }

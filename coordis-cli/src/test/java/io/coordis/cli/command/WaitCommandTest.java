@@ -31,13 +31,13 @@ class WaitCommandTest {
         WaitCommand wait = parse("wait", "a", "b");
         assertThat(wait.channels).containsExactly("a", "b");
         assertThat(wait.timeout).as("wait as long as it takes").isNull();
-        assertThat(wait.any || wait.all || wait.pattern || wait.latched || wait.unicast || wait.quiet.on()).isFalse();
+        assertThat(wait.any || wait.all || wait.pattern || wait.latched || wait.unicast || wait.waiting.quiet()).isFalse();
         assertThat(wait.replicas).isEmpty();
 
         wait = parse("wait", "--all", "--timeout", "1.5s", "-q", "--replica", "redis://r1:1", "--replica",
                 "redis://r2:2,redis://r3:3", "a", "b");
         assertThat(wait.all).isTrue();
-        assertThat(wait.quiet.on()).isTrue();
+        assertThat(wait.waiting.quiet()).isTrue();
         assertThat(wait.timeout).isEqualTo(Duration.ofMillis(1500));
         assertThat(wait.replicaUrls()).containsExactly("redis://r1:1", "redis://r2:2", "redis://r3:3");
     }

@@ -8,9 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * One Redis node as a lock, a semaphore or an election talks to it: its address and command timeout, Lua scripts,
@@ -89,24 +86,13 @@ public interface Node {
     CoordisException translate(Throwable failure);
 
     /** The failure that reports no reply within {@code timeout}, naming this node. */
-    default CoordisException timeoutFailure(Duration timeout) {
-        return translate(new TimeoutException("no reply within " + timeout.toMillis() + " ms"));
-    }
+    CoordisException timeoutFailure(Duration timeout);
 
     /**
      * Waits for {@code future} at most {@code timeout}, turning a failure into a {@link CoordisException} naming this
      * node; a timeout counts as one of the command (see {@link #timedOut}).
      */
-    default <T> T await(CompletionStage<T> future, Duration timeout) throws InterruptedException {
-        try {
-            return future.toCompletableFuture().get(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            throw translate(e.getCause());
-        } catch (TimeoutException e) {
-            timedOut(future.toCompletableFuture());
-            throw timeoutFailure(timeout);
-        }
-    }
+    <T> T await(CompletionStage<T> future, Duration timeout) throws InterruptedException;
 
     /**
      * Like {@link #await}, but keeps waiting through interrupts, restoring the interrupt flag afterwards; the deadline

@@ -118,6 +118,15 @@ class ArchitectureTest {
                     "io.coordis.lock..", "io.coordis.signal..", "io.coordis.queue..", "io.coordis.inspect..",
                     "io.coordis.doctor..");
 
+    /** Locks, elections and what they share talk to a node through {@code internal.redis.Node}, not its class. */
+    @ArchTest
+    static final ArchRule locksAndElectionsSeeANodeOnly = noClasses()
+            .that().resideInAnyPackage("io.coordis.internal.lock..", "io.coordis.internal.election..",
+                    "io.coordis.internal.lease..", "io.coordis.internal.contest..")
+            .should().dependOnClassesThat().haveFullyQualifiedName("io.coordis.internal.redis.RedisNode")
+            .because("a primitive needs a node's scripts, commands, channels and deadlines, not how it is opened, "
+                    + "inspected or closed");
+
     @ArchTest
     static final ArchRule apiNeedsNoEngine = noClasses().that().resideInAnyPackage(API)
             .should().dependOnClassesThat().resideInAnyPackage(ENGINES)

@@ -9,7 +9,7 @@ import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.Namespace;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 
 import java.time.Duration;
 import java.util.List;
@@ -23,13 +23,13 @@ public final class Elections {
     /** The term the classic counter election uses: {@code EXPIRE master_selector 20}. */
     public static final Duration CLASSIC_TERM = Duration.ofSeconds(20);
 
-    private final List<RedisNode> nodes;
+    private final List<Node> nodes;
     private final Namespace namespace;
     private final Timer timer;
     private final Telemetry telemetry;
 
     /** Elections on a client's nodes (campaigns on the first), keys in its namespace, timer and telemetry. */
-    public Elections(List<RedisNode> nodes, Namespace namespace, Timer timer, Telemetry telemetry) {
+    public Elections(List<? extends Node> nodes, Namespace namespace, Timer timer, Telemetry telemetry) {
         this.nodes = List.copyOf(nodes);
         this.namespace = Objects.requireNonNull(namespace, "namespace");
         this.timer = timer;
@@ -82,7 +82,7 @@ public final class Elections {
                 timer.ticker());
     }
 
-    private RedisNode node() {
+    private Node node() {
         if (nodes.size() != 1) {
             throw new IllegalStateException("leader election runs on one Redis node (or a Sentinel-managed master); "
                     + "this client has " + nodes.size() + " independent masters: connect a client to one of them");

@@ -6,7 +6,7 @@ import io.coordis.election.CounterElection;
 import io.coordis.internal.Failures;
 import io.coordis.internal.lease.LeaseSession;
 import io.coordis.internal.redis.LuaScript;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.Replies;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +27,7 @@ final class IncrementingElection implements CounterElection {
     static final LuaScript ROUND = LuaScript.load(IncrementingElection.class, "counter-round.lua");
     private static final Logger log = LoggerFactory.getLogger(IncrementingElection.class);
 
-    private final RedisNode node;
+    private final Node node;
     private final String key;
     private final Duration term;
     private final long validityNanos;
@@ -35,7 +35,7 @@ final class IncrementingElection implements CounterElection {
     private long remembered;
     private long roundStart;
 
-    IncrementingElection(RedisNode node, String key, Duration term, double clockDriftFactor, Ticker ticker) {
+    IncrementingElection(Node node, String key, Duration term, double clockDriftFactor, Ticker ticker) {
         this.node = node;
         this.key = key;
         this.term = term;

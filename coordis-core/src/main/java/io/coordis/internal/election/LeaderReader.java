@@ -6,7 +6,7 @@ import io.coordis.internal.Failures;
 import io.coordis.internal.StoredValues;
 import io.coordis.internal.lease.Held;
 import io.coordis.internal.redis.LuaScript;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.Replies;
 
 import java.time.Duration;
@@ -28,12 +28,12 @@ final class LeaderReader {
     record Reading(Leader leader, long pttlMillis) {
     }
 
-    private final RedisNode node;
+    private final Node node;
     private final String name;
     private final List<String> keys;
     private final CandidateEvents events;
 
-    LeaderReader(RedisNode node, String name, String key, String detailsKey, CandidateEvents events) {
+    LeaderReader(Node node, String name, String key, String detailsKey, CandidateEvents events) {
         this.node = node;
         this.name = name;
         this.keys = List.of(key, detailsKey);

@@ -7,7 +7,7 @@ import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.PubSubListener;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +32,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
 
     private final String name;
     private final LeaderReader reader;
-    private final RedisNode node;
+    private final Node node;
     private final String channel;
     private final Consumer<LeaderEvent> events;
     /** The observer's calls, in order, on the client's callback executor. */
@@ -48,7 +48,7 @@ final class LeaderWatch implements PubSubListener, AutoCloseable {
     private String lastId;
     private OptionalLong lastTerm = OptionalLong.empty();
 
-    LeaderWatch(String name, LeaderReader reader, RedisNode node, String channel, Consumer<LeaderEvent> events,
+    LeaderWatch(String name, LeaderReader reader, Node node, String channel, Consumer<LeaderEvent> events,
                 Duration ttl, Timer timer) {
         this.name = name;
         this.reader = reader;

@@ -23,7 +23,7 @@ import io.coordis.internal.lease.LossScope;
 import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.PubSubListener;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.ReplicatedWrite;
 import io.coordis.internal.redis.Replies;
 import org.slf4j.Logger;
@@ -52,7 +52,7 @@ final class LeaseElection extends Named implements LeaderElection {
     static final LuaScript RESIGN = LuaScript.load(LeaseElection.class, "resign.lua");
     private static final Logger log = LoggerFactory.getLogger(LeaseElection.class);
 
-    private final RedisNode node;
+    private final Node node;
     private final String termKey;
     private final String detailsKey;
     private final String channel;
@@ -72,7 +72,7 @@ final class LeaseElection extends Named implements LeaderElection {
     private volatile HeldLeadership current;
     private volatile boolean closed;
 
-    LeaseElection(RedisNode node, String name, String key, ElectionOptions options, Timer timer, Telemetry telemetry) {
+    LeaseElection(Node node, String name, String key, ElectionOptions options, Timer timer, Telemetry telemetry) {
         super("election", name, key);
         this.node = node;
         this.termKey = Keys.derived(key, "term");

@@ -3,7 +3,7 @@ package io.coordis.internal.election;
 import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.internal.Named;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.Replies;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +20,7 @@ import java.util.concurrent.CompletableFuture;
 final class Resignations {
     private static final Logger log = LoggerFactory.getLogger(Resignations.class);
 
-    private final RedisNode node;
+    private final Node node;
     private final Named election;
     private final String detailsKey;
     private final String channel;
@@ -32,7 +32,7 @@ final class Resignations {
      * @param channel the election's {@code {name}:changed} channel
      * @param id the candidate's id
      */
-    Resignations(RedisNode node, Named election, String detailsKey, String channel, String id) {
+    Resignations(Node node, Named election, String detailsKey, String channel, String id) {
         this.node = node;
         this.election = election;
         this.detailsKey = detailsKey;

@@ -8,7 +8,7 @@ import io.coordis.internal.Timer;
 import io.coordis.internal.lease.ReleaseWaiter;
 import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.LuaScript;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.Replies;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.ForcedUnlock;
@@ -76,7 +76,7 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
      * Closing the client ends the pause too, and the next try fails naming the closed connection. Registers without
      * waiting, except to open the node's pub/sub connection on its first use.
      */
-    Contention.Pacer releasePacer(RedisNode node) {
+    Contention.Pacer releasePacer(Node node) {
         ReleaseWaiter release = new ReleaseWaiter();
         ChannelRegistration subscription;
         try {
@@ -144,14 +144,14 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
      * One try's {@code reply} from {@code node}, limited to its command timeout and to half the TTL, so that a slow
      * answer leaves time to use the lease: past that, it fails naming the node. Does not block.
      */
-    <T> CompletableFuture<T> tryReply(RedisNode node, CompletableFuture<T> reply) {
+    <T> CompletableFuture<T> tryReply(Node node, CompletableFuture<T> reply) {
         // in nanoseconds: Duration.dividedBy goes through BigDecimal, and this runs on every try
         Duration half = Duration.ofNanos(options.ttl().toNanos() / 2);
         return node.within(reply, half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout());
     }
 
     /** The failure of a try as the Coordis exception it stands for, naming {@code node}. */
-    static CoordisException failure(RedisNode node, Throwable f) {
+    static CoordisException failure(Node node, Throwable f) {
         Throwable cause = f instanceof CompletionException && f.getCause() != null ? f.getCause() : f;
         return cause instanceof CoordisException c ? c : node.translate(cause);
     }
@@ -160,7 +160,7 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
      * {@link #failure}, kept as the try's one vote in {@link #lastVotes}: {@code TIMEOUT} when {@code node} did not
      * answer in time, else {@code ERROR}.
      */
-    CoordisException failedTry(RedisNode node, Throwable f) {
+    CoordisException failedTry(Node node, Throwable f) {
         CoordisException e = failure(node, f);
         lastVotes = List.of(new NodeVote(node.address(),
                 e instanceof NodeUnavailableException n && n.timedOut() ? NodeVote.Vote.TIMEOUT : NodeVote.Vote.ERROR,
@@ -169,7 +169,7 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
     }
 
     /** Runs the holder-reading {@code script} on {@code node}: its reply, at least one element long. */
-    List<?> readHolder(RedisNode node, LuaScript script, List<String> keys, List<String> args) {
+    List<?> readHolder(Node node, LuaScript script, List<String> keys, List<String> args) {
         try {
             return Replies.list(node.await(node.eval(script, keys, args), node.commandTimeout()),
                     1, script, node.address());

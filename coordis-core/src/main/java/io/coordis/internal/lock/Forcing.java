@@ -4,7 +4,7 @@ import io.coordis.CoordisException;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Hosts;
 import io.coordis.internal.redis.LuaScript;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.Replies;
 import io.coordis.lock.ForcedUnlock;
 
@@ -39,7 +39,7 @@ final class Forcing {
     }
 
     /** Sends the script; {@code expected} empty forces whatever holds the lock. Does not block. */
-    static CompletableFuture<Answer> force(RedisNode node, String key, String expected, String reason,
+    static CompletableFuture<Answer> force(Node node, String key, String expected, String reason,
                                            Duration retention) {
         List<String> keys = List.of(key, LockLayout.fenceKey(key), LockLayout.holderKey(key),
                 LockLayout.auditKey(key));
@@ -48,7 +48,7 @@ final class Forcing {
         return node.eval(FORCE, keys, args).thenApply(reply -> parse(reply, node));
     }
 
-    private static Answer parse(Object reply, RedisNode node) {
+    private static Answer parse(Object reply, Node node) {
         List<?> r = Replies.list(reply, 1, FORCE, node.address());
         long code = Replies.number(r, 0, FORCE, node.address());
         if (code == 0) {
@@ -65,7 +65,7 @@ final class Forcing {
     }
 
     /** Forces the lock on one node, waiting up to the node's command timeout. */
-    static Optional<ForcedUnlock> forceOne(RedisNode node, String key, String expected, String reason,
+    static Optional<ForcedUnlock> forceOne(Node node, String key, String expected, String reason,
                                            Duration retention) {
         Answer a;
         try {

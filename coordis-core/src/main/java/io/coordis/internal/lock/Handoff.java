@@ -5,7 +5,7 @@ import io.coordis.NodeVote;
 import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.Replies;
 import io.coordis.lock.LockOptions;
 import org.slf4j.Logger;
@@ -67,7 +67,7 @@ final class Handoff {
      */
     static final int BLOCK = 64;
 
-    private final RedisNode node;
+    private final Node node;
     private final String name;
     private final String key;
     private final LockKeys keys;
@@ -77,7 +77,7 @@ final class Handoff {
     /** The lock's own operations at Redis: extend, and a plain compare-and-delete. */
     private final LeaseOps atRedis;
 
-    Handoff(RedisNode node, String name, LockKeys keys, LockOptions options, Timer timer, Telemetry telemetry,
+    Handoff(Node node, String name, LockKeys keys, LockOptions options, Timer timer, Telemetry telemetry,
             LeaseOps atRedis) {
         this.node = node;
         this.name = name;

@@ -6,7 +6,7 @@ import io.coordis.NodeVote;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.Replies;
 import io.coordis.lock.ForcedUnlock;
 import io.coordis.lock.LockHolder;
@@ -73,10 +73,10 @@ final class LegacyLock extends ContendedLock {
     static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     static final long MIN_JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final RedisNode node;
+    private final Node node;
     private static final String MARGIN_ARG = Durations.millis(KEY_EXPIRY_MARGIN);
 
-    LegacyLock(RedisNode node, String name, String key, LockOptions options, Contention contention, Timer timer) {
+    LegacyLock(Node node, String name, String key, LockOptions options, Contention contention, Timer timer) {
         super("legacy lock", name, key, options, contention, timer);
         this.node = node;
     }

@@ -3,7 +3,7 @@ package io.coordis.internal.lock;
 import io.coordis.CoordisException;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 
 import java.time.Duration;
 import java.util.List;
@@ -57,7 +57,7 @@ interface LockNode {
     }
 
     /** {@code node} as Redlock sees it. */
-    static LockNode of(RedisNode node) {
+    static LockNode of(Node node) {
         return new LockNode() {
             @Override
             public String address() {
@@ -71,7 +71,7 @@ interface LockNode {
 
             @Override
             public CompletableFuture<Map<String, String>> info(String section) {
-                return node.admin().info(section);
+                return node.info(section);
             }
 
             @Override

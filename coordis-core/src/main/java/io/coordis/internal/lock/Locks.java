@@ -6,7 +6,7 @@ import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.Namespace;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.ReadWriteLock;
@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * Redlock. Built by {@code Coordis}. Thread-safe.
  */
 public final class Locks {
-    private final List<RedisNode> nodes;
-    private final RedisNode node;
+    private final List<Node> nodes;
+    private final Node node;
     private final Namespace namespace;
     private final List<RestartGuard> guards;
     private final AtomicReference<Duration> largestRedlockTtl = new AtomicReference<>(Duration.ZERO);
@@ -37,7 +37,7 @@ public final class Locks {
      *
      * @throws IllegalArgumentException for 2 nodes (Redlock needs at least 3) or none
      */
-    public Locks(List<RedisNode> nodes, Namespace namespace, Timer timer, Telemetry telemetry) {
+    public Locks(List<? extends Node> nodes, Namespace namespace, Timer timer, Telemetry telemetry) {
         if (nodes.isEmpty() || nodes.size() == 2) {
             throw new IllegalArgumentException("locks need one Redis node, or at least 3 independent masters for "
                     + "Redlock (5 is typical), got " + nodes.size());

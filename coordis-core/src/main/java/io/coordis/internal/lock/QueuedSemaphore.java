@@ -7,7 +7,7 @@ import io.coordis.internal.Durations;
 import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.Replies;
 import io.coordis.lock.LockOptions;
 import io.coordis.lock.Permit;
@@ -42,7 +42,7 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
     /** The message that wakes every waiter (a release wakes only the first in line, by its token). */
     static final String EVERYONE = "permits";
 
-    final RedisNode node;
+    final Node node;
     final LockOptions options;
     final Timer timer;
     final Telemetry telemetry;
@@ -52,7 +52,7 @@ final class QueuedSemaphore extends Named implements Semaphore, LeaseOps {
     private final List<String> extendKeys;
     final String channel;
 
-    QueuedSemaphore(RedisNode node, String name, String key, int permits, LockOptions options, Timer timer,
+    QueuedSemaphore(Node node, String name, String key, int permits, LockOptions options, Timer timer,
                     Telemetry telemetry) {
         super("semaphore", name, key);
         this.node = node;

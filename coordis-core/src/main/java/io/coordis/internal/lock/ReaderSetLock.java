@@ -6,7 +6,7 @@ import io.coordis.NodeVote;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.Replies;
 import io.coordis.lock.ForcedUnlock;
 import io.coordis.lock.LockHolder;
@@ -35,11 +35,11 @@ final class ReaderSetLock extends ContendedLock implements LeaseOps {
     /** Numbers the local places of read acquires apart (see the class comment). */
     private static final AtomicLong PLACES = new AtomicLong();
 
-    private final RedisNode node;
+    private final Node node;
     private final String readers;
     private final String details;
 
-    ReaderSetLock(RedisNode node, String name, String key, LockOptions options, Contention contention, Timer timer) {
+    ReaderSetLock(Node node, String name, String key, LockOptions options, Contention contention, Timer timer) {
         super("read lock", name, key, options, contention, timer);
         this.node = node;
         this.readers = LockLayout.readersKey(key);

@@ -4,7 +4,7 @@ import io.coordis.CoordisException;
 import io.coordis.NodeUnavailableException;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.Replies;
 import io.coordis.lock.ForcedUnlock;
 import io.coordis.lock.LockHolder;
@@ -42,11 +42,11 @@ final class Redlock extends ContendedLock implements LeaseOps {
     /** The detail of a vote not awaited because the node failed or answered late before. */
     static final String NOT_WAITED_FOR = Round.NOT_WAITED_FOR;
 
-    private final List<RedisNode> nodes;
+    private final List<Node> nodes;
     private final List<LockNode> lockNodes;
     private final RedlockSteps steps;
 
-    Redlock(List<RedisNode> nodes, List<RestartGuard> guards, Supplier<Duration> guardWindow, String name,
+    Redlock(List<? extends Node> nodes, List<RestartGuard> guards, Supplier<Duration> guardWindow, String name,
             String key, LockOptions options, Contention contention, Timer timer) {
         super("lock", name, key, options, contention, timer);
         this.nodes = List.copyOf(nodes);
@@ -127,7 +127,7 @@ final class Redlock extends ContendedLock implements LeaseOps {
         Forcing.checkReason(reason);
         List<CompletableFuture<Forcing.Answer>> pending = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
-            RedisNode node = nodes.get(i);
+            Node node = nodes.get(i);
             pending.add(lockNodes.get(i).within(Forcing.force(node, key, expected, reason, options.counterRetention()), timer, node.commandTimeout())
                     .exceptionally(f -> null));
         }

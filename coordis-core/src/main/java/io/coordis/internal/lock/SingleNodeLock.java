@@ -9,7 +9,7 @@ import io.coordis.internal.Replicas;
 import io.coordis.internal.Timer;
 import io.coordis.internal.lease.Held;
 import io.coordis.internal.redis.LuaScript;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 import io.coordis.internal.redis.ReplicatedWrite;
 import io.coordis.internal.redis.Replies;
 import io.coordis.lock.ForcedUnlock;
@@ -34,11 +34,11 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     static final LuaScript INSPECT = Held.READ;
     static final LuaScript RELEASE_AFTER = LuaScript.load(SingleNodeLock.class, "release-after.lua");
 
-    private final RedisNode node;
+    private final Node node;
     private final Handoff handoff;
     private final Replication replication;
 
-    SingleNodeLock(RedisNode node, String name, String key, LockOptions options, Contention contention, Timer timer) {
+    SingleNodeLock(Node node, String name, String key, LockOptions options, Contention contention, Timer timer) {
         super("lock", name, key, options, contention, timer);
         this.node = node;
         this.replication = LockTerms.replicationOrNone(options);

@@ -10,6 +10,7 @@ import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -20,7 +21,7 @@ import java.util.function.Consumer;
  * a few commands on one multiplexed {@link Connection}, writes that wait for replicas on connections of their own
  * ({@link ReplicatedWrite}), pub/sub on a lazily opened connection of its own, and
  * binary list commands for queues ({@link #lists()}); the administrative commands are in {@link #admin()}.
- * Lettuce stays inside this package. Thread-safe.
+ * Lettuce stays inside this package. The primitives see it as a {@link Node}. Thread-safe.
  *
  * <p>On a cluster, each command goes to the master of its first key's slot (keyless ones to any node),
  * {@code MOVED}/{@code ASK} redirects are followed and the topology is refreshed on redirects, on persistent
@@ -32,7 +33,7 @@ import java.util.function.Consumer;
  * {@code String}, {@code List<Object>} or {@code null}; every failure as a {@link CoordisException} naming this
  * node.
  */
-public final class RedisNode implements AutoCloseable {
+public final class RedisNode implements Node, AutoCloseable {
     private final String address;
     private final Duration commandTimeout;
     private final Timer timer;
@@ -262,6 +263,12 @@ public final class RedisNode implements AutoCloseable {
      */
     public <T> T awaitUninterruptibly(CompletionStage<T> future, Duration timeout) {
         return connection.awaitUninterruptibly(future, timeout);
+    }
+
+    /** {@code INFO section} as a map of its fields (see {@link AdminCommands#info}). */
+    @Override
+    public CompletableFuture<Map<String, String>> info(String section) {
+        return admin.info(section);
     }
 
     /** The administrative commands on this node (for the doctor and the inspector). */

@@ -5,7 +5,7 @@ import io.coordis.Telemetry;
 import io.coordis.internal.redis.ChannelRegistration;
 import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.PubSubListener;
-import io.coordis.internal.redis.RedisNode;
+import io.coordis.internal.redis.Node;
 
 import io.coordis.internal.Timer;
 
@@ -57,7 +57,7 @@ final class Fanout implements AutoCloseable {
      * @throws CoordisException     when no node confirmed (the first failure, the others suppressed)
      * @throws InterruptedException when interrupted (nothing stays subscribed)
      */
-    static Fanout open(List<RedisNode> nodes, Namespace namespace, Collection<String> names, boolean patterns,
+    static Fanout open(List<? extends Node> nodes, Namespace namespace, Collection<String> names, boolean patterns,
                        Sink sink, Telemetry telemetry, Timer timer) throws InterruptedException {
         CompletableFuture<Fanout> opening = openAsync(nodes, namespace, names, patterns, sink, telemetry, timer);
         try {
@@ -81,12 +81,13 @@ final class Fanout implements AutoCloseable {
      *
      * @throws InterruptedException when interrupted while a pub/sub connection opens (nothing stays subscribed)
      */
-    static CompletableFuture<Fanout> openAsync(List<RedisNode> nodes, Namespace namespace, Collection<String> names,
-                                               boolean patterns, Sink sink, Telemetry telemetry, Timer timer)
+    static CompletableFuture<Fanout> openAsync(List<? extends Node> nodes, Namespace namespace,
+                                               Collection<String> names, boolean patterns, Sink sink,
+                                               Telemetry telemetry, Timer timer)
             throws InterruptedException {
         List<String> wire = names.stream().map(n -> patterns ? namespace.pattern(n) : namespace.channel(n)).toList();
         List<ChannelRegistration> parts = new ArrayList<>();
-        List<RedisNode> asked = new ArrayList<>();
+        List<Node> asked = new ArrayList<>();
         CoordisException failure = null;
         for (int i = 0; i < nodes.size(); i++) {
             int index = i;
@@ -133,7 +134,7 @@ final class Fanout implements AutoCloseable {
         Confirmations confirmations = new Confirmations(parts, names, failure, opened);
         for (int i = 0; i < parts.size(); i++) {
             int part = i;
-            RedisNode node = asked.get(i);
+            Node node = asked.get(i);
             Duration timeout = node.commandTimeout();
             timer.failAfter(parts.get(i).ready().copy(), timeout.toNanos()).whenComplete((v, x) -> {
                 Throwable cause = x instanceof CompletionException && x.getCause() != null ? x.getCause() : x;

@@ -6,13 +6,14 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The news a {@link Contest} may be woken by (a release, an announcement): it ends the pause in progress, or, when
- * it comes while a try is out, the next pause at once. A ring that comes at any other time is dropped: the next try
- * sees what it announced. Thread-safe.
+ * none is, the next pause at once, so that news which comes between a try's answer and the pause after it is not
+ * slept through. A try that starts meanwhile {@linkplain #clear clears} it: that try sees what it announced.
+ * Thread-safe.
  */
 final class Bell {
     private final Timer timer;
     // guarded by this
-    /** A ring came while a try was out. */
+    /** A ring came while no pause was in progress, since the last try started. */
     private boolean rung;
     /** The pause in progress that a ring ends. */
     private CompletableFuture<Boolean> nap;
@@ -21,13 +22,13 @@ final class Bell {
         this.timer = timer;
     }
 
-    /** Rings: ends the pause in progress; kept for the next pause only when {@code trying}. */
-    void ring(boolean trying) {
+    /** Rings: ends the pause in progress, or else the next one at once. */
+    void ring() {
         CompletableFuture<Boolean> woken;
         synchronized (this) {
             woken = nap;
             nap = null;
-            if (woken == null && trying) {
+            if (woken == null) {
                 rung = true;
             }
         }
@@ -36,7 +37,7 @@ final class Bell {
         }
     }
 
-    /** Forgets a ring kept for the next pause. */
+    /** Forgets a ring kept for the next pause: a try is starting, which sees the news itself, or one failed. */
     synchronized void clear() {
         rung = false;
     }

@@ -137,21 +137,17 @@ public final class Contest<T> {
 
     /**
      * News that the thing may be free (a release, an announcement): ends a {@link #nap} in progress, or makes the
-     * next one end at once when a try is out.
+     * next one end at once unless a try starts first (the news may have come after the last try's answer).
      */
     public void ring() {
-        boolean t;
-        synchronized (this) {
-            t = trying;
-        }
         if (!result.isDone()) {
-            bell.ring(t);
+            bell.ring();
         }
     }
 
     /**
-     * A pause of {@code nanos} on the client's timer that a {@link #ring} ends early (at once when one came during
-     * the last try); completes with {@code true}. For {@link Contestant#pause}.
+     * A pause of {@code nanos} on the client's timer that a {@link #ring} ends early (at once when one came since the
+     * last try started); completes with {@code true}. For {@link Contestant#pause}.
      */
     public CompletableFuture<Boolean> nap(long nanos) {
         return bell.nap(nanos);

@@ -32,6 +32,8 @@ class ContestTest {
         final List<CompletableFuture<Answer<String>>> tries = new ArrayList<>();
         final List<String> calls = new ArrayList<>();
         Contest<String> contest;
+        /** What happens after a busy answer, before its pause begins. */
+        Runnable beforePause = () -> { };
 
         @Override
         public CompletableFuture<Answer<String>> attempt(boolean waits) {
@@ -43,6 +45,7 @@ class ContestTest {
         @Override
         public CompletableFuture<Boolean> pause(Answer<String> busy, long maxNanos) {
             calls.add("pause");
+            beforePause.run();
             return contest.nap(Math.min(SECOND, maxNanos));
         }
 
@@ -129,6 +132,20 @@ class ContestTest {
         c.ring(); // while the second try is out
         contestant.last().complete(Answer.busy(5000));
         assertThat(contestant.tries).hasSize(3);
+        contestant.last().complete(Answer.won("lease"));
+
+        assertThat(outcome).isCompletedWithValue("lease");
+    }
+
+    /** News that comes after a busy answer, before the pause after it began, is not slept through. */
+    @Test
+    void aRingBetweenABusyAnswerAndItsPauseEndsThatPauseAtOnce() {
+        CompletableFuture<String> outcome = contest(10 * SECOND, Contest.Deadline.LAST_TRY).start();
+        contestant.beforePause = contestant.contest::ring;
+
+        contestant.last().complete(Answer.busy(5000));
+        assertThat(contestant.tries).as("tried again without the time moving").hasSize(2);
+        contestant.beforePause = () -> { };
         contestant.last().complete(Answer.won("lease"));
 
         assertThat(outcome).isCompletedWithValue("lease");

@@ -5,8 +5,8 @@ import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
-import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.Terminal;
+import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.view.Cells;
 import io.coordis.inspect.Glob;
@@ -26,6 +26,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -80,7 +81,7 @@ public final class DashboardCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         if (refresh.compareTo(Duration.ofMillis(100)) < 0 || refresh.compareTo(Duration.ofMinutes(1)) > 0) {
-            throw usage("--refresh must be between 100ms and 1m, was " + Cells.time(java.util.Optional.of(refresh))
+            throw usage("--refresh must be between 100ms and 1m, was " + Cells.time(Optional.of(refresh))
                     + ": 1s suits a page left open");
         }
         try {
@@ -110,7 +111,7 @@ public final class DashboardCommand implements Callable<Integer> {
                     terminal.output("coordis dashboard: " + dashboard.address());
                     terminal.say("showing " + pattern + " on " + String.join(", ",
                             given.stream().map(Snapshots::shown).toList()) + ", every "
-                            + Cells.time(java.util.Optional.of(refresh)) + "; Ctrl-C to stop");
+                            + Cells.time(Optional.of(refresh)) + "; Ctrl-C to stop");
                     stop.await();
                 } finally {
                     Signal.handle(new Signal("INT"), previousInt);

@@ -111,8 +111,10 @@ class ResourcesIT {
      */
     private static Map<String, Cycles> redlockPrimitives(Coordis redlock, Coordis holder) {
         Map<String, Cycles> p = new java.util.LinkedHashMap<>();
+        // a generous node timeout: this counts connections and threads, and a loaded machine must not turn a
+        // healthy node's late answer into a refused acquire
         io.coordis.lock.LockOptions options = io.coordis.lock.LockOptions.defaults().withRestartGuard(false)
-                .withRetryDelay(Duration.ofMillis(2));
+                .withRetryDelay(Duration.ofMillis(2)).withNodeTimeout(Duration.ofSeconds(1));
         DistributedLock lock = redlock.lock("res:redlock", options);
         p.put("Redlock acquire/release", new Cycles(CYCLES / 10, i -> {
             try (Lease lease = lock.tryAcquire().orElseThrow()) {

@@ -23,6 +23,8 @@ public abstract class Held<H> extends Named {
     public static final LuaScript READ = LuaScript.load(Held.class, "claim.lua");
 
     private volatile LeaseSession session;
+    private volatile H self;
+    /** Made on the first {@link #lost()}: most handles are released without anybody asking. */
     private volatile CompletionStage<H> lost;
 
     protected Held(String kind, String name, String key) {
@@ -37,7 +39,7 @@ public abstract class Held<H> extends Named {
                               LeaseSession.Renewal renewal, Telemetry telemetry, Telemetry.Claim claim) {
         LeaseSession started = new LeaseSession(timer, what, start, terms, renewal, this::onLoss,
                 telemetry.held(claim, name));
-        lost = started.lost().thenApply(v -> self);
+        this.self = self;
         session = started;
     }
 
@@ -57,6 +59,17 @@ public abstract class Held<H> extends Named {
     }
 
     public final CompletionStage<H> lost() {
-        return lost;
+        CompletionStage<H> l = lost;
+        if (l == null) {
+            synchronized (this) {
+                l = lost;
+                if (l == null) {
+                    H handle = self;
+                    l = session.lost().thenApply(v -> handle);
+                    lost = l;
+                }
+            }
+        }
+        return l;
     }
 }

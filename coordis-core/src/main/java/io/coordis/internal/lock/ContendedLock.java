@@ -147,7 +147,8 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
     <T> CompletableFuture<T> tryReply(Node node, CompletableFuture<T> reply) {
         // in nanoseconds: Duration.dividedBy goes through BigDecimal, and this runs on every try
         Duration half = Duration.ofNanos(options.ttl().toNanos() / 2);
-        return node.within(reply, half.compareTo(node.commandTimeout()) < 0 ? half : node.commandTimeout());
+        // every command a node sends has the command timeout as its deadline already: only a shorter one needs a second
+        return half.compareTo(node.commandTimeout()) < 0 ? node.within(reply, half) : reply;
     }
 
     /** The failure of a try as the Coordis exception it stands for, naming {@code node}. */

@@ -37,11 +37,16 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
     private final Node node;
     private final Handoff handoff;
     private final Replication replication;
+    /** The TTL and the fence's retention as every try sends them, in milliseconds. */
+    private final String ttlMillis;
+    private final String retentionMillis;
 
     SingleNodeLock(Node node, String name, String key, LockOptions options, Contention contention, Timer timer) {
         super("lock", name, key, options, contention, timer);
         this.node = node;
         this.replication = LockTerms.replicationOrNone(options);
+        this.ttlMillis = Durations.millis(options.ttl());
+        this.retentionMillis = Durations.millis(options.counterRetention());
         this.handoff = new Handoff(node, name, keys, options, timer, contention.telemetry, this);
     }
 
@@ -71,9 +76,8 @@ final class SingleNodeLock extends ContendedLock implements LeaseOps {
         long start = timer.now();
         // numbers for hand-offs without a call when others of this client wait in line already
         int taken = permit.othersWaiting() ? Handoff.BLOCK : 1;
-        List<String> sent = List.of(token, Durations.millis(options.ttl()), options.holderId(),
-                Long.toString(System.currentTimeMillis()), "", "", "", "", Integer.toString(taken), waits ? "1" : "0",
-                Durations.millis(options.counterRetention()));
+        List<String> sent = List.of(token, ttlMillis, options.holderId(), Long.toString(System.currentTimeMillis()), "",
+                "", "", "", taken == 1 ? "1" : Integer.toString(taken), waits ? "1" : "0", retentionMillis);
         // a grant that must reach replicas is written where its WAIT will run, on a connection of its own
         ReplicatedWrite<String> on = replication.isNone() ? null : node.replicatedWrite();
         CompletableFuture<Object> reply = on == null ? node.eval(ACQUIRE, keys.acquire(), sent)

@@ -27,7 +27,10 @@ public interface Node {
     /** How long a command waits for its reply. */
     Duration commandTimeout();
 
-    /** Runs {@code script} on this node (see {@link ScriptRunner}). Does not block. */
+    /**
+     * Runs {@code script} on this node (see {@link ScriptRunner}), with the command timeout as its deadline. Does not
+     * block.
+     */
     CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args);
 
     /** {@code GET key}. */

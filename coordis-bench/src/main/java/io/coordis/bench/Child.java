@@ -19,7 +19,8 @@ import java.util.Map;
  *       (see {@link #settle}), prints {@code READY}, waits for a {@code GO} line;</li>
  *   <li>measures, stops sending commands, prints {@code STOPPED}, waits for a {@code CONTINUE} line;</li>
  *   <li>prints {@code RESULT <json>} (the workload's figures plus {@code cpuUsPerOp}, the process CPU time
- *       over the measured window per operation, {@code warmupSeconds} and {@code jitMsInWindow}), closes its
+ *       over the measured window per operation, {@code allocBytesPerOp}, the heap bytes its threads allocated in
+ *       that window per operation ({@link Allocation}), {@code warmupSeconds} and {@code jitMsInWindow}), closes its
  *       clients and exits 0.</li>
  * </ol>
  * On failure it prints {@code FAILED <reason>} and exits 1. It exits when its stdin closes.
@@ -55,8 +56,10 @@ public final class Child {
                         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
                 long cpu0 = os.getProcessCpuTime();
                 long jit0 = jit.getTotalCompilationTime();
+                long heap0 = Allocation.allocatedBytes();
                 Map<String, Double> figures = workload.run(measure);
                 long cpu1 = os.getProcessCpuTime();
+                long heap1 = Allocation.allocatedBytes();
                 long jit1 = jit.getTotalCompilationTime();
                 System.out.println("STOPPED");
                 await(in, "CONTINUE");
@@ -66,6 +69,7 @@ public final class Child {
                 result.putAll(figures);
                 double ops = figures.getOrDefault("ops", 0.0);
                 result.put("cpuUsPerOp", ops > 0 ? (cpu1 - cpu0) / 1e3 / ops : Double.NaN);
+                result.put("allocBytesPerOp", ops > 0 ? (heap1 - heap0) / ops : Double.NaN);
                 result.put("warmupSeconds", warmedSeconds);
                 result.put("jitMsInWindow", (double) (jit1 - jit0));
                 System.out.println("RESULT " + ResultLine.write(result));

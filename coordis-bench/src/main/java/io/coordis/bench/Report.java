@@ -86,7 +86,8 @@ final class Report {
                 `coordis-no-yield` (8 contended threads only) is Coordis with `withYieldToPollers(false)`: no
                 pause after 100 ms of local hand-offs, for a lock only Coordis clients use.
                 "Redis CPU" is the redis-server process's CPU time (`INFO cpu`) per operation: it includes
-                the system calls of every wake-up, not only running the commands. The contended scenarios' hand-off
+                the system calls of every wake-up, not only running the commands. "client alloc" is the heap
+                the client JVM's threads allocated in the measured window per operation (JVM thread counters). The contended scenarios' hand-off
                 is the time from the start of one thread's release to the return of the next thread's acquire,
                 counted only when that acquire was already waiting. The `lock-same-jvm` scenarios run Coordis and
                 `lettuce-scripts` in one JVM, interleaved in short blocks, and report the median of their ratio
@@ -135,8 +136,8 @@ final class Report {
         md.append("| implementation | Coordis ÷ this (").append(label(headline)).append(") | ").append(label(headline))
                 .append(" | ").append(latency ? "latency" : "acquire").append(" p50 µs | p99 µs | ")
                 .append(handoff ? "hand-off p50 µs | hand-off p99 µs | " : "")
-                .append("client CPU µs/op | Redis CPU µs/op | Redis commands/op | commands per op (last round) | notes |\n")
-                .append("|---|---|---|---|---|").append(handoff ? "---|---|" : "").append("---|---|---|---|---|\n");
+                .append("client CPU µs/op | client alloc B/op | Redis CPU µs/op | Redis commands/op | commands per op (last round) | notes |\n")
+                .append("|---|---|---|---|---|").append(handoff ? "---|---|" : "").append("---|---|---|---|---|---|\n");
         for (String impl : s.implementations()) {
             md.append("| ").append(impl).append(" | ")
                     .append(impl.equals(Scenario.COORDIS) ? "—" : range(results.ratio(s.id(), impl, headline), "×")).append(" | ")
@@ -148,6 +149,7 @@ final class Report {
                         .append(num(results.summary(s.id(), impl, "handoffP99Us").median())).append(" | ");
             }
             md.append(num(results.summary(s.id(), impl, "cpuUsPerOp").median())).append(" | ")
+                    .append(num(results.summary(s.id(), impl, "allocBytesPerOp").median())).append(" | ")
                     .append(num(results.summary(s.id(), impl, "redisCpuUsPerOp").median())).append(" | ")
                     .append(num(results.summary(s.id(), impl, "redisCommandsPerOp").median())).append(" | ")
                     .append(lastString(s.id(), impl, "redisCommands")).append(" | ")

@@ -1,8 +1,8 @@
 package io.coordis.bench.quick;
 
+import io.coordis.bench.Allocation;
 import io.coordis.lock.DistributedLock;
 
-import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 
 /**
@@ -12,9 +12,6 @@ import java.util.Arrays;
  * {@code coordis-bench/run quick QuickLockAllocation [cycles] [rounds]}.
  */
 public final class QuickLockAllocation {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-
     public static void main(String[] args) {
         int cycles = QuickRun.arg(args, 0, 20_000);
         int rounds = QuickRun.arg(args, 1, 5);
@@ -37,19 +34,11 @@ public final class QuickLockAllocation {
 
     /** Bytes allocated by all live threads per run of {@code cycle}, over {@code cycles} runs. */
     private static double perCycle(Runnable cycle, int cycles) {
-        long before = allocated();
+        long before = Allocation.allocatedBytes();
         for (int i = 0; i < cycles; i++) {
             cycle.run();
         }
-        return (allocated() - before) / (double) cycles;
-    }
-
-    private static long allocated() {
-        long sum = 0;
-        for (long bytes : THREADS.getThreadAllocatedBytes(THREADS.getAllThreadIds())) {
-            sum += Math.max(0, bytes);
-        }
-        return sum;
+        return (Allocation.allocatedBytes() - before) / (double) cycles;
     }
 
     private static double median(double[] values) {

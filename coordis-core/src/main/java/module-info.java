@@ -21,6 +21,7 @@ module io.coordis.core {
     exports io.coordis.doctor;
     exports io.coordis.election;
     exports io.coordis.inspect;
+    exports io.coordis.latch;
     exports io.coordis.lock;
     exports io.coordis.queue;
     exports io.coordis.signal;

@@ -5,6 +5,7 @@ import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.inspect.Inspector;
+import io.coordis.latch.CountDownLatch;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
 import io.coordis.lock.DistributedLock;
@@ -18,7 +19,6 @@ import io.coordis.signal.Signals;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * A Coordis client: the connections to Redis that every primitive made from it shares. Per node (one, or each Redlock
@@ -118,8 +118,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
      */
     public DistributedLock lock(String name, LockOptions options) {
-        LockOptions o = Objects.requireNonNull(options, "lock options must not be null");
-        return engines.locks.lock(name, engines.replicated(o));
+        return engines.locks.lock(name, engines.replicated(options));
     }
 
     /**
@@ -228,8 +227,7 @@ public final class Coordis implements AutoCloseable {
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public LeaderElection election(String name, ElectionOptions options) {
-        ElectionOptions o = Objects.requireNonNull(options, "election options must not be null");
-        return engines.elections.election(name, engines.replicated(o));
+        return engines.elections.election(name, engines.replicated(options));
     }
 
     /**
@@ -295,6 +293,22 @@ public final class Coordis implements AutoCloseable {
      */
     public ReliableQueue reliableQueue(String name, QueueOptions options) {
         return engines.queues().reliable(name, engines.replicated(options));
+    }
+
+    /**
+     * A count-down latch on {@code name} (see {@link CountDownLatch}) on the (first) master: the first use stores it
+     * with {@code count} when none is stored (a handle with another count does not reset a stored latch), and its
+     * key expires {@code expireAfter} after the latch opens or last changed.
+     *
+     * @param name        the latch's name; its key derives from it after this client's key prefix
+     * @param count       the count a first use stores, at least 1
+     * @param expireAfter how long the key outlives the opening or the last change, 1 ms to 30 days
+     * @return the latch; nothing is stored until it is used
+     * @throws IllegalArgumentException when the name is blank or too long, the count below 1 or the expiry out of range
+     * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
+     */
+    public CountDownLatch countDownLatch(String name, long count, Duration expireAfter) {
+        return engines.latches().latch(name, count, expireAfter);
     }
 
     /**

@@ -8,6 +8,7 @@ import io.coordis.internal.Timer;
 import io.coordis.internal.doctor.ServerDoctor;
 import io.coordis.internal.election.Elections;
 import io.coordis.internal.inspect.ScanningInspector;
+import io.coordis.internal.latch.Latches;
 import io.coordis.internal.lock.Locks;
 import io.coordis.internal.queue.Queues;
 import io.coordis.internal.redis.ClientConnections;
@@ -35,6 +36,7 @@ final class Engines implements AutoCloseable {
     final Signals signals;
     final Elections elections;
     private final Queues queues;
+    private final Latches latches;
     final Inspector inspector;
     private final Replication replication;
 
@@ -60,18 +62,21 @@ final class Engines implements AutoCloseable {
         this.signals = PubSubSignals.over(nodes.get(0), connections.replicas(), namespace, timer, b.maxSignalBytes,
                 b.telemetry);
         this.queues = new Queues(nodes.get(0), namespace, timer, b.telemetry);
+        this.latches = new Latches(nodes.get(0), namespace, timer);
         this.inspector = new ScanningInspector(nodes);
         this.replication = b.replication;
     }
 
     /** {@code options} with this client's replication unless they set their own. */
     LockOptions replicated(LockOptions options) {
+        Objects.requireNonNull(options, "lock options must not be null");
         return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication)
                 : options;
     }
 
     /** {@code options} with this client's replication unless they set their own. */
     ElectionOptions replicated(ElectionOptions options) {
+        Objects.requireNonNull(options, "election options must not be null");
         return options.replication().isEmpty() && !replication.isNone() ? options.withReplication(replication)
                 : options;
     }
@@ -91,6 +96,16 @@ final class Engines implements AutoCloseable {
                     + " independent masters (Redlock): connect a separate client to one Redis for queues");
         }
         return queues;
+    }
+
+    /** The count-down latches' factory, unless the client talks to several independent masters. */
+    Latches latches() {
+        int nodes = connections.nodes().size();
+        if (nodes > 1) {
+            throw new IllegalStateException("a count-down latch lives on one Redis, but this client talks to " + nodes
+                    + " independent masters (Redlock): connect a separate client to one Redis for latches");
+        }
+        return latches;
     }
 
     /** A doctor of every node, checking the keys and channels under this client's key prefix. */

@@ -50,9 +50,10 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 @AnalyzeClasses(packages = "io.coordis", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
     /** The primitives, each an API package with its engine package under {@code io.coordis.internal}. */
-    private static final List<String> PRIMITIVES = List.of("lock", "election", "signal", "queue");
+    private static final List<String> PRIMITIVES = List.of("lock", "election", "signal", "queue", "latch");
     /** Every kind: the primitives, and the two that read them. */
-    private static final List<String> KINDS = List.of("lock", "election", "signal", "queue", "inspect", "doctor");
+    private static final List<String> KINDS = List.of("lock", "election", "signal", "queue", "latch", "inspect",
+            "doctor");
     private static final String[] API = KINDS.stream().map(k -> "io.coordis." + k + "..").toArray(String[]::new);
     private static final String[] ENGINES =
             KINDS.stream().map(k -> "io.coordis.internal." + k + "..").toArray(String[]::new);
@@ -78,7 +79,7 @@ class ArchitectureTest {
     private static final Set<String> FACTORIES = Set.of("io.coordis.internal.lock.Locks",
             "io.coordis.internal.election.Elections", "io.coordis.internal.queue.Queues",
             "io.coordis.internal.signal.PubSubSignals", "io.coordis.internal.inspect.ScanningInspector",
-            "io.coordis.internal.doctor.ServerDoctor");
+            "io.coordis.internal.doctor.ServerDoctor", "io.coordis.internal.latch.Latches");
 
     /** The one Lettuce type in the API: the builder takes the application's Lettuce resources (for their metrics). */
     private static final String CLIENT_RESOURCES = "io.lettuce.core.resource.ClientResources";
@@ -122,7 +123,7 @@ class ArchitectureTest {
     @ArchTest
     static final ArchRule locksAndElectionsSeeANodeOnly = noClasses()
             .that().resideInAnyPackage("io.coordis.internal.lock..", "io.coordis.internal.election..",
-                    "io.coordis.internal.lease..", "io.coordis.internal.contest..")
+                    "io.coordis.internal.lease..", "io.coordis.internal.contest..", "io.coordis.internal.latch..")
             .should().dependOnClassesThat().haveFullyQualifiedName("io.coordis.internal.redis.RedisNode")
             .because("a primitive needs a node's scripts, commands, channels and deadlines, not how it is opened, "
                     + "inspected or closed");
@@ -162,6 +163,9 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule queueAlone = alone("queue");
+
+    @ArchTest
+    static final ArchRule latchAlone = alone("latch");
 
     @ArchTest
     static final ArchRule apiNamesNoInternalType = members()

@@ -13,9 +13,9 @@ import java.util.Optional;
  * derived name can reproduce; on Redis Cluster such names fail with CROSSSLOT, elsewhere they work.
  */
 public final class Keys {
-    /** Suffixes of the keys Coordis keeps beside an object (locks, elections, queues, events). */
+    /** Suffixes of the keys Coordis keeps beside an object (locks, elections, queues, events, latches). */
     private static final List<String> SUFFIXES = List.of("fence", "holder", "released", "audit",
-            "readers", "readers:details",
+            "readers", "readers:details", "latch",
             "term", "leader", "changed", "event", "consumers", "attempts", "dead", "delayed", "delayed:data", "enqueued",
             "settled", "holders", "permits", "waiters", "waiters-until");
     /** Leading segments of per-consumer queue keys ({@code {q}:hb:ID}, {@code {q}:proc:ID:K}, {@code {q}:settled:ID}). */

@@ -1,6 +1,7 @@
 package io.coordis.internal.latch;
 
 import io.coordis.CoordisException;
+import io.coordis.internal.Durations;
 import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.ChannelRegistration;
@@ -35,7 +36,7 @@ final class LatchWait implements PubSubListener {
         this.timer = timer;
         this.channel = channel;
         this.nanos = nanos;
-        this.deadline = timer.now() + nanos;
+        this.deadline = Durations.saturatedAdd(timer.now(), nanos);
     }
 
     /** Starts the wait; the result is {@code true} once open, {@code false} at the deadline. */

@@ -5,6 +5,7 @@ import io.coordis.cli.command.DoctorCommand;
 import io.coordis.cli.command.ElectCommand;
 import io.coordis.cli.command.ForceUnlockCommand;
 import io.coordis.cli.command.InspectCommand;
+import io.coordis.cli.command.LatchCommand;
 import io.coordis.cli.command.LeaderCommand;
 import io.coordis.cli.command.LockCommand;
 import io.coordis.cli.command.LsCommand;
@@ -67,6 +68,7 @@ public final class Commands {
         all.put("force-unlock", ForceUnlockCommand::create);
         all.put("doctor", DoctorCommand::create);
         all.put("completion", CompletionCommand::new);
+        all.put("latch", LatchCommand::new); // last: the listing in usage errors keeps its order
         return all;
     }
 

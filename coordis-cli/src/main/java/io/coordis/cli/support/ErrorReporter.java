@@ -34,12 +34,46 @@ public final class ErrorReporter implements IParameterExceptionHandler, IExecuti
     public int handleParseException(ParameterException ex, String[] args) {
         terminal.say(oneLine(unknownCommand(ex).orElse(ex.getMessage())));
         StringWriter suggestions = new StringWriter();
-        UnmatchedArgumentException.printSuggestions(ex, new PrintWriter(suggestions, true));
+        if (nearCommand(ex)) {
+            UnmatchedArgumentException.printSuggestions(ex, new PrintWriter(suggestions, true));
+        }
         if (!suggestions.toString().isBlank()) {
             terminal.err().print(suggestions);
         }
         terminal.err().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for more information.");
         return ExitCodes.USAGE;
+    }
+
+    /**
+     * Whether suggesting a command makes sense: not for an unknown command that no command's name is a slip away
+     * from (picocli suggests any name that shares two letters in a row with it: {@code frobnicate}, {@code latch}).
+     */
+    static boolean nearCommand(ParameterException ex) {
+        if (unknownCommand(ex).isEmpty()) {
+            return true;
+        }
+        String typed = ((UnmatchedArgumentException) ex).getUnmatched().get(0);
+        return ex.getCommandLine().getCommandSpec().subcommands().keySet().stream()
+                .anyMatch(name -> slips(typed, name) <= Math.max(1, name.length() / 3));
+    }
+
+    /** The edits (a letter added, dropped, changed, or two swapped) that turn {@code a} into {@code b}. */
+    static int slips(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            for (int j = 0; j <= b.length(); j++) {
+                if (i == 0 || j == 0) {
+                    d[i][j] = i + j;
+                    continue;
+                }
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 
     /**

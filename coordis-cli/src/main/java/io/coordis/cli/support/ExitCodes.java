@@ -20,6 +20,8 @@ public final class ExitCodes {
     public static final int NO_LEADER = 1;
     /** {@code wait}: no signal arrived within {@code --timeout}. */
     public static final int NO_SIGNAL = 1;
+    /** {@code latch await}: the latch did not open within {@code --wait}. */
+    public static final int NOT_OPEN = 1;
     /** EX_USAGE: bad arguments or options. */
     public static final int USAGE = 64;
     /** EX_DATAERR: a key holds a value of another type than Coordis expects. */

@@ -140,6 +140,28 @@ class CountDownLatchIT {
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void theReadmeExampleMergesOnceEveryPartIsDone() throws Exception {
+        AtomicInteger parts = new AtomicInteger();
+        AtomicInteger merged = new AtomicInteger();
+        CompletableFuture<Boolean> later = LatchExample.mergeLater(coordis, merged::incrementAndGet);
+        ExecutorService merger = Executors.newSingleThreadExecutor();
+        try {
+            Future<Boolean> waiting = merger.submit(() -> LatchExample.mergeWhenDone(coordis, merged::incrementAndGet));
+            for (int i = 0; i < 3; i++) {
+                LatchExample.finishPart(coordis, parts::incrementAndGet);
+            }
+            assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(later.get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(LatchExample.mergeWhenDone(coordis, merged::incrementAndGet)).as("after the opening").isTrue();
+            assertThat(parts.get()).isEqualTo(3);
+            assertThat(merged.get()).isEqualTo(3);
+        } finally {
+            merger.shutdownNow();
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void refusesBadArgumentsWithClearMessages() {
         Duration minute = Duration.ofMinutes(1);
         assertThatThrownBy(() -> coordis.countDownLatch(" ", 1, minute))

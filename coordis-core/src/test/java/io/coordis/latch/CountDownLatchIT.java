@@ -2,6 +2,7 @@ package io.coordis.latch;
 
 import io.coordis.Coordis;
 import io.coordis.TestClients;
+import io.coordis.inspect.SignalState;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -122,6 +123,21 @@ class CountDownLatchIT {
         assertThat(latch.await(Duration.ZERO)).isFalse();
         assertThat(latch.getCount()).isEqualTo(1);
         await().atMost(LONG).until(() -> subscribers(latch.key()) == 0);
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void theLatchChannelIsNotListedAsASignal() throws Exception {
+        CountDownLatch latch = coordis.countDownLatch("latch:listed", 1, Duration.ofMinutes(1));
+        CompletableFuture<Boolean> waiting = latch.awaitAsync(LONG);
+        try (Coordis other = TestClients.connect(redis.uri())) {
+            other.signals().listen(List.of("latch:plain"), s -> { });
+            await().atMost(LONG).until(() -> subscribers(latch.key()) == 1);
+            assertThat(coordis.inspector().signals("*")).extracting(SignalState::channel)
+                    .contains(coordis.keyPrefix() + "latch:plain").doesNotContain(latch.key());
+        } finally {
+            waiting.cancel(false);
+        }
     }
 
     @Test

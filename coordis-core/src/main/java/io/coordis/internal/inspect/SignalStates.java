@@ -5,6 +5,7 @@ import io.coordis.inspect.Inspector;
 import io.coordis.inspect.ObjectKind;
 import io.coordis.inspect.SignalState;
 import io.coordis.internal.election.ElectionLayout;
+import io.coordis.internal.latch.LatchLayout;
 import io.coordis.internal.lock.LockLayout;
 import io.coordis.internal.redis.RedisNode;
 import io.coordis.internal.signal.SignalLayout;
@@ -21,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Signals for the inspector: found with {@code PUBSUB CHANNELS} (less Coordis' own lock and election channels) and
+ * Signals for the inspector: found with {@code PUBSUB CHANNELS} (less Coordis' own lock, election and latch channels) and
  * a {@code SCAN} for latched events ({@link SignalLayout}), read with {@code PUBSUB NUMSUB} and the event key.
  * Every channel exists in this sense, with 0 subscribers. Thread-safe.
  */
@@ -45,7 +46,8 @@ final class SignalStates implements StateReader<SignalState> {
         TreeSet<String> names = new TreeSet<>();
         for (String channel : Keyspace.await(node, node.admin().pubsubChannels(glob.pattern()))) {
             boolean ours = KeyLayout.owner(channel, LockLayout::releasedChannel).isPresent()
-                    || KeyLayout.owner(channel, ElectionLayout::changedChannel).isPresent();
+                    || KeyLayout.owner(channel, ElectionLayout::changedChannel).isPresent()
+                    || KeyLayout.owner(channel, LatchLayout::channel).isPresent();
             if (!ours) {
                 names.add(channel);
             }

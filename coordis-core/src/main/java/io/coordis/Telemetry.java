@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * What a client tells about its work as it happens, for metrics and traces: lock acquires and their leases,
- * Redlock votes, campaigns and leaderships, settled and swept queue messages, signals. Set on the builder
+ * Redlock votes, campaigns and leaderships, settled and swept queue messages, signals, count-down latches. Set on the builder
  * ({@link Coordis.Builder#telemetry}); the default, {@link #NONE}, ignores everything and costs no allocation.
  * {@code coordis-micrometer}'s {@code CoordisMetrics} turns these calls into meters and observations.
  *
@@ -208,5 +208,26 @@ public interface Telemetry {
      * @param node the node ({@code host:port})
      */
     default void gap(String node) {
+    }
+
+    /**
+     * The count-down latch {@code latch} was counted down to {@code count}; {@code opened} when this call opened it.
+     *
+     * @param latch  the latch's name
+     * @param count  the count after the call, 0 once open
+     * @param opened whether this call took the count to 0
+     */
+    default void countedDown(String latch, long count, boolean opened) {
+    }
+
+    /**
+     * A wait for the count-down latch {@code latch} ended with the latch {@code open}, or with its timeout, after
+     * {@code took} (on the client's {@link Ticker}). A wait that failed or was cancelled is not told.
+     *
+     * @param latch the latch's name
+     * @param open  whether the latch was open; {@code false} when the timeout passed first
+     * @param took  how long the wait took
+     */
+    default void latchAwaited(String latch, boolean open, Duration took) {
     }
 }

@@ -83,6 +83,9 @@ import java.util.function.Function;
  *     channel); received counts each node that delivered it (a master and a replica count two)</td></tr>
  * <tr><td>{@code coordis.signals.gaps}</td><td>counter</td><td>{@code node} ({@code host:port}): pub/sub connection
  *     lost and subscribed again; signals published meanwhile were missed</td></tr>
+ * <tr><td>{@code coordis.latch.count.downs}</td><td>counter</td><td>{@code name}, {@code opened} = true (the count
+ *     down that opened the latch) | false</td></tr>
+ * <tr><td>{@code coordis.latch.await}</td><td>timer</td><td>{@code name}, {@code result} = open | timeout</td></tr>
  * </table>
  *
  * <p><b>Observations</b> (with {@link Builder#observations}): {@code coordis.lock.acquiring} around each acquire and
@@ -280,6 +283,18 @@ public final class CoordisMetrics implements Telemetry, AutoCloseable {
     @Override
     public void gap(String node) {
         registry.counter("coordis.signals.gaps", "node", node).increment();
+    }
+
+    @Override
+    public void countedDown(String latch, long count, boolean opened) {
+        registry.counter("coordis.latch.count.downs", "name", tag(latch), "opened", Boolean.toString(opened))
+                .increment();
+    }
+
+    @Override
+    public void latchAwaited(String latch, boolean open, Duration took) {
+        Timer.builder("coordis.latch.await").tags("name", tag(latch), "result", open ? "open" : "timeout")
+                .register(registry).record(took);
     }
 
     /** The {@code name} tag value of {@code name}: what the resolver answers, {@value #OTHER} for nothing. */

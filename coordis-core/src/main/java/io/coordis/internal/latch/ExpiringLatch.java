@@ -1,6 +1,7 @@
 package io.coordis.internal.latch;
 
 import io.coordis.CoordisException;
+import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Named;
 import io.coordis.internal.Timer;
@@ -26,15 +27,17 @@ final class ExpiringLatch extends Named implements CountDownLatch {
 
     private final Node node;
     private final Timer timer;
+    private final Telemetry telemetry;
     private final String channel;
     private final long initialCount;
     private final Duration expireAfter;
 
-    ExpiringLatch(Node node, Timer timer, String name, String key, String channel, long initialCount,
-                  Duration expireAfter) {
+    ExpiringLatch(Node node, Timer timer, Telemetry telemetry, String name, String key, String channel,
+                  long initialCount, Duration expireAfter) {
         super("latch", name, key);
         this.node = node;
         this.timer = timer;
+        this.telemetry = telemetry;
         this.channel = channel;
         this.initialCount = initialCount;
         this.expireAfter = expireAfter;
@@ -55,7 +58,10 @@ final class ExpiringLatch extends Named implements CountDownLatch {
         try {
             Object reply = node.awaitUninterruptibly(node.eval(COUNT_DOWN, List.of(key), List.of(channel,
                     Long.toString(initialCount), Durations.millis(expireAfter))), node.commandTimeout());
-            return Replies.number(Replies.list(reply, 2, COUNT_DOWN, node.address()), 0, COUNT_DOWN, node.address());
+            List<?> counted = Replies.list(reply, 2, COUNT_DOWN, node.address());
+            long count = Replies.number(counted, 0, COUNT_DOWN, node.address());
+            telemetry.countedDown(name, count, Replies.number(counted, 1, COUNT_DOWN, node.address()) == 1);
+            return count;
         } catch (CoordisException e) {
             throw named(e);
         }
@@ -96,8 +102,10 @@ final class ExpiringLatch extends Named implements CountDownLatch {
     @Override
     public CompletableFuture<Boolean> awaitAsync(Duration timeout) {
         long nanos = Durations.saturatedNanos(Durations.notNegative(timeout, "timeout"));
-        LatchWait wait = new LatchWait(this, node, timer, channel, nanos);
-        return timer.relay(wait.start(), open -> open, this::failure, open -> { });
+        long start = timer.now();
+        CompletableFuture<Boolean> waiting = new LatchWait(this, node, timer, channel, nanos).start();
+        waiting.thenAccept(open -> telemetry.latchAwaited(name, open, Duration.ofNanos(timer.now() - start)));
+        return timer.relay(waiting, open -> open, this::failure, open -> { });
     }
 
     /** A failure of a wait as the application sees it: a Redis failure names this latch. */

@@ -1,5 +1,6 @@
 package io.coordis.internal.latch;
 
+import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
@@ -17,12 +18,17 @@ public final class Latches {
     private final Node node;
     private final Namespace namespace;
     private final Timer timer;
+    private final Telemetry telemetry;
 
-    /** Latches on {@code node} (the client's first), named in {@code namespace}, with deadlines on {@code timer}. */
-    public Latches(Node node, Namespace namespace, Timer timer) {
+    /**
+     * Latches on {@code node} (the client's first), named in {@code namespace}, with deadlines on {@code timer},
+     * reporting to {@code telemetry}.
+     */
+    public Latches(Node node, Namespace namespace, Timer timer, Telemetry telemetry) {
         this.node = Objects.requireNonNull(node, "node");
         this.namespace = Objects.requireNonNull(namespace, "namespace");
         this.timer = Objects.requireNonNull(timer, "timer");
+        this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
     }
 
     /**
@@ -40,7 +46,7 @@ public final class Latches {
         Duration expiry = Durations.between(expireAfter, Duration.ofMillis(1), CountDownLatch.MAX_EXPIRY,
                 "latch expiry");
         String stored = namespace.key(name);
-        return new ExpiringLatch(node, timer, name, LatchLayout.key(stored),
+        return new ExpiringLatch(node, timer, telemetry, name, LatchLayout.key(stored),
                 LatchLayout.channel(namespace.channel(name)), count, expiry);
     }
 }

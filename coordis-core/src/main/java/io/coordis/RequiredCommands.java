@@ -35,7 +35,7 @@ public final class RequiredCommands {
         CONNECTION,
         /** Single-node locks and Redlock (acquire, extend, release, fencing numbers, force-unlock). */
         LOCKS,
-        /** Signals: notify/wait, latched events, broadcast and unicast. */
+        /** Signals: notify/wait, latched events, broadcast and unicast; count-down latches. */
         SIGNALS,
         /** Leader election (lease and counter). */
         ELECTIONS,
@@ -116,6 +116,8 @@ public final class RequiredCommands {
             c("get", Use.SIGNALS, "latched events"),
             c("del", Use.SIGNALS, "clearing latched events"),
             c("type", Use.SIGNALS, "wrong-type checks naming the object"),
+            c("incrby", Use.SIGNALS, "count-down latches count down"),
+            c("pexpire", Use.SIGNALS, "a count-down latch expires after its last change"),
 
             c("set", Use.ELECTIONS, "leadership key; a new term counter"),
             c("get", Use.ELECTIONS, "current leader"),

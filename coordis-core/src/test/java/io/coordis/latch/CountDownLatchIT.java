@@ -3,6 +3,7 @@ package io.coordis.latch;
 import io.coordis.Coordis;
 import io.coordis.TestClients;
 import io.coordis.inspect.SignalState;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -85,7 +86,7 @@ class CountDownLatchIT {
             assertThat(latch.getCount()).isZero();
             await().atMost(LONG).until(() -> openings.get() == 1);
             assertThat(latch.countDown()).isZero();
-            assertThat(listener.signals().signal("latch:probe", "x")).isZero(); // a round trip after the last call
+            assertThat(listener.signals().signal(Prefixed.key("latch:probe"), "x")).isZero(); // one more round trip
             assertThat(openings.get()).as("the opening is published once").isEqualTo(1);
             await().atMost(LONG).until(() -> subscribers(latch.key()) == 1); // the waiters unsubscribed
         } finally {

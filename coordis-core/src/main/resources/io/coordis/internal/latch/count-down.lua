@@ -20,7 +20,7 @@ end
 if count <= 0 then
   return {0, 0}
 end
-count = redis.call('DECR', key)
+count = redis.call('INCRBY', key, -1) -- INCRBY rather than DECR: one command less to grant
 redis.call('PEXPIRE', key, expiry)
 if count == 0 then
   redis.call('PUBLISH', channel, 'open')

@@ -2,6 +2,7 @@ package io.coordis.latch;
 
 import io.coordis.Coordis;
 import io.coordis.TestClients;
+import io.coordis.WrongTypeException;
 import io.coordis.inspect.SignalState;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
@@ -193,6 +194,42 @@ class CountDownLatchIT {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a key Coordis keeps for");
         assertThatThrownBy(() -> coordis.countDownLatch("latch:bad", 1, minute).await(Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeout must not be negative");
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aKeyOfAnotherProgramFailsAtOnceNamingTheLatch() {
+        CountDownLatch latch = coordis.countDownLatch("latch:foreign", 1, Duration.ofMinutes(1));
+        redis.server().command("HSET", latch.key(), "a", "b");
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> latch.await(LONG)).isInstanceOf(WrongTypeException.class)
+                .hasMessageContaining("latch 'latch:foreign'");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("a permanent failure is not waited out")
+                .isLessThan(Duration.ofSeconds(10));
+        redis.server().command("SET", latch.key(), "many");
+        assertThatThrownBy(latch::countDown).isInstanceOf(WrongTypeException.class)
+                .hasMessageContaining("holds a string, not what Coordis expects");
+        redis.server().command("DEL", latch.key());
+    }
+
+    /** A wait that starts while Redis is down subscribes once it is back, within its timeout. */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aWaitStartedWhileRedisIsDownWaitsForItsReturn() throws Exception {
+        try (RedisServer server = RedisServer.builder().appendOnly(true).start();
+             Coordis waiter = TestClients.connect(server.uri());
+             Coordis counter = TestClients.connect(server.uri())) {
+            CountDownLatch latch = waiter.countDownLatch("latch:down", 1, Duration.ofMinutes(1));
+            server.kill();
+            CompletableFuture<Boolean> waiting = latch.awaitAsync(LONG);
+            server.restart(Duration.ofMillis(1500));
+            await().atMost(LONG).ignoreExceptions().until(() -> (Long) ((List<?>) server.command("PUBSUB", "NUMSUB",
+                    latch.key())).get(1) == 1);
+            assertThat(waiting).isNotDone();
+            await().atMost(LONG).ignoreExceptions().until(() ->
+                    counter.countDownLatch("latch:down", 1, Duration.ofMinutes(1)).countDown() == 0);
+            assertThat(waiting.get(LONG.toSeconds() + 10, TimeUnit.SECONDS)).isTrue();
+        }
     }
 
     /** A wait subscribed before a restart hears the opening after it: the restart is ridden out within its timeout. */

@@ -15,7 +15,7 @@ local channel, initial, expiry = ARGV[1], ARGV[2], ARGV[3]
 redis.call('SET', key, initial, 'NX', 'PX', expiry)
 local count = tonumber(redis.call('GET', key))
 if not count then
-  return redis.error_reply("WRONGTYPE key '" .. key .. "' holds no latch count")
+  return redis.error_reply("WRONGTYPE key '" .. key .. "' holds a string that is no latch count")
 end
 if count <= 0 then
   return {0, 0}

@@ -13,6 +13,6 @@ local initial, expiry = ARGV[1], ARGV[2]
 redis.call('SET', key, initial, 'NX', 'PX', expiry)
 local count = tonumber(redis.call('GET', key))
 if not count then
-  return redis.error_reply("WRONGTYPE key '" .. key .. "' holds no latch count")
+  return redis.error_reply("WRONGTYPE key '" .. key .. "' holds a string that is no latch count")
 end
 return {count}

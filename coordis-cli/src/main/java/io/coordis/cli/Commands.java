@@ -17,6 +17,7 @@ import io.coordis.cli.demo.DemoCommand;
 import io.coordis.cli.queue.QueueCommand;
 import io.coordis.cli.support.DurationParser;
 import io.coordis.cli.support.ErrorReporter;
+import io.coordis.cli.support.GlobalOptions;
 import io.coordis.cli.support.Terminal;
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
@@ -42,7 +43,13 @@ public final class Commands {
     /** Parses {@code args}, runs the command they name and answers its exit status. */
     static int execute(String[] args, Terminal terminal) {
         String named = subcommandNamed(args);
-        return (named == null ? commandLine(terminal) : commandLine(terminal, List.of(named))).execute(args);
+        CommandLine cli = named == null ? commandLine(terminal) : commandLine(terminal, List.of(named));
+        GlobalOptions options = cli.getCommand();
+        try {
+            return cli.execute(args);
+        } finally {
+            options.close(); // after the command's clients
+        }
     }
 
     /** The root's options that take a value in the next argument (unless written {@code --option=value}). */

@@ -10,9 +10,10 @@ import java.util.Map;
 
 /**
  * The commands the launcher runs once in the background, on a user's first command, against a redis-server of its
- * own, so that the class-data archive written at the JVM's exit ({@code -XX:ArchiveClassesAtExit}, in the user's
- * cache directory) holds the classes that short commands load: parsing, connecting, a lock taken and released around
- * a child process, a listing, help. Prints nothing; a failure only makes the archive smaller.
+ * own, so that the class-data archive made from the classes this JVM loads ({@code -XX:DumpLoadedClassList}, or
+ * the ahead-of-time cache it records at its exit; in the user's cache directory) holds the classes that short
+ * commands load: parsing, connecting, a lock taken and released around a child process, a listing, help. Prints
+ * nothing; a failure only makes the archive smaller.
  */
 final class Rehearsal {
     private Rehearsal() {

@@ -11,6 +11,7 @@ import io.coordis.cli.run.Supervisor;
 import io.coordis.cli.run.Teardown;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.LongRunning;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
 import io.coordis.cli.support.WaitingOptions;
@@ -56,7 +57,7 @@ import java.util.concurrent.TimeoutException;
         footer = {"", "Durations: 500ms, 30s, 1.5s, 5m, 1h.",
                 "Exit status: CMD's; 1 not elected within --wait; 75 the leadership was lost and CMD was stopped; "
                         + "64 usage; 69 Redis unavailable; 77 credentials refused; 126/127 CMD cannot be run / not found."})
-public final class ElectCommand implements Callable<Integer> {
+public final class ElectCommand implements Callable<Integer>, LongRunning {
     /** How long a grant that Redis has made may take to reach the candidacy's listener. */
     private static final Duration GRANT_HOP = Duration.ofSeconds(1);
 

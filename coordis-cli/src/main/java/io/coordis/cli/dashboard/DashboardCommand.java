@@ -5,6 +5,7 @@ import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Connections;
 import io.coordis.cli.support.ExitCodes;
 import io.coordis.cli.support.GlobalOptions;
+import io.coordis.cli.support.LongRunning;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.UrlOption;
 import io.coordis.cli.support.VersionProvider;
@@ -44,7 +45,7 @@ import java.util.concurrent.CountDownLatch;
         footer = {"", "Exit status: 0 stopped by Ctrl-C or SIGTERM; 64 usage (a bad --listen, a non-loopback "
                 + "address without --allow-remote, a bad glob, a port in use); 69 Redis unavailable; 77 "
                 + "credentials refused."})
-public final class DashboardCommand implements Callable<Integer> {
+public final class DashboardCommand implements Callable<Integer>, LongRunning {
     static final String DEFAULT_LISTEN = "127.0.0.1:7380";
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = DEFAULT_LISTEN,

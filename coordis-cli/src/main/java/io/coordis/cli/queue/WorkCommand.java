@@ -8,6 +8,7 @@ import io.coordis.cli.run.Teardown;
 import io.coordis.cli.support.CommandFailure;
 import io.coordis.cli.support.Descriptions;
 import io.coordis.cli.support.ExitCodes;
+import io.coordis.cli.support.LongRunning;
 import io.coordis.cli.support.QuietOption;
 import io.coordis.cli.support.Terminal;
 import io.coordis.cli.support.VersionProvider;
@@ -49,7 +50,7 @@ import java.util.concurrent.atomic.AtomicInteger;
                 "CMD sees COORDIS_QUEUE, COORDIS_DELIVERY_ID and COORDIS_ATTEMPTS in its environment."},
         customSynopsis = "coordis [-u URL] queue work [--concurrency N] [--max-attempts N] [--heartbeat D] [--drain] [-q] "
                 + "Q -- CMD [ARG...]")
-final class WorkCommand implements Callable<Integer> {
+final class WorkCommand implements Callable<Integer>, LongRunning {
     static final String QUEUE_ENV = "COORDIS_QUEUE";
     static final String ID_ENV = "COORDIS_DELIVERY_ID";
     static final String ATTEMPTS_ENV = "COORDIS_ATTEMPTS";

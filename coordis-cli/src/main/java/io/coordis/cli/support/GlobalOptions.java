@@ -19,9 +19,11 @@ import java.util.regex.Pattern;
 /**
  * The options every {@code coordis} subcommand shares, given before or after the subcommand: where Redis is (URLs,
  * TLS files, key prefix) and how much to show on failure; and the clients they describe. A subcommand reaches them as
- * its parent command. Not thread-safe: picocli fills the fields while parsing, the command reads them afterwards.
+ * its parent command. The clients of a short command share small Lettuce resources ({@link CommandResources}), which
+ * {@link #close()} shuts down once the command is done. Not thread-safe: picocli fills the fields while parsing, the
+ * command reads them afterwards.
  */
-public class GlobalOptions {
+public class GlobalOptions implements AutoCloseable {
     /**
      * The environment variable that gives the Redis URL when no {@code --url} is given; a
      * comma-separated list for Redlock.
@@ -68,6 +70,7 @@ public class GlobalOptions {
     String keyPrefix;
 
     private final Terminal terminal;
+    private final CommandResources resources = new CommandResources();
 
     protected GlobalOptions(Terminal terminal) {
         this.terminal = terminal;
@@ -122,13 +125,17 @@ public class GlobalOptions {
 
     /**
      * A client builder for {@code urls} with the TLS files of {@code --tls-ca}, {@code --tls-cert} and
-     * {@code --tls-key} (else {@code $COORDIS_TLS_CA}, {@code $COORDIS_TLS_CERT}, {@code $COORDIS_TLS_KEY}).
+     * {@code --tls-key} (else {@code $COORDIS_TLS_CA}, {@code $COORDIS_TLS_CERT}, {@code $COORDIS_TLS_KEY}); unless
+     * {@code caller} is {@link LongRunning}, on the small resources the command's clients share.
      *
      * @throws ParameterException naming the file and what to do when a file cannot be used, or only one of the
      *                            certificate and the key is given
      */
     public Coordis.Builder builder(CommandSpec caller, List<String> urls) {
         Coordis.Builder b = Coordis.builder().urls(urls);
+        if (!(caller.userObject() instanceof LongRunning)) {
+            b.clientResources(resources.get());
+        }
         Path ca = tlsFile(tlsCa, TLS_CA_ENV);
         Path cert = tlsFile(tlsCert, TLS_CERT_ENV);
         Path key = tlsFile(tlsKey, TLS_KEY_ENV);
@@ -154,6 +161,12 @@ public class GlobalOptions {
             throw new ParameterException(caller.commandLine(), e.getMessage());
         }
         return b;
+    }
+
+    /** Shuts down the Lettuce resources that the clients of {@link #builder} shared, if any; after those clients. */
+    @Override
+    public void close() {
+        resources.close();
     }
 
     /** The prefix of {@code --key-prefix}, else {@code $COORDIS_KEY_PREFIX}, else none (empty). */

@@ -23,5 +23,6 @@ module io.coordis.core {
     exports io.coordis.inspect;
     exports io.coordis.lock;
     exports io.coordis.queue;
+    exports io.coordis.ratelimit;
     exports io.coordis.signal;
 }

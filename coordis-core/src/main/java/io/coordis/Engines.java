@@ -10,6 +10,7 @@ import io.coordis.internal.election.Elections;
 import io.coordis.internal.inspect.ScanningInspector;
 import io.coordis.internal.lock.Locks;
 import io.coordis.internal.queue.Queues;
+import io.coordis.internal.ratelimit.RateLimiters;
 import io.coordis.internal.redis.ClientConnections;
 import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.RedisNode;
@@ -35,6 +36,7 @@ final class Engines implements AutoCloseable {
     final Signals signals;
     final Elections elections;
     private final Queues queues;
+    private final RateLimiters rateLimiters;
     final Inspector inspector;
     private final Replication replication;
 
@@ -60,6 +62,7 @@ final class Engines implements AutoCloseable {
         this.signals = PubSubSignals.over(nodes.get(0), connections.replicas(), namespace, timer, b.maxSignalBytes,
                 b.telemetry);
         this.queues = new Queues(nodes.get(0), namespace, timer, b.telemetry);
+        this.rateLimiters = new RateLimiters(nodes.get(0), namespace, timer);
         this.inspector = new ScanningInspector(nodes);
         this.replication = b.replication;
     }
@@ -91,6 +94,16 @@ final class Engines implements AutoCloseable {
                     + " independent masters (Redlock): connect a separate client to one Redis for queues");
         }
         return queues;
+    }
+
+    /** The rate limiters' factory, unless the client talks to several independent masters. */
+    RateLimiters rateLimiters() {
+        int nodes = connections.nodes().size();
+        if (nodes > 1) {
+            throw new IllegalStateException("rate limiters live on one Redis, but this client talks to " + nodes
+                    + " independent masters (Redlock): connect a separate client to one Redis for rate limiters");
+        }
+        return rateLimiters;
     }
 
     /** A doctor of every node, checking the keys and channels under this client's key prefix. */

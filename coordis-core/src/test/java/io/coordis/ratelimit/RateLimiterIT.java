@@ -229,6 +229,28 @@ class RateLimiterIT {
         }
     }
 
+    @Test
+    @Timeout(20)
+    void theReadmeExampleRuns() throws Exception {
+        List<String> replies = new ArrayList<>();
+        RateLimiterExample.Reply reply = new RateLimiterExample.Reply() {
+            @Override
+            public void tooManyRequests(Duration retryAfter) {
+                replies.add("429 " + retryAfter.toMillis());
+            }
+
+            @Override
+            public void search(String query) {
+                replies.add(query);
+            }
+        };
+        for (int i = 0; i < 21; i++) {
+            RateLimiterExample.handle(client, "alice", "q" + i, reply);
+        }
+        assertThat(replies).startsWith("q0", "export q0", "q1").contains("q19").doesNotContain("q20");
+        assertThat(replies.get(replies.size() - 1)).startsWith("429 ");
+    }
+
     private static long calls(String commandStats, String command) {
         for (String line : commandStats.split("\r?\n")) {
             if (line.startsWith("cmdstat_" + command + ":")) {

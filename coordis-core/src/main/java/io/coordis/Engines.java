@@ -62,7 +62,7 @@ final class Engines implements AutoCloseable {
         this.signals = PubSubSignals.over(nodes.get(0), connections.replicas(), namespace, timer, b.maxSignalBytes,
                 b.telemetry);
         this.queues = new Queues(nodes.get(0), namespace, timer, b.telemetry);
-        this.rateLimiters = new RateLimiters(nodes.get(0), namespace, timer);
+        this.rateLimiters = new RateLimiters(nodes.get(0), namespace, timer, b.telemetry);
         this.inspector = new ScanningInspector(nodes);
         this.replication = b.replication;
     }

@@ -16,6 +16,8 @@ public record Decision(boolean granted, Duration retryAfter) {
     /**
      * Checks the pair.
      *
+     * @param granted    whether the permits were granted
+     * @param retryAfter zero when granted; otherwise how long until the same request would be granted
      * @throws IllegalArgumentException when {@code retryAfter} is negative, or not zero for a grant
      */
     public Decision {

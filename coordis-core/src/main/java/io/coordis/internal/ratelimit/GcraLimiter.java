@@ -1,8 +1,8 @@
 package io.coordis.internal.ratelimit;
 
 import io.coordis.CoordisException;
+import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
-import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.Node;
@@ -30,14 +30,19 @@ final class GcraLimiter implements RateLimiter {
     private final RateLimiters factory;
     private final Node node;
     private final Timer timer;
+    private final Telemetry telemetry;
+    /** The name telemetry is told: the family's, so that members' keys do not become meter tags. */
+    private final String family;
     private final String name;
     private final RateLimit limit;
     private final List<String> keys;
 
-    GcraLimiter(RateLimiters factory, String name, RateLimit limit) {
+    GcraLimiter(RateLimiters factory, String family, String name, RateLimit limit) {
         this.factory = factory;
         this.node = factory.node();
         this.timer = factory.timer();
+        this.telemetry = factory.telemetry();
+        this.family = family;
         this.name = name;
         this.limit = limit;
         this.keys = List.of(factory.key(name));
@@ -115,9 +120,7 @@ final class GcraLimiter implements RateLimiter {
             throw new IllegalArgumentException("rate limiter key must not be empty: name the member limited, e.g. "
                     + "a user id");
         }
-        String member = name + ":" + key;
-        Keys.requireShort("rate limiter name", member);
-        return factory.limiter(member, limit);
+        return factory.member(family, name + ":" + key, limit);
     }
 
     @Override
@@ -125,9 +128,13 @@ final class GcraLimiter implements RateLimiter {
         return "rate limiter '" + name + "' (" + limit + ")";
     }
 
-    /** Sends one decision; the reply is parsed, failures are the node's raw ones. */
+    /** Sends one decision and reports it; the reply is parsed, failures are the node's raw ones. */
     private CompletableFuture<Reply> decide(int permits, long reserveMicros) {
-        return node.eval(ACQUIRE, keys, RateLayout.args(limit, permits, reserveMicros)).thenApply(Reply::of);
+        return node.eval(ACQUIRE, keys, RateLayout.args(limit, permits, reserveMicros)).thenApply(raw -> {
+            Reply reply = Reply.of(raw);
+            telemetry.rateDecided(family, reply.granted(), permits);
+            return reply;
+        });
     }
 
     private static long reserveMicros(Duration wait) {

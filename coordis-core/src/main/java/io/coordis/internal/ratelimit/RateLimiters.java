@@ -1,5 +1,6 @@
 package io.coordis.internal.ratelimit;
 
+import io.coordis.Telemetry;
 import io.coordis.internal.Keys;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.Node;
@@ -17,18 +18,22 @@ public final class RateLimiters {
     private final Node node;
     private final Namespace namespace;
     private final Timer timer;
+    private final Telemetry telemetry;
 
     /**
-     * Limiters on {@code node} whose keys are in {@code namespace}, waiting on {@code timer}.
+     * Limiters on {@code node} whose keys are in {@code namespace}, waiting on {@code timer}, telling
+     * {@code telemetry} every decision.
      *
      * @param node      the node every limiter decides on
      * @param namespace the client's key prefix
      * @param timer     the client's timer, for waits and for completing futures
+     * @param telemetry where decisions are reported
      */
-    public RateLimiters(Node node, Namespace namespace, Timer timer) {
+    public RateLimiters(Node node, Namespace namespace, Timer timer, Telemetry telemetry) {
         this.node = Objects.requireNonNull(node, "node");
         this.namespace = Objects.requireNonNull(namespace, "namespace");
         this.timer = Objects.requireNonNull(timer, "timer");
+        this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
     }
 
     /**
@@ -41,7 +46,13 @@ public final class RateLimiters {
      */
     public RateLimiter limiter(String name, RateLimit limit) {
         Keys.requireName("rate limiter name", name, "name what is limited, e.g. \"api:search\"");
-        return new GcraLimiter(this, name, Objects.requireNonNull(limit, "rate limit must not be null"));
+        return new GcraLimiter(this, name, name, Objects.requireNonNull(limit, "rate limit must not be null"));
+    }
+
+    /** The limiter {@code member} of the family {@code family} (its name for telemetry), already checked. */
+    RateLimiter member(String family, String member, RateLimit limit) {
+        Keys.requireName("rate limiter name", member, null);
+        return new GcraLimiter(this, family, member, limit);
     }
 
     /**
@@ -61,5 +72,9 @@ public final class RateLimiters {
 
     Timer timer() {
         return timer;
+    }
+
+    Telemetry telemetry() {
+        return telemetry;
     }
 }

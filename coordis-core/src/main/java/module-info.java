@@ -24,5 +24,6 @@ module io.coordis.core {
     exports io.coordis.latch;
     exports io.coordis.lock;
     exports io.coordis.queue;
+    exports io.coordis.ratelimit;
     exports io.coordis.signal;
 }

@@ -15,6 +15,8 @@ import io.coordis.lock.Semaphore;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.ratelimit.RateLimit;
+import io.coordis.ratelimit.RateLimiter;
 import io.coordis.signal.Signals;
 
 import java.time.Duration;
@@ -36,22 +38,8 @@ import java.util.List;
  * }
  * }</pre>
  *
- * <p>URLs: {@code redis://[user:password@]host:port[/db]}, {@code rediss://...} for TLS,
- * {@code redis-sentinel://host:port[,host:port]/db#masterName} for Sentinel,
- * {@code redis-cluster://[user:password@]host:port[,host:port...]} (or {@code rediss-cluster://} for TLS) for
- * Redis Cluster: the seeds are any nodes of the cluster, the topology is read from them and kept up to date.
- *
- * <p>On Redis Cluster every primitive keeps the keys of one name in one hash slot ({@code {name}:suffix},
- * or the name's own {@code {hash tag}}), so locks, elections, signals and queues work there; a name whose keys
- * would land in different slots (braces without a valid tag, such as {@code a{}b}) fails with a
- * {@link CommandRejectedException} naming CROSSSLOT. Several URLs with a cluster among them (Redlock over a
- * cluster) and replica URLs with a cluster are refused. Replication in a cluster is asynchronous: a write the
- * master acknowledged but had not passed on before it failed can be lost in a failover, on Sentinel as on a cluster;
- * {@link Builder#replication} makes grants, terms and pushes wait for replicas, which narrows that window.
- *
- * <p>Given three or more URLs of independent masters ({@link Builder#urls}), locks are Redlock locks over
- * all of them; such a client connects to each node in the background, so a minority of nodes may be down
- * when it starts.
+ * <p>The URLs it takes (one node, TLS, Sentinel, Redis Cluster, or three or more independent masters for Redlock)
+ * and what works on a cluster: see the {@linkplain io.coordis package documentation}.
  */
 public final class Coordis implements AutoCloseable {
     /** Default upper bound on one Redis round trip. */
@@ -67,7 +55,7 @@ public final class Coordis implements AutoCloseable {
     /**
      * Connects with default settings.
      *
-     * @param url the Redis URL, in one of the forms above
+     * @param url the Redis URL, in one of the forms the {@linkplain io.coordis package documentation} lists
      * @return a connected client; close it when done
      * @throws IllegalArgumentException when the URL is malformed
      * @throws CoordisException         when Redis is unreachable or refuses the credentials (within the
@@ -309,6 +297,20 @@ public final class Coordis implements AutoCloseable {
      */
     public CountDownLatch countDownLatch(String name, long count, Duration expireAfter) {
         return engines.latches().latch(name, count, expireAfter);
+    }
+
+    /**
+     * A rate limiter on {@code name} granting at most {@code limit} to all its clients together, on Redis's clock;
+     * see {@link RateLimiter}.
+     *
+     * @param name  the limiter's name (its key is {@code {name}:rate} after the key prefix)
+     * @param limit the rate, e.g. {@code RateLimit.parse("10/1s")}
+     * @return the limiter
+     * @throws IllegalArgumentException when the name is blank or longer than 1,024 bytes in UTF-8
+     * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
+     */
+    public RateLimiter rateLimiter(String name, RateLimit limit) {
+        return engines.rateLimiters().limiter(name, limit);
     }
 
     /**

@@ -11,6 +11,7 @@ import io.coordis.internal.inspect.ScanningInspector;
 import io.coordis.internal.latch.Latches;
 import io.coordis.internal.lock.Locks;
 import io.coordis.internal.queue.Queues;
+import io.coordis.internal.ratelimit.RateLimiters;
 import io.coordis.internal.redis.ClientConnections;
 import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.RedisNode;
@@ -37,6 +38,7 @@ final class Engines implements AutoCloseable {
     final Elections elections;
     private final Queues queues;
     private final Latches latches;
+    private final RateLimiters rateLimiters;
     final Inspector inspector;
     private final Replication replication;
 
@@ -63,6 +65,7 @@ final class Engines implements AutoCloseable {
                 b.telemetry);
         this.queues = new Queues(nodes.get(0), namespace, timer, b.telemetry);
         this.latches = new Latches(nodes.get(0), namespace, timer, b.telemetry);
+        this.rateLimiters = new RateLimiters(nodes.get(0), namespace, timer, b.telemetry);
         this.inspector = new ScanningInspector(nodes);
         this.replication = b.replication;
     }
@@ -90,22 +93,30 @@ final class Engines implements AutoCloseable {
 
     /** The queues' factory, unless the client talks to several independent masters. */
     Queues queues() {
-        int nodes = connections.nodes().size();
-        if (nodes > 1) {
-            throw new IllegalStateException("queues live on one Redis, but this client talks to " + nodes
-                    + " independent masters (Redlock): connect a separate client to one Redis for queues");
-        }
-        return queues;
+        return onOneRedis(queues, "queues live", "queues");
     }
 
     /** The count-down latches' factory, unless the client talks to several independent masters. */
     Latches latches() {
+        return onOneRedis(latches, "a count-down latch lives", "latches");
+    }
+
+    /** The rate limiters' factory, unless the client talks to several independent masters. */
+    RateLimiters rateLimiters() {
+        return onOneRedis(rateLimiters, "rate limiters live", "rate limiters");
+    }
+
+    /**
+     * {@code factory}, of a kind that {@code lives} on one Redis, unless the client talks to several independent
+     * masters: then a failure that says to connect a separate client for {@code what}.
+     */
+    private <T> T onOneRedis(T factory, String lives, String what) {
         int nodes = connections.nodes().size();
         if (nodes > 1) {
-            throw new IllegalStateException("a count-down latch lives on one Redis, but this client talks to " + nodes
-                    + " independent masters (Redlock): connect a separate client to one Redis for latches");
+            throw new IllegalStateException(lives + " on one Redis, but this client talks to " + nodes
+                    + " independent masters (Redlock): connect a separate client to one Redis for " + what);
         }
-        return latches;
+        return factory;
     }
 
     /** A doctor of every node, checking the keys and channels under this client's key prefix. */

@@ -202,6 +202,16 @@ public interface Telemetry {
     }
 
     /**
+     * A rate limiter decided a request for {@code permits} permits: granted, or refused (a refused wait included).
+     *
+     * @param limiter the limiter's name; for a member of a family ({@code forKey}), the family's name
+     * @param granted whether the permits were granted
+     * @param permits how many permits were asked for
+     */
+    default void rateDecided(String limiter, boolean granted, int permits) {
+    }
+
+    /**
      * The pub/sub connection to {@code node} ({@code host:port}) was lost and subscribed again: signals published
      * meanwhile were not heard from it.
      *

@@ -37,7 +37,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *   <li>the base internal packages {@code io.coordis.internal}, {@code internal.redis} and {@code internal.lease}
  *       (Redis access, scripts, time, the lease session), which know the ground floor only;</li>
  *   <li>the API packages ({@code io.coordis.lock}, {@code queue}, {@code election}, {@code signal},
- *       {@code inspect}, {@code doctor}), which hold only what a user touches;</li>
+ *       {@code ratelimit}, {@code inspect}, {@code doctor}), which hold only what a user touches;</li>
  *   <li>the engines under {@code io.coordis.internal.<kind>}, which implement one kind's API;</li>
  *   <li>{@code io.coordis.Coordis}, its builder and its {@code Engines}, the only classes that build the engines'
  *       factories.</li>
@@ -50,9 +50,10 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 @AnalyzeClasses(packages = "io.coordis", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
     /** The primitives, each an API package with its engine package under {@code io.coordis.internal}. */
-    private static final List<String> PRIMITIVES = List.of("lock", "election", "signal", "queue", "latch");
+    private static final List<String> PRIMITIVES = List.of("lock", "election", "signal", "queue", "latch", "ratelimit");
     /** Every kind: the primitives, and the two that read them. */
-    private static final List<String> KINDS = List.of("lock", "election", "signal", "queue", "latch", "inspect",
+    private static final List<String> KINDS = List.of("lock", "election", "signal", "queue", "latch", "ratelimit",
+            "inspect",
             "doctor");
     private static final String[] API = KINDS.stream().map(k -> "io.coordis." + k + "..").toArray(String[]::new);
     private static final String[] ENGINES =
@@ -79,7 +80,8 @@ class ArchitectureTest {
     private static final Set<String> FACTORIES = Set.of("io.coordis.internal.lock.Locks",
             "io.coordis.internal.election.Elections", "io.coordis.internal.queue.Queues",
             "io.coordis.internal.signal.PubSubSignals", "io.coordis.internal.inspect.ScanningInspector",
-            "io.coordis.internal.doctor.ServerDoctor", "io.coordis.internal.latch.Latches");
+            "io.coordis.internal.doctor.ServerDoctor", "io.coordis.internal.latch.Latches",
+            "io.coordis.internal.ratelimit.RateLimiters");
 
     /** The one Lettuce type in the API: the builder takes the application's Lettuce resources (for their metrics). */
     private static final String CLIENT_RESOURCES = "io.lettuce.core.resource.ClientResources";
@@ -166,6 +168,8 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule latchAlone = alone("latch");
+
+    static final ArchRule ratelimitAlone = alone("ratelimit");
 
     @ArchTest
     static final ArchRule apiNamesNoInternalType = members()

@@ -9,6 +9,7 @@ import io.coordis.cli.command.LatchCommand;
 import io.coordis.cli.command.LeaderCommand;
 import io.coordis.cli.command.LockCommand;
 import io.coordis.cli.command.LsCommand;
+import io.coordis.cli.command.RateCommand;
 import io.coordis.cli.command.SemaphoreCommand;
 import io.coordis.cli.command.SignalCommand;
 import io.coordis.cli.command.WaitCommand;
@@ -63,6 +64,7 @@ public final class Commands {
         Map<String, Function<Terminal, Object>> all = new LinkedHashMap<>();
         all.put("lock", LockCommand::new);
         all.put("semaphore", SemaphoreCommand::create);
+        all.put("rate", RateCommand::new);
         all.put("signal", SignalCommand::new);
         all.put("wait", WaitCommand::new);
         all.put("demo", DemoCommand::create);

@@ -94,7 +94,7 @@ class MainTest {
 
     @Test
     void noCommandIsAUsageError() {
-        assertUsageError(run(), "missing command: use one of lock, semaphore, signal, wait, demo", "coordis");
+        assertUsageError(run(), "missing command: use one of lock, semaphore, rate, signal, wait, demo", "coordis");
     }
 
     @Test
@@ -107,7 +107,8 @@ class MainTest {
     @ParameterizedTest
     @ValueSource(strings = {"--help", "-h", "--version", "-V"})
     void unknownCommandIsAUsageErrorAlsoWhenHelpOrVersionIsAskedFor(String flag) {
-        assertUsageError(run("frobnicate", flag), "unknown command 'frobnicate': use one of lock, semaphore, signal, "
+        // a word like no command ("frobnicate" shares letter pairs with "rate", which picocli then suggests)
+        assertUsageError(run("xyzzy", flag), "unknown command 'xyzzy': use one of lock, semaphore, rate, signal, "
                 + "wait, demo, elect, leader, queue, ls, inspect, dashboard, force-unlock, doctor, completion", "coordis");
     }
 

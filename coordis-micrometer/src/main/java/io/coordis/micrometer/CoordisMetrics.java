@@ -81,6 +81,8 @@ import java.util.function.Function;
  *     queue's throughput); polled by {@link #watch}</td></tr>
  * <tr><td>{@code coordis.signals.published}, {@code .received}</td><td>counters</td><td>{@code name} (the
  *     channel); received counts each node that delivered it (a master and a replica count two)</td></tr>
+ * <tr><td>{@code coordis.ratelimit.permits}</td><td>counter</td><td>{@code name} (a family's for its members),
+ *     {@code outcome} = granted | denied: permits asked for, by each decision's outcome</td></tr>
  * <tr><td>{@code coordis.signals.gaps}</td><td>counter</td><td>{@code node} ({@code host:port}): pub/sub connection
  *     lost and subscribed again; signals published meanwhile were missed</td></tr>
  * <tr><td>{@code coordis.latch.count.downs}</td><td>counter</td><td>{@code name}, {@code opened} = true (the count
@@ -278,6 +280,12 @@ public final class CoordisMetrics implements Telemetry, AutoCloseable {
     @Override
     public void received(String channel) {
         registry.counter("coordis.signals.received", "name", tag(channel)).increment();
+    }
+
+    @Override
+    public void rateDecided(String limiter, boolean granted, int permits) {
+        registry.counter("coordis.ratelimit.permits", "name", tag(limiter), "outcome", granted ? "granted" : "denied")
+                .increment(permits);
     }
 
     @Override

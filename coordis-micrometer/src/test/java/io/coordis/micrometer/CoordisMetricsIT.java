@@ -12,6 +12,8 @@ import io.coordis.queue.Delivery;
 import io.coordis.Outcome;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.ratelimit.RateLimit;
+import io.coordis.ratelimit.RateLimiter;
 import io.coordis.signal.Signal;
 import io.coordis.signal.SignalListener;
 import io.coordis.signal.Subscription;
@@ -346,5 +348,19 @@ class CoordisMetricsIT {
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void rateLimiterDecisionsCountPermitsByOutcomeUnderTheFamilysName() throws Exception {
+        CoordisMetrics metrics = metrics(CoordisMetrics.builder(registry).tagNames(Set.of("m:api")));
+        Coordis c = client(metrics);
+        RateLimiter users = c.rateLimiter("m:api", RateLimit.parse("3/1m"));
+        assertThat(users.forKey("alice").tryAcquire(2).granted()).isTrue();
+        assertThat(users.forKey("alice").tryAcquire(2).granted()).isFalse();
+        assertThat(users.forKey("bob").acquire(3, Duration.ZERO)).isTrue();
+        assertThat(c.rateLimiter("m:unlisted", RateLimit.parse("1/1m")).tryAcquire().granted()).isTrue();
+        assertThat(count("coordis.ratelimit.permits", "name", "m:api", "outcome", "granted")).isEqualTo(5);
+        assertThat(count("coordis.ratelimit.permits", "name", "m:api", "outcome", "denied")).isEqualTo(2);
+        assertThat(count("coordis.ratelimit.permits", "name", CoordisMetrics.OTHER, "outcome", "granted")).isEqualTo(1);
     }
 }

@@ -1,0 +1,162 @@
+package io.coordis.internal.ratelimit;
+
+import io.coordis.CoordisException;
+import io.coordis.Telemetry;
+import io.coordis.internal.Durations;
+import io.coordis.internal.Timer;
+import io.coordis.internal.redis.LuaScript;
+import io.coordis.internal.redis.Node;
+import io.coordis.ratelimit.Decision;
+import io.coordis.ratelimit.RateLimit;
+import io.coordis.ratelimit.RateLimiter;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A rate limiter by GCRA on one node: every decision is one {@code acquire.lua} call that reads Redis's clock,
+ * so neither clients' clocks nor their number matter, and nothing is read first and compared after. A wait is the
+ * same call with a reserve: permits due within it are granted at their due time, and the caller sleeps until then
+ * (on the client's timer in the non-blocking form). Thread-safe.
+ */
+final class GcraLimiter implements RateLimiter {
+    static final LuaScript ACQUIRE = LuaScript.load(GcraLimiter.class, "acquire.lua");
+
+    private final RateLimiters factory;
+    private final Node node;
+    private final Timer timer;
+    private final Telemetry telemetry;
+    /** The name telemetry is told: the family's, so that members' keys do not become meter tags. */
+    private final String family;
+    private final String name;
+    private final RateLimit limit;
+    private final List<String> keys;
+
+    GcraLimiter(RateLimiters factory, String family, String name, RateLimit limit) {
+        this.factory = factory;
+        this.node = factory.node();
+        this.timer = factory.timer();
+        this.telemetry = factory.telemetry();
+        this.family = family;
+        this.name = name;
+        this.limit = limit;
+        this.keys = List.of(factory.key(name));
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public RateLimit limit() {
+        return limit;
+    }
+
+    @Override
+    public Decision tryAcquire() {
+        return tryAcquire(1);
+    }
+
+    @Override
+    public Decision tryAcquire(int permits) {
+        limit.check(permits);
+        return node.awaitUninterruptibly(decide(permits, 0), node.commandTimeout()).decision();
+    }
+
+    @Override
+    public boolean acquire(Duration wait) throws InterruptedException {
+        return acquire(1, wait);
+    }
+
+    @Override
+    public boolean acquire(int permits, Duration wait) throws InterruptedException {
+        limit.check(permits);
+        long reserve = reserveMicros(wait);
+        long sent = timer.now();
+        Reply reply = node.await(decide(permits, reserve), node.commandTimeout());
+        if (!reply.granted()) {
+            return false;
+        }
+        long left = sent + TimeUnit.MICROSECONDS.toNanos(reply.dueMicros()) - timer.now();
+        if (left > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Decision> tryAcquireAsync(int permits) {
+        limit.check(permits);
+        return timer.relay(decide(permits, 0), Reply::decision, this::failure, r -> { });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> acquireAsync(int permits, Duration wait) {
+        limit.check(permits);
+        long reserve = reserveMicros(wait);
+        long sent = timer.now();
+        CompletableFuture<Boolean> due = decide(permits, reserve).thenCompose(reply -> {
+            long left = sent + TimeUnit.MICROSECONDS.toNanos(reply.dueMicros()) - timer.now();
+            if (!reply.granted() || left <= 0) {
+                return CompletableFuture.completedFuture(reply.granted());
+            }
+            CompletableFuture<Boolean> sleep = new CompletableFuture<>();
+            timer.after(left, () -> sleep.complete(true));
+            return sleep;
+        });
+        return timer.relay(due, b -> b, this::failure, b -> { });
+    }
+
+    @Override
+    public RateLimiter forKey(String key) {
+        Objects.requireNonNull(key, "rate limiter key must not be null");
+        if (key.isEmpty()) {
+            throw new IllegalArgumentException("rate limiter key must not be empty: name the member limited, e.g. "
+                    + "a user id");
+        }
+        return factory.member(family, name + ":" + key, limit);
+    }
+
+    @Override
+    public String toString() {
+        return "rate limiter '" + name + "' (" + limit + ")";
+    }
+
+    /** Sends one decision and reports it; the reply is parsed, failures are the node's raw ones. */
+    private CompletableFuture<Reply> decide(int permits, long reserveMicros) {
+        return node.eval(ACQUIRE, keys, RateLayout.args(limit, permits, reserveMicros)).thenApply(raw -> {
+            Reply reply = Reply.of(raw);
+            telemetry.rateDecided(family, reply.granted(), permits);
+            return reply;
+        });
+    }
+
+    private static long reserveMicros(Duration wait) {
+        Durations.notNegative(Objects.requireNonNull(wait, "wait must not be null"), "wait");
+        return Durations.saturatedNanos(wait) / 1_000;
+    }
+
+    /** A failure of the node as the Coordis exception naming it. */
+    private Throwable failure(Throwable f) {
+        Throwable cause = f instanceof CompletionException && f.getCause() != null ? f.getCause() : f;
+        return cause instanceof CoordisException ce ? ce : node.translate(cause);
+    }
+
+    /** The script's answer. */
+    private record Reply(boolean granted, long dueMicros) {
+        static Reply of(Object raw) {
+            List<?> r = (List<?>) raw;
+            return new Reply(((Number) r.get(0)).longValue() == 1, ((Number) r.get(1)).longValue());
+        }
+
+        Decision decision() {
+            return granted ? Decision.grant() : Decision.denial(Duration.of(dueMicros, ChronoUnit.MICROS));
+        }
+    }
+}

@@ -220,7 +220,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
     }
 
     @Override
-    public Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+    public Settled settle(DeliveryRef ref, boolean ack, Duration delay, long failures) throws InterruptedException {
         Settled o = null;
         if (ack) {
             // Ack on the slot's own connection when it has one: idle while the slot is out, and it keeps the
@@ -229,7 +229,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             try {
                 BlockingConnection own = connections.existing(ref.slot());
                 if (own != null) {
-                    o = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, true, Duration.ZERO)), List.of(), own)
+                    o = queue.settleAndTake(id, List.of(SlotQueue.Settle.ack(ref, failures)), List.of(), own)
                             .settled().get(0);
                 }
             } finally {
@@ -237,7 +237,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             }
         }
         if (o == null) {
-            o = queue.settle(ref, ack, delay);
+            o = queue.settle(ref, ack, delay, failures);
         }
         pool.giveBack(List.of(ref.slot()));
         return o;
@@ -250,7 +250,8 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
      * holding a moved message, so the take after the delivery is settled looks into it first.
      */
     @Override
-    public SlotDelivery.Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+    public SlotDelivery.Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay, long failures)
+            throws InterruptedException {
         int slot = ref.slot();
         closing.readLock().lock();
         try {
@@ -263,7 +264,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
                 boolean look = !drained || directTakes.incrementAndGet() % PROBE_EVERY == 0;
                 SlotQueue.Answer answer;
                 try {
-                    answer = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, ack, delay)),
+                    answer = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, ack, delay, failures)),
                             look ? List.of(slot) : List.of(), connections.existing(slot));
                 } catch (RuntimeException | InterruptedException e) {
                     pool.suspect(slot);
@@ -281,7 +282,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         } finally {
             closing.readLock().unlock();
         }
-        return new SlotDelivery.Next(settle(ref, ack, delay), null, false);
+        return new SlotDelivery.Next(settle(ref, ack, delay, failures), null, false);
     }
 
     @Override
@@ -308,7 +309,8 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             }
         }
         if (!open.isEmpty()) {
-            List<Settled> outcomes = queue.acks(open.stream().map(SlotConsumer::ref).toList());
+            List<Settled> outcomes = queue.acks(open.stream()
+                    .map(d -> SlotQueue.Settle.ack(ref(d), ((SlotDelivery) d).failures())).toList());
             for (int i = 0; i < open.size(); i++) {
                 Settled o = outcomes.get(i);
                 ((SlotDelivery) open.get(i)).record(o);

@@ -109,30 +109,43 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
         return o;
     }
 
-    /** Settles one delivery: settle.lua for its slot, taking nothing. */
-    Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
-        return settleAndTake(ref.consumer(), List.of(new Settle(ref, ack, delay)), List.of(), null).settled().get(0);
+    /** Settles one delivery: settle.lua for its slot, taking nothing; {@code failures} as {@link Settle} has it. */
+    Settled settle(DeliveryRef ref, boolean ack, Duration delay, long failures) throws InterruptedException {
+        return settleAndTake(ref.consumer(), List.of(new Settle(ref, ack, delay, failures)), List.of(), null)
+                .settled().get(0);
     }
 
-    /** Acks deliveries, all of one consumer, in one script. */
-    List<Settled> acks(List<DeliveryRef> refs) throws InterruptedException {
-        if (refs.isEmpty()) {
+    /** Settles one delivery known only by its id. */
+    private Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+        return settle(ref, ack, delay, Settle.UNKNOWN);
+    }
+
+    /** Acks, all of one consumer, in one script. */
+    List<Settled> acks(List<Settle> acks) throws InterruptedException {
+        if (acks.isEmpty()) {
             return List.of();
         }
-        String consumer = refs.get(0).consumer();
-        List<Settle> settles = new ArrayList<>(refs.size());
-        for (DeliveryRef r : refs) {
-            if (!r.consumer().equals(consumer)) {
+        String consumer = acks.get(0).ref().consumer();
+        for (Settle s : acks) {
+            if (!s.ref().consumer().equals(consumer)) {
                 throw new IllegalArgumentException("deliveries of different consumers cannot be acked together: "
-                        + r + " and " + refs.get(0));
+                        + s.ref() + " and " + acks.get(0).ref());
             }
-            settles.add(new Settle(r, true, Duration.ZERO));
         }
-        return settleAndTake(consumer, settles, List.of(), null).settled();
+        return settleAndTake(consumer, acks, List.of(), null).settled();
     }
 
-    /** One delivery to settle in a settle.lua call: ack, or nack with a delay. */
-    record Settle(DeliveryRef ref, boolean ack, Duration delay) {
+    /**
+     * One delivery to settle in a settle.lua call: ack, or nack with a delay; {@code failures} is the payload's
+     * failed deliveries as the take reported them, {@link #UNKNOWN} when it did not (an ack of a message known to
+     * have none leaves the counts alone).
+     */
+    record Settle(DeliveryRef ref, boolean ack, Duration delay, long failures) {
+        static final long UNKNOWN = -1;
+
+        static Settle ack(DeliveryRef ref, long failures) {
+            return new Settle(ref, true, Duration.ZERO, failures);
+        }
     }
 
     /** A message handed to a take slot: its payload ({@code null} when the queue was empty) and failed deliveries. */
@@ -192,7 +205,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     }
 
     private List<byte[]> settleArgs(List<Settle> settles) {
-        List<byte[]> a = new ArrayList<>(3 + 5 * settles.size());
+        List<byte[]> a = new ArrayList<>(3 + 6 * settles.size());
         a.add(bytes(side(options.order())));
         a.add(bytes(options.maxAttempts()));
         a.add(bytes(settles.size()));
@@ -202,6 +215,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
             a.add(s.ack() ? ACK_MARK : NACK_MARK);
             a.add(bytes(s.delay().toMillis()));
             a.add(s.ack() || s.delay().isZero() ? NO_TOKEN : bytes(Tokens.next()));
+            a.add(s.failures() == 0 ? NONE : s.failures() < 0 ? UNKNOWN : bytes(s.failures()));
         }
         return a;
     }
@@ -238,6 +252,8 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     private static final byte[] ACK_MARK = bytes("A");
     private static final byte[] NACK_MARK = bytes("N");
     private static final byte[] NO_TOKEN = bytes("-");
+    private static final byte[] NONE = bytes(0);
+    private static final byte[] UNKNOWN = bytes(Settle.UNKNOWN);
 
     /** An ack's code and count: the failed deliveries before it when it removed the message. */
     private static Settled acked(long code, long failuresBefore) {

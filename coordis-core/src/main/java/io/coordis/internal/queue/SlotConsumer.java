@@ -171,7 +171,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             return false;
         } catch (CoordisException e) {
             requireOpen();
-            // The move may have happened with its reply lost: hand out what the slot holds.
+            pool.suspect(slot); // the move may have happened with its reply lost: hand out what the slot holds
             fill(slots, handed);
             if (handed.isEmpty()) {
                 throw Payloads.named(queue.lists, e, queue.name(), queue.keys.queue);
@@ -186,14 +186,20 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         }
     }
 
-    /** Runs settle.lua on {@code slots}, settling nothing, and adds a delivery for every slot that got a message. */
+    /** Runs settle.lua on {@code slots}, settling nothing (looking into suspect ones), and adds what they got. */
     private void fill(List<Integer> slots, List<Delivery> handed) throws InterruptedException {
         List<Integer> open = new ArrayList<>(slots);
         open.removeAll(handed.stream().map(d -> ref(d).slot()).toList());
         if (open.isEmpty()) {
             return;
         }
-        List<SlotQueue.Taken> taken = queue.settleAndTake(id, List.of(), open, null).taken();
+        List<SlotQueue.Taken> taken;
+        try {
+            taken = queue.settleAndTake(id, List.of(), open, pool::isSuspect, null).taken();
+        } catch (RuntimeException | InterruptedException e) {
+            open.forEach(pool::suspect); // the move may have happened with its reply lost
+            throw e;
+        }
         pool.looked(open); // empty now, or its message is handed out below
         drained = taken.get(taken.size() - 1).payload() == null; // the last slot got nothing: the queue ran empty
         for (int i = 0; i < open.size(); i++) {
@@ -229,8 +235,8 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             try {
                 BlockingConnection own = connections.existing(ref.slot());
                 if (own != null) {
-                    o = queue.settleAndTake(id, List.of(SlotQueue.Settle.ack(ref, failures)), List.of(), own)
-                            .settled().get(0);
+                    o = queue.settleAndTake(id, List.of(SlotQueue.Settle.ack(ref, failures)), List.of(),
+                            SlotQueue.LOOK, own).settled().get(0);
                 }
             } finally {
                 closing.readLock().unlock();
@@ -265,7 +271,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
                 SlotQueue.Answer answer;
                 try {
                     answer = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, ack, delay, failures)),
-                            look ? List.of(slot) : List.of(), connections.existing(slot));
+                            look ? List.of(slot) : List.of(), SlotQueue.LOOK, connections.existing(slot));
                 } catch (RuntimeException | InterruptedException e) {
                     pool.suspect(slot);
                     throw e;
@@ -309,8 +315,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             }
         }
         if (!open.isEmpty()) {
-            List<Settled> outcomes = queue.acks(open.stream()
-                    .map(d -> SlotQueue.Settle.ack(ref(d), ((SlotDelivery) d).failures())).toList());
+            List<Settled> outcomes = queue.acks(open.stream().map(d -> ((SlotDelivery) d).asAck()).toList());
             for (int i = 0; i < open.size(); i++) {
                 Settled o = outcomes.get(i);
                 ((SlotDelivery) open.get(i)).record(o);

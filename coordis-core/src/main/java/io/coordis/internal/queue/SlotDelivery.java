@@ -217,9 +217,14 @@ final class SlotDelivery implements Delivery {
     }
 
     /** The failed deliveries before this one when known, else {@code -1}. */
-    long failures() {
+    private long failures() {
         int known = attempts;
         return known > 0 ? known - 1 : -1;
+    }
+
+    /** An ack of this delivery, for a batch. */
+    SlotQueue.Settle asAck() {
+        return SlotQueue.Settle.ack(ref, failures());
     }
 
     /** Takes the count from a settle's answer when it was not known yet. */

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntPredicate;
 
 /**
  * {@link ReliableQueue} with per-consumer processing slots and heartbeats; see the interface for the
@@ -111,7 +112,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
 
     /** Settles one delivery: settle.lua for its slot, taking nothing; {@code failures} as {@link Settle} has it. */
     Settled settle(DeliveryRef ref, boolean ack, Duration delay, long failures) throws InterruptedException {
-        return settleAndTake(ref.consumer(), List.of(new Settle(ref, ack, delay, failures)), List.of(), null)
+        return settleAndTake(ref.consumer(), List.of(new Settle(ref, ack, delay, failures)), List.of(), LOOK, null)
                 .settled().get(0);
     }
 
@@ -132,7 +133,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
                         + s.ref() + " and " + acks.get(0).ref());
             }
         }
-        return settleAndTake(consumer, acks, List.of(), null).settled();
+        return settleAndTake(consumer, acks, List.of(), LOOK, null).settled();
     }
 
     /**
@@ -158,13 +159,14 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
 
     /**
      * Runs settle.lua for {@code consumer}: settles {@code settles} (all of that consumer), then hands each of its
-     * {@code takeSlots} a message, in one script; on {@code via} (a connection the caller owns) when not
-     * {@code null}, else on the shared connection.
+     * {@code takeSlots} a message, in one script, looking first into those that {@code look} says may hold one (a
+     * slot not settled out by the same call); on {@code via} (a connection the caller owns) when not {@code null},
+     * else on the shared connection.
      */
-    Answer settleAndTake(String consumer, List<Settle> settles, List<Integer> takeSlots, BlockingConnection via)
-            throws InterruptedException {
+    Answer settleAndTake(String consumer, List<Settle> settles, List<Integer> takeSlots, IntPredicate look,
+                         BlockingConnection via) throws InterruptedException {
         List<String> k = settleKeys(consumer, settles, takeSlots);
-        List<byte[]> a = settleArgs(settles);
+        List<byte[]> a = settleArgs(settles, takeSlots, look);
         Object raw;
         if (via != null) {
             try {
@@ -182,13 +184,15 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
      * {@link #settleAndTake} on the shared connection, without waiting: completes on the reply's thread; a failure
      * names the queue.
      */
-    CompletableFuture<Answer> settleAndTakeAsync(String consumer, List<Settle> settles, List<Integer> takeSlots) {
-        return lists.eval(SETTLE, settleKeys(consumer, settles, takeSlots), settleArgs(settles)).handle((raw, f) -> {
-            if (f != null) {
-                throw Failures.about(Failures.object("queue", name), lists.translate(f));
-            }
-            return answer(raw, settles, takeSlots.size());
-        });
+    CompletableFuture<Answer> settleAndTakeAsync(String consumer, List<Settle> settles, List<Integer> takeSlots,
+                                                IntPredicate look) {
+        return lists.eval(SETTLE, settleKeys(consumer, settles, takeSlots), settleArgs(settles, takeSlots, look))
+                .handle((raw, f) -> {
+                    if (f != null) {
+                        throw Failures.about(Failures.object("queue", name), lists.translate(f));
+                    }
+                    return answer(raw, settles, takeSlots.size());
+                });
     }
 
     private List<String> settleKeys(String consumer, List<Settle> settles, List<Integer> takeSlots) {
@@ -204,8 +208,8 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
         return k;
     }
 
-    private List<byte[]> settleArgs(List<Settle> settles) {
-        List<byte[]> a = new ArrayList<>(3 + 6 * settles.size());
+    private List<byte[]> settleArgs(List<Settle> settles, List<Integer> takeSlots, IntPredicate look) {
+        List<byte[]> a = new ArrayList<>(3 + 6 * settles.size() + takeSlots.size());
         a.add(bytes(side(options.order())));
         a.add(bytes(options.maxAttempts()));
         a.add(bytes(settles.size()));
@@ -216,6 +220,9 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
             a.add(bytes(s.delay().toMillis()));
             a.add(s.ack() || s.delay().isZero() ? NO_TOKEN : bytes(Tokens.next()));
             a.add(s.failures() == 0 ? NONE : s.failures() < 0 ? UNKNOWN : bytes(s.failures()));
+        }
+        for (int slot : takeSlots) {
+            a.add(look.test(slot) ? LOOK_MARK : EMPTY_MARK);
         }
         return a;
     }
@@ -253,6 +260,10 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     private static final byte[] NACK_MARK = bytes("N");
     private static final byte[] NO_TOKEN = bytes("-");
     private static final byte[] NONE = bytes(0);
+    private static final byte[] LOOK_MARK = bytes(1);
+    private static final byte[] EMPTY_MARK = bytes(0);
+    /** Every take slot may hold a message (left by a move whose reply was lost): look into each. */
+    static final IntPredicate LOOK = slot -> true;
     private static final byte[] UNKNOWN = bytes(Settle.UNKNOWN);
 
     /** An ack's code and count: the failed deliveries before it when it removed the message. */

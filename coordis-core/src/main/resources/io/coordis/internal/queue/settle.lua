@@ -11,9 +11,9 @@
 -- nack counts a failed delivery, then dead-letters the message at the limit, else puts it back at the end
 -- consumers take from next (at once, or after a delay).
 -- Taking. Each take slot gets the message already in it (its rightmost element, left there by a move whose
--- reply was lost; a slot this call has just emptied by settling is known to be empty), else one moved atomically
--- from the queue into it. A slot settled here may be taken into again: what it is handed is a delivery like any
--- other (counted, swept if the consumer dies). Failed-delivery counts are read only when the counts hash exists
+-- reply was lost; not looked for when the client knows the slot empty or this call has just settled it empty: a
+-- slot holds one message at a time), else one moved atomically from the queue into it. A slot settled here may be
+-- taken into again: what it is handed is a delivery like any other (counted, swept if the consumer dies). Failed-delivery counts are read only when the counts hash exists
 -- (only while redelivered messages are about).
 --
 -- KEYS[1]  the queue (a plain list)
@@ -31,6 +31,7 @@
 -- ARGV[4..] six per settled delivery: slot index, delivery number, 'A' (ack) or 'N' (nack),
 --          nack delay in ms (0: requeue at once), a unique token naming a delayed entry, and the payload's failed
 --          deliveries as the take reported them (-1: not known; 0: the ack touches no failed-delivery count)
+-- ARGV[4 + 6S..] one per take slot: '1' when it may hold a message (look into it), '0' when the client knows it empty
 --
 -- Returns a flat list: two entries per settled delivery, then two per take slot.
 --   Settled, ack:  code 1 acked now, 2 already settled (acked or nacked before), 0 gone (the slot is empty:
@@ -124,7 +125,7 @@ local side = right and 'RIGHT' or 'LEFT'
 for i = 9 + count, #KEYS do
   local slot = KEYS[i]
   local payload = nil
-  if not emptied[slot] then
+  if ARGV[4 + 6 * count + i - (9 + count)] == '1' and not emptied[slot] then
     payload = redis.call('LINDEX', slot, -1)
   end
   if not payload then

@@ -43,6 +43,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     static final LuaScript SWEEP = LuaScript.load(SlotQueue.class, "sweep.lua");
     static final LuaScript PROMOTE = LuaScript.load(SlotQueue.class, "promote.lua");
     static final LuaScript REQUEUE_DEAD = LuaScript.load(SlotQueue.class, "requeue-dead.lua");
+    static final LuaScript OLDEST = LuaScript.load(SlotQueue.class, "oldest.lua");
     /** Pushes are sent in scripts of at most this many messages. */
     static final int PUSH_CHUNK = 1000;
     private static final int PROMOTE_LIMIT = 1000;

@@ -457,6 +457,28 @@ class ReliableQueueIT {
     }
 
     @Test
+    void aBatchNotesItsTimeOnceAndEveryMessageOfItStillHasAnAge() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("batch-age");
+        q.pushAll(List.of("a".getBytes(), "b".getBytes(), "c".getBytes(), "d".getBytes()));
+        assertThat(foreign.command("HLEN", Prefixed.derived("batch-age", "enqueued"))).as("first and last payload")
+                .isEqualTo(2L);
+        Thread.sleep(300);
+        try (Consumer c = q.consumer()) {
+            c.take(Duration.ZERO).orElseThrow().ack(); // the first, whose time was noted
+            QueueStats s = q.stats();
+            assertThat(s.depth()).isEqualTo(3);
+            assertThat(s.oldestAge()).as("read from the last payload of the same push")
+                    .hasValueSatisfying(age -> assertThat(age).isGreaterThanOrEqualTo(Duration.ofMillis(250)));
+            for (Delivery d : c.take(3, Duration.ZERO)) {
+                d.ack();
+            }
+        }
+        assertThat(q.stats().oldestAge()).isEmpty();
+        assertThat(foreign.command("EXISTS", Prefixed.derived("batch-age", "enqueued"))).as("cleared by the acks")
+                .isEqualTo(0L);
+    }
+
+    @Test
     void blockingTakeWakesOnAForeignPush() throws Exception {
         ReliableQueue q = coordis.reliableQueue("wake");
         try (Consumer c = q.consumer()) {

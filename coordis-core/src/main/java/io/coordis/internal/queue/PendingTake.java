@@ -127,7 +127,7 @@ final class PendingTake implements Contestant<Delivery> {
         CompletableFuture<Void> beat = consumer.upkeep().stale() ? consumer.upkeep().beatAsync()
                 : CompletableFuture.completedFuture(null);
         beat.thenCompose(v -> queue.settleAndTakeAsync(consumer.id(), List.of(), List.of(s),
-                        consumer.pool()::isSuspect))
+                        consumer.pool()::lookInto))
                 .whenComplete((taken, failure) -> {
                     if (failure != null) {
                         release(s, true);

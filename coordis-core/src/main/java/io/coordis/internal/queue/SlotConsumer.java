@@ -160,7 +160,9 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         try {
             byte[] moved = connections.open(slot).move(queue.keys.queue, queue.keys.slot(id, slot),
                     queue.options.order().right(), block);
-            if (moved != null && slots.size() == 1) {
+            if (moved != null && slots.size() > 1) {
+                pool.suspect(slot); // the next settle.lua hands it out with the other slots' messages
+            } else if (moved != null) {
                 // the slot was empty, so what BLMOVE moved is its one message; its count is read only if
                 // asked for before it is settled (settling answers it)
                 handed.add(new SlotDelivery(new DeliveryRef(id, slot, nextNumber(slot)), moved,
@@ -193,13 +195,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         if (open.isEmpty()) {
             return;
         }
-        List<SlotQueue.Taken> taken;
-        try {
-            taken = queue.settleAndTake(id, List.of(), open, pool::isSuspect, null).taken();
-        } catch (RuntimeException | InterruptedException e) {
-            open.forEach(pool::suspect); // the move may have happened with its reply lost
-            throw e;
-        }
+        List<SlotQueue.Taken> taken = queue.settleAndTake(id, List.of(), open, pool::lookInto, null).taken();
         pool.looked(open); // empty now, or its message is handed out below
         drained = taken.get(taken.size() - 1).payload() == null; // the last slot got nothing: the queue ran empty
         for (int i = 0; i < open.size(); i++) {

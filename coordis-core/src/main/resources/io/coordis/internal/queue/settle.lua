@@ -101,7 +101,12 @@ for i = 1, count do
     end
     local payload = redis.call('RPOP', slot)
     if not payload then
-      redis.call('HSET', settled, index, now - 1) -- gone, not settled: a retry answers gone again
+      -- gone, not settled: a retry answers gone again, and a consumer swept and forgotten gets no hash back
+      if now == 1 then
+        redis.call('HDEL', settled, index)
+      else
+        redis.call('HSET', settled, index, now - 1)
+      end
       answer(0, 0)
     else
       emptied[slot] = true

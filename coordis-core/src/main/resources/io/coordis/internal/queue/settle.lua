@@ -13,8 +13,8 @@
 -- Taking. Each take slot gets the message already in it (its rightmost element, left there by a move whose
 -- reply was lost; not looked for when the client knows the slot empty or this call has just settled it empty: a
 -- slot holds one message at a time), else one moved atomically from the queue into it. A slot settled here may be
--- taken into again: what it is handed is a delivery like any other (counted, swept if the consumer dies). Failed-delivery counts are read only when the counts hash exists
--- (only while redelivered messages are about).
+-- taken into again: what it is handed is a delivery like any other (counted, swept if the consumer dies).
+-- Failed-delivery counts are read only while the counts hash exists (while some message has failed).
 --
 -- KEYS[1]  the queue (a plain list)
 -- KEYS[2]  failed-delivery counts: hash of SHA-1(payload) -> count

@@ -13,7 +13,8 @@
 -- Taking. Each take slot gets the message already in it (its rightmost element, left there by a move whose
 -- reply was lost; not looked for when the client knows the slot empty or this call has just settled it empty: a
 -- slot holds one message at a time), else one moved atomically from the queue into it. A slot settled here may be
--- taken into again: what it is handed is a delivery like any other (counted, swept if the consumer dies).
+-- taken into again: what it is handed is a delivery like any other (counted, swept if the consumer dies). Once
+-- the queue is found empty, the remaining slots get only what they already hold.
 -- Failed-delivery counts are read only while the counts hash exists (while some message has failed).
 --
 -- KEYS[1]  the queue (a plain list)
@@ -127,13 +128,14 @@ if #KEYS < 9 + count then
 end
 local counted = redis.call('EXISTS', attempts) == 1
 local side = right and 'RIGHT' or 'LEFT'
+local dry = false -- an LMOVE found the queue empty: it stays so until this script ends
 for i = 9 + count, #KEYS do
   local slot = KEYS[i]
   local payload = nil
   if ARGV[4 + 6 * count + i - (9 + count)] == '1' and not emptied[slot] then
     payload = redis.call('LINDEX', slot, -1)
   end
-  if not payload then
+  if not payload and not dry then
     payload = redis.pcall('LMOVE', queue, slot, side, 'LEFT')
     if type(payload) == 'table' and payload.err then
       local kind = redis.call('TYPE', queue).ok
@@ -142,6 +144,7 @@ for i = 9 + count, #KEYS do
       end
       return payload
     end
+    dry = not payload
   end
   if payload then
     answer(payload, counted and tonumber(redis.call('HGET', attempts, redis.sha1hex(payload)) or '0') or 0)

@@ -6,6 +6,7 @@ import io.coordis.NotReplicatedException;
 import io.coordis.Replication;
 import io.coordis.RequiredCommands;
 import io.coordis.RequiredCommands.Use;
+import io.coordis.WrongTypeException;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
 import io.coordis.lock.DistributedLock;
@@ -242,6 +243,7 @@ class LeastPrivilegeIT {
                 .withHeartbeatTtl(Duration.ofMillis(500)));
         r.push("m1");
         r.push("m2");
+        assertThat(r.stats().oldestAge()).isPresent(); // the enqueue time of m1
         try (Consumer consumer = r.consumer()) {
             Delivery d1 = consumer.take(Duration.ofSeconds(5)).orElseThrow();
             Delivery d2 = d1.ackAndTake(Duration.ofSeconds(5)).orElseThrow();
@@ -265,6 +267,14 @@ class LeastPrivilegeIT {
         }
         // a consumer that closed (no blocked take left to end) leaves no heartbeat behind
         assertThat(redis.server().command("KEYS", "{app:rq3}:hb:*")).asList().isEmpty();
+        redis.server().command("SET", "app:rq5", "not a list");
+        try (Consumer consumer = c.reliableQueue("app:rq5").consumer()) {
+            Throwable wrong = catchThrowable(() -> consumer.take(Duration.ZERO));
+            if (wrong instanceof Exception e && !(wrong instanceof WrongTypeException)) {
+                throw e; // denied while naming the key's type, or another failure
+            }
+            assertThat(wrong).isInstanceOf(WrongTypeException.class).hasMessageContaining("holds a string");
+        }
         r.sweep();
         notReplicated(() -> c.reliableQueue("app:rq4", QueueOptions.defaults().withReplication(NO_REPLICA)).push("w"));
     }

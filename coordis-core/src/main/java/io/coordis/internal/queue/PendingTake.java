@@ -126,7 +126,8 @@ final class PendingTake implements Contestant<Delivery> {
     private void look(int s, CompletableFuture<Answer<Delivery>> answer) {
         CompletableFuture<Void> beat = consumer.upkeep().stale() ? consumer.upkeep().beatAsync()
                 : CompletableFuture.completedFuture(null);
-        beat.thenCompose(v -> queue.settleAndTakeAsync(consumer.id(), List.of(), List.of(s)))
+        beat.thenCompose(v -> queue.settleAndTakeAsync(consumer.id(), List.of(), List.of(s),
+                        consumer.pool()::lookInto))
                 .whenComplete((taken, failure) -> {
                     if (failure != null) {
                         release(s, true);
@@ -200,21 +201,22 @@ final class PendingTake implements Contestant<Delivery> {
 
     /** After a failed move: hands out what the slot holds, or fails with the move's failure. */
     private void lookAfterFailure(int s, Throwable moveFailure, CompletableFuture<Answer<Delivery>> answer) {
-        queue.settleAndTakeAsync(consumer.id(), List.of(), List.of(s)).whenComplete((taken, failure) -> {
-            if (failure != null) {
-                release(s, true);
-                answer.completeExceptionally(moveFailure);
-                return;
-            }
-            consumer.pool().looked(List.of(s));
-            SlotQueue.Taken t = taken.taken().get(0);
-            if (t.payload() != null) {
-                answer.complete(Answer.won(consumer.delivery(s, t)));
-            } else {
-                release(s, false);
-                answer.completeExceptionally(moveFailure);
-            }
-        });
+        queue.settleAndTakeAsync(consumer.id(), List.of(), List.of(s), SlotQueue.LOOK)
+                .whenComplete((taken, failure) -> {
+                    if (failure != null) {
+                        release(s, true);
+                        answer.completeExceptionally(moveFailure);
+                        return;
+                    }
+                    consumer.pool().looked(List.of(s));
+                    SlotQueue.Taken t = taken.taken().get(0);
+                    if (t.payload() != null) {
+                        answer.complete(Answer.won(consumer.delivery(s, t)));
+                    } else {
+                        release(s, false);
+                        answer.completeExceptionally(moveFailure);
+                    }
+                });
     }
 
     /** After an empty look, the next try moves at once. */

@@ -14,11 +14,12 @@ import java.util.Optional;
  * {jobs}:consumers          registry: consumer id -> "slots lastBeatMs ttlMs retentionMs" (beat.lua writes it)
  * {jobs}:hb:ID              a consumer's heartbeat (expires after the heartbeat TTL)
  * {jobs}:proc:ID:K          processing slot K of consumer ID (a list; its rightmost element is delivered)
- * {jobs}:settled:ID         last settled delivery number per slot of consumer ID
- * {jobs}:attempts           failed deliveries per payload (SHA-1)
+ * {jobs}:settled:ID         last settled delivery number per slot of consumer ID (one HINCRBY per settle)
+ * {jobs}:attempts           failed deliveries per payload (SHA-1); absent while no message in play has failed
  * {jobs}:dead               dead letters (a plain list, newest at the left)
  * {jobs}:delayed            delayed retries: token -> due time;  {jobs}:delayed:data  token -> payload
- * {jobs}:enqueued           first enqueue time per payload (SHA-1), written by Coordis producers
+ * {jobs}:enqueued           enqueue time per payload (SHA-1) of the first and last payload of each Coordis push;
+ *                           another message was enqueued with the nearest one behind it (oldest.lua reads it)
  * {jobs}:settled            messages acked or dead-lettered, ever (an integer; settle.lua and sweep.lua raise it)
  * </pre>
  * Public for the inspector; applications have no need of it.

@@ -160,7 +160,9 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         try {
             byte[] moved = connections.open(slot).move(queue.keys.queue, queue.keys.slot(id, slot),
                     queue.options.order().right(), block);
-            if (moved != null && slots.size() == 1) {
+            if (moved != null && slots.size() > 1) {
+                pool.suspect(slot); // the next settle.lua hands it out with the other slots' messages
+            } else if (moved != null) {
                 // the slot was empty, so what BLMOVE moved is its one message; its count is read only if
                 // asked for before it is settled (settling answers it)
                 handed.add(new SlotDelivery(new DeliveryRef(id, slot, nextNumber(slot)), moved,
@@ -171,7 +173,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             return false;
         } catch (CoordisException e) {
             requireOpen();
-            // The move may have happened with its reply lost: hand out what the slot holds.
+            pool.suspect(slot); // the move may have happened with its reply lost: hand out what the slot holds
             fill(slots, handed);
             if (handed.isEmpty()) {
                 throw Payloads.named(queue.lists, e, queue.name(), queue.keys.queue);
@@ -186,14 +188,14 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         }
     }
 
-    /** Runs settle.lua on {@code slots}, settling nothing, and adds a delivery for every slot that got a message. */
+    /** Runs settle.lua on {@code slots}, settling nothing (looking into suspect ones), and adds what they got. */
     private void fill(List<Integer> slots, List<Delivery> handed) throws InterruptedException {
         List<Integer> open = new ArrayList<>(slots);
         open.removeAll(handed.stream().map(d -> ref(d).slot()).toList());
         if (open.isEmpty()) {
             return;
         }
-        List<SlotQueue.Taken> taken = queue.settleAndTake(id, List.of(), open, null).taken();
+        List<SlotQueue.Taken> taken = queue.settleAndTake(id, List.of(), open, pool::lookInto, null).taken();
         pool.looked(open); // empty now, or its message is handed out below
         drained = taken.get(taken.size() - 1).payload() == null; // the last slot got nothing: the queue ran empty
         for (int i = 0; i < open.size(); i++) {
@@ -220,7 +222,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
     }
 
     @Override
-    public Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+    public Settled settle(DeliveryRef ref, boolean ack, Duration delay, long failures) throws InterruptedException {
         Settled o = null;
         if (ack) {
             // Ack on the slot's own connection when it has one: idle while the slot is out, and it keeps the
@@ -229,15 +231,15 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             try {
                 BlockingConnection own = connections.existing(ref.slot());
                 if (own != null) {
-                    o = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, true, Duration.ZERO)), List.of(), own)
-                            .settled().get(0);
+                    o = queue.settleAndTake(id, List.of(SlotQueue.Settle.ack(ref, failures)), List.of(),
+                            SlotQueue.LOOK, own).settled().get(0);
                 }
             } finally {
                 closing.readLock().unlock();
             }
         }
         if (o == null) {
-            o = queue.settle(ref, ack, delay);
+            o = queue.settle(ref, ack, delay, failures);
         }
         pool.giveBack(List.of(ref.slot()));
         return o;
@@ -250,7 +252,8 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
      * holding a moved message, so the take after the delivery is settled looks into it first.
      */
     @Override
-    public SlotDelivery.Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+    public SlotDelivery.Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay, long failures)
+            throws InterruptedException {
         int slot = ref.slot();
         closing.readLock().lock();
         try {
@@ -263,8 +266,8 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
                 boolean look = !drained || directTakes.incrementAndGet() % PROBE_EVERY == 0;
                 SlotQueue.Answer answer;
                 try {
-                    answer = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, ack, delay)),
-                            look ? List.of(slot) : List.of(), connections.existing(slot));
+                    answer = queue.settleAndTake(id, List.of(new SlotQueue.Settle(ref, ack, delay, failures)),
+                            look ? List.of(slot) : List.of(), SlotQueue.LOOK, connections.existing(slot));
                 } catch (RuntimeException | InterruptedException e) {
                     pool.suspect(slot);
                     throw e;
@@ -281,7 +284,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
         } finally {
             closing.readLock().unlock();
         }
-        return new SlotDelivery.Next(settle(ref, ack, delay), null, false);
+        return new SlotDelivery.Next(settle(ref, ack, delay, failures), null, false);
     }
 
     @Override
@@ -308,7 +311,7 @@ final class SlotConsumer implements Consumer, SlotDelivery.Settler {
             }
         }
         if (!open.isEmpty()) {
-            List<Settled> outcomes = queue.acks(open.stream().map(SlotConsumer::ref).toList());
+            List<Settled> outcomes = queue.acks(open.stream().map(d -> ((SlotDelivery) d).asAck()).toList());
             for (int i = 0; i < open.size(); i++) {
                 Settled o = outcomes.get(i);
                 ((SlotDelivery) open.get(i)).record(o);

@@ -23,7 +23,11 @@ import java.util.function.Supplier;
 final class SlotDelivery implements Delivery {
     /** Settles deliveries; the consumer that took them, or the queue for a delivery known only by id. */
     interface Settler {
-        Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException;
+        /**
+         * Settles {@code ref}; {@code failures} is the payload's failed deliveries as its take reported them, or
+         * {@code -1} when not known (an ack of a message known to have none touches no count).
+         */
+        Settled settle(DeliveryRef ref, boolean ack, Duration delay, long failures) throws InterruptedException;
 
         /** A delivery taken at {@code taken} (timer time) was settled with {@code outcome}, by this call or a batch. */
         void settled(Outcome outcome, long taken);
@@ -32,7 +36,7 @@ final class SlotDelivery implements Delivery {
          * Settles and, in the same call, hands the delivery's slot the consumer's next ready message; never
          * blocks for one.
          */
-        Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException;
+        Next settleAndTake(DeliveryRef ref, boolean ack, Duration delay, long failures) throws InterruptedException;
 
         /** A take of the consumer's next message, waiting up to {@code wait}, as {@link Consumer#take(Duration)}. */
         Optional<Delivery> takeNext(Duration wait) throws InterruptedException;
@@ -181,7 +185,7 @@ final class SlotDelivery implements Delivery {
             if (outcome != null) {
                 return settler.takeNext(wait);
             }
-            n = settler.settleAndTake(ref, ack, delay);
+            n = settler.settleAndTake(ref, ack, delay, failures());
             learn(n.settled());
             outcome = n.settled().outcome();
             settler.settled(outcome, taken);
@@ -205,11 +209,22 @@ final class SlotDelivery implements Delivery {
         if (outcome != null) {
             return outcome;
         }
-        Settled s = settler.settle(ref, ack, delay);
+        Settled s = settler.settle(ref, ack, delay, failures());
         learn(s);
         outcome = s.outcome();
         settler.settled(outcome, taken);
         return outcome;
+    }
+
+    /** The failed deliveries before this one when known, else {@code -1}. */
+    private long failures() {
+        int known = attempts;
+        return known > 0 ? known - 1 : -1;
+    }
+
+    /** An ack of this delivery, for a batch. */
+    SlotQueue.Settle asAck() {
+        return SlotQueue.Settle.ack(ref, failures());
     }
 
     /** Takes the count from a settle's answer when it was not known yet. */

@@ -186,6 +186,18 @@ final class SlotPool {
         }
     }
 
+    /**
+     * Whether {@code slot} may hold a message nobody was handed, for settle.lua about to look into it or to move a
+     * message into it; it stays suspect until {@link #looked} (a script whose reply is lost may have moved one).
+     */
+    boolean lookInto(int slot) {
+        synchronized (free) {
+            boolean was = suspect[slot];
+            suspect[slot] = true;
+            return was;
+        }
+    }
+
     /** settle.lua looked into {@code slots}: each is empty now, or its message is being handed out. */
     void looked(List<Integer> slots) {
         synchronized (free) {

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntPredicate;
 
 /**
  * {@link ReliableQueue} with per-consumer processing slots and heartbeats; see the interface for the
@@ -42,6 +43,7 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     static final LuaScript SWEEP = LuaScript.load(SlotQueue.class, "sweep.lua");
     static final LuaScript PROMOTE = LuaScript.load(SlotQueue.class, "promote.lua");
     static final LuaScript REQUEUE_DEAD = LuaScript.load(SlotQueue.class, "requeue-dead.lua");
+    static final LuaScript OLDEST = LuaScript.load(SlotQueue.class, "oldest.lua");
     /** Pushes are sent in scripts of at most this many messages. */
     static final int PUSH_CHUNK = 1000;
     private static final int PROMOTE_LIMIT = 1000;
@@ -109,30 +111,43 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
         return o;
     }
 
-    /** Settles one delivery: settle.lua for its slot, taking nothing. */
-    Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
-        return settleAndTake(ref.consumer(), List.of(new Settle(ref, ack, delay)), List.of(), null).settled().get(0);
+    /** Settles one delivery: settle.lua for its slot, taking nothing; {@code failures} as {@link Settle} has it. */
+    Settled settle(DeliveryRef ref, boolean ack, Duration delay, long failures) throws InterruptedException {
+        return settleAndTake(ref.consumer(), List.of(new Settle(ref, ack, delay, failures)), List.of(), LOOK, null)
+                .settled().get(0);
     }
 
-    /** Acks deliveries, all of one consumer, in one script. */
-    List<Settled> acks(List<DeliveryRef> refs) throws InterruptedException {
-        if (refs.isEmpty()) {
+    /** Settles one delivery known only by its id. */
+    private Settled settle(DeliveryRef ref, boolean ack, Duration delay) throws InterruptedException {
+        return settle(ref, ack, delay, Settle.UNKNOWN);
+    }
+
+    /** Acks, all of one consumer, in one script. */
+    List<Settled> acks(List<Settle> acks) throws InterruptedException {
+        if (acks.isEmpty()) {
             return List.of();
         }
-        String consumer = refs.get(0).consumer();
-        List<Settle> settles = new ArrayList<>(refs.size());
-        for (DeliveryRef r : refs) {
-            if (!r.consumer().equals(consumer)) {
+        String consumer = acks.get(0).ref().consumer();
+        for (Settle s : acks) {
+            if (!s.ref().consumer().equals(consumer)) {
                 throw new IllegalArgumentException("deliveries of different consumers cannot be acked together: "
-                        + r + " and " + refs.get(0));
+                        + s.ref() + " and " + acks.get(0).ref());
             }
-            settles.add(new Settle(r, true, Duration.ZERO));
         }
-        return settleAndTake(consumer, settles, List.of(), null).settled();
+        return settleAndTake(consumer, acks, List.of(), LOOK, null).settled();
     }
 
-    /** One delivery to settle in a settle.lua call: ack, or nack with a delay. */
-    record Settle(DeliveryRef ref, boolean ack, Duration delay) {
+    /**
+     * One delivery to settle in a settle.lua call: ack, or nack with a delay; {@code failures} is the payload's
+     * failed deliveries as the take reported them, {@link #UNKNOWN} when it did not (an ack of a message known to
+     * have none leaves the counts alone).
+     */
+    record Settle(DeliveryRef ref, boolean ack, Duration delay, long failures) {
+        static final long UNKNOWN = -1;
+
+        static Settle ack(DeliveryRef ref, long failures) {
+            return new Settle(ref, true, Duration.ZERO, failures);
+        }
     }
 
     /** A message handed to a take slot: its payload ({@code null} when the queue was empty) and failed deliveries. */
@@ -145,13 +160,14 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
 
     /**
      * Runs settle.lua for {@code consumer}: settles {@code settles} (all of that consumer), then hands each of its
-     * {@code takeSlots} a message, in one script; on {@code via} (a connection the caller owns) when not
-     * {@code null}, else on the shared connection.
+     * {@code takeSlots} a message, in one script, looking first into those that {@code look} says may hold one (a
+     * slot not settled out by the same call); on {@code via} (a connection the caller owns) when not {@code null},
+     * else on the shared connection.
      */
-    Answer settleAndTake(String consumer, List<Settle> settles, List<Integer> takeSlots, BlockingConnection via)
-            throws InterruptedException {
+    Answer settleAndTake(String consumer, List<Settle> settles, List<Integer> takeSlots, IntPredicate look,
+                         BlockingConnection via) throws InterruptedException {
         List<String> k = settleKeys(consumer, settles, takeSlots);
-        List<byte[]> a = settleArgs(settles);
+        List<byte[]> a = settleArgs(settles, takeSlots, look);
         Object raw;
         if (via != null) {
             try {
@@ -169,13 +185,15 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
      * {@link #settleAndTake} on the shared connection, without waiting: completes on the reply's thread; a failure
      * names the queue.
      */
-    CompletableFuture<Answer> settleAndTakeAsync(String consumer, List<Settle> settles, List<Integer> takeSlots) {
-        return lists.eval(SETTLE, settleKeys(consumer, settles, takeSlots), settleArgs(settles)).handle((raw, f) -> {
-            if (f != null) {
-                throw Failures.about(Failures.object("queue", name), lists.translate(f));
-            }
-            return answer(raw, settles, takeSlots.size());
-        });
+    CompletableFuture<Answer> settleAndTakeAsync(String consumer, List<Settle> settles, List<Integer> takeSlots,
+                                                IntPredicate look) {
+        return lists.eval(SETTLE, settleKeys(consumer, settles, takeSlots), settleArgs(settles, takeSlots, look))
+                .handle((raw, f) -> {
+                    if (f != null) {
+                        throw Failures.about(Failures.object("queue", name), lists.translate(f));
+                    }
+                    return answer(raw, settles, takeSlots.size());
+                });
     }
 
     private List<String> settleKeys(String consumer, List<Settle> settles, List<Integer> takeSlots) {
@@ -191,8 +209,8 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
         return k;
     }
 
-    private List<byte[]> settleArgs(List<Settle> settles) {
-        List<byte[]> a = new ArrayList<>(3 + 5 * settles.size());
+    private List<byte[]> settleArgs(List<Settle> settles, List<Integer> takeSlots, IntPredicate look) {
+        List<byte[]> a = new ArrayList<>(3 + 6 * settles.size() + takeSlots.size());
         a.add(bytes(side(options.order())));
         a.add(bytes(options.maxAttempts()));
         a.add(bytes(settles.size()));
@@ -202,6 +220,10 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
             a.add(s.ack() ? ACK_MARK : NACK_MARK);
             a.add(bytes(s.delay().toMillis()));
             a.add(s.ack() || s.delay().isZero() ? NO_TOKEN : bytes(Tokens.next()));
+            a.add(s.failures() == 0 ? NONE : s.failures() < 0 ? UNKNOWN : bytes(s.failures()));
+        }
+        for (int slot : takeSlots) {
+            a.add(look.test(slot) ? LOOK_MARK : EMPTY_MARK);
         }
         return a;
     }
@@ -238,6 +260,12 @@ final class SlotQueue extends NamedQueue implements ReliableQueue {
     private static final byte[] ACK_MARK = bytes("A");
     private static final byte[] NACK_MARK = bytes("N");
     private static final byte[] NO_TOKEN = bytes("-");
+    private static final byte[] NONE = bytes(0);
+    private static final byte[] LOOK_MARK = bytes(1);
+    private static final byte[] EMPTY_MARK = bytes(0);
+    /** Every take slot may hold a message (left by a move whose reply was lost): look into each. */
+    static final IntPredicate LOOK = slot -> true;
+    private static final byte[] UNKNOWN = bytes(Settle.UNKNOWN);
 
     /** An ack's code and count: the failed deliveries before it when it removed the message. */
     private static Settled acked(long code, long failuresBefore) {

@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Reads a {@link SlotQueue}'s {@link QueueStats} from its keys: the lengths of the queue, the dead letters and the
- * delayed set, the settled count, the age of the oldest message, and every registered consumer's slots and
+ * delayed set, the settled count, the age of the oldest message ({@code oldest.lua}), and every registered consumer's slots and
  * heartbeat. The reads are sent together and answered as they come; they are not one snapshot. Stateless.
  */
 final class SlotQueueStats {
@@ -28,17 +28,14 @@ final class SlotQueueStats {
         CompletableFuture<Long> dead = lists.llen(keys.dead);
         CompletableFuture<Long> delayed = lists.zcard(keys.delayed);
         CompletableFuture<byte[]> settled = lists.get(keys.settledCount);
-        CompletableFuture<byte[]> oldest = lists.lindex(keys.queue, -1);
+        CompletableFuture<Object> oldest = lists.eval(SlotQueue.OLDEST, List.of(keys.queue, keys.enqueued),
+                List.of(SlotQueue.bytes(SlotQueue.PUSH_CHUNK)));
         CompletableFuture<Map<byte[], byte[]>> registry = lists.hgetall(keys.registry);
         long nowMillis = lists.await(now);
         long depthNow = Payloads.await(lists, depth, name, keys.queue);
         Optional<Duration> age = Optional.empty();
-        byte[] head = lists.await(oldest);
-        if (head != null) {
-            byte[] at = lists.await(lists.hget(keys.enqueued, SlotQueue.sha1(head)));
-            if (at != null) {
-                age = Optional.of(Duration.ofMillis(Math.max(0, nowMillis - Long.parseLong(ListCommands.text(at)))));
-            }
+        if (lists.await(oldest) instanceof List<?> at && !at.isEmpty() && at.get(0) instanceof Long ms) {
+            age = Optional.of(Duration.ofMillis(Math.max(0, nowMillis - ms)));
         }
         List<QueueStats.ConsumerStats> consumers = new ArrayList<>();
         for (Map.Entry<byte[], byte[]> e : lists.await(registry).entrySet()) {

@@ -11,7 +11,8 @@
 --         type      TYPE of KEYS[1]; for anything but 'list' and 'none' nothing else is read
 --         depth     LLEN of the queue
 --         enqueued  when the oldest ready message (the rightmost: producers push at the left) was first
---                   enqueued by a Coordis producer, Unix ms; false when unknown (foreign producer, empty)
+--                   enqueued by a Coordis producer, Unix ms; false when unknown (foreign producer, empty). A push
+--                   records the time for its first and last payloads only: read as the queue's oldest.lua does
 --         dead, delayed  sizes of KEYS[3] and KEYS[4] (0 when absent or of another type)
 --         registry  flat id/registration list of KEYS[2] ("<slots> <last beat ms> <ttl ms> <retention ms>")
 --         now       the server's clock, Unix ms
@@ -29,9 +30,14 @@ end
 local depth, first = 0, false
 if kind == 'list' then
   depth = redis.call('LLEN', queue)
-  local oldest = redis.call('LINDEX', queue, -1)
-  if oldest and typed(enqueued, 'hash') then
-    first = redis.call('HGET', enqueued, redis.sha1hex(oldest)) or false
+  if depth > 0 and typed(enqueued, 'hash') then
+    -- the oldest message's time, else that of the nearest message behind it within a push's reach (1000)
+    for i = 1, math.min(depth, 1000) do
+      first = redis.call('HGET', enqueued, redis.sha1hex(redis.call('LINDEX', queue, -i))) or false
+      if first then
+        break
+      end
+    end
   end
 end
 local dead_count = 0

@@ -457,6 +457,62 @@ class ReliableQueueIT {
     }
 
     @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aBatchTakeThatBlocksHandsOutWhatArrivesAndStrandsNothing() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("batch-wake", QueueOptions.defaults().withSlots(4));
+        try (Consumer c = q.consumer()) {
+            for (int round = 0; round < 3; round++) {
+                String payload = "wake-" + round;
+                Thread pusher = new Thread(() -> {
+                    try {
+                        Thread.sleep(200);
+                        foreign.command("LPUSH", Prefixed.key("batch-wake"), payload);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                pusher.start();
+                List<Delivery> got = c.take(4, Duration.ofSeconds(10));
+                pusher.join();
+                assertThat(got).singleElement().satisfies(d -> assertThat(d.text()).isEqualTo(payload));
+                assertThat(got.get(0).ack()).isEqualTo(Outcome.ACKED);
+            }
+            assertThat(q.stats().inFlight()).as("nothing left in a slot").isZero();
+        }
+    }
+
+    @Test
+    void settlingADeliveryOfAnUnknownConsumerAnswersGoneAndLeavesNoKey() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("unknown-consumer");
+        assertThat(q.ack("0123456789ab/0/1")).isEqualTo(Outcome.GONE);
+        assertThat(q.nack("0123456789ab/3/7", Duration.ZERO)).isEqualTo(Outcome.GONE);
+        assertThat(q.ack("0123456789ab/3/7")).as("a retry answers the same").isEqualTo(Outcome.GONE);
+        assertThat(foreign.command("KEYS", "*" + Prefixed.key("unknown-consumer") + "*")).isEqualTo(List.of());
+    }
+
+    @Test
+    void aBatchNotesItsTimeOnceAndEveryMessageOfItStillHasAnAge() throws Exception {
+        ReliableQueue q = coordis.reliableQueue("batch-age");
+        q.pushAll(List.of("a".getBytes(), "b".getBytes(), "c".getBytes(), "d".getBytes()));
+        assertThat(foreign.command("HLEN", Prefixed.derived("batch-age", "enqueued"))).as("first and last payload")
+                .isEqualTo(2L);
+        Thread.sleep(300);
+        try (Consumer c = q.consumer()) {
+            c.take(Duration.ZERO).orElseThrow().ack(); // the first, whose time was noted
+            QueueStats s = q.stats();
+            assertThat(s.depth()).isEqualTo(3);
+            assertThat(s.oldestAge()).as("read from the last payload of the same push")
+                    .hasValueSatisfying(age -> assertThat(age).isGreaterThanOrEqualTo(Duration.ofMillis(250)));
+            for (Delivery d : c.take(3, Duration.ZERO)) {
+                d.ack();
+            }
+        }
+        assertThat(q.stats().oldestAge()).isEmpty();
+        assertThat(foreign.command("EXISTS", Prefixed.derived("batch-age", "enqueued"))).as("cleared by the acks")
+                .isEqualTo(0L);
+    }
+
+    @Test
     void blockingTakeWakesOnAForeignPush() throws Exception {
         ReliableQueue q = coordis.reliableQueue("wake");
         try (Consumer c = q.consumer()) {

@@ -102,12 +102,9 @@ class FairLockIT {
         Path histories = Files.createDirectory(dir.resolve("fair"));
         try (RedisServer redis = RedisServer.start(); FencedResource resource = FencedResource.start()) {
             for (String name : List.of("a", "b", "c")) {
-                children.add(ChildJvm.start(name, FenceWorker.class, List.of(redis.address(), resource.address(),
-                        "fair:referee", "fair", "2", Long.toString(TTL.toMillis()), Long.toString(WAIT.toMillis()),
-                        name, "-", histories.resolve(name + ".jsonl").toString())));
-            }
-            for (ChildJvm c : children) {
-                assertThat(c.awaitLine("READY", Duration.ofSeconds(30))).as(c.describe()).isNotNull();
+                children.add(started(name, List.of(redis.address(), resource.address(), "fair:referee", "fair", "2",
+                        Long.toString(TTL.toMillis()), Long.toString(WAIT.toMillis()), name, "-",
+                        histories.resolve(name + ".jsonl").toString())));
             }
             Thread.sleep(4000); // the run's length, not a wait for a condition
             for (ChildJvm c : children) {
@@ -126,6 +123,22 @@ class FairLockIT {
             assertThat(checked.overlaps()).as("overlaps: %s", checked.examples()).isZero();
         } finally {
             children.forEach(ChildJvm::close);
+        }
+    }
+
+    /**
+     * A fence worker started and connected, one at a time: a cold JVM beside other builds may miss the worker's
+     * 500 ms connection timeout, and is then started again (at most three times).
+     */
+    private static ChildJvm started(String name, List<String> args) throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            ChildJvm c = ChildJvm.start(name, FenceWorker.class, args);
+            if (c.awaitLine("READY", Duration.ofSeconds(30)) != null) {
+                return c;
+            }
+            String why = c.describe();
+            c.close();
+            assertThat(attempt).as("worker " + name + " never connected: " + why).isLessThan(3);
         }
     }
 

@@ -27,8 +27,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * the renewal of the place (every third of it); there is no local hand-off, so every grant passes the line.
  *
  * <p>Callers of one client line up for the key in its {@link LocalQueue}, so at most one of them tries at Redis at
- * a time: this lock keeps that caller's place. A caller that gives up takes its place out of the line; one that
- * dies leaves it to lapse. Thread-safe.
+ * a time: this lock keeps that caller's place, taken with its pacer after its first busy answer (as a
+ * {@link PermitRequest} joins the line once it listens for releases) and given up with it. A caller that gives up
+ * takes its place out of the line; one that dies leaves it to lapse. Thread-safe.
  */
 final class FairLock extends ContendedLock implements LeaseOps {
     static final LuaScript ACQUIRE = LuaScript.load(FairLock.class, "fair-acquire.lua");
@@ -42,7 +43,7 @@ final class FairLock extends ContendedLock implements LeaseOps {
     private final String ttlMillis;
     private final String placeMillis = Long.toString(QueuedSemaphore.PLACE.toMillis());
     private final String retentionMillis;
-    /** The place in line of this lock's caller now trying at Redis; {@code null} when none waits. */
+    /** The place in line of this lock's caller now waiting at Redis; {@code null} when none has one. */
     private final AtomicReference<String> place = new AtomicReference<>();
 
     FairLock(Node node, String name, String key, LockOptions options, Contention contention, Timer timer) {
@@ -57,12 +58,15 @@ final class FairLock extends ContendedLock implements LeaseOps {
     }
 
     /**
-     * Waits for a release announced on the lock's channel or the holder's TTL, but at most a third of the place's
-     * time, so that the next try renews the place; a caller that gives up takes its place out of the line.
+     * Takes a place in line for the acquisition that found the lock busy (its next try joins the line), then waits
+     * for a release announced on the lock's channel or the holder's TTL, but at most a third of the place's time,
+     * so that the next try renews the place. Closing it (granted, or given up) takes the place out of the line.
      */
     @Override
     public Contention.Pacer pacer() {
         Contention.Pacer release = releasePacer(node);
+        String mine = Tokens.next();
+        place.set(mine);
         return new Contention.Pacer() {
             @Override
             public CompletableFuture<Boolean> pause(Contention.Attempt last, long maxNanos) {
@@ -72,7 +76,9 @@ final class FairLock extends ContendedLock implements LeaseOps {
             @Override
             public void close() {
                 release.close();
-                leave(place.getAndSet(null)); // granted: null already
+                if (place.compareAndSet(mine, null)) { // not granted: still in line
+                    leave(mine);
+                }
             }
         };
     }
@@ -80,7 +86,8 @@ final class FairLock extends ContendedLock implements LeaseOps {
     @Override
     public CompletableFuture<Contention.Attempt> attempt(LocalQueue.Permit permit, boolean waits) {
         String token = options.newToken();
-        String mine = waits ? place.updateAndGet(p -> p != null ? p : Tokens.next()) : "";
+        String p = waits ? place.get() : null;
+        String mine = p != null ? p : "";
         long start = timer.now();
         List<String> sent = List.of(token, ttlMillis, options.holderId(), Long.toString(System.currentTimeMillis()),
                 mine, placeMillis, retentionMillis);
@@ -100,7 +107,9 @@ final class FairLock extends ContendedLock implements LeaseOps {
                                         long start) {
         List<?> result = Replies.list(reply, 2, ACQUIRE, node.address());
         if (Replies.isOne(result)) {
-            place.compareAndSet(mine, null); // the grant took the place out of the line
+            if (!mine.isEmpty()) {
+                place.compareAndSet(mine, null); // the grant took the place out of the line
+            }
             long fence = Replies.number(result, 1, ACQUIRE, node.address());
             List<NodeVote> votes = List.of(new NodeVote(node.address(), NodeVote.Vote.ACQUIRED, ""));
             lastVotes = votes;
@@ -115,9 +124,7 @@ final class FairLock extends ContendedLock implements LeaseOps {
 
     /** Takes {@code left} out of the line, not waited for; a failure leaves it to lapse. */
     private void leave(String left) {
-        if (left != null) {
-            node.eval(LEAVE, lineKeys, List.of(left, keys.released())).whenComplete((r, f) -> { });
-        }
+        node.eval(LEAVE, lineKeys, List.of(left, keys.released())).whenComplete((r, f) -> { });
     }
 
     @Override

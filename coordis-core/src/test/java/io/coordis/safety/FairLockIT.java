@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The fair lock across processes: waiters in three JVMs get it in the order they arrived (the plain lock, in the same
@@ -92,6 +93,34 @@ class FairLockIT {
                 killed.close();
                 next.close();
             }
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void othersSeeAPlainLockAndAWaiterThatGivesUpLeavesTheLine() throws Exception {
+        String name = "fair:plain";
+        String line = Prefixed.derived(name, "line");
+        LockOptions fair = LockOptions.defaults().withFair(true);
+        try (RedisServer redis = RedisServer.start();
+             Coordis one = TestClients.connect(redis.uri());
+             Coordis two = TestClients.connect(redis.uri())) {
+            Lease held = one.lock(name, fair).acquire();
+            assertThat(two.lock(name).holder()).hasValueSatisfying(h -> assertThat(h.fencingToken())
+                    .hasValue(held.fencingToken()));
+            assertThat(two.lock(name).tryAcquire()).as("the plain lock of another client").isEmpty();
+            var timedOut = two.lock(name, fair).acquireAsync(Duration.ofSeconds(2));
+            awaitTrue(() -> count(redis, line) == 1, "the waiter in line");
+            assertThat(timedOut.get(10, TimeUnit.SECONDS)).isEmpty();
+            awaitTrue(() -> count(redis, line) == 0, "the line empty after the wait ran out");
+            var cancelled = two.lock(name, fair).acquireAsync(Duration.ofSeconds(30));
+            awaitTrue(() -> count(redis, line) == 1, "the second waiter in line");
+            cancelled.cancel(true);
+            awaitTrue(() -> (Long) redis.command("EXISTS", line) == 0, "the line gone after a cancel");
+            held.release();
+            assertThat(two.lock(name, fair).tryAcquire()).as("free, nobody waits").isPresent();
+            assertThatThrownBy(() -> one.readWriteLock(name, fair)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("withFair(false)");
         }
     }
 

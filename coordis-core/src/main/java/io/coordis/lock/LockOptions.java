@@ -394,7 +394,6 @@ public final class LockOptions {
                 + maxHold().map(d -> ", maxHold=" + Durations.format(d)).orElse("")
                 + ", keyPrefix='" + keyPrefix() + "', holderId=" + holderId()
                 + (yieldToPollers() ? "" : ", yieldToPollers=false")
-                + (fair() ? ", fair" : "")
                 + (replication != null && !replication.isNone() ? ", replication=" + replication : "") + "]";
     }
 }

@@ -112,6 +112,30 @@ class LockIT {
     }
 
     @Test
+    void fairWaitsInTheLineAndRunsOnceItIsItsTurn() throws InterruptedException {
+        Lease theirs = client.lock("it:fair", io.coordis.lock.LockOptions.defaults().withFair(true)).tryAcquire()
+                .orElseThrow();
+        try (CliProcess cli = CliProcess.start("lock", "-u", redis.uri(), "--fair", "-w", "20s", "it:fair", "--",
+                "sh", "-c", "echo \"$COORDIS_LOCK_TOKEN\"")) {
+            cli.awaitStderr("waiting up to 20s for lock 'it:fair'");
+            String line = Prefixed.derived("it:fair", "line");
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while ((Long) redis.server().command("ZCARD", line) != 1L) {
+                assertThat(System.nanoTime()).as("the command's place in line").isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            theirs.release();
+            assertThat(cli.exitCode()).isZero();
+            assertThat(Long.parseLong(cli.stdout().strip())).isGreaterThan(theirs.fencingToken());
+        }
+        try (CliProcess both = CliProcess.start("lock", "-u", redis.uri(), "--fair", "--shared", "it:fair", "--",
+                "true")) {
+            assertThat(both.exitCode()).isEqualTo(ExitCodes.USAGE);
+            assertThat(both.stderr()).contains("--fair and --shared do not go together");
+        }
+    }
+
+    @Test
     void quietShowsNoProgress() {
         Lease theirs = client.lock("it:quiet").tryAcquire().orElseThrow();
         try (CliProcess cli = CliProcess.start("lock", "-q", "-n", "-u", redis.uri(), "it:quiet", "--", "true")) {

@@ -17,7 +17,8 @@ public final class Keys {
     private static final List<String> SUFFIXES = List.of("fence", "holder", "released", "audit",
             "readers", "readers:details", "latch",
             "term", "leader", "changed", "event", "consumers", "attempts", "dead", "delayed", "delayed:data", "enqueued",
-            "settled", "holders", "permits", "waiters", "waiters-until", "rate");
+            "settled", "holders", "permits", "waiters", "waiters-until", "rate",
+            "line", "line-until");
     /** Leading segments of per-consumer queue keys ({@code {q}:hb:ID}, {@code {q}:proc:ID:K}, {@code {q}:settled:ID}). */
     private static final List<String> SEGMENTS = List.of("hb:", "proc:", "settled:");
 

@@ -26,41 +26,43 @@ import java.util.function.Supplier;
  * @param tokenLabel makes the text before each token, or {@code null} for none
  * @param replication the replicas a grant waits for, or {@code null} for the client's
  * @param counterRetention how long the fencing counter is kept after its last number
+ * @param fair whether single-node locks go to waiters in arrival order across clients
  */
 public record LockSettings(Duration ttl, boolean autoRenew, Duration maxHold, String keyPrefix, String holderId,
                            double clockDriftFactor, Duration nodeTimeout, Duration retryDelay, int retryCount,
                            boolean restartGuard, boolean yieldToPollers, Supplier<String> tokenLabel,
-                           Replication replication, Duration counterRetention) {
+                           Replication replication, Duration counterRetention,
+                           boolean fair) {
     /** The smallest TTL accepted. */
     public static final Duration MIN_TTL = Duration.ofMillis(100);
     /** The largest TTL accepted, 30 days. */
     public static final Duration MAX_TTL = Duration.ofDays(30);
     /** The defaults that {@code LockOptions} lists. */
     public static final LockSettings DEFAULTS = new LockSettings(Duration.ofSeconds(30), true, null, "", null, 0.01,
-            null, Duration.ofMillis(200), Integer.MAX_VALUE, true, true, null, null, Fencing.DEFAULT_RETENTION);
+            null, Duration.ofMillis(200), Integer.MAX_VALUE, true, true, null, null, Fencing.DEFAULT_RETENTION, false);
     private static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
 
     public LockSettings withTtl(Duration ttl) {
         return new LockSettings(Durations.between(ttl, MIN_TTL, MAX_TTL, "lock ttl"), autoRenew, maxHold, keyPrefix,
                 holderId, clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers,
-                tokenLabel, replication, counterRetention);
+                tokenLabel, replication, counterRetention, fair);
     }
 
     public LockSettings withAutoRenew(boolean autoRenew) {
         return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
-                retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel, replication, counterRetention);
+                retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel, replication, counterRetention, fair);
     }
 
     public LockSettings withMaxHold(Duration maxHold) {
         return new LockSettings(ttl, autoRenew, Durations.atLeast(maxHold, MIN_TTL, "max hold"), keyPrefix, holderId,
                 clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel,
-                replication, counterRetention);
+                replication, counterRetention, fair);
     }
 
     public LockSettings withKeyPrefix(String keyPrefix) {
         return new LockSettings(ttl, autoRenew, maxHold, Objects.requireNonNull(keyPrefix, "key prefix must not be null"),
                 holderId, clockDriftFactor, nodeTimeout, retryDelay, retryCount, restartGuard, yieldToPollers,
-                tokenLabel, replication, counterRetention);
+                tokenLabel, replication, counterRetention, fair);
     }
 
     public LockSettings withHolderId(String holderId) {
@@ -69,25 +71,25 @@ public record LockSettings(Duration ttl, boolean autoRenew, Duration maxHold, St
             throw new IllegalArgumentException("holder id must not be blank");
         }
         return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
-                retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel, replication, counterRetention);
+                retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel, replication, counterRetention, fair);
     }
 
     /** {@code factor} as checked by the caller (the lease session's bound). */
     public LockSettings withClockDriftFactor(double factor) {
         return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, factor, nodeTimeout, retryDelay,
-                retryCount, restartGuard, yieldToPollers, tokenLabel, replication, counterRetention);
+                retryCount, restartGuard, yieldToPollers, tokenLabel, replication, counterRetention, fair);
     }
 
     public LockSettings withNodeTimeout(Duration timeout) {
         return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor,
                 Durations.atLeast(timeout, Duration.ofMillis(1), "node timeout"), retryDelay, retryCount, restartGuard,
-                yieldToPollers, tokenLabel, replication, counterRetention);
+                yieldToPollers, tokenLabel, replication, counterRetention, fair);
     }
 
     public LockSettings withRetryDelay(Duration delay) {
         return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
                 Durations.atLeast(delay, Duration.ofMillis(1), "retry delay"), retryCount, restartGuard,
-                yieldToPollers, tokenLabel, replication, counterRetention);
+                yieldToPollers, tokenLabel, replication, counterRetention, fair);
     }
 
     public LockSettings withRetryCount(int count) {
@@ -95,35 +97,40 @@ public record LockSettings(Duration ttl, boolean autoRenew, Duration maxHold, St
             throw new IllegalArgumentException("retry count must not be negative, was " + count);
         }
         return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
-                retryDelay, count, restartGuard, yieldToPollers, tokenLabel, replication, counterRetention);
+                retryDelay, count, restartGuard, yieldToPollers, tokenLabel, replication, counterRetention, fair);
     }
 
     public LockSettings withRestartGuard(boolean on) {
         return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
-                retryDelay, retryCount, on, yieldToPollers, tokenLabel, replication, counterRetention);
+                retryDelay, retryCount, on, yieldToPollers, tokenLabel, replication, counterRetention, fair);
     }
 
     public LockSettings withYieldToPollers(boolean on) {
         return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
-                retryDelay, retryCount, restartGuard, on, tokenLabel, replication, counterRetention);
+                retryDelay, retryCount, restartGuard, on, tokenLabel, replication, counterRetention, fair);
     }
 
     public LockSettings withTokenLabel(Supplier<String> label) {
         return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
                 retryDelay, retryCount, restartGuard, yieldToPollers,
-                Objects.requireNonNull(label, "token label must not be null"), replication, counterRetention);
+                Objects.requireNonNull(label, "token label must not be null"), replication, counterRetention, fair);
     }
 
     public LockSettings withReplication(Replication replication) {
         Objects.requireNonNull(replication, "replication must not be null (use Replication.none() for no wait)");
         return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
-                retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel, replication, counterRetention);
+                retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel, replication, counterRetention, fair);
     }
 
     public LockSettings withCounterRetention(Duration retention) {
         Duration checked = Fencing.checkRetention(retention);
         return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
-                retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel, replication, checked);
+                retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel, replication, checked, fair);
+    }
+
+    public LockSettings withFair(boolean on) {
+        return new LockSettings(ttl, autoRenew, maxHold, keyPrefix, holderId, clockDriftFactor, nodeTimeout,
+                retryDelay, retryCount, restartGuard, yieldToPollers, tokenLabel, replication, counterRetention, on);
     }
 
     /**

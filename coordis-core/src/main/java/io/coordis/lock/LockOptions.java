@@ -29,6 +29,7 @@ import java.util.function.Supplier;
  *       Off only when every client of the lock marks its wait (Coordis clients do).</li>
  *   <li>{@code tokenLabel} — text put before each acquisition's random token in the lock's value; default none.</li>
  *   <li>{@code replication} — replicas that must have a grant before it counts; default the client's (none).</li>
+ *   <li>{@code fair} — single-node locks: the lock goes to waiting clients in the order they arrived; default off.</li>
  * </ul>
  * Redlock only (locks over several independent masters):
  * <ul>
@@ -215,6 +216,16 @@ public final class LockOptions {
     }
 
     /**
+     * Whether the lock goes to waiters in arrival order across processes: a waiter keeps a place in a line at Redis
+     * while it waits (a dead one's lapses within seconds); {@code tryAcquire()} wins only when nobody waits.
+     * @param on whether the lock is fair
+     * @return a copy with this setting
+     */
+    public LockOptions withFair(boolean on) {
+        return new LockOptions(settings.withFair(on));
+    }
+
+    /**
      * How long the name's fencing counter ({@code {name}:fence}) is kept after it last handed out a number; then it
      * expires, and the next acquisition takes its number from Redis's clock (milliseconds since 1970 × 1,000), which lies
      * above every number the counter gave, unless the server's clock went back by more than this meanwhile
@@ -345,6 +356,14 @@ public final class LockOptions {
      */
     public boolean yieldToPollers() {
         return settings.yieldToPollers();
+    }
+
+    /**
+     * Whether the lock goes to waiters in arrival order across processes ({@link #withFair}).
+     * @return {@code true} for a fair lock
+     */
+    public boolean fair() {
+        return settings.fair();
     }
 
     /**

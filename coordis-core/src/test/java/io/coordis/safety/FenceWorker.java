@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * come as promptly as a timeout); lateThrown: how many of those threw; maxLateMs: the most any call overran
  * (0 if none did).
  *
- * <p>Modes: {@code coordis} (the real lock); and the broken variants the checkers must flag:
+ * <p>Modes: {@code coordis} (the real lock); {@code fair} (the real lock, fair); and the broken variants the checkers must flag:
  * {@code no-nx} (a raw {@code SET} without NX plus an INCR for the token: holders overlap),
  * {@code no-fence} (the real lock, but every write carries token 0: the resource cannot order holders) and
  * {@code late-throw} (an acquire that fails only 1.2 s after its wait: every call is late).
@@ -65,7 +65,8 @@ public final class FenceWorker {
         java.nio.file.Path latencyFile = args.length > 8 && !args[8].equals("-") ? java.nio.file.Path.of(args[8]) : null;
         try (Coordis coordis = connectTo(redis);
              Steps steps = new Steps(args.length > 9 ? History.open(java.nio.file.Path.of(args[9]), name) : null, lockName)) {
-            DistributedLock lock = coordis.lock(lockName, LockOptions.defaults().withTtl(ttl));
+            DistributedLock lock = coordis.lock(lockName, LockOptions.defaults().withTtl(ttl)
+                    .withFair(mode.equals("fair")));
             if (name.equals("holder") || name.equals("cued-holder")) {
                 java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
                 if (name.equals("cued-holder")) {

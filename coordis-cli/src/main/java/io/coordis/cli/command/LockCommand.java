@@ -32,11 +32,12 @@ import java.util.stream.Collectors;
  * the exit status is 75. Otherwise the exit status is CMD's. With three or more URLs the lock is a
  * Redlock lock over those independent masters. With {@code --shared} it is a read hold of the read-write lock NAME,
  * beside other read holds; without it, on a name used as a read-write lock, the write hold (the same plain lock).
+ * With {@code --fair} waiting clients get the lock in the order they came.
  */
 @Command(name = "lock", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"Run CMD while holding the lock NAME; the lock renews itself while CMD runs.",
                 "CMD sees COORDIS_LOCK_NAME and COORDIS_LOCK_TOKEN (the fencing number) in its environment."},
-        customSynopsis = {"coordis [-u URL] lock [--shared] [--ttl D] [-w D | -n] [-E N] [--grace D] [-q] NAME -- CMD [ARG...]",
+        customSynopsis = {"coordis [-u URL] lock [--shared | --fair] [--ttl D] [-w D | -n] [-E N] [--grace D] [-q] NAME -- CMD [ARG...]",
                 "coordis -u URL1 -u URL2 -u URL3... lock [--node-timeout D] [--no-restart-guard] [options] NAME -- CMD [ARG...]"},
         footer = {"", "Durations: 500ms, 30s, 1.5s, 5m, 1h.",
                 "Redlock: with 3 or more URLs of independent masters (5 is typical; --url repeated, or a "
@@ -45,6 +46,8 @@ import java.util.stream.Collectors;
                 "Read-write lock: with --shared, CMD runs beside other --shared holders of NAME (readers), never "
                         + "beside a holder without it (the writer, or any other client locking NAME); a waiting writer "
                         + "goes before readers that come after it. One URL only.",
+                "Fair lock: with --fair, waiting clients get the lock in the order they came, across processes; "
+                        + "a waiter that died loses its place within seconds. One URL only.",
                 "Exit status: CMD's; 1 (or -E) when the lock was not acquired; 75 when the lock was lost and "
                         + "CMD was stopped; 64 usage; 69 Redis unavailable (Redlock: too few nodes could vote); "
                         + "77 credentials refused; "
@@ -61,6 +64,10 @@ public final class LockCommand implements Callable<Integer> {
     @Option(names = "--shared",
             description = "Take a shared (read) hold: run beside other --shared holders, never beside an exclusive one.")
     boolean shared;
+
+    @Option(names = "--fair",
+            description = "Wait in line: the lock goes to waiting clients in the order they came, across processes.")
+    boolean fair;
 
     @Option(names = "--node-timeout", paramLabel = "D",
             description = "Redlock only: how long one node may take to answer one step (acquire, renew, release). "
@@ -111,9 +118,16 @@ public final class LockCommand implements Callable<Integer> {
             throw usage("--shared takes a read hold on one Redis node; give one URL (read-write locks do not run "
                     + "over Redlock masters)");
         }
+        if (fair && shared) {
+            throw usage("--fair and --shared do not go together: a shared hold is not fair; drop one of them");
+        }
+        if (fair && held.urls().all().size() > 1) {
+            throw usage("--fair lines up waiters on one Redis node; give one URL (a fair lock does not run over "
+                    + "Redlock masters)");
+        }
         LockOptions options;
         try {
-            options = LockOptions.defaults().withTtl(held.ttl()).withRestartGuard(!noRestartGuard);
+            options = LockOptions.defaults().withTtl(held.ttl()).withRestartGuard(!noRestartGuard).withFair(fair);
         } catch (IllegalArgumentException e) {
             throw usage("invalid --ttl: " + e.getMessage());
         }

@@ -40,6 +40,10 @@ import static io.coordis.internal.StoredValues.number;
  *                      set has the same PX
  * {orders}:readers:details  the read holds' details, a hash: {@code <token>:holder}, {@code <token>:fence},
  *                      {@code <token>:since}, {@code <token>:ttl}; the same PX as {@code orders}
+ * {orders}:line       a fair lock's waiters in arrival order: a sorted set of place (a random id per waiting
+ *                      acquisition) → arrival (Unix µs, Redis's clock, as text), as a semaphore's waiters
+ * {orders}:line-until  when each place lapses unless its waiter renews it: a sorted set of place → Unix ms; both
+ *                      with a PX 5 s past the last lapse ({@code fair-acquire.lua})
  * coordis:redlock:verified   per Redlock node (after the client's key prefix): the run_id a client verified
  * </pre>
  * So once a lock is released, or its holder died and its TTL ran out, only the fencing counter (and the audit
@@ -99,6 +103,28 @@ public final class LockLayout {
      */
     public static String releasedChannel(String name) {
         return Keys.derived(name, "released");
+    }
+
+    /**
+     * A fair lock's line of waiters: a sorted set of place → arrival, as a semaphore's waiters
+     * ({@link SemaphoreLayout#waitersKey}).
+     *
+     * @param name the lock's Redis key
+     * @return the line key, in the name's hash slot
+     */
+    public static String lineKey(String name) {
+        return Keys.derived(name, "line");
+    }
+
+    /**
+     * The times until which a fair lock's waiters keep their place: a sorted set of place → lapse time, as a
+     * semaphore's ({@link SemaphoreLayout#lapsesKey}).
+     *
+     * @param name the lock's Redis key
+     * @return the key, in the name's hash slot
+     */
+    public static String lineLapsesKey(String name) {
+        return Keys.derived(name, "line-until");
     }
 
     /**

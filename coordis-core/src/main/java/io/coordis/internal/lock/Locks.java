@@ -63,9 +63,16 @@ public final class Locks {
         Objects.requireNonNull(options, "lock options must not be null");
         if (nodes.size() == 1) {
             checkReplicationWait(options);
+            if (options.fair()) {
+                refuseReplication(options, "a fair lock", "its grants go through the line, which waits for no "
+                        + "replica: use a plain lock for grants that must reach replicas");
+            }
             String checked = checkName(name);
-            return new SingleNodeLock(node, checked, key(checked, options), options, contention, timer);
+            return options.fair() ? new FairLock(node, checked, key(checked, options), options, contention, timer)
+                    : new SingleNodeLock(node, checked, key(checked, options), options, contention, timer);
         }
+        refuseFair(options, "a Redlock lock", "connect a client to one Redis (or a Sentinel-managed master) for a "
+                + "fair lock");
         refuseReplication(options, "a Redlock lock", "Redlock's safety rests on a majority of independent masters, "
                 + "not on replicas: leave replication off for Redlock (or lock on one replicated master instead)");
         largestRedlockTtl.accumulateAndGet(options.ttl(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
@@ -89,6 +96,7 @@ public final class Locks {
             throw new IllegalStateException("read-write locks run on one Redis node (or a Sentinel-managed master or a "
                     + "Cluster); this client has " + nodes.size() + " Redlock masters: connect a client to one URL");
         }
+        refuseFair(options, "a read-write lock", "use a plain lock for a fair write lock");
         refuseReplication(options, "a read-write lock", "its read holds are not waited for: use a plain lock "
                 + "for writes that must reach replicas");
         String checked = checkName(name);
@@ -111,6 +119,7 @@ public final class Locks {
         if (nodes.size() != 1) {
             throw new IllegalStateException("the legacy lock runs on one Redis node; this client has " + nodes.size());
         }
+        refuseFair(options, "the legacy lock", "use a plain lock for a fair lock");
         refuseReplication(options, "the legacy lock", "its SETNX format is kept for programs that do not wait for "
                 + "replicas either: use a plain lock for writes that must reach replicas");
         String checked = checkName(name);
@@ -138,6 +147,18 @@ public final class Locks {
                 + "must reach replicas");
         String checked = Keys.requireName("semaphore name", name, "name the semaphore, e.g. \"pool:db\"");
         return new QueuedSemaphore(node, checked, key(checked, options), permits, options, timer, telemetry);
+    }
+
+    /**
+     * Refuses options that ask {@code what} to be fair, which it is not, saying what to do instead.
+     *
+     * @throws IllegalArgumentException when the options ask for a fair lock
+     */
+    private static void refuseFair(LockOptions options, String what, String instead) {
+        if (options.fair()) {
+            throw new IllegalArgumentException(what + " is not fair, but the lock options ask for a fair lock: "
+                    + instead + ", or write LockOptions.withFair(false)");
+        }
     }
 
     /**

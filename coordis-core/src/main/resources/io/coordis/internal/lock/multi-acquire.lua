@@ -6,11 +6,10 @@
 --
 -- Keys and field names: io.coordis.lock.LockLayout.
 --
--- KEYS[4i-3]  name i's lock key
--- KEYS[4i-2]  name i's fencing counter (fencing.lua)
--- KEYS[4i-1]  name i's holder details hash (token, holder, fence, since, ttl), with the lock's PX
--- KEYS[4i]    name i's waiter marker ({name}:released as a key): a busy answer to a caller that waits (ARGV[5]) sets
---             the busy name's, with a PX 5 s past its holder's, so that its release is published
+-- KEYS[1..]  four keys per name, name i's at 4i-3 to 4i: its lock key; its fencing counter (fencing.lua); its
+--             holder details hash (token, holder, fence, since, ttl), with the lock's PX; its waiter marker
+--             ({name}:released as a key): a busy answer to a caller that waits (ARGV[5]) sets the busy name's, with
+--             a PX 5 s past its holder's, so that its release is published
 -- ARGV[1]  token: unique per acquisition, the same at every name
 -- ARGV[2]  ttl in milliseconds (> 0)
 -- ARGV[3]  holder id, e.g. user@host:pid

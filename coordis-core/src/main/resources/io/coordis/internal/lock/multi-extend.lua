@@ -1,8 +1,7 @@
 -- Extend the locks of one multi-lock acquisition together, with their holder details, only if every name still holds
 -- our token (compare-and-pexpire, all or none).
 --
--- KEYS[2i-1]  name i's lock key
--- KEYS[2i]    name i's holder details hash
+-- KEYS[1..]  two keys per name, name i's at 2i-1 and 2i: its lock key and its holder details hash
 -- ARGV[1]     token of the acquisition being extended
 -- ARGV[2]     new ttl in milliseconds (> 0), counted from now
 --

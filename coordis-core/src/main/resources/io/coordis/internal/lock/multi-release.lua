@@ -1,9 +1,8 @@
 -- Release the locks of one multi-lock acquisition (multi-acquire.lua): each name that still holds our token is
 -- deleted with its holder details, as release.lua does for one, and its waiting clients are woken.
 --
--- KEYS[3i-2]  name i's lock key
--- KEYS[3i-1]  name i's waiter marker ({name}:released as a key), which is also its release channel
--- KEYS[3i]    name i's holder details hash
+-- KEYS[1..]  three keys per name, name i's at 3i-2 to 3i: its lock key; its waiter marker ({name}:released as a
+--             key), which is also its release channel; its holder details hash
 -- ARGV[1]     token of the acquisition being released
 --
 -- The marker is deleted with the lock in one DEL: a second deleted key means somebody may be waiting, and only

@@ -9,6 +9,7 @@ import io.coordis.RequiredCommands.Use;
 import io.coordis.WrongTypeException;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
+import io.coordis.latch.CountDownLatch;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
@@ -184,6 +185,13 @@ class LeastPrivilegeIT {
         assertThat(ev.peek()).contains("ready");
         assertThat(ev.await(Duration.ofSeconds(5))).isPresent();
         assertThat(ev.clear()).isTrue();
+        CountDownLatch latch = c.countDownLatch("app:latch", 2, Duration.ofMinutes(1));
+        assertThat(latch.countDown()).isEqualTo(1);
+        assertThat(latch.getCount()).isEqualTo(1);
+        assertThat(latch.countDown()).isZero();
+        assertThat(latch.await(Duration.ofSeconds(5))).isTrue();
+        assertThat(redis.server().command("PTTL", "{app:latch}:latch")).isInstanceOf(Long.class)
+                .satisfies(ttl -> assertThat((Long) ttl).isPositive());
     }
 
     static void electionPass(Coordis c) throws Exception {

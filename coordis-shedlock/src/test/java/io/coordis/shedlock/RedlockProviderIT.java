@@ -37,13 +37,18 @@ class RedlockProviderIT {
             SimpleLock lock = first.lock(job("redlocked", Duration.ofSeconds(2), Duration.ZERO)).orElseThrow();
             assertThat(second.lock(job("redlocked"))).isEmpty();
             lock = lock.extend(Duration.ofSeconds(30), Duration.ofMillis(600)).orElseThrow();
-            for (RedisServer s : redis.servers()) {
-                assertThat((Long) s.command("PTTL", Prefixed.key("redlocked"))).isGreaterThan(20_000L);
-            }
+            // A round decides once a majority answered; the last node's write may still be on its way.
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                for (RedisServer s : redis.servers()) {
+                    assertThat((Long) s.command("PTTL", Prefixed.key("redlocked"))).isGreaterThan(20_000L);
+                }
+            });
             lock.unlock();
-            for (RedisServer s : redis.servers()) {
-                assertThat((Long) s.command("PTTL", Prefixed.key("redlocked"))).isBetween(1L, 600L);
-            }
+            // Every node shortens the key to what is left of lockAtLeastFor; a late node may find it expired already.
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> redis.servers().stream()
+                    .allMatch(s -> (Long) s.command("PTTL", Prefixed.key("redlocked")) <= 600L));
+            assertThat(redis.servers().stream().filter(s -> (Long) s.command("PTTL", Prefixed.key("redlocked")) > 0))
+                    .as("nodes still keeping the lock for at least 600 ms").hasSizeGreaterThanOrEqualTo(2);
             assertThat(second.lock(job("redlocked"))).isEmpty();
             await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(20))
                     .until(() -> second.lock(job("redlocked")).map(l -> {

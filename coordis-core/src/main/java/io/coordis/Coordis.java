@@ -10,6 +10,7 @@ import io.coordis.internal.Outages;
 import io.coordis.latch.CountDownLatch;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
+import io.coordis.lock.MultiLock;
 import io.coordis.lock.ReadWriteLock;
 import io.coordis.lock.Semaphore;
 import io.coordis.queue.Queue;
@@ -20,7 +21,9 @@ import io.coordis.ratelimit.RateLimiter;
 import io.coordis.signal.Signals;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A Coordis client: the connections to Redis that every primitive made from it shares. Per node (one, or each Redlock
@@ -107,6 +110,39 @@ public final class Coordis implements AutoCloseable {
      */
     public DistributedLock lock(String name, LockOptions options) {
         return engines.locks.lock(name, engines.replicated(options));
+    }
+
+    /**
+     * {@link #multiLock(List, LockOptions)} with default options.
+     *
+     * @param names the resource names
+     * @return the multi-lock
+     */
+    public MultiLock multiLock(String... names) {
+        return multiLock(Arrays.asList(Objects.requireNonNull(names, "multi-lock names must not be null")));
+    }
+
+    /**
+     * {@link #multiLock(List, LockOptions)} with default options.
+     *
+     * @param names the resource names
+     * @return the multi-lock
+     */
+    public MultiLock multiLock(List<String> names) {
+        return multiLock(names, LockOptions.defaults());
+    }
+
+    /**
+     * A multi-lock on {@code names}: all or none, one lease, one fencing number per name, each name an ordinary lock.
+     *
+     * @param names   the resource names, at least one and at most 100, none twice
+     * @param options the options of every name; a replica wait is refused
+     * @return the multi-lock; it holds nothing until acquired
+     * @throws IllegalArgumentException for no names, too many, one twice, a bad name, or a replica wait
+     * @throws IllegalStateException    on a client of several Redlock masters (take a lock per name instead)
+     */
+    public MultiLock multiLock(List<String> names, LockOptions options) {
+        return engines.locks.multiLock(names, options);
     }
 
     /**

@@ -5,8 +5,6 @@ import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.inspect.Inspector;
-import io.coordis.internal.Durations;
-import io.coordis.internal.Outages;
 import io.coordis.latch.CountDownLatch;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
@@ -50,7 +48,8 @@ public final class Coordis implements AutoCloseable {
 
     private final Engines engines;
 
-    private Coordis(Builder b) {
+    /** A client with the settings {@code b}, whose combination of URLs is checked first. */
+    Coordis(ClientSettings b) {
         b.checkCombination();
         this.engines = new Engines(b);
     }
@@ -404,33 +403,6 @@ public final class Coordis implements AutoCloseable {
      */
     public static final class Builder extends ClientSettings {
         private Builder() {
-        }
-
-        /**
-         * Connects with these settings; see {@link Coordis#connect(String)}.
-         *
-         * @return a connected client; close it when done
-         */
-        public Coordis connect() {
-            return new Coordis(this);
-        }
-
-        /**
-         * Connects with these settings, riding out transient unavailability for up to {@code wait}: while Redis is
-         * down, restarting, loading its data or failing over, the connection is tried again with a jittered
-         * backoff (50 ms doubling up to 1 s). For a process that may start while Redis restarts, such as a job
-         * that is allowed to wait for its lock.
-         *
-         * @param wait how long to keep trying while Redis is unavailable
-         * @return a connected client; close it when done
-         * @throws IllegalArgumentException when a URL is malformed, or two URLs are given (at once)
-         * @throws CoordisException         the last failure once {@code wait} is spent; at once when it is
-         *                                  permanent (wrong credentials, missing permissions)
-         * @throws InterruptedException     when interrupted between two tries
-         */
-        public Coordis connect(Duration wait) throws InterruptedException {
-            Durations.notNegative(wait, "wait");
-            return Outages.retrying(ticker, wait, left -> connect());
         }
     }
 }

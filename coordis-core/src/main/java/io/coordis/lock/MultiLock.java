@@ -3,6 +3,7 @@ package io.coordis.lock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Several locks taken as one: all names or none, under one lease ({@link MultiLease}). Each name is an ordinary
@@ -49,4 +50,29 @@ public interface MultiLock {
      * @throws io.coordis.CoordisException as {@link #acquire(Duration)}
      */
     MultiLease acquire() throws InterruptedException;
+
+    /**
+     * {@link #tryAcquire()} without blocking, as {@link DistributedLock#tryAcquireAsync()}: completed on the client's
+     * callback executor once Redis answered; cancelling it leaves nothing behind.
+     *
+     * @return a future of the lease, or of empty when some name is held by someone else
+     */
+    CompletableFuture<Optional<MultiLease>> tryAcquireAsync();
+
+    /**
+     * {@link #acquire(Duration)} without a thread, as {@link DistributedLock#acquireAsync(Duration)}: the tries and
+     * the pauses between them are callbacks; cancelling the future ends the wait and leaves nothing behind.
+     *
+     * @param wait how long to wait; {@link Duration#ZERO} behaves like {@link #tryAcquireAsync()}
+     * @return a future of the lease, or of empty when the wait ran out
+     */
+    CompletableFuture<Optional<MultiLease>> acquireAsync(Duration wait);
+
+    /**
+     * {@link #acquire()} without a thread: the future completes with the lease once every name is taken, however long
+     * that takes; cancelling it ends the wait, as for {@link #acquireAsync(Duration)}.
+     *
+     * @return a future of the lease
+     */
+    CompletableFuture<MultiLease> acquireAsync();
 }

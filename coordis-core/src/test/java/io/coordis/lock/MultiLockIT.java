@@ -15,6 +15,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -176,6 +177,33 @@ class MultiLockIT {
             Lease plain = coordis.lock("lose:a").tryAcquire().orElseThrow();
             assertThat(plain.fencingToken()).as("one counter per name").isGreaterThan(before);
             plain.release();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void asyncAcquiresWaitWithoutAThreadAndACancelledOneLeavesNothing() throws Exception {
+        try (Coordis one = TestClients.connect(redis.uri()); Coordis two = TestClients.connect(redis.uri())) {
+            MultiLease held = one.multiLock("async:a", "async:b").tryAcquireAsync().get(10, TimeUnit.SECONDS)
+                    .orElseThrow();
+            MultiLock other = two.multiLock("async:b", "async:c");
+            assertThat(other.tryAcquireAsync().get(10, TimeUnit.SECONDS)).as("busy while async:b is held").isEmpty();
+            assertThat(other.acquireAsync(Duration.ofMillis(200)).get(10, TimeUnit.SECONDS))
+                    .as("the wait runs out while async:b is held").isEmpty();
+            assertThat(two.lock("async:c").holder()).as("nothing kept from a try that found a name busy").isEmpty();
+
+            CompletableFuture<MultiLease> waiting = other.acquireAsync();
+            CompletableFuture<Optional<MultiLease>> cancelled = two.multiLock("async:a", "async:c")
+                    .acquireAsync(Duration.ofSeconds(30));
+            assertThat(waiting).as("waits while async:b is held").isNotDone();
+            assertThat(cancelled.cancel(false)).isTrue();
+            held.release();
+            try (MultiLease got = waiting.get(20, TimeUnit.SECONDS)) {
+                assertThat(got.fencingTokens()).containsOnlyKeys("async:b", "async:c");
+                assertThat(one.lock("async:a").holder()).as("the cancelled wait took nothing").isEmpty();
+            }
+            assertThat(one.multiLock("async:a", "async:b", "async:c").tryAcquire()).as("all free again")
+                    .hasValueSatisfying(MultiLease::release);
         }
     }
 

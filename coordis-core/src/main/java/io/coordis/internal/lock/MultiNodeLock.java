@@ -128,6 +128,21 @@ final class MultiNodeLock implements MultiLock, Contention.Contender, LeaseOps {
     }
 
     @Override
+    public CompletableFuture<Optional<MultiLease>> tryAcquireAsync() {
+        return contention.tryAcquireAsync(place(), this, MultiLease.class::cast);
+    }
+
+    @Override
+    public CompletableFuture<Optional<MultiLease>> acquireAsync(Duration wait) {
+        return contention.acquireAsync(place(), wait, this, MultiLease.class::cast);
+    }
+
+    @Override
+    public CompletableFuture<MultiLease> acquireAsync() {
+        return contention.acquireAsync(place(), this, MultiLease.class::cast);
+    }
+
+    @Override
     public Contention.Pacer pacer() {
         return ContendedLock.releasePacer(node, channels, timer);
     }

@@ -1,6 +1,7 @@
 package io.coordis;
 
 import io.coordis.internal.Durations;
+import io.coordis.internal.Outages;
 import io.coordis.internal.Utf8;
 import io.coordis.internal.redis.TlsSettings;
 import io.coordis.queue.QueueOptions;
@@ -318,5 +319,32 @@ abstract class ClientSettings {
 
     private Coordis.Builder self() {
         return (Coordis.Builder) this;
+    }
+
+    /**
+     * Connects with these settings; see {@link Coordis#connect(String)}.
+     *
+     * @return a connected client; close it when done
+     */
+    public Coordis connect() {
+        return new Coordis(this);
+    }
+
+    /**
+     * Connects with these settings, riding out transient unavailability for up to {@code wait}: while Redis is
+     * down, restarting, loading its data or failing over, the connection is tried again with a jittered
+     * backoff (50 ms doubling up to 1 s). For a process that may start while Redis restarts, such as a job
+     * that is allowed to wait for its lock.
+     *
+     * @param wait how long to keep trying while Redis is unavailable
+     * @return a connected client; close it when done
+     * @throws IllegalArgumentException when a URL is malformed, or two URLs are given (at once)
+     * @throws CoordisException         the last failure once {@code wait} is spent; at once when it is
+     *                                  permanent (wrong credentials, missing permissions)
+     * @throws InterruptedException     when interrupted between two tries
+     */
+    public Coordis connect(Duration wait) throws InterruptedException {
+        Durations.notNegative(wait, "wait");
+        return Outages.retrying(ticker, wait, left -> connect());
     }
 }

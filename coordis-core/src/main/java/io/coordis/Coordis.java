@@ -5,11 +5,10 @@ import io.coordis.election.CounterElection;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.inspect.Inspector;
-import io.coordis.internal.Durations;
-import io.coordis.internal.Outages;
 import io.coordis.latch.CountDownLatch;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
+import io.coordis.lock.MultiLock;
 import io.coordis.lock.ReadWriteLock;
 import io.coordis.lock.Semaphore;
 import io.coordis.queue.Queue;
@@ -20,7 +19,9 @@ import io.coordis.ratelimit.RateLimiter;
 import io.coordis.signal.Signals;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A Coordis client: the connections to Redis that every primitive made from it shares. Per node (one, or each Redlock
@@ -47,7 +48,8 @@ public final class Coordis implements AutoCloseable {
 
     private final Engines engines;
 
-    private Coordis(Builder b) {
+    /** A client with the settings {@code b}, whose combination of URLs is checked first. */
+    Coordis(ClientSettings b) {
         b.checkCombination();
         this.engines = new Engines(b);
     }
@@ -107,6 +109,39 @@ public final class Coordis implements AutoCloseable {
      */
     public DistributedLock lock(String name, LockOptions options) {
         return engines.locks.lock(name, engines.replicated(options));
+    }
+
+    /**
+     * {@link #multiLock(List, LockOptions)} with default options.
+     *
+     * @param names the resource names
+     * @return the multi-lock
+     */
+    public MultiLock multiLock(String... names) {
+        return multiLock(Arrays.asList(Objects.requireNonNull(names, "multi-lock names must not be null")));
+    }
+
+    /**
+     * {@link #multiLock(List, LockOptions)} with default options.
+     *
+     * @param names the resource names
+     * @return the multi-lock
+     */
+    public MultiLock multiLock(List<String> names) {
+        return multiLock(names, LockOptions.defaults());
+    }
+
+    /**
+     * A multi-lock on {@code names}: all or none, one lease, one fencing number per name, each name an ordinary lock.
+     *
+     * @param names   the resource names, at least one and at most 100, none twice
+     * @param options the options of every name; a replica wait is refused
+     * @return the multi-lock; it holds nothing until acquired
+     * @throws IllegalArgumentException for no names, too many, one twice, a bad name, or a replica wait
+     * @throws IllegalStateException    on a client of several Redlock masters (take a lock per name instead)
+     */
+    public MultiLock multiLock(List<String> names, LockOptions options) {
+        return engines.locks.multiLock(names, options);
     }
 
     /**
@@ -368,33 +403,6 @@ public final class Coordis implements AutoCloseable {
      */
     public static final class Builder extends ClientSettings {
         private Builder() {
-        }
-
-        /**
-         * Connects with these settings; see {@link Coordis#connect(String)}.
-         *
-         * @return a connected client; close it when done
-         */
-        public Coordis connect() {
-            return new Coordis(this);
-        }
-
-        /**
-         * Connects with these settings, riding out transient unavailability for up to {@code wait}: while Redis is
-         * down, restarting, loading its data or failing over, the connection is tried again with a jittered
-         * backoff (50 ms doubling up to 1 s). For a process that may start while Redis restarts, such as a job
-         * that is allowed to wait for its lock.
-         *
-         * @param wait how long to keep trying while Redis is unavailable
-         * @return a connected client; close it when done
-         * @throws IllegalArgumentException when a URL is malformed, or two URLs are given (at once)
-         * @throws CoordisException         the last failure once {@code wait} is spent; at once when it is
-         *                                  permanent (wrong credentials, missing permissions)
-         * @throws InterruptedException     when interrupted between two tries
-         */
-        public Coordis connect(Duration wait) throws InterruptedException {
-            Durations.notNegative(wait, "wait");
-            return Outages.retrying(ticker, wait, left -> connect());
         }
     }
 }

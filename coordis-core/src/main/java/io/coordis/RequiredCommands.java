@@ -169,6 +169,7 @@ public final class RequiredCommands {
 
             c("cluster|nodes", Use.CLUSTER, "the slot map and the nodes, read on connect, on redirects and every 30 s"),
             c("asking", Use.CLUSTER, "following an ASK redirect while a slot migrates"),
+            c("cluster|myid", Use.CLUSTER, "the node a pub/sub connection is on, asked as it connects"),
 
             c("scan", Use.INSPECTION, "listing objects (never KEYS)"),
             c("type", Use.INSPECTION, "what an object is"),

@@ -5,7 +5,9 @@ import io.coordis.Coordis;
 import io.coordis.NodeUnavailableException;
 import io.coordis.RequiredCommands;
 import io.coordis.lock.DistributedLock;
+import io.coordis.internal.lock.LockLayout;
 import io.coordis.lock.Lease;
+import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.Outcome;
@@ -13,6 +15,7 @@ import io.coordis.queue.Queue;
 import io.coordis.queue.ReliableQueue;
 import io.coordis.testkit.RedisCluster;
 import io.coordis.testkit.RedisServer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,6 +25,8 @@ import org.junit.jupiter.api.Timeout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -105,6 +110,64 @@ class ClusterLeastPrivilegeIT {
             Throwable outside = catchThrowable(() -> c.lock("other:lock").tryAcquire());
             assertThat(outside).isInstanceOf(AccessDeniedException.class);
         }
+    }
+
+    /**
+     * A waiter listens for the release on the cluster's pub/sub connection, which Lettuce opens with
+     * {@code CLUSTER MYID}: as the required user it subscribes and sends no further tries while the holder keeps the
+     * lock; without {@code cluster|myid} the cluster denies that (its ACL log names it).
+     */
+    @Test
+    void aWaiterListensForTheReleaseAsTheRequiredUserWhichNeedsClusterMyid() throws Exception {
+        String name = "app:waited";
+        RedisServer master = cluster.masterOf(RedisCluster.slot(name));
+        String channel = LockLayout.releasedChannel(name);
+        setUser();
+        try (Coordis holder = connect(); Coordis waiter = connect()) {
+            Lease held = holder.lock(name, LockOptions.defaults().withTtl(Duration.ofSeconds(60))).tryAcquire()
+                    .orElseThrow();
+            CompletableFuture<Optional<Lease>> waiting = waiter.lock(name).acquireAsync(Duration.ofSeconds(60));
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> subscribers(channel) > 0);
+            long triesBefore = calls(master, "evalsha");
+            Thread.sleep(1000); // a window in which a waiter that polls would try again and again
+            assertThat(calls(master, "evalsha") - triesBefore).as("tries while the holder keeps the lock")
+                    .isLessThanOrEqualTo(2);
+            assertThat(waiting).isNotDone();
+            held.release();
+            waiting.get(20, TimeUnit.SECONDS).orElseThrow().release();
+        }
+        for (RedisServer s : cluster.masters()) {
+            assertThat(aclLog(s)).as("nothing denied on %s", s).doesNotContain("cluster|myid");
+        }
+
+        setUser("cluster|myid");
+        try (Coordis holder = connect(); Coordis waiter = connect()) {
+            Lease held = holder.lock(name).tryAcquire().orElseThrow();
+            try {
+                waiter.lock(name).acquire(Duration.ofSeconds(1)); // busy: the waiter opens its pub/sub connection
+            } catch (RuntimeException e) {
+                // how the client fails without it does not matter here; that the cluster asked for it does
+            }
+            held.release();
+        }
+        assertThat(cluster.masters().stream().map(ClusterLeastPrivilegeIT::aclLog))
+                .as("what the cluster denied without it").anyMatch(log -> log.contains("cluster|myid"));
+    }
+
+    /** How many clients subscribe to {@code channel}, over every master (the pub/sub connection is on one). */
+    private static long subscribers(String channel) {
+        long n = 0;
+        for (RedisServer s : cluster.masters()) {
+            List<?> reply = (List<?>) s.command("PUBSUB", "NUMSUB", channel);
+            n += ((Number) reply.get(1)).longValue();
+        }
+        return n;
+    }
+
+    private static long calls(RedisServer s, String command) {
+        String line = s.info("commandstats").getOrDefault("cmdstat_" + command, "calls=0,");
+        String calls = line.substring(line.indexOf("calls=") + 6);
+        return Long.parseLong(calls.substring(0, calls.indexOf(',')));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.coordis.cli.command;
 
+import io.coordis.Coordis;
 import io.coordis.DurationText;
 import io.coordis.cli.run.Claim;
 import io.coordis.cli.run.HeldRun;
@@ -10,6 +11,8 @@ import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockHolder;
 import io.coordis.lock.LockOptions;
+import io.coordis.lock.MultiLease;
+import io.coordis.lock.MultiLock;
 import io.coordis.NodeVote;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -36,13 +39,18 @@ import java.util.stream.Collectors;
  */
 @Command(name = "lock", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"Run CMD while holding the lock NAME; the lock renews itself while CMD runs.",
-                "CMD sees COORDIS_LOCK_NAME and COORDIS_LOCK_TOKEN (the fencing number) in its environment."},
-        customSynopsis = {"coordis [-u URL] lock [--shared | --fair] [--ttl D] [-w D | -n] [-E N] [--grace D] [-q] NAME -- CMD [ARG...]",
+                "CMD sees COORDIS_LOCK_NAME and COORDIS_LOCK_TOKEN (the fencing number) in its environment.",
+                "Several NAMEs take a multi-lock: all of them or none, under one lease; CMD then sees "
+                        + "COORDIS_LOCK_TOKENS, each name's fencing number as name=N, separated by spaces."},
+        customSynopsis = {"coordis [-u URL] lock [--shared | --fair] [--ttl D] [-w D | -n] [-E N] [--grace D] [-q] NAME [NAME...] -- CMD [ARG...]",
                 "coordis -u URL1 -u URL2 -u URL3... lock [--node-timeout D] [--no-restart-guard] [options] NAME -- CMD [ARG...]"},
         footer = {"", "Durations: 500ms, 30s, 1.5s, 5m, 1h.",
                 "Redlock: with 3 or more URLs of independent masters (5 is typical; --url repeated, or a "
                         + "comma-separated list in --url or COORDIS_URL) the lock is held when a majority of the "
                         + "nodes grant it. 2 URLs are refused.",
+                "Multi-lock: with several NAMEs, each is an ordinary lock (other clients see every name held); "
+                        + "none is taken while any is busy, so two commands naming the same locks in any order never "
+                        + "deadlock. One URL only (a Sentinel or Cluster URL too); not with --shared.",
                 "Read-write lock: with --shared, CMD runs beside other --shared holders of NAME (readers), never "
                         + "beside a holder without it (the writer, or any other client locking NAME); a waiting writer "
                         + "goes before readers that come after it. One URL only.",
@@ -55,11 +63,15 @@ import java.util.stream.Collectors;
 public final class LockCommand implements Callable<Integer> {
     static final Duration MAX_DEFAULT_NODE_TIMEOUT = Duration.ofMillis(500);
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name (the Redis key).")
+    @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name (the Redis key); several names "
+            + "before -- take them all at once.")
     String name;
 
     @Parameters(index = "1..*", paramLabel = "CMD", description = "The command to run and its arguments, after --.")
     List<String> command = new ArrayList<>();
+
+    /** The names after the first, before {@code --}: a multi-lock when there are any. */
+    private List<String> moreNames = List.of();
 
     @Option(names = "--shared",
             description = "Take a shared (read) hold: run beside other --shared holders, never beside an exclusive one.")
@@ -97,8 +109,16 @@ public final class LockCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        splitNames();
         LockOptions options = checkArguments();
         List<String> nodes = held.urls().all();
+        if (!moreNames.isEmpty()) {
+            List<String> names = new ArrayList<>(List.of(name));
+            names.addAll(moreNames);
+            return HeldRun.run(spec, nodes, held, terminal, command, (coordis, left) ->
+                    acquireAll(coordis, names, options, left).map(Claim::of)
+                            .map(claim -> new HeldRun.Acquired(claim, "acquired " + claim.describe())));
+        }
         return HeldRun.run(spec, nodes, held, terminal, command, (coordis, left) -> {
             DistributedLock exclusive = coordis.lock(name, options);
             return acquire(shared ? coordis.readWriteLock(name, options).readLock() : exclusive, exclusive, left)
@@ -108,15 +128,38 @@ public final class LockCommand implements Callable<Integer> {
         });
     }
 
+    /** Moves the names picocli read into CMD, the arguments before {@code --}, to {@link #moreNames}. */
+    private void splitNames() {
+        List<String> args = spec.commandLine().getParseResult().originalArgs();
+        int separator = args.indexOf("--");
+        int after = separator < 0 ? 0 : args.size() - separator - 1;
+        if (separator >= 0 && command.size() > after) {
+            moreNames = List.copyOf(command.subList(0, command.size() - after));
+            command = new ArrayList<>(command.subList(command.size() - after, command.size()));
+        }
+    }
+
     /** Checks what picocli cannot, before anything touches Redis. */
     private LockOptions checkArguments() {
         if (name.isBlank()) {
             throw usage("lock name must not be blank: name the resource to lock, e.g. orders:42");
         }
         HeldRun.check(spec, "coordis lock " + name, command, held);
+        if (!moreNames.isEmpty() && shared) {
+            throw usage("--shared takes a read hold of one NAME; give one name, or leave out --shared to take "
+                    + "several names at once");
+        }
+        if (!moreNames.isEmpty() && held.urls().all().size() > 1) {
+            throw usage("several NAMEs take a multi-lock on one Redis (a Sentinel or Cluster URL too); give one URL, "
+                    + "or lock one name at a time over the Redlock masters");
+        }
         if (shared && held.urls().all().size() > 1) {
             throw usage("--shared takes a read hold on one Redis node; give one URL (read-write locks do not run "
                     + "over Redlock masters)");
+        }
+        if (fair && !moreNames.isEmpty()) {
+            throw usage("--fair lines up waiters for one NAME; give one name, or leave out --fair to take several "
+                    + "names at once");
         }
         if (fair && shared) {
             throw usage("--fair and --shared do not go together: a shared hold is not fair; drop one of them");
@@ -173,6 +216,37 @@ public final class LockCommand implements Callable<Integer> {
         lease = lock.acquire(left);
         if (lease.isEmpty()) {
             progress("gave up waiting for lock '" + name + "' after " + DurationText.format(held.maxWait()));
+        }
+        return lease;
+    }
+
+    /**
+     * {@link #acquire} for several names at once: tries once; if busy, says which name is held by whom and waits (or
+     * not) as the options say.
+     */
+    private Optional<MultiLease> acquireAll(Coordis coordis, List<String> names, LockOptions options, Duration left)
+            throws InterruptedException {
+        MultiLock lock = coordis.multiLock(names, options);
+        Optional<MultiLease> lease = HeldRun.firstTry(held.maxWait() != null, lock::tryAcquire);
+        if (lease.isPresent()) {
+            return lease;
+        }
+        String what = "locks '" + String.join("', '", names) + "'";
+        String heldBy = held.quiet() ? "" : HeldRun.firstTry(true, () -> names.stream()
+                .flatMap(n -> coordis.lock(n, options).holder().map(h -> " ('" + n + "' held by " + h.describe() + ")")
+                        .stream()).findFirst()).orElse("");
+        if (held.nonblock()) {
+            progress(what + " are busy" + heldBy + "; not waiting (--nonblock)");
+            return Optional.empty();
+        }
+        if (held.maxWait() == null) {
+            progress("waiting for " + what + heldBy);
+            return Optional.of(lock.acquire());
+        }
+        progress("waiting up to " + DurationText.format(held.maxWait()) + " for " + what + heldBy);
+        lease = lock.acquire(left);
+        if (lease.isEmpty()) {
+            progress("gave up waiting for " + what + " after " + DurationText.format(held.maxWait()));
         }
         return lease;
     }

@@ -3,10 +3,12 @@ package io.coordis.cli.run;
 import io.coordis.election.Candidacy;
 import io.coordis.election.Leadership;
 import io.coordis.lock.Lease;
+import io.coordis.lock.MultiLease;
 import io.coordis.lock.Permit;
 
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 
 /**
  * What a supervised command runs under: a lock's lease ({@code lock}), a semaphore's permit ({@code semaphore}) or a
@@ -17,6 +19,8 @@ public interface Claim {
     /** The variables a command run under a lock sees: the lock's name and its fencing number. */
     String LOCK_NAME_ENV = "COORDIS_LOCK_NAME";
     String LOCK_TOKEN_ENV = "COORDIS_LOCK_TOKEN";
+    /** What a command run under several locks at once sees: each name's fencing number, {@code name=N} pairs. */
+    String LOCK_TOKENS_ENV = "COORDIS_LOCK_TOKENS";
     /** The variables a command run under a semaphore's permit sees: the semaphore's name and the fencing number. */
     String SEMAPHORE_NAME_ENV = "COORDIS_SEMAPHORE_NAME";
     String PERMIT_TOKEN_ENV = "COORDIS_PERMIT_TOKEN";
@@ -61,6 +65,46 @@ public interface Claim {
             @Override
             public Map<String, String> environment() {
                 return Map.of(LOCK_NAME_ENV, lease.name(), LOCK_TOKEN_ENV, Long.toString(lease.fencingToken()));
+            }
+
+            @Override
+            public CompletableFuture<?> lost() {
+                return lease.lost().toCompletableFuture();
+            }
+
+            @Override
+            public boolean isHeld() {
+                return lease.isHeld();
+            }
+
+            @Override
+            public void release() {
+                lease.release();
+            }
+        };
+    }
+
+    /**
+     * A multi-lock's lease as a claim: the command sees {@value #LOCK_TOKENS_ENV}, each name's {@code name=N}
+     * separated by spaces, in the order the names were given.
+     */
+    static Claim of(MultiLease lease) {
+        String tokens = lease.fencingTokens().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(" "));
+        return new Claim() {
+            @Override
+            public String what() {
+                return "locks '" + String.join("', '", lease.names()) + "'";
+            }
+
+            @Override
+            public String describe() {
+                return what() + " (tokens " + tokens + ")";
+            }
+
+            @Override
+            public Map<String, String> environment() {
+                return Map.of(LOCK_TOKENS_ENV, tokens);
             }
 
             @Override

@@ -77,10 +77,15 @@ abstract class ContendedLock extends Named implements DistributedLock, Contentio
      * waiting, except to open the node's pub/sub connection on its first use.
      */
     Contention.Pacer releasePacer(Node node) {
+        return releasePacer(node, List.of(keys.released()), timer);
+    }
+
+    /** {@link #releasePacer(Node)} listening on every one of {@code channels}: a release on any of them ends a pause. */
+    static Contention.Pacer releasePacer(Node node, List<String> channels, Timer timer) {
         ReleaseWaiter release = new ReleaseWaiter();
         ChannelRegistration subscription;
         try {
-            subscription = node.subscribe(List.of(keys.released()), false, release);
+            subscription = node.subscribe(channels, false, release);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordisException(node.address(), "interrupted while opening the pub/sub connection", e);

@@ -120,19 +120,35 @@ final class Contention {
 
     /** {@link #tryAcquire} without waiting for the reply; completed on the client's callback executor. */
     CompletableFuture<Optional<Lease>> tryAcquireAsync(String key, Contender contender) {
-        return visible(start(key, 0, false, contender), contender, Optional::ofNullable);
+        return tryAcquireAsync(key, contender, lease -> lease);
+    }
+
+    /** {@link #tryAcquireAsync(String, Contender)} whose lease the caller sees {@code as} a type of its own. */
+    <T> CompletableFuture<Optional<T>> tryAcquireAsync(String key, Contender contender, Function<Lease, T> as) {
+        return visible(start(key, 0, false, contender), contender, lease -> Optional.ofNullable(lease).map(as));
     }
 
     /** {@link #acquire(String, Duration, Contender)} without a thread; completed on the client's callback executor. */
     CompletableFuture<Optional<Lease>> acquireAsync(String key, Duration wait, Contender contender) {
+        return acquireAsync(key, wait, contender, lease -> lease);
+    }
+
+    /** {@link #acquireAsync(String, Duration, Contender)} whose lease the caller sees {@code as} a type of its own. */
+    <T> CompletableFuture<Optional<T>> acquireAsync(String key, Duration wait, Contender contender,
+                                                    Function<Lease, T> as) {
         Durations.notNegative(wait, "wait");
         return visible(start(key, Durations.saturatedNanos(wait), false, contender), contender,
-                Optional::ofNullable);
+                lease -> Optional.ofNullable(lease).map(as));
     }
 
     /** {@link #acquire(String, Contender)} without a thread; completed on the client's callback executor. */
     CompletableFuture<Lease> acquireAsync(String key, Contender contender) {
-        return visible(start(key, Long.MAX_VALUE, true, contender), contender, lease -> lease);
+        return acquireAsync(key, contender, lease -> lease);
+    }
+
+    /** {@link #acquireAsync(String, Contender)} whose lease the caller sees {@code as} a type of its own. */
+    <T> CompletableFuture<T> acquireAsync(String key, Contender contender, Function<Lease, T> as) {
+        return visible(start(key, Long.MAX_VALUE, true, contender), contender, as);
     }
 
     private Acquisition start(String key, long waitNanos, boolean untilGranted, Contender contender) {

@@ -9,12 +9,16 @@ import io.coordis.internal.redis.Namespace;
 import io.coordis.internal.redis.Node;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.LockOptions;
+import io.coordis.lock.MultiLock;
 import io.coordis.lock.ReadWriteLock;
 import io.coordis.lock.Semaphore;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -147,6 +151,48 @@ public final class Locks {
                 + "must reach replicas");
         String checked = Keys.requireName("semaphore name", name, "name the semaphore, e.g. \"pool:db\"");
         return new QueuedSemaphore(node, checked, key(checked, options), permits, options, timer, telemetry);
+    }
+
+    /** The most names one multi-lock takes: every try sends four keys a name. */
+    public static final int MAX_MULTI_LOCK_NAMES = 100;
+
+    /**
+     * A multi-lock on {@code names}: on the single node (a Sentinel-managed master, a Cluster); not over Redlock.
+     *
+     * @param names   the resource names, at least one, at most {@value #MAX_MULTI_LOCK_NAMES}, no name twice
+     * @param options the options of every name
+     * @return the multi-lock; it holds nothing until acquired
+     * @throws IllegalArgumentException for no names, too many, a name given twice, or a bad name
+     * @throws IllegalStateException    on a client of several Redlock masters
+     */
+    public MultiLock multiLock(List<String> names, LockOptions options) {
+        Objects.requireNonNull(names, "multi-lock names must not be null");
+        Objects.requireNonNull(options, "lock options must not be null");
+        if (nodes.size() != 1) {
+            throw new IllegalStateException("multi-locks run on one Redis node (or a Sentinel-managed master or a "
+                    + "Cluster); this client has " + nodes.size() + " Redlock masters: take a Redlock lock per name "
+                    + "with lock(name), always in the same order, or connect a client to one URL");
+        }
+        if (names.isEmpty()) {
+            throw new IllegalArgumentException("a multi-lock needs at least one name, e.g. multiLock(\"a\", \"b\")");
+        }
+        if (names.size() > MAX_MULTI_LOCK_NAMES) {
+            throw new IllegalArgumentException("a multi-lock takes at most " + MAX_MULTI_LOCK_NAMES + " names, got "
+                    + names.size() + ": lock a name that stands for the group instead");
+        }
+        refuseReplication(options, "a multi-lock", "lock one name on a replicated master instead");
+        refuseFair(options, "a multi-lock", "take a fair lock of each name, always in the same order");
+        Set<String> seen = new HashSet<>();
+        List<String> keys = new ArrayList<>();
+        for (String name : names) {
+            String checked = checkName(name);
+            if (!seen.add(checked)) {
+                throw new IllegalArgumentException("lock name '" + checked + "' is given twice to one multi-lock: "
+                        + "name each resource once");
+            }
+            keys.add(key(checked, options));
+        }
+        return new MultiNodeLock(node, names, keys, options, contention, timer);
     }
 
     /**

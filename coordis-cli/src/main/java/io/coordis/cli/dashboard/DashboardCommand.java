@@ -37,7 +37,8 @@ import java.util.concurrent.CountDownLatch;
  * status 0.
  */
 @Command(name = "dashboard", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Serve a live, read-only web page of locks, elections, queues, signals and semaphores: what "
+        description = {"Serve a live, read-only web page of locks, elections, queues, signals, semaphores, rate limiters "
+                + "and latches: what "
                 + "'ls' lists, with TTL bars, each queue's depth over the last minutes and each election's recent "
                 + "terms; a click on an object shows what 'inspect' shows. Runs until Ctrl-C.",
                 "The same view as JSON at /api/state (the documents of 'ls -o json', plus the history). "

@@ -65,7 +65,7 @@ public record Listing(ObjectKind kind, List<ObjectState> states) {
     }
 
     /** Whether the listing of every kind leaves {@code kind} out when it has no object. */
-    public static boolean shownWhenAny(ObjectKind kind) {
+    private static boolean shownWhenAny(ObjectKind kind) {
         return kind == ObjectKind.SEMAPHORE || kind == ObjectKind.RATE_LIMITER || kind == ObjectKind.LATCH;
     }
 

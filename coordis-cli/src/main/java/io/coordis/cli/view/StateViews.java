@@ -23,8 +23,7 @@ import static io.coordis.cli.view.Cells.token;
 
 /**
  * How {@code ls} and {@code inspect} show elections, queues, signals, semaphores, rate limiters and latches as text
- * ({@link LockViews}:
- * locks): one table row, and for {@code inspect} the full text (their JSON documents are
+ * ({@link LockViews}: locks): one table row, and for {@code inspect} the full text (their JSON documents are
  * {@link StateDocuments}'s). Thread-safe: it keeps no state.
  */
 final class StateViews {

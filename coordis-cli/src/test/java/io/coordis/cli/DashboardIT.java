@@ -9,6 +9,8 @@ import io.coordis.lock.LockOptions;
 import io.coordis.lock.Permit;
 import io.coordis.lock.Semaphore;
 import io.coordis.queue.Consumer;
+import io.coordis.ratelimit.RateLimit;
+import io.coordis.ratelimit.RateLimiter;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RespClient;
@@ -322,6 +324,48 @@ class DashboardIT {
             assertThat(map(history.get("queues"))).containsKey(Prefixed.key("dash:json-jobs"));
             lease.release();
         }
+    }
+
+    @Test
+    @Order(5)
+    void rateLimitersAndLatchesAppearOnThePageAndInTheJsonViewOnlyWhenThereAreAny() throws Exception {
+        RateLimiter api = coordis.rateLimiter("dash:api", RateLimit.parse("10/1m")); // a permit every 6 s
+        assertThat(api.tryAcquire(10).granted()).isTrue();
+        coordis.countDownLatch("dash:batch", 2, Duration.ofHours(1)).countDown();
+        String limiter = Prefixed.key("dash:api");
+        String latch = Prefixed.key("dash:batch");
+        WebDriver b = browser();
+        List<String> cells = within(Duration.ofSeconds(10)).until(d -> d.findElements(row("latch", latch)).stream()
+                .findFirst().map(r -> r.findElements(By.tagName("td")).stream().map(c -> c.getText()).toList())
+                .orElse(null));
+        assertThat(cells.subList(0, 4)).containsExactly(latch, "1", "closed", "0");
+        String busy = within(Duration.ofSeconds(5)).until(d -> d.findElements(row("rate-limiter", limiter)).stream()
+                .findFirst().map(r -> r.findElements(By.tagName("td")).get(1).getText()).orElse(null));
+        assertThat(busy).as("busy for about a minute").matches("\\d+\\.\\ds|\\dm\\d\\ds");
+        assertThat(b.findElement(By.id("rate-limiters")).isDisplayed()).isTrue();
+        click(row("rate-limiter", limiter));
+        within(Duration.ofSeconds(5)).until(d -> d.findElement(By.id("detail-text")).getText()
+                .contains("not stored: each client applies its own"));
+        b.findElement(By.id("detail-close")).click();
+
+        Map<String, Object> state = TestJson.object(get("/api/state").body());
+        assertThat(list(state.get("listings")).stream().map(l -> map(l).get("kind")))
+                .containsExactly("locks", "elections", "queues", "signals", "rate-limiters", "latches");
+        InProcess cli = new InProcess();
+        for (Object listing : list(state.get("listings"))) {
+            Map<String, Object> dash = map(listing);
+            String kind = (String) dash.get("kind");
+            assertThat(cli.run("ls", kind, "-o", "json", "-u", redis.uri())).as(cli.err()).isZero();
+            assertThat(stable(dash)).as(kind).isEqualTo(stable(redacted(TestJson.object(cli.out()))));
+        }
+        HttpResponse<String> inspected = get("/api/inspect?kind=latch&name=" + latch);
+        assertThat(inspected.statusCode()).isEqualTo(200);
+        assertThat(map(TestJson.object(inspected.body()).get("inspect"))).containsEntry("count", 1L)
+                .containsEntry("open", false);
+
+        raw.command("DEL", Prefixed.derived("dash:api", "rate"), Prefixed.derived("dash:batch", "latch"));
+        within(Duration.ofSeconds(5)).until(d -> !d.findElement(By.id("latches")).isDisplayed()
+                && !d.findElement(By.id("rate-limiters")).isDisplayed());
     }
 
     /** A listing's items by name without the figures that move between two reads (times, TTLs, ages). */

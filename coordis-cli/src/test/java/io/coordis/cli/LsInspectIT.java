@@ -6,11 +6,14 @@ import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.LeaderEvent;
 import io.coordis.election.Leadership;
+import io.coordis.latch.CountDownLatch;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.ratelimit.RateLimit;
+import io.coordis.ratelimit.RateLimiter;
 import io.coordis.signal.Waiter;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
@@ -410,6 +413,82 @@ class LsInspectIT {
                 .containsExactly("locks", "elections", "queues", "signals");
         assertThat(list(TestJson.object(docs.get(0)).get("items"))).hasSize(1);
         assertThat(cli.err()).isEmpty();
+    }
+
+    @Test
+    void rateLimitersAndLatchesAreListedAndInspectedWithWhatTheirKeysHold() throws Exception {
+        RateLimiter api = coordis.rateLimiter("ls:api", RateLimit.parse("10/1m")); // a permit every 6 s
+        assertThat(api.tryAcquire(10).granted()).isTrue();
+        assertThat(api.forKey("bob").tryAcquire().granted()).isTrue();
+        CountDownLatch batch = coordis.countDownLatch("ls:batch", 3, Duration.ofHours(1));
+        batch.countDown();
+        coordis.countDownLatch("ls:done", 1, Duration.ofHours(1)).countDown();
+        subscriber = RespClient.connect(redis.server());
+        subscriber.command("SUBSCRIBE", Prefixed.derived("ls:batch", "latch")); // a client waiting for the opening
+
+        Map<String, Object> limiters = json("ls", "rate-limiters");
+        assertThat(limiters.get("kind")).isEqualTo("rate-limiters");
+        Map<String, Map<String, Object>> byLimiter = byName(limiters, "name");
+        assertThat(byLimiter).containsOnlyKeys(Prefixed.key("ls:api"), Prefixed.key("ls:api:bob"));
+        Map<String, Object> busy = byLimiter.get(Prefixed.key("ls:api"));
+        assertThat(busy.keySet()).containsExactly("name", "idle", "busyForMs", "theoreticalArrival", "ttlMs");
+        assertThat(busy.get("idle")).isEqualTo(false);
+        assertThat(number(busy.get("busyForMs"))).isBetween(40_000L, 60_000L);
+        assertThat(number(busy.get("ttlMs"))).isBetween(40_000L, 61_000L);
+        assertThat(number(busy.get("theoreticalArrival")))
+                .isBetween(System.currentTimeMillis() + 30_000, System.currentTimeMillis() + 61_000);
+        assertThat(byName(json("ls", "rates", "--match", "ls:api:*"), "name")).as("the command's word names it too")
+                .containsOnlyKeys(Prefixed.key("ls:api:bob"));
+
+        Map<String, Map<String, Object>> latches = byName(json("ls", "latches"), "name");
+        assertThat(latches).containsOnlyKeys(Prefixed.key("ls:batch"), Prefixed.key("ls:done"));
+        assertThat(latches.get(Prefixed.key("ls:batch"))).containsEntry("count", 2L).containsEntry("open", false)
+                .containsEntry("waiters", 1L);
+        assertThat(number(latches.get(Prefixed.key("ls:batch")).get("ttlMs"))).isBetween(3_000_000L, 3_600_000L);
+        assertThat(latches.get(Prefixed.key("ls:done"))).containsEntry("count", 0L).containsEntry("open", true)
+                .containsEntry("waiters", 0L);
+        Map<String, Object> inspected = json("inspect", "latch", "ls:batch");
+        assertThat(inspected.keySet()).containsExactly("name", "count", "open", "ttlMs", "waiters");
+        inspected.remove("ttlMs");
+        assertThat(latches.get(Prefixed.key("ls:batch"))).as("the item of ls, but for the TTL, which runs down")
+                .containsAllEntriesOf(inspected);
+
+        assertThat(cli.run("ls", "-u", redis.uri())).isZero();
+        assertThat(cli.out()).as("shown with every kind, since there are some")
+                .contains("rate-limiters (2)", "latches (2)").doesNotContain("semaphores");
+        assertThat(cli.out().lines()).anySatisfy(l -> assertThat(l).startsWith(Prefixed.key("ls:batch"))
+                .containsPattern("\\s2\\s+closed\\s+1\\s"));
+        assertThat(cli.run("ls", "-o", "json", "-u", redis.uri())).isZero();
+        assertThat(cli.out().lines().map(d -> TestJson.object(d).get("kind")))
+                .containsExactly("locks", "elections", "queues", "signals", "rate-limiters", "latches");
+
+        assertThat(cli.run("inspect", "rate-limiter", "ls:api", "-u", redis.uri())).isZero();
+        assertThat(cli.out()).contains("rate limiter  " + Prefixed.key("ls:api"), "(then back at its full burst)",
+                "(theoretical, by Redis's clock)", "not stored: each client applies its own");
+        assertThat(cli.run("inspect", "latch", "ls:done", "-u", redis.uri())).isZero();
+        assertThat(cli.out()).contains("state     open", "waiters   0");
+        assertThat(cli.run("inspect", "rate", "ls:idle", "-u", redis.uri())).isEqualTo(1);
+        assertThat(cli.err()).startsWith("coordis: no rate-limiter '" + Prefixed.key("ls:idle") + "'")
+                .contains("an idle rate limiter keeps no key").hasLineCount(1);
+        assertThat(raw.command("GET", Prefixed.derived("ls:batch", "latch"))).as("inspect only reads").isEqualTo("2");
+        assertThat(raw.command("EXISTS", Prefixed.derived("ls:idle", "rate"))).isEqualTo(0L);
+    }
+
+    @Test
+    void aRateLimiterOrLatchKeyHoldingSomethingElseIsLeftOutAndRefusedByName() {
+        raw.command("SET", Prefixed.derived("ls:junk", "rate"), "soon", "PX", "60000");
+        raw.command("LPUSH", Prefixed.derived("ls:list", "latch"), "x");
+        assertThat(byName(json("ls", "rate-limiters"), "name")).isEmpty();
+        assertThat(byName(json("ls", "latches"), "name")).isEmpty();
+        assertThat(cli.run("inspect", "rate-limiter", "ls:junk", "-u", redis.uri())).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli.err()).isEqualTo("coordis: key '" + Prefixed.derived("ls:junk", "rate") + "' holds a string that "
+                + "is no rate limiter's arrival time (microseconds since the epoch): not a rate limiter\n");
+        assertThat(cli.run("inspect", "latch", "ls:list", "-u", redis.uri())).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli.err()).startsWith("coordis: key '" + Prefixed.derived("ls:list", "latch")
+                + "' holds a list, not a latch").hasLineCount(1);
+        cli.assertUsageError(cli.run("ls", "limiters", "-u", redis.uri()),
+                "unknown kind 'limiters': use locks, elections, queues, signals or semaphores (also rate-limiters or "
+                        + "latches)", "coordis ls");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.coordis.cli;
 
 import io.coordis.Coordis;
 import io.coordis.lock.Lease;
+import io.coordis.ratelimit.RateLimit;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -76,6 +78,8 @@ class ReadmeLsExamplesIT {
         try (Coordis coordis = TestClients.connect(redis.uri());
              Lease lease = coordis.lock("orders:42").tryAcquire().orElseThrow()) {
             coordis.reliableQueue("jobs").push("job-1");
+            coordis.countDownLatch("batch:42", 3, Duration.ofMinutes(5)).countDown();
+            coordis.rateLimiter("api:search", RateLimit.parse("10/1m")).tryAcquire();
             InProcess cli = new InProcess();
             for (List<String> example : examples) {
                 List<String> args = new ArrayList<>(example);

@@ -8,7 +8,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads what Coordis objects exist and their state — locks, elections, queues, semaphores and signals — for operators
+ * Reads what Coordis objects exist and their state — locks, elections, queues, semaphores, signals, rate limiters and
+ * count-down latches — for operators
  * and monitoring: the library side of {@code coordis ls} and {@code coordis inspect}. Obtained from
  * {@code Coordis.inspector()}; reads only, never changes a key.
  *
@@ -26,13 +27,15 @@ import java.util.Optional;
  * Coordis keeps beside it; a short foreign value with a TTL is taken
  * for another client's lock with an unknown holder — a guess, as a cached value looks the same). Lists that
  * are not Coordis' own derived keys are queues; a queue with registered consumers is shown even while empty.
- * Channels with subscribers and latched events are signals. Coordis' own derived keys and channels
+ * Channels with subscribers and latched events are signals. A rate limiter or a latch is found by its one key
+ * ({@code {name}:rate}, {@code {name}:latch}). Coordis' own derived keys and channels
  * ({@code {name}:fence}, {@code {name}:released}, ...) are never shown as objects of their own. Counter
  * elections ({@code INCR} + {@code EXPIRE}) keep no details and look like a lock whose value is a number.
  *
  * <p>Nodes: with several nodes (Redlock), locks are read on every node, with each node's view in
  * {@link LockState#perNode()}; a node that fails is reported there, and the call fails only when every node
- * fails. Elections, queues and signals live on one Redis and are read on the first node.
+ * fails. Elections, queues, semaphores, signals, rate limiters and latches live on one Redis and are read on the first
+ * node.
  *
  * <p>Tenants: an ACL user limited to a key prefix still sees every key name in {@code SCAN} and every
  * channel in {@code PUBSUB CHANNELS} (Redis does not filter those by the user's patterns), but may not read
@@ -51,7 +54,8 @@ public interface Inspector {
 
     /**
      * The objects of {@code kind} whose names match {@code glob}, by name: what {@link #locks}, {@link #elections},
-     * {@link #queues}, {@link #semaphores} or {@link #signals} lists, for a kind chosen at run time.
+     * {@link #queues}, {@link #semaphores}, {@link #signals}, {@link #rateLimiters} or {@link #latches} lists, for a
+     * kind chosen at run time.
      *
      * @param kind the kind to list
      * @param glob a Redis glob over the names
@@ -63,7 +67,8 @@ public interface Inspector {
 
     /**
      * Everything about the object {@code name} of {@code kind}: what {@link #lock}, {@link #election},
-     * {@link #queue}, {@link #semaphore} or {@link #signal} reads, for a kind chosen at run time.
+     * {@link #queue}, {@link #semaphore}, {@link #signal}, {@link #rateLimiter} or {@link #latch} reads, for a kind
+     * chosen at run time.
      *
      * @param kind the kind of object
      * @param name its name, its Redis key (for a signal its channel)
@@ -187,4 +192,51 @@ public interface Inspector {
      * @throws IllegalArgumentException when the name is blank
      */
     SignalState signal(String name) throws InterruptedException;
+
+    /**
+     * The rate limiters whose names match {@code glob}, by name: every name whose key {@code {name}:rate} is stored
+     * (read on the first node). A limiter idle long enough to be back at its full burst has no key and is not
+     * listed; members made with {@code forKey} are listed each under its own name.
+     *
+     * @param glob a Redis glob over the limiter names
+     * @return the rate limiters, by name
+     * @throws InterruptedException when interrupted while waiting for Redis
+     * @throws IllegalArgumentException when {@code glob} is malformed
+     */
+    List<RateLimiterState> rateLimiters(String glob) throws InterruptedException;
+
+    /**
+     * The rate limiter {@code name}: its stored theoretical arrival time and how long until it is idle again, by
+     * Redis's clock, and its key's TTL. Its limit is not stored, so it is not shown.
+     *
+     * @param name the limiter's name (its key is {@code {name}:rate})
+     * @return empty when no key is stored: the limiter is idle, or was never used
+     * @throws InterruptedException when interrupted while waiting for Redis
+     * @throws WrongTypeException when the key holds another Redis type, or a string that is no arrival time
+     * @throws IllegalArgumentException when the name is blank
+     */
+    Optional<RateLimiterState> rateLimiter(String name) throws InterruptedException;
+
+    /**
+     * The count-down latches whose names match {@code glob}, by name: every name whose key {@code {name}:latch} is
+     * stored, open ones too until their key expires (read on the first node).
+     *
+     * @param glob a Redis glob over the latch names
+     * @return the latches, by name
+     * @throws InterruptedException when interrupted while waiting for Redis
+     * @throws IllegalArgumentException when {@code glob} is malformed
+     */
+    List<LatchState> latches(String glob) throws InterruptedException;
+
+    /**
+     * The count-down latch {@code name}: its count, whether it is open, its key's TTL and the clients waiting for
+     * its opening.
+     *
+     * @param name the latch's name (its key is {@code {name}:latch})
+     * @return empty when no key is stored: never used, or expired
+     * @throws InterruptedException when interrupted while waiting for Redis
+     * @throws WrongTypeException when the key holds another Redis type, or a string that is no count
+     * @throws IllegalArgumentException when the name is blank
+     */
+    Optional<LatchState> latch(String name) throws InterruptedException;
 }

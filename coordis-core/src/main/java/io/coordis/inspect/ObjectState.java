@@ -5,7 +5,8 @@ package io.coordis.inspect;
  * (what {@code coordis ls -o json}, the dashboard and the actuator show) comes from {@link StateDocuments}.
  * Implementations are immutable records.
  */
-public sealed interface ObjectState permits LockState, ElectionState, QueueState, SemaphoreState, SignalState {
+public sealed interface ObjectState permits LockState, ElectionState, QueueState, SemaphoreState, SignalState,
+        RateLimiterState, LatchState {
     /**
      * The object's Redis name: its key, or for a signal its channel.
      *

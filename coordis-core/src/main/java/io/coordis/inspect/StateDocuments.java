@@ -58,6 +58,12 @@ public final class StateDocuments {
         if (state instanceof SemaphoreState s) {
             return semaphore(s);
         }
+        if (state instanceof RateLimiterState r) {
+            return rateLimiter(r);
+        }
+        if (state instanceof LatchState c) {
+            return latch(c);
+        }
         return signal((SignalState) state);
     }
 
@@ -232,6 +238,26 @@ public final class StateDocuments {
             waiters.add(o);
         }
         m.put("waiters", waiters);
+        return m;
+    }
+
+    private static Map<String, Object> rateLimiter(RateLimiterState r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", r.name());
+        m.put("idle", r.idle());
+        m.put("busyForMs", r.busyFor().toMillis());
+        m.put("theoreticalArrival", r.theoreticalArrival().toEpochMilli());
+        m.put("ttlMs", ms(r.ttl()));
+        return m;
+    }
+
+    private static Map<String, Object> latch(LatchState c) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", c.name());
+        m.put("count", c.count());
+        m.put("open", c.open());
+        m.put("ttlMs", ms(c.ttl()));
+        m.put("waiters", c.waiters());
         return m;
     }
 

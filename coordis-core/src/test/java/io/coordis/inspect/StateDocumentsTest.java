@@ -96,6 +96,43 @@ class StateDocumentsTest {
         assertThat(ObjectKind.named("castle")).isEmpty();
     }
 
+    @Test
+    void aRateLimitersAndALatchsDocumentsSayWhatIsStoredAndNoLimit() {
+        Instant arrival = SINCE.plusNanos(1_500_000);
+        RateLimiterState busy = new RateLimiterState("api", arrival, Duration.ofMillis(2_500),
+                Optional.of(Duration.ofMillis(2_501)));
+        assertThat(StateDocuments.full(busy)).containsExactly(Map.entry("name", "api"), Map.entry("idle", false),
+                Map.entry("busyForMs", 2_500L), Map.entry("theoreticalArrival", SINCE.toEpochMilli() + 1),
+                Map.entry("ttlMs", 2_501L));
+        RateLimiterState idle = new RateLimiterState("old", SINCE, Duration.ZERO, Optional.empty());
+        assertThat(StateDocuments.full(idle)).containsEntry("idle", true).containsEntry("busyForMs", 0L)
+                .containsEntry("ttlMs", null);
+
+        LatchState latch = new LatchState("batch", 0, Optional.of(Duration.ofMinutes(5)), 2);
+        assertThat(StateDocuments.redacted(latch)).as("nothing to redact").isEqualTo(StateDocuments.full(latch))
+                .containsExactly(Map.entry("name", "batch"), Map.entry("count", 0L), Map.entry("open", true),
+                        Map.entry("ttlMs", 300_000L), Map.entry("waiters", 2L));
+        assertThat(StateDocuments.listing(ObjectKind.LATCH, "*", SINCE, List.of(latch), false))
+                .containsEntry("kind", "latches");
+    }
+
+    @Test
+    void everyKindIsNamedByWhatAnOperatorTypes() {
+        assertThat(ObjectKind.RATE_LIMITER.singular()).isEqualTo("rate-limiter");
+        assertThat(ObjectKind.RATE_LIMITER.plural()).isEqualTo("rate-limiters");
+        assertThat(ObjectKind.LATCH.plural()).isEqualTo("latches");
+        for (String name : List.of("rate-limiter", "Rate-Limiters", "ratelimiter", "ratelimiters", "rate", "rates")) {
+            assertThat(ObjectKind.named(name)).as(name).contains(ObjectKind.RATE_LIMITER);
+        }
+        assertThat(ObjectKind.named("latch")).contains(ObjectKind.LATCH);
+        assertThat(ObjectKind.named("latches")).contains(ObjectKind.LATCH);
+        assertThat(ObjectKind.named("latchs")).isEmpty();
+        for (ObjectKind k : ObjectKind.values()) {
+            assertThat(ObjectKind.named(k.singular())).contains(k);
+            assertThat(ObjectKind.named(k.plural())).contains(k);
+        }
+    }
+
     private static Object withoutTokens(Object value) {
         if (value instanceof Map<?, ?> m) {
             Map<Object, Object> out = new LinkedHashMap<>();

@@ -21,23 +21,29 @@ import picocli.CommandLine.Parameters;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
-/** {@code coordis inspect lock|election|queue|signal|semaphore NAME [-o text|json]}: everything about one object. */
+/**
+ * {@code coordis inspect lock|election|queue|signal|semaphore|rate-limiter|latch NAME [-o text|json]}: everything
+ * about one object.
+ */
 @Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Show everything about one lock, election, queue, signal or semaphore.",
+        description = {"Show everything about one lock, election, queue, signal, semaphore, rate limiter or latch.",
                 "lock: holder (id, host, pid), token, since, TTL left of the lease TTL, fencing number and "
                         + "counter, waiters, flags, each node's value, TTL and fence (several --url: Redlock, "
                         + "and whether the nodes agree), and forced unlocks (newest first).",
                 "election: leader, term, since, TTL left, term counter, observers. queue: depth, ages, "
                         + "in-flight, overdue, dead letters, each consumer. signal: subscribers, latched event.",
                 "semaphore: permit count, permits held, fencing counter, each holder (permits, id, fence, TTL "
-                        + "left) and each waiter in line."},
+                        + "left) and each waiter in line.",
+                "rate-limiter (or rate): how long until it is idle again, by Redis's clock (its limit is not "
+                        + "stored), its theoretical arrival time and TTL. latch: count, open or not, waiters, TTL."},
         footer = {"", "Exit status: 0 shown; 1 nothing known under NAME; 64 usage (unknown kind, or NAME holds "
                 + "another kind of object); 69 Redis unavailable; 77 credentials refused."})
 public final class InspectCommand implements Callable<Integer> {
     /** Nothing is known under the name (like {@code leader} when nobody leads). */
     static final int NOTHING_FOUND = 1;
 
-    @Parameters(index = "0", paramLabel = "KIND", description = "lock, election, queue, signal or semaphore.")
+    @Parameters(index = "0", paramLabel = "KIND",
+            description = "lock, election, queue, signal, semaphore, rate-limiter (or rate) or latch.")
     String kind;
 
     @Parameters(index = "1", paramLabel = "NAME", description = "The object's name (its Redis key or channel).")
@@ -66,13 +72,16 @@ public final class InspectCommand implements Callable<Integer> {
             Optional<Inspection> view = Inspection.of(inspector, k, name, false);
             if (view.isEmpty()) {
                 terminal.say("no " + k.singular() + " '" + name + "' (nothing under that name, nor the keys Coordis "
-                        + "keeps beside it)");
+                        + "keeps beside it" + (k == ObjectKind.RATE_LIMITER ? ": an idle rate limiter keeps no key" : "")
+                        + ")");
                 return NOTHING_FOUND;
             }
             terminal.output(json ? Json.write(view.get().json()) : String.join("\n", view.get().text()));
             return ExitCodes.OK;
         } catch (WrongTypeException e) {
-            throw new CommandFailure(ExitCodes.USAGE, e.getMessage() + hint(e), e);
+            // a rate limiter's or latch's key is one Coordis keeps beside the name ({name}:rate): no other object's
+            boolean beside = k == ObjectKind.RATE_LIMITER || k == ObjectKind.LATCH;
+            throw new CommandFailure(ExitCodes.USAGE, e.getMessage() + (beside ? "" : hint(e)), e);
         }
     }
 

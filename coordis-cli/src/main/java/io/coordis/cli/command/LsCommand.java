@@ -33,8 +33,8 @@ import java.util.concurrent.Callable;
  * objects are recognised.
  */
 @Command(name = "ls", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"List locks, elections, queues, signals and semaphores: one table per kind (without KIND, "
-                + "all of them; semaphores only when there are any).",
+        description = {"List locks, elections, queues, signals, semaphores, rate limiters and latches: one table per "
+                + "kind (without KIND, all of them; semaphores, rate limiters and latches only when there are any).",
                 "Objects are found with SCAN (never KEYS) and PUBSUB CHANNELS, so locks and queues made by other "
                         + "clients show up too (a plain SET NX PX lock with an unknown holder). SCAN walks the "
                         + "whole keyspace: cheap on a Redis kept for coordination, slow on a big data Redis.",
@@ -46,7 +46,8 @@ public final class LsCommand implements Callable<Integer> {
     private static final String CLEAR_SCREEN = "\033[H\033[2J";
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "KIND",
-            description = "locks, elections, queues, signals or semaphores. Default: all of them.")
+            description = "locks, elections, queues, signals, semaphores, rate-limiters (or rates) or latches. "
+                    + "Default: all of them.")
     String kind;
 
     @Option(names = "--match", paramLabel = "GLOB", defaultValue = "*",

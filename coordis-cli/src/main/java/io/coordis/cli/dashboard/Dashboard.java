@@ -143,8 +143,8 @@ final class Dashboard implements AutoCloseable {
         Optional<ObjectKind> kind = ObjectKind.named(query.getOrDefault("kind", ""));
         String name = query.getOrDefault("name", "");
         if (kind.isEmpty() || name.isEmpty()) {
-            send(exchange, 400, error("give kind (lock, election, queue, signal or semaphore) and name: "
-                    + INSPECT_PATH + "?kind=lock&name=orders"));
+            send(exchange, 400, error("give kind (lock, election, queue, signal, semaphore, rate-limiter or latch) "
+                    + "and name: " + INSPECT_PATH + "?kind=lock&name=orders"));
             return;
         }
         if (!shown.matches(name)) {

@@ -37,9 +37,9 @@ import java.util.concurrent.CountDownLatch;
  * status 0.
  */
 @Command(name = "dashboard", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Serve a live, read-only web page of locks, elections, queues, signals and semaphores: what "
-                + "'ls' lists, with TTL bars, each queue's depth over the last minutes and each election's recent "
-                + "terms; a click on an object shows what 'inspect' shows. Runs until Ctrl-C.",
+        description = {"Serve a live, read-only web page of locks, elections, queues, signals, semaphores, rate "
+                + "limiters and latches: what 'ls' lists, with TTL bars, each queue's depth over the last minutes and "
+                + "each election's recent terms; a click on an object shows what 'inspect' shows. Runs until Ctrl-C.",
                 "The same view as JSON at /api/state (the documents of 'ls -o json', plus the history). "
                         + "It listens on 127.0.0.1 only, unless --allow-remote is given."},
         footer = {"", "Exit status: 0 stopped by Ctrl-C or SIGTERM; 64 usage (a bad --listen, a non-loopback "

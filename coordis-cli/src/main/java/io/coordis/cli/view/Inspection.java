@@ -3,10 +3,12 @@ package io.coordis.cli.view;
 import io.coordis.WrongTypeException;
 import io.coordis.inspect.ElectionState;
 import io.coordis.inspect.Inspector;
+import io.coordis.inspect.LatchState;
 import io.coordis.inspect.LockState;
 import io.coordis.inspect.ObjectKind;
 import io.coordis.inspect.ObjectState;
 import io.coordis.inspect.QueueState;
+import io.coordis.inspect.RateLimiterState;
 import io.coordis.inspect.SemaphoreState;
 import io.coordis.inspect.SignalState;
 import io.coordis.inspect.StateDocuments;
@@ -45,6 +47,12 @@ public record Inspection(Map<String, Object> json, List<String> text) {
         }
         if (state instanceof SemaphoreState s) {
             return StateViews.text(s, redacted);
+        }
+        if (state instanceof RateLimiterState r) {
+            return StateViews.text(r);
+        }
+        if (state instanceof LatchState c) {
+            return StateViews.text(c);
         }
         return StateViews.text((SignalState) state);
     }

@@ -10,14 +10,15 @@ public final class KindArgument {
     }
 
     /**
-     * The kind named {@code given}.
+     * The kind named {@code given}, by any name {@link ObjectKind#named} takes.
      *
      * @param plural whether the command names kinds in the plural ({@code ls}) or the singular ({@code inspect})
      * @throws ParameterException naming the accepted kinds
      */
     public static ObjectKind parse(String given, CommandSpec caller, boolean plural) {
         return ObjectKind.named(given).orElseThrow(() -> new ParameterException(caller.commandLine(),
-                "unknown kind '" + given + "': use " + (plural ? "locks, elections, queues, signals or semaphores"
-                        : "lock, election, queue, signal or semaphore")));
+                "unknown kind '" + given + "': use " + (plural
+                        ? "locks, elections, queues, signals or semaphores (also rate-limiters or latches)"
+                        : "lock, election, queue, signal or semaphore (also rate-limiter or latch)")));
     }
 }

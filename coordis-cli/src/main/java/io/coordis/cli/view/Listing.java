@@ -3,10 +3,12 @@ package io.coordis.cli.view;
 import io.coordis.cli.support.Json;
 import io.coordis.inspect.ElectionState;
 import io.coordis.inspect.Inspector;
+import io.coordis.inspect.LatchState;
 import io.coordis.inspect.LockState;
 import io.coordis.inspect.ObjectKind;
 import io.coordis.inspect.ObjectState;
 import io.coordis.inspect.QueueState;
+import io.coordis.inspect.RateLimiterState;
 import io.coordis.inspect.SemaphoreState;
 import io.coordis.inspect.SignalState;
 import io.coordis.inspect.StateDocuments;
@@ -46,19 +48,25 @@ public record Listing(ObjectKind kind, List<ObjectState> states) {
 
     /**
      * The objects of each of {@code kinds} whose names match {@code match}; in the listing of every kind,
-     * semaphores only when there are any.
+     * semaphores, rate limiters and latches only when there are any (so that the listing of every kind keeps the
+     * tables and documents it had before they were added).
      */
     public static List<Listing> listings(Inspector inspector, List<ObjectKind> kinds, String match)
             throws InterruptedException {
         List<Listing> listings = new ArrayList<>();
         for (ObjectKind k : kinds) {
             List<ObjectState> states = inspector.list(k, match);
-            if (k == ObjectKind.SEMAPHORE && states.isEmpty() && kinds.size() > 1) {
+            if (shownWhenAny(k) && states.isEmpty() && kinds.size() > 1) {
                 continue;
             }
             listings.add(new Listing(k, states));
         }
         return listings;
+    }
+
+    /** Whether the listing of every kind leaves {@code kind} out when it has no object. */
+    private static boolean shownWhenAny(ObjectKind kind) {
+        return kind == ObjectKind.SEMAPHORE || kind == ObjectKind.RATE_LIMITER || kind == ObjectKind.LATCH;
     }
 
     /**
@@ -78,6 +86,8 @@ public record Listing(ObjectKind kind, List<ObjectState> states) {
             case QUEUE -> StateViews.QUEUE_COLUMNS;
             case SIGNAL -> StateViews.SIGNAL_COLUMNS;
             case SEMAPHORE -> StateViews.SEMAPHORE_COLUMNS;
+            case RATE_LIMITER -> StateViews.RATE_LIMITER_COLUMNS;
+            case LATCH -> StateViews.LATCH_COLUMNS;
         });
         for (ObjectState s : states) {
             if (s instanceof LockState l) {
@@ -88,6 +98,10 @@ public record Listing(ObjectKind kind, List<ObjectState> states) {
                 table.row(StateViews.row(q));
             } else if (s instanceof SemaphoreState m) {
                 table.row(StateViews.row(m));
+            } else if (s instanceof RateLimiterState r) {
+                table.row(StateViews.row(r));
+            } else if (s instanceof LatchState c) {
+                table.row(StateViews.row(c));
             } else {
                 table.row(StateViews.row((SignalState) s));
             }

@@ -1,7 +1,9 @@
 package io.coordis.cli.view;
 
 import io.coordis.inspect.ElectionState;
+import io.coordis.inspect.LatchState;
 import io.coordis.inspect.QueueState;
+import io.coordis.inspect.RateLimiterState;
 import io.coordis.inspect.SemaphoreState;
 import io.coordis.inspect.SignalState;
 import io.coordis.inspect.StateDocuments;
@@ -20,8 +22,8 @@ import static io.coordis.cli.view.Cells.time;
 import static io.coordis.cli.view.Cells.token;
 
 /**
- * How {@code ls} and {@code inspect} show elections, queues, signals and semaphores as text ({@link LockViews}:
- * locks): one table row, and for {@code inspect} the full text (their JSON documents are
+ * How {@code ls} and {@code inspect} show elections, queues, signals, semaphores, rate limiters and latches as text
+ * ({@link LockViews}: locks): one table row, and for {@code inspect} the full text (their JSON documents are
  * {@link StateDocuments}'s). Thread-safe: it keeps no state.
  */
 final class StateViews {
@@ -30,6 +32,8 @@ final class StateViews {
             "DEAD", "CONSUMERS"};
     static final String[] SIGNAL_COLUMNS = {"CHANNEL", "SUBSCRIBERS", "LAST EVENT"};
     static final String[] SEMAPHORE_COLUMNS = {"NAME", "PERMITS", "HELD", "HOLDERS", "WAITING", "FENCE", "NEXT EXPIRY"};
+    static final String[] RATE_LIMITER_COLUMNS = {"NAME", "BUSY FOR", "TTL"};
+    static final String[] LATCH_COLUMNS = {"NAME", "COUNT", "STATE", "WAITERS", "TTL"};
 
     private StateViews() {
     }
@@ -138,7 +142,44 @@ final class StateViews {
         return lines;
     }
 
+    // ---- rate limiters
+
+    static String[] row(RateLimiterState r) {
+        return new String[] {r.name(), busy(r), time(r.ttl())};
+    }
+
+    static List<String> text(RateLimiterState r) {
+        Table t = new Table("rate limiter", r.name());
+        t.row("busy for", busy(r) + (r.idle() ? " (at its full burst)" : " (then back at its full burst)"));
+        t.row("arrival time", r.theoreticalArrival().truncatedTo(ChronoUnit.MILLIS)
+                + " (theoretical, by Redis's clock)");
+        t.row("ttl left", time(r.ttl()));
+        t.row("limit", "not stored: each client applies its own");
+        return t.lines();
+    }
+
+    // ---- latches
+
+    static String[] row(LatchState c) {
+        return new String[] {c.name(), Long.toString(c.count()), c.open() ? "open" : "closed",
+                Long.toString(c.waiters()), time(c.ttl())};
+    }
+
+    static List<String> text(LatchState c) {
+        Table t = new Table("latch", c.name());
+        t.row("count", Long.toString(c.count()));
+        t.row("state", c.open() ? "open" : "closed (opens at 0)");
+        t.row("waiters", Long.toString(c.waiters()));
+        t.row("ttl left", time(c.ttl()) + (c.ttl().isPresent()
+                ? " (then gone: the next use starts it again with its full count)" : ""));
+        return t.lines();
+    }
+
     // ---- cells
+
+    private static String busy(RateLimiterState r) {
+        return r.idle() ? "idle" : time(Optional.of(r.busyFor()));
+    }
 
     private static String consumers(QueueState q) {
         if (q.consumers().isEmpty()) {

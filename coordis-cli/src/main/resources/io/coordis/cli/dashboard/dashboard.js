@@ -192,6 +192,16 @@
       cell(s.holders.length), cell(s.waiters.length), cell(s.fencingCounter)]));
   }
 
+  function rateLimiters(doc) {
+    return doc.items.map(r => row('rate-limiter', r.name, [cell(r.name, 'name'),
+      cell(r.idle ? 'idle' : time(r.busyForMs)), cell(time(r.ttlMs))]));
+  }
+
+  function latches(doc) {
+    return doc.items.map(c => row('latch', c.name, [cell(c.name, 'name'), cell(c.count),
+      cell(c.open ? 'open' : 'closed'), cell(c.waiters), cell(time(c.ttlMs))]));
+  }
+
   function draw(state) {
     lastState = state;
     drawnTtl = new Set();
@@ -208,6 +218,10 @@
     fill('signals', signals(byKind.signals || none), 'no channels with subscribers');
     $('semaphores').hidden = !byKind.semaphores;
     fill('semaphores', semaphores(byKind.semaphores || none), 'no semaphores');
+    $('rate-limiters').hidden = !byKind['rate-limiters'];
+    fill('rate-limiters', rateLimiters(byKind['rate-limiters'] || none), 'no rate limiters');
+    $('latches').hidden = !byKind.latches;
+    fill('latches', latches(byKind.latches || none), 'no latches');
     for (const key of [...longestTtl.keys()]) {
       if (!drawnTtl.has(key)) { longestTtl.delete(key); }
     }

@@ -3,10 +3,12 @@ package io.coordis.internal.inspect;
 import io.coordis.inspect.ElectionState;
 import io.coordis.inspect.Glob;
 import io.coordis.inspect.Inspector;
+import io.coordis.inspect.LatchState;
 import io.coordis.inspect.LockState;
 import io.coordis.inspect.ObjectKind;
 import io.coordis.inspect.ObjectState;
 import io.coordis.inspect.QueueState;
+import io.coordis.inspect.RateLimiterState;
 import io.coordis.inspect.SemaphoreState;
 import io.coordis.inspect.SignalState;
 import io.coordis.internal.redis.RedisNode;
@@ -20,8 +22,9 @@ import java.util.Optional;
  * The {@link Inspector} of a client: finds objects with {@code SCAN} and {@code PUBSUB CHANNELS}, reads each with
  * one read-only script per node and assembles the states from the primitives' layouts. Each kind is registered
  * once, as a {@link StateReader} ({@link LockStates}, {@link ElectionStates}, {@link QueueStates},
- * {@link SemaphoreStates}, {@link SignalStates}); listing any kind is the same two steps, find the names, then
- * read what was found, and the typed methods are those steps for one kind. Thread-safe.
+ * {@link SemaphoreStates}, {@link SignalStates}, {@link RateLimiterStates}, {@link LatchStates}); listing any kind
+ * is the same two steps, find the names, then read what was found, and the typed methods are those steps for one
+ * kind. Thread-safe.
  */
 public final class ScanningInspector implements Inspector {
     private final Map<ObjectKind, StateReader<?>> readers = new EnumMap<>(ObjectKind.class);
@@ -30,7 +33,8 @@ public final class ScanningInspector implements Inspector {
     public ScanningInspector(List<RedisNode> nodes) {
         Keyspace keyspace = new Keyspace(nodes);
         for (StateReader<?> reader : List.of(new LockStates(keyspace), new ElectionStates(keyspace),
-                new QueueStates(keyspace), new SignalStates(keyspace), new SemaphoreStates(keyspace))) {
+                new QueueStates(keyspace), new SignalStates(keyspace), new SemaphoreStates(keyspace),
+                new RateLimiterStates(keyspace), new LatchStates(keyspace))) {
             readers.put(reader.kind(), reader);
         }
     }
@@ -93,6 +97,26 @@ public final class ScanningInspector implements Inspector {
     @Override
     public SignalState signal(String name) throws InterruptedException {
         return one(ObjectKind.SIGNAL, name).map(SignalState.class::cast).orElseThrow();
+    }
+
+    @Override
+    public List<RateLimiterState> rateLimiters(String glob) throws InterruptedException {
+        return typed(listed(ObjectKind.RATE_LIMITER, glob), RateLimiterState.class);
+    }
+
+    @Override
+    public Optional<RateLimiterState> rateLimiter(String name) throws InterruptedException {
+        return one(ObjectKind.RATE_LIMITER, name).map(RateLimiterState.class::cast);
+    }
+
+    @Override
+    public List<LatchState> latches(String glob) throws InterruptedException {
+        return typed(listed(ObjectKind.LATCH, glob), LatchState.class);
+    }
+
+    @Override
+    public Optional<LatchState> latch(String name) throws InterruptedException {
+        return one(ObjectKind.LATCH, name).map(LatchState.class::cast);
     }
 
     /** The one listing: the names {@code kind} finds for {@code glob}, then what they hold. */

@@ -2,6 +2,8 @@ package io.coordis.internal.latch;
 
 import io.coordis.internal.Keys;
 
+import java.util.OptionalLong;
+
 /**
  * How a count-down latch is kept in Redis: one string key, {@code {name}:latch}, holding the count as a decimal
  * ({@code count.lua}, {@code count-down.lua}), with an expiry that each change moves along; the opening is
@@ -24,6 +26,20 @@ public final class LatchLayout {
      */
     public static String key(String name) {
         return Keys.derived(name, SUFFIX);
+    }
+
+    /**
+     * The count a latch's key holds, as its scripts read it.
+     *
+     * @param stored the key's value
+     * @return the count; empty when the value is no whole number
+     */
+    public static OptionalLong count(String stored) {
+        try {
+            return OptionalLong.of(Long.parseLong(stored.trim()));
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
+        }
     }
 
     /**

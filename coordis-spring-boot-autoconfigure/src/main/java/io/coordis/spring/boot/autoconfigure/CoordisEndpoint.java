@@ -12,21 +12,28 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * {@code /actuator/coordis}: the locks, elections, queues, signals and semaphores on the client's Redis, as
- * {@code coordis ls -o json} lists them, redacted and read-only. The answer holds {@code match} (the glob, after
+ * {@code /actuator/coordis}: the locks, elections, queues, signals, semaphores, rate limiters and count-down
+ * latches on the client's Redis, as {@code coordis ls -o json} lists them, redacted and read-only. The answer holds {@code match} (the glob, after
  * the client's key prefix), {@code at} (when it was read, milliseconds since the epoch) and, under each kind's
  * plural name, the {@link StateDocuments#redacted redacted documents} of its objects: the items of
  * {@code coordis ls KIND -o json} without their tokens (whoever knows a token can release or extend what it
- * holds). {@code ?match=GLOB} keeps the names matching a Redis glob (after the client's key prefix); default
+ * holds). Rate limiters ({@code rate-limiters}) and latches ({@code latches}) are there only when there are any,
+ * so the answer has the fields it had before those kinds could be shown. {@code ?match=GLOB} keeps the names matching a Redis glob (after the client's key prefix); default
  * {@code *}. Objects are found with SCAN, which walks the whole keyspace: cheap on a Redis kept for coordination,
  * slow on a big data Redis. Thread-safe: it keeps no state of its own.
  */
 @Endpoint(id = "coordis", defaultAccess = Access.READ_ONLY)
 public final class CoordisEndpoint {
+    /** The kinds shown only when there are any: those added after the answer's first shape. */
+    private static final Set<ObjectKind> SHOWN_WHEN_ANY = EnumSet.of(ObjectKind.RATE_LIMITER, ObjectKind.LATCH);
+
     private final Coordis coordis;
 
     /**
@@ -43,7 +50,8 @@ public final class CoordisEndpoint {
      * they are.
      *
      * @param match a Redis glob over the names, after the client's key prefix; null or empty for {@code *}
-     * @return {@code match}, {@code at}, then each kind's redacted documents under its plural name
+     * @return {@code match}, {@code at}, then each kind's redacted documents under its plural name (rate limiters and
+     *         latches only when there are any)
      */
     @ReadOperation
     public Map<String, Object> view(@Nullable String match) {
@@ -59,7 +67,11 @@ public final class CoordisEndpoint {
         view.put("at", Instant.now().toEpochMilli());
         try {
             for (ObjectKind kind : ObjectKind.values()) {
-                view.put(kind.plural(), inspector.list(kind, glob).stream().map(StateDocuments::redacted).toList());
+                List<Map<String, Object>> items = inspector.list(kind, glob).stream().map(StateDocuments::redacted)
+                        .toList();
+                if (!items.isEmpty() || !SHOWN_WHEN_ANY.contains(kind)) {
+                    view.put(kind.plural(), items);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

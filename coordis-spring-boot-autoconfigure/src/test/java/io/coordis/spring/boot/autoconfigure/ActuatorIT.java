@@ -11,6 +11,8 @@ import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.Outcome;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.ratelimit.RateLimit;
+import io.coordis.ratelimit.RateLimiter;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
@@ -235,6 +237,41 @@ class ActuatorIT {
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
                 assertThat(measurement("/actuator/metrics/coordis.queue.depth?tag=name:metered", "VALUE"))
                         .isEqualTo(1.0));
+    }
+
+    @Test
+    @Order(6)
+    void rateLimitersAndLatchesAreShownWhenThereAreAnyAsLsOutputJsonListsThem() throws Exception {
+        String prefix = Prefixed.prefix() + "app:";
+        RateLimiter throttle = coordis.rateLimiter("throttle", RateLimit.parse("10/1m")); // a permit every 6 s
+        assertThat(throttle.tryAcquire(10).granted()).isTrue();
+        coordis.countDownLatch("batch", 2, Duration.ofHours(1)).countDown();
+        try (RespClient raw = RespClient.connect(REDIS)) {
+            Map<String, Object> view = get("/actuator/coordis");
+            assertThat(view.keySet()).containsExactly("match", "at", "locks", "elections", "queues", "signals",
+                    "semaphores", "rate-limiters", "latches");
+            Map<String, Object> limiter = only(view, "rate-limiters");
+            assertThat(limiter).containsEntry("name", prefix + "throttle").containsEntry("idle", false)
+                    .containsKeys("theoreticalArrival", "ttlMs");
+            assertThat(((Number) limiter.get("busyForMs")).longValue()).isBetween(40_000L, 60_000L);
+            assertThat(only(view, "latches")).containsEntry("name", prefix + "batch").containsEntry("count", 1)
+                    .containsEntry("open", false).containsEntry("waiters", 0);
+
+            for (String kind : List.of("rate-limiters", "latches")) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                ByteArrayOutputStream err = new ByteArrayOutputStream();
+                int status = Main.run(new String[] {"ls", kind, "-o", "json", "-u", REDIS.uri()},
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8),
+                        Map.of(GlobalOptions.KEY_PREFIX_ENV, prefix));
+                assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+                Object ls = JSON.std.mapFrom(out.toString(StandardCharsets.UTF_8)).get("items");
+                assertThat(stable(view.get(kind))).as(kind).isEqualTo(stable(ls));
+            }
+            assertThat(get("/actuator/coordis?match=nothing*").keySet()).as("none there: not shown")
+                    .doesNotContain("rate-limiters", "latches");
+            raw.command("DEL", "{" + prefix + "throttle}:rate", "{" + prefix + "batch}:latch");
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -22,7 +22,7 @@ final class LockedAdvice implements AnnotationAdvisor.Advice<LockedAdvice.Settin
     @Override
     public Object invoke(MethodInvocation invocation, Method method, Settings s, Attributes attributes) throws Throwable {
         String name = s.name.evaluate(invocation.getArguments(), attributes);
-        DistributedLock lock = attributes.coordis().lock(name, s.options);
+        DistributedLock lock = attributes.coordis().lock(name, s.options(method, attributes));
         Optional<Object[]> ran;
         try {
             ran = lock.whileLocked(s.wait, lease -> call(invocation, lease));
@@ -62,16 +62,21 @@ final class LockedAdvice implements AnnotationAdvisor.Advice<LockedAdvice.Settin
     /** A method's annotation, read once: an invalid one fails when the bean is proxied, at start-up. */
     static final class Settings {
         final ArgumentText name;
-        final LockOptions options;
+        /** The annotation's TTL; {@code null} for the base options' TTL. */
+        final Duration ttl;
         final Duration wait;
         final WhenBusy busy;
+        /** The base options with this method's TTL, made on the first call (the base is a bean). */
+        private volatile LockOptions options;
 
         Settings(Locked locked, Method method, Attributes attributes) {
             String name = attributes.text(locked.name(), ANNOTATION, "name", method);
             this.name = ArgumentText.template(new ArgumentText.Site(ANNOTATION, method, "name", locked.name()), name,
                     "the lock name", "\"order:#{#orderId}\" or \"order:#{#p0}\"");
-            Duration ttl = attributes.duration(locked.ttl(), ANNOTATION, "ttl", method);
-            this.options = Attributes.option(ANNOTATION, method, () -> ttl == null ? LockOptions.defaults() : LockOptions.defaults().withTtl(ttl));
+            this.ttl = attributes.duration(locked.ttl(), ANNOTATION, "ttl", method);
+            if (ttl != null) {
+                Attributes.option(ANNOTATION, method, () -> LockOptions.defaults().withTtl(ttl));
+            }
             WhenBusy stated = locked.whenBusy();
             if (stated == WhenBusy.UNSTATED) {
                 if (method.getReturnType() != void.class) {
@@ -88,6 +93,17 @@ final class LockedAdvice implements AnnotationAdvisor.Advice<LockedAdvice.Settin
             if (busy == WhenBusy.SKIP) {
                 Attributes.checkSkippable(ANNOTATION, method);
             }
+        }
+
+        /** The application's lock options ({@link Attributes#lockOptions()}) with this method's TTL. */
+        LockOptions options(Method method, Attributes attributes) {
+            LockOptions o = options;
+            if (o == null) {
+                LockOptions base = attributes.lockOptions();
+                o = Attributes.option(ANNOTATION, method, () -> ttl == null ? base : base.withTtl(ttl));
+                options = o;
+            }
+            return o;
         }
     }
 

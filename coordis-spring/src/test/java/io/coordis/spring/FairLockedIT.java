@@ -80,6 +80,7 @@ class FairLockedIT {
         runner.run(context -> {
             try (Coordis other = other(); RespClient raw = redis.server().client();
                  Lease held = other.lock("fair:job").tryAcquire().orElseThrow()) {
+                assertThat(held.fencingToken()).isPositive();
                 CompletableFuture<String> waiting = CompletableFuture.supplyAsync(context.getBean(Job.class)::waitsBriefly);
                 boolean seen = false;
                 while (!waiting.isDone()) {

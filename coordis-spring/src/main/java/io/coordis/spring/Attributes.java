@@ -1,6 +1,7 @@
 package io.coordis.spring;
 
 import io.coordis.Coordis;
+import io.coordis.lock.LockOptions;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
@@ -18,6 +19,7 @@ import java.util.function.Supplier;
 final class Attributes {
     private final BeanFactory beanFactory;
     private volatile Coordis coordis;
+    private volatile LockOptions lockOptions;
 
     Attributes(BeanFactory beanFactory) {
         this.beanFactory = beanFactory;
@@ -31,6 +33,19 @@ final class Attributes {
             coordis = c;
         }
         return c;
+    }
+
+    /**
+     * The options the annotations' locks start from: the application's {@link LockOptions} bean when it has exactly
+     * one (the Spring Boot starter makes it from {@code coordis.lock.*}), else the defaults; looked up on first use.
+     */
+    LockOptions lockOptions() {
+        LockOptions o = lockOptions;
+        if (o == null) {
+            o = beanFactory.getBeanProvider(LockOptions.class).getIfUnique(LockOptions::defaults);
+            lockOptions = o;
+        }
+        return o;
     }
 
     BeanFactory beanFactory() {

@@ -12,7 +12,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * The beans behind {@link Locked}, {@link LeaderOnly} and {@link CoordisListener}, imported by
+ * The beans behind {@link Locked}, {@link RateLimited}, {@link LeaderOnly} and {@link CoordisListener}, imported by
  * {@link EnableCoordis} and by {@link CoordisAnnotationsAutoConfiguration}. They need a {@code Coordis} bean, which
  * they look up when first used. Advisors rather than AspectJ: Spring AOP proxies the annotated beans (by class, so
  * beans without interfaces work too).
@@ -23,6 +23,8 @@ import org.springframework.core.type.AnnotationMetadata;
 class CoordisAnnotationsConfiguration {
     /** Outermost: a method that is skipped because another instance leads does not take its lock. */
     static final int LEADER_ONLY_ORDER = Ordered.LOWEST_PRECEDENCE - 200;
+    /** Outside the lock: a call does not hold a lock while it waits for a permit. */
+    static final int RATE_LIMITED_ORDER = Ordered.LOWEST_PRECEDENCE - 150;
     static final int LOCKED_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
     @Bean
@@ -41,6 +43,12 @@ class CoordisAnnotationsConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static AnnotationAdvisor<LockedAdvice.Settings> coordisLockedAdvisor() {
         return new AnnotationAdvisor<>(new LockedAdvice(), LOCKED_ORDER);
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static AnnotationAdvisor<RateLimitedAdvice.Settings> coordisRateLimitedAdvisor() {
+        return new AnnotationAdvisor<>(new RateLimitedAdvice(), RATE_LIMITED_ORDER);
     }
 
     @Bean

@@ -32,6 +32,10 @@ import java.lang.annotation.Target;
  * an {@link io.coordis.CoordisException} saying the lock was lost (with what the method threw suppressed):
  * a result computed without the lock never passes for one computed with it.
  *
+ * <p><b>Options.</b> The lock starts from the application's {@code LockOptions} bean when it has one (the Spring Boot
+ * starter makes it from {@code coordis.lock.*}: with {@code coordis.lock.fair=true} every {@code @Locked} lock is
+ * fair), else from {@code LockOptions.defaults()}; {@link #ttl()} overrides its TTL.
+ *
  * <p>Attributes accept {@code ${...}} placeholders; the name may also hold SpEL templates over the method's
  * arguments, {@code #{#orderId}} or {@code #{#p0}} (parameter names need {@code -parameters}, which Spring
  * Boot's build sets; {@code #p0}, {@code #p1} always work). The client's key prefix goes before the name.
@@ -51,11 +55,12 @@ public @interface Locked {
     String name();
 
     /**
-     * How long the lock lives in Redis without renewal (a crashed holder blocks others this long); default 30s.
+     * How long the lock lives in Redis without renewal (a crashed holder blocks others this long); default: the TTL
+     * of the application's {@code LockOptions} bean ({@code coordis.lock.ttl} with the starter), else 30s.
      *
-     * @return the TTL, as a duration such as {@code 30s}
+     * @return the TTL, as a duration such as {@code 30s}; empty for the default
      */
-    String ttl() default "30s";
+    String ttl() default "";
 
     /**
      * How long to wait for a busy lock: with {@link WhenBusy#WAIT}, empty (the default) waits as long as it

@@ -6,14 +6,7 @@ import io.coordis.lock.LockOptions;
 import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.expression.BeanFactoryResolver;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
-import org.springframework.core.DefaultParameterNameDiscoverer;
-import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.expression.Expression;
-import org.springframework.expression.common.TemplateParserContext;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -25,13 +18,11 @@ final class LockedAdvice implements AnnotationAdvisor.Advice<LockedAdvice.Settin
     private static final String ANNOTATION = "@Locked";
     /** "As long as it takes": far beyond any wait, far below the overflow of a nanosecond deadline. */
     private static final Duration UNBOUNDED = Duration.ofDays(3650);
-    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
-    private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
 
     @Override
     public Object invoke(MethodInvocation invocation, Method method, Settings s, Attributes attributes) throws Throwable {
-        String name = s.name(method, invocation.getArguments(), attributes);
-        DistributedLock lock = attributes.coordis().lock(name, s.options);
+        String name = s.name.evaluate(invocation.getArguments(), attributes);
+        DistributedLock lock = attributes.coordis().lock(name, s.options(method, attributes));
         Optional<Object[]> ran;
         try {
             ran = lock.whileLocked(s.wait, lease -> call(invocation, lease));
@@ -70,29 +61,22 @@ final class LockedAdvice implements AnnotationAdvisor.Advice<LockedAdvice.Settin
 
     /** A method's annotation, read once: an invalid one fails when the bean is proxied, at start-up. */
     static final class Settings {
-        final String literalName;
-        final Expression nameTemplate;
-        final LockOptions options;
+        final ArgumentText name;
+        /** The annotation's TTL; {@code null} for the base options' TTL. */
+        final Duration ttl;
         final Duration wait;
         final WhenBusy busy;
+        /** The base options with this method's TTL, made on the first call (the base is a bean). */
+        private volatile LockOptions options;
 
         Settings(Locked locked, Method method, Attributes attributes) {
             String name = attributes.text(locked.name(), ANNOTATION, "name", method);
-            if (name.contains("#{")) {
-                try {
-                    this.nameTemplate = PARSER.parseExpression(name, new TemplateParserContext());
-                } catch (RuntimeException e) {
-                    throw new IllegalStateException(ANNOTATION + " on " + Attributes.describe(method) + " has name = \""
-                            + locked.name() + "\", whose #{...} is not a valid SpEL expression (" + e.getMessage()
-                            + "); write it like \"order:#{#orderId}\" or \"order:#{#p0}\"", e);
-                }
-                this.literalName = null;
-            } else {
-                this.nameTemplate = null;
-                this.literalName = name;
+            this.name = ArgumentText.template(new ArgumentText.Site(ANNOTATION, method, "name", locked.name()), name,
+                    "the lock name", "\"order:#{#orderId}\" or \"order:#{#p0}\"");
+            this.ttl = attributes.duration(locked.ttl(), ANNOTATION, "ttl", method);
+            if (ttl != null) {
+                Attributes.option(ANNOTATION, method, () -> LockOptions.defaults().withTtl(ttl));
             }
-            Duration ttl = attributes.duration(locked.ttl(), ANNOTATION, "ttl", method);
-            this.options = Attributes.option(ANNOTATION, method, () -> ttl == null ? LockOptions.defaults() : LockOptions.defaults().withTtl(ttl));
             WhenBusy stated = locked.whenBusy();
             if (stated == WhenBusy.UNSTATED) {
                 if (method.getReturnType() != void.class) {
@@ -111,26 +95,15 @@ final class LockedAdvice implements AnnotationAdvisor.Advice<LockedAdvice.Settin
             }
         }
 
-        String name(Method method, Object[] args, Attributes attributes) {
-            if (nameTemplate == null) {
-                return literalName;
+        /** The application's lock options ({@link Attributes#lockOptions()}) with this method's TTL. */
+        LockOptions options(Method method, Attributes attributes) {
+            LockOptions o = options;
+            if (o == null) {
+                LockOptions base = attributes.lockOptions();
+                o = Attributes.option(ANNOTATION, method, () -> ttl == null ? base : base.withTtl(ttl));
+                options = o;
             }
-            MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(null, method, args, NAMES);
-            context.setBeanResolver(new BeanFactoryResolver(attributes.beanFactory()));
-            Object value;
-            try {
-                value = nameTemplate.getValue(context);
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException(ANNOTATION + " on " + Attributes.describe(method) + ": cannot evaluate "
-                        + "the lock name \"" + nameTemplate.getExpressionString() + "\": " + e.getMessage()
-                        + " (arguments are #p0, #p1, ..., or #name when compiled with -parameters)", e);
-            }
-            String name = value == null ? "" : value.toString();
-            if (name.isBlank()) {
-                throw new IllegalArgumentException(ANNOTATION + " on " + Attributes.describe(method) + ": the lock name \""
-                        + nameTemplate.getExpressionString() + "\" evaluated to an empty name for these arguments");
-            }
-            return name;
+            return o;
         }
     }
 

@@ -146,4 +146,81 @@ class AnnotationErrorsTest {
         assertStartFails(new EmptyQueue(), "@CoordisListener on EmptyQueue.on(String) has an empty queue "
                 + "(\"${missing.queue:}\"); name it, e.g. queue = \"reports:nightly\"");
     }
+    public static class UnparsableLimit {
+        @RateLimited(name = "api", limit = "ten per second")
+        public void call() {
+        }
+    }
+
+    @Test
+    void aRateLimitMustParse() {
+        assertStartFails(new UnparsableLimit(), "@RateLimited on UnparsableLimit.call() has limit = \"ten per second\", "
+                + "which is not a rate: rate limit 'ten per second' is not of the form PERMITS/PERIOD, e.g. 10/1s, 100/1m "
+                + "or 5/250ms; write it like \"10/1s\", \"100/1m\" or \"5/250ms\"");
+    }
+
+    public static class NegativeBurst {
+        @RateLimited(name = "api", limit = "10/1s", burst = -1)
+        public void call() {
+        }
+    }
+
+    @Test
+    void aBurstMustBePositive() {
+        assertStartFails(new NegativeBurst(), "@RateLimited on NegativeBurst.call() has burst = -1; write a burst of at "
+                + "least 1 (the most permits granted at once), or leave it out for the permit count (10)");
+    }
+
+    public static class EmptyLimit {
+        @RateLimited(name = "api", limit = "${missing.limit:}")
+        public void call() {
+        }
+    }
+
+    @Test
+    void aRateLimiterStatesItsLimit() {
+        assertStartFails(new EmptyLimit(), "@RateLimited on EmptyLimit.call() has an empty limit (\"${missing.limit:}\"); "
+                + "write one like limit = \"10/1s\" (permits per period)");
+    }
+
+    public static class BrokenKey {
+        @RateLimited(name = "api", limit = "10/1s", key = "#userId +")
+        public void call(String userId) {
+        }
+    }
+
+    @Test
+    void aBrokenKeyExpressionIsRefused() {
+        assertThat(startFailure(new BrokenKey())).anyMatch(m -> m.startsWith("@RateLimited on BrokenKey.call(String) "
+                + "has key = \"#userId +\", which is not a valid SpEL expression"));
+    }
+
+    public static class PrimitiveRateSkip {
+        @RateLimited(name = "api", limit = "10/1s", whenLimited = WhenBusy.SKIP)
+        public long count() {
+            return 1;
+        }
+    }
+
+    @Test
+    void aRateLimitedMethodThatSkipsMustBeAbleToAnswerSkipped() {
+        assertStartFails(new PrimitiveRateSkip(), "@RateLimited on PrimitiveRateSkip.count(): the method returns long, "
+                + "which cannot say that it was skipped; return Long (null when skipped) or Optional (empty when skipped)");
+    }
+
+    public static class TwoLimits {
+        @RateLimited(name = "api", limit = "10/1s")
+        public void one() {
+        }
+
+        @RateLimited(name = "api", limit = "10/1s", burst = 20)
+        public void two() {
+        }
+    }
+
+    @Test
+    void methodsNamingOneLimiterMustAgreeOnItsLimit() {
+        assertThat(startFailure(new TwoLimits())).anyMatch(m -> m.contains("names rate limiter 'api' with limit")
+                && m.endsWith("give both the same limit and burst (or name the limiters apart)"));
+    }
 }

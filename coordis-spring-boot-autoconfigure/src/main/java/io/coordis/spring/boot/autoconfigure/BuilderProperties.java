@@ -115,7 +115,21 @@ final class BuilderProperties {
             options = option("coordis.lock.max-hold", "a positive duration, e.g. 10m", options,
                     o -> o.withMaxHold(lock.getMaxHold()));
         }
-        return options;
+        return options.withFair(lock.isFair());
+    }
+
+    /**
+     * Checks that {@code coordis} can make fair locks, as the client decides when a lock is made (a handle only:
+     * nothing is sent to Redis); a refusal (Redlock, say) becomes a problem naming {@code coordis.lock.fair}.
+     */
+    static void checkFair(LockOptions fair, Coordis coordis) {
+        try {
+            coordis.lock("fair-check", fair);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new ConfigurationProblem("coordis.lock.fair=true, but this client cannot make fair locks: "
+                    + e.getMessage(), "Set coordis.lock.fair=false (the default), or point coordis.urls at one Redis "
+                    + "(or a Sentinel-managed master) for fair locks.", e);
+        }
     }
 
     /** The {@link QueueOptions} the properties describe. */

@@ -97,15 +97,22 @@ public class CoordisAutoConfiguration {
     }
 
     /**
-     * The options an application's locks start from, from {@code coordis.lock.*}.
+     * The options an application's locks start from, from {@code coordis.lock.*}; {@code @Locked} methods take them
+     * too. Fair options that the client cannot make locks with (on Redlock) stop start-up.
      *
      * @param properties the {@code coordis.*} properties
+     * @param coordis    the client, to check fair options against
      * @return the lock options
      */
     @Bean
     @ConditionalOnMissingBean
-    public LockOptions coordisLockOptions(CoordisProperties properties) {
-        return BuilderProperties.lockOptions(properties.getLock());
+    public LockOptions coordisLockOptions(CoordisProperties properties, ObjectProvider<Coordis> coordis) {
+        LockOptions options = BuilderProperties.lockOptions(properties.getLock());
+        Coordis client = options.fair() ? coordis.getIfUnique() : null;
+        if (client != null) {
+            BuilderProperties.checkFair(options, client);
+        }
+        return options;
     }
 
     /**

@@ -14,6 +14,12 @@ public class LockProperties {
     private Duration maxHold;
 
     /**
+     * Whether locks go to their waiters in arrival order across processes; one Redis (or a Sentinel-managed master)
+     * only, not Redlock.
+     */
+    private boolean fair;
+
+    /**
      * How long a lock lives in Redis without renewal ({@code coordis.lock.ttl}).
      *
      * @return the TTL; 30 s by default
@@ -47,5 +53,23 @@ public class LockProperties {
      */
     public void setMaxHold(Duration maxHold) {
         this.maxHold = maxHold;
+    }
+
+    /**
+     * Whether locks go to their waiters in arrival order ({@code coordis.lock.fair}).
+     *
+     * @return {@code false} by default
+     */
+    public boolean isFair() {
+        return fair;
+    }
+
+    /**
+     * Sets whether locks go to their waiters in arrival order ({@code coordis.lock.fair}).
+     *
+     * @param fair {@code false} by default; {@code true} needs one Redis, not Redlock
+     */
+    public void setFair(boolean fair) {
+        this.fair = fair;
     }
 }

@@ -25,7 +25,8 @@ class ConfigurationMetadataTest {
                 .forEach(p -> byName.put((String) p.get("name"), p));
         assertThat(byName).containsOnlyKeys("coordis.urls", "coordis.replica-urls", "coordis.key-prefix",
                 "coordis.command-timeout", "coordis.embedded", "coordis.tls.ca", "coordis.tls.cert", "coordis.tls.key",
-                "coordis.tls.verify-hostname", "coordis.lock.ttl", "coordis.lock.max-hold", "coordis.queue.max-attempts",
+                "coordis.tls.verify-hostname", "coordis.lock.ttl", "coordis.lock.max-hold", "coordis.lock.fair",
+                "coordis.queue.max-attempts",
                 "coordis.queue.heartbeat-ttl", "coordis.queue.sweep-interval", "coordis.queue.slots",
                 "coordis.queue.max-message-bytes", "coordis.metrics.enabled", "coordis.metrics.tag-names",
                 "coordis.metrics.queues", "coordis.metrics.poll-interval");
@@ -34,6 +35,7 @@ class ConfigurationMetadataTest {
         assertThat(byName.get("coordis.lock.ttl")).containsEntry("defaultValue", "30s");
         assertThat(byName.get("coordis.queue.max-message-bytes")).containsEntry("defaultValue", 1048576);
         assertThat(byName.get("coordis.embedded")).containsEntry("defaultValue", false);
+        assertThat(byName.get("coordis.lock.fair")).containsEntry("defaultValue", false);
         assertThat(byName.get("coordis.metrics.enabled")).containsEntry("defaultValue", true);
         assertThat(byName.get("coordis.metrics.poll-interval")).containsEntry("defaultValue", "10s");
     }

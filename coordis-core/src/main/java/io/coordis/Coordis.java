@@ -358,8 +358,8 @@ public final class Coordis implements AutoCloseable {
     }
 
     /**
-     * Read-only views of the locks, elections, queues and signals on this client's Redis (Redlock: locks on
-     * every node), as {@code coordis ls} and {@code coordis inspect} show them. Thread-safe.
+     * Read-only views of the objects on this client's Redis (every {@link io.coordis.inspect.ObjectKind}; Redlock:
+     * locks on every node), as {@code coordis ls} and {@code coordis inspect} show them. Thread-safe.
      *
      * @return the inspector of this client
      */

@@ -45,9 +45,10 @@ import static org.awaitility.Awaitility.await;
  * Redis's footprint stays bounded however many names were ever used: after N lock names (each acquired and
  * released once) and M each of semaphores, read-write locks, elections (campaign, resign), latched events,
  * emptied queues, rate limiters (permits taken), count-down latches (one opened, one left counting) and fair locks
- * (held, a waiter lined up and granted after the release), and once every hold's TTL, the counters' retention, the
- * latches' expiry, the limiters' idle time and the lines' last lapse have passed, at most 16,384 + 100 keys are left
- * without expiry, nothing expires later than a day, and {@code used_memory} grew by at most 5 MB.
+ * (held, another client's waiter lined up and granted after the release), and once every hold's TTL, the counters'
+ * retention, the latches' expiry, the limiters' idle time and the lines' last lapse have passed, at most
+ * 16,384 + 100 keys are left without expiry, nothing expires later than a day, and {@code used_memory} grew by at
+ * most 5 MB.
  *
  * <p>N is 20,000 and M 500 by default; {@code -Dcoordis.footprintNames=1000000} (and
  * {@code -Dcoordis.footprintObjects}) for the scale run, see docs/performance.md. The figures are printed before
@@ -71,7 +72,8 @@ class FootprintIT {
         RedisServer server = redis.server();
         long before = usedMemory(server);
         long started = System.nanoTime();
-        try (Coordis coordis = TestClients.connect(redis.uri())) {
+        try (Coordis coordis = TestClients.connect(redis.uri());
+             Coordis other = TestClients.connect(redis.uri())) {
             // the counters' retention shortened from its 10 minutes, so that the test need not wait that long
             LockOptions shortHold = LockOptions.defaults().withTtl(TTL).withAutoRenew(false)
                     .withCounterRetention(RETENTION);
@@ -123,7 +125,9 @@ class FootprintIT {
 
                 DistributedLock fair = coordis.lock("fp:fair:" + i, fairHold);
                 Lease held = fair.tryAcquire().orElseThrow();
-                CompletableFuture<Optional<Lease>> next = fair.acquireAsync(Duration.ofSeconds(30));
+                // another client's waiter: one of the holder's own would wait behind it in the client, not at Redis
+                CompletableFuture<Optional<Lease>> next = other.lock("fp:fair:" + i, fairHold)
+                        .acquireAsync(Duration.ofSeconds(30));
                 String line = Prefixed.derived("fp:fair:" + i, "line");
                 await().atMost(Duration.ofSeconds(20)).until(() -> (Long) server.command("EXISTS", line) == 1L);
                 assertThat(held.release()).isTrue();

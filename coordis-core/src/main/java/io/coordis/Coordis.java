@@ -324,10 +324,10 @@ public final class Coordis implements AutoCloseable {
      * key expires {@code expireAfter} after the latch opens or last changed.
      *
      * @param name        the latch's name; its key derives from it after this client's key prefix
-     * @param count       the count a first use stores, at least 1
+     * @param count       the count a first use stores, 1 to {@link CountDownLatch#MAX_COUNT}
      * @param expireAfter how long the key outlives the opening or the last change, 1 ms to 30 days
      * @return the latch; nothing is stored until it is used
-     * @throws IllegalArgumentException when the name is blank or too long, the count below 1 or the expiry out of range
+     * @throws IllegalArgumentException when the name is blank or too long, or the count or the expiry out of range
      * @throws IllegalStateException    when this client talks to several independent masters (Redlock)
      */
     public CountDownLatch countDownLatch(String name, long count, Duration expireAfter) {

@@ -41,6 +41,8 @@ public final class RequiredCommands {
         ELECTIONS,
         /** Plain and reliable queues. */
         QUEUES,
+        /** Rate limiters. */
+        RATE_LIMITS,
         /**
          * On Redis Cluster only, in addition to the others: reading the topology and following redirects.
          * Not among {@link #allRequiredUses()}; a cluster user needs {@link #clusterUses()}.
@@ -166,6 +168,11 @@ public final class RequiredCommands {
             c("time", Use.QUEUES, "enqueue times, heartbeats"),
             c("client|id", Use.QUEUES, "identifying a blocked connection"),
             c("wait", Use.QUEUES, "pushes that must reach replicas (QueueOptions.withReplication)"),
+
+            c("get", Use.RATE_LIMITS, "a limiter's theoretical arrival time"),
+            c("set", Use.RATE_LIMITS, "a grant moves the arrival time on, expiring when the limiter is idle"),
+            c("time", Use.RATE_LIMITS, "Redis's clock decides, not the clients'"),
+            c("type", Use.RATE_LIMITS, "wrong-type checks naming the key"),
 
             c("cluster|nodes", Use.CLUSTER, "the slot map and the nodes, read on connect, on redirects and every 30 s"),
             c("asking", Use.CLUSTER, "following an ASK redirect while a slot migrates"),

@@ -3,6 +3,7 @@ package io.coordis;
 import io.coordis.election.ElectionOptions;
 import io.coordis.election.LeaderElection;
 import io.coordis.election.Leadership;
+import io.coordis.latch.CountDownLatch;
 import io.coordis.lock.DistributedLock;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
@@ -13,6 +14,9 @@ import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.queue.Queue;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.ratelimit.RateLimit;
+import io.coordis.ratelimit.RateLimiter;
+import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisExtension;
 import io.coordis.testkit.RedisServer;
 import io.coordis.testkit.RespClient;
@@ -27,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -38,9 +43,12 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Redis's footprint stays bounded however many names were ever used: after N lock names (each acquired and
- * released once) and M each of semaphores, read-write locks, elections (campaign, resign), latched events and
- * emptied queues, and once every hold's TTL and the counters' retention have passed, at most 16,384 + 100 keys
- * are left without expiry, nothing expires later than a day, and {@code used_memory} grew by at most 5 MB.
+ * released once) and M each of semaphores, read-write locks, elections (campaign, resign), latched events,
+ * emptied queues, rate limiters (permits taken), count-down latches (one opened, one left counting) and fair locks
+ * (held, another client's waiter lined up and granted after the release), and once every hold's TTL, the counters'
+ * retention, the latches' expiry, the limiters' idle time and the lines' last lapse have passed, at most
+ * 16,384 + 100 keys are left without expiry, nothing expires later than a day, and {@code used_memory} grew by at
+ * most 5 MB.
  *
  * <p>N is 20,000 and M 500 by default; {@code -Dcoordis.footprintNames=1000000} (and
  * {@code -Dcoordis.footprintObjects}) for the scale run, see docs/performance.md. The figures are printed before
@@ -64,10 +72,13 @@ class FootprintIT {
         RedisServer server = redis.server();
         long before = usedMemory(server);
         long started = System.nanoTime();
-        try (Coordis coordis = TestClients.connect(redis.uri())) {
+        try (Coordis coordis = TestClients.connect(redis.uri());
+             Coordis other = TestClients.connect(redis.uri())) {
             // the counters' retention shortened from its 10 minutes, so that the test need not wait that long
             LockOptions shortHold = LockOptions.defaults().withTtl(TTL).withAutoRenew(false)
                     .withCounterRetention(RETENTION);
+            // held until released, however long the waiter takes to line up on a busy machine
+            LockOptions fairHold = shortHold.withTtl(Duration.ofSeconds(10)).withFair(true);
             run(NAMES, i -> {
                 Lease lease = coordis.lock("fp:lock:" + i, shortHold).tryAcquire().orElseThrow();
                 assertThat(lease.release()).isTrue();
@@ -102,6 +113,25 @@ class FootprintIT {
                     Optional<Delivery> delivery = consumer.take(Duration.ofSeconds(10));
                     delivery.orElseThrow().ack();
                 }
+
+                RateLimiter limiter = coordis.rateLimiter("fp:rate:" + i, RateLimit.parse("10/1s"));
+                assertThat(limiter.tryAcquire(3).granted()).isTrue(); // idle again 300 ms later
+
+                CountDownLatch opened = coordis.countDownLatch("fp:latch:" + i, 2, TTL);
+                opened.countDown();
+                assertThat(opened.countDown()).isZero();
+                assertThat(opened.await(Duration.ofSeconds(10))).isTrue();
+                assertThat(coordis.countDownLatch("fp:latch-counting:" + i, 2, TTL).countDown()).isEqualTo(1L);
+
+                DistributedLock fair = coordis.lock("fp:fair:" + i, fairHold);
+                Lease held = fair.tryAcquire().orElseThrow();
+                // another client's waiter: one of the holder's own would wait behind it in the client, not at Redis
+                CompletableFuture<Optional<Lease>> next = other.lock("fp:fair:" + i, fairHold)
+                        .acquireAsync(Duration.ofSeconds(30));
+                String line = Prefixed.derived("fp:fair:" + i, "line");
+                await().atMost(Duration.ofSeconds(20)).until(() -> (Long) server.command("EXISTS", line) == 1L);
+                assertThat(held.release()).isTrue();
+                assertThat(next.get(30, TimeUnit.SECONDS).orElseThrow().release()).isTrue();
             });
         }
         long worked = System.nanoTime() - started;
@@ -112,7 +142,8 @@ class FootprintIT {
         Keys left = keys(server);
         long after = usedMemory(server);
         String figures = String.format(Locale.ROOT, "footprint: %,d lock names, %,d each of semaphores, read-write "
-                        + "locks, elections, signals, events, queues and reliable queues, in %.1f s: %,d keys, %,d "
+                        + "locks, elections, signals, events, queues, reliable queues, rate limiters, latches and fair "
+                        + "locks, in %.1f s: %,d keys, %,d "
                         + "without expiry (%s), %,d expiring later than a day; used_memory %,d -> %,d bytes "
                         + "(%+.2f MB)",
                 NAMES, OBJECTS, worked / 1e9, left.total, left.withoutExpiry, left.examples, left.expiringAfterADay,

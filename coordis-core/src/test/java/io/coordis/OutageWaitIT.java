@@ -6,8 +6,11 @@ import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
+import io.coordis.ratelimit.RateLimit;
+import io.coordis.ratelimit.RateLimiter;
 import io.coordis.testkit.Prefixed;
 import io.coordis.testkit.RedisServer;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,7 +31,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * A wait rides out Redis being unavailable for a while: a restart, Redlock masters too fresh for the restart guard,
  * a majority of masters down and back. Within its budget each call tries again and succeeds once Redis is back; a
- * permanent failure still ends it at once.
+ * budget spent while Redis is still away ends with the last failure; a permanent failure still ends it at once.
  */
 class OutageWaitIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -51,6 +54,12 @@ class OutageWaitIT {
             waits.add(callers.submit(() -> coordis.semaphore("outage:sem", 2).acquire(WAIT).orElseThrow()));
             waits.add(callers.submit(() -> coordis.election("outage:election").campaign(WAIT).orElseThrow()));
             waits.add(coordis.lock("outage:async").acquireAsync(WAIT).thenApply(Optional::orElseThrow));
+            waits.add(callers.submit(() -> coordis.lock("outage:fair", LockOptions.defaults().withFair(true))
+                    .acquire(WAIT).orElseThrow()));
+            RateLimiter limiter = coordis.rateLimiter("outage:rate", RateLimit.parse("1/1h"));
+            Future<Boolean> rated = callers.submit(() -> limiter.acquire(WAIT));
+            CompletableFuture<Boolean> ratedAsync = coordis.rateLimiter("outage:rate-async", RateLimit.parse("1/1h"))
+                    .acquireAsync(1, WAIT);
             Future<Delivery> taken = callers.submit(() -> consumer.take(WAIT).orElseThrow());
             CompletableFuture<Optional<Delivery>> takenAsync = asyncConsumer.takeAsync(WAIT);
             Future<byte[]> popped = callers.submit(() -> coordis.queue("outage:plain").pop(WAIT).orElseThrow());
@@ -87,6 +96,9 @@ class OutageWaitIT {
             assertThat(async.text()).isEqualTo("async, after the restart");
             async.ack();
             asyncConsumer.close();
+            assertThat(rated.get(WAIT.toSeconds() + 30, TimeUnit.SECONDS)).as("a rate limiter's wait").isTrue();
+            assertThat(ratedAsync.get(WAIT.toSeconds() + 30, TimeUnit.SECONDS)).as("its async form").isTrue();
+            assertThat(limiter.tryAcquire().granted()).as("the permit was granted once, not once per try").isFalse();
             System.out.printf("waits across a restart: Redis down %d ms, every wait won%n",
                     TimeUnit.NANOSECONDS.toMillis(back - down));
             consumer.close();
@@ -150,6 +162,73 @@ class OutageWaitIT {
             lease.get().release();
         } finally {
             servers.forEach(RedisServer::close);
+        }
+    }
+
+    /**
+     * A rate limiter's wait whose budget runs out while Redis is still down ends with the last failure, naming the
+     * limiter: not at once (it tried for the whole budget) and not much later (a try in flight takes at most the
+     * command timeout). Blocking and async alike.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aRateLimiterWaitWhoseBudgetRunsOutDuringTheOutageReportsTheLastFailure() throws Exception {
+        Duration budget = Duration.ofSeconds(3);
+        Duration margin = Coordis.DEFAULT_COMMAND_TIMEOUT.plusSeconds(5);
+        try (RedisServer server = RedisServer.builder().start();
+             Coordis coordis = TestClients.connect(server.uri())) {
+            RateLimiter limiter = coordis.rateLimiter("outage:rate-spent", RateLimit.parse("10/1s"));
+            assertThat(limiter.tryAcquire().granted()).isTrue(); // connected, script loaded
+            server.kill();
+            long start = System.nanoTime();
+            Throwable t = catchThrowable(() -> limiter.acquire(budget));
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(t).isInstanceOf(NodeUnavailableException.class)
+                    .hasMessageStartingWith("rate limiter 'outage:rate-spent': ").hasMessageContaining(server.address());
+            assertThat(took).as("tried for the whole budget, and not much longer")
+                    .isBetween(budget.minusMillis(50), budget.plus(margin));
+
+            start = System.nanoTime();
+            Throwable async = catchThrowable(() -> limiter.acquireAsync(1, budget).get(60, TimeUnit.SECONDS));
+            took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(async).isInstanceOf(java.util.concurrent.ExecutionException.class)
+                    .cause().isInstanceOf(NodeUnavailableException.class)
+                    .hasMessageStartingWith("rate limiter 'outage:rate-spent': ");
+            assertThat(took).as("async: the whole budget, and not much longer")
+                    .isBetween(budget.minusMillis(50), budget.plus(margin));
+        }
+    }
+
+    /**
+     * A rate limiter's try does not wait: {@code tryAcquire} and a wait of zero fail at once with Redis down, and a
+     * key of another type ends a long wait at once.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aRateLimiterTryAndAPermanentFailureDoNotWait() throws Exception {
+        try (RedisServer server = RedisServer.builder().start();
+             Coordis coordis = TestClients.connect(server.uri())) {
+            RateLimiter wrong = coordis.rateLimiter("outage:rate-wrongtype", RateLimit.parse("10/1s"));
+            server.command("HSET", Prefixed.derived("outage:rate-wrongtype", "rate"), "a", "b");
+            long start = System.nanoTime();
+            assertThat(catchThrowable(() -> wrong.acquire(Duration.ofSeconds(60))))
+                    .isInstanceOf(WrongTypeException.class).hasMessageStartingWith("rate limiter 'outage:rate-wrongtype'");
+            assertThat(catchThrowable(() -> wrong.acquireAsync(1, Duration.ofSeconds(60)).join()))
+                    .cause().isInstanceOf(WrongTypeException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("not waited out")
+                    .isLessThan(Duration.ofSeconds(30));
+
+            RateLimiter limiter = coordis.rateLimiter("outage:rate-try", RateLimit.parse("10/1s"));
+            server.kill();
+            for (ThrowingCallable call : List.<ThrowingCallable>of(limiter::tryAcquire,
+                    () -> limiter.acquire(Duration.ZERO), () -> limiter.tryAcquireAsync(1).join())) {
+                start = System.nanoTime();
+                Throwable t = catchThrowable(call);
+                assertThat(t instanceof java.util.concurrent.CompletionException ? t.getCause() : t)
+                        .isInstanceOf(NodeUnavailableException.class);
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("one try")
+                        .isLessThan(Coordis.DEFAULT_COMMAND_TIMEOUT.plusSeconds(5));
+            }
         }
     }
 

@@ -77,6 +77,8 @@ class LatchIT {
                 "unknown action 'open': use count-down or await", "coordis latch");
         cli.assertUsageError(cli.run("latch", "-u", redis.uri(), "--count", "0", "it:bad", "count-down"),
                 "--count must be at least 1, was 0", "coordis latch");
+        cli.assertUsageError(cli.run("latch", "-u", redis.uri(), "--count", Long.toString(Long.MAX_VALUE), "it:bad",
+                "count-down"), "--count must be at most 9007199254740991, was " + Long.MAX_VALUE, "coordis latch");
         cli.assertUsageError(cli.run("latch", "-u", redis.uri(), "--expire", "745h", "it:bad", "count-down"),
                 "--expire must be between 1ms and 30d", "coordis latch");
         cli.assertUsageError(cli.run("latch", "-u", redis.uri(), "-w", "1s", "it:bad", "count-down"),

@@ -31,6 +31,33 @@ class OutageCliIT {
     }
 
     @Test
+    void aRateLimitedCommandThatMayWaitRidesOutARedisRestart() {
+        try (RedisServer server = RedisServer.builder().appendOnly(true).start()) {
+            server.kill();
+            try (CliProcess cli = CliProcess.start("-u", server.uri(), "rate", "outage:rate", "--limit", "1/1s",
+                    "-w", "30s", "--", "true")) {
+                server.restart(DOWN);
+                assertThat(cli.exitCode(Duration.ofSeconds(60))).as(cli.stderr()).isEqualTo(ExitCodes.OK);
+            }
+        }
+    }
+
+    @Test
+    void aRateLimitedCommandWhoseWaitIsSpentOnAnOutageIs69NamingIt() {
+        try (RedisServer server = RedisServer.builder().start()) {
+            server.kill();
+            long start = System.nanoTime();
+            try (CliProcess cli = CliProcess.start("-u", server.uri(), "rate", "outage:rate", "--limit", "1/1s",
+                    "-w", "2s", "--", "true")) {
+                assertThat(cli.exitCode()).as(cli.stderr()).isEqualTo(ExitCodes.UNAVAILABLE);
+                assertThat(cli.stderr()).contains(server.address()).contains("unavailable");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the wait was spent first")
+                        .isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+            }
+        }
+    }
+
+    @Test
     void freshRedlockMastersAreWaitedForWithinTheWait() {
         List<RedisServer> servers = masters(5);
         try (CliProcess cli = CliProcess.start(args(servers, "lock", "outage:fresh", "--ttl", "2s", "-w", "30s",

@@ -4,6 +4,7 @@ import io.coordis.CoordisException;
 import io.coordis.Ticker;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -15,8 +16,8 @@ import java.util.concurrent.TimeUnit;
  * a Redlock quorum not reached) is tried again, after a jittered backoff or, when the failure knows how long it
  * lasts (the restart guard's window), after exactly that; once the budget is spent the last failure is reported.
  * A permanent failure (wrong credentials, missing permissions, a wrong type, a full Redis) is reported at once, and
- * so is any failure of a call that may not wait. Lock, semaphore and read-write acquisitions, campaigns, takes and
- * the client's first connection keep it.
+ * so is any failure of a call that may not wait. Lock, semaphore and read-write acquisitions, campaigns, takes,
+ * rate limiter waits and the client's first connection keep it.
  */
 public final class Outages {
     /** The pause after the first transient failure of a wait. */
@@ -77,6 +78,66 @@ public final class Outages {
                 }
                 TimeUnit.NANOSECONDS.sleep(pauseNanos(e, ++failures, left));
             }
+        }
+    }
+
+    /** One try of a call that does not block, given what is left of its wait. */
+    @FunctionalInterface
+    public interface AsyncAttempt<T> {
+        CompletableFuture<T> within(Duration left);
+    }
+
+    /**
+     * {@link #retrying} without a thread: {@code attempt} is tried again on {@code timer} after each transient
+     * failure while {@code wait} lasts, and the result completes with the first value, or with the last failure once
+     * the wait is spent, or at once with a permanent one. Cancelling the result stops the tries; one under way runs
+     * to its end. The result completes on whichever thread completed the last try.
+     */
+    public static <T> CompletableFuture<T> retryingAsync(Timer timer, Duration wait, AsyncAttempt<T> attempt) {
+        Retries<T> retries = new Retries<>(timer, Durations.saturatedAdd(timer.now(), Durations.saturatedNanos(wait)),
+                attempt);
+        retries.next();
+        return retries.result;
+    }
+
+    /** The tries of one {@link #retryingAsync} call; one at a time, each started when the one before failed. */
+    private static final class Retries<T> {
+        private final Timer timer;
+        private final long deadline;
+        private final AsyncAttempt<T> attempt;
+        private final CompletableFuture<T> result = new CompletableFuture<>();
+        /** Transient failures so far; read and written by one try at a time. */
+        private volatile int failures;
+
+        Retries(Timer timer, long deadline, AsyncAttempt<T> attempt) {
+            this.timer = timer;
+            this.deadline = deadline;
+            this.attempt = attempt;
+        }
+
+        void next() {
+            if (result.isDone()) {
+                return;
+            }
+            CompletableFuture<T> tried;
+            try {
+                tried = attempt.within(Duration.ofNanos(Math.max(0, deadline - timer.now())));
+            } catch (RuntimeException e) {
+                tried = CompletableFuture.failedFuture(e);
+            }
+            tried.whenComplete((value, failure) -> {
+                if (failure == null) {
+                    result.complete(value);
+                    return;
+                }
+                long left = deadline - timer.now();
+                if (left <= 0 || !ridesOut(failure) || result.isDone()) {
+                    result.completeExceptionally(failure);
+                    return;
+                }
+                failures++;
+                timer.delay(pauseNanos(failure, failures, left)).thenRun(this::next);
+            });
         }
     }
 

@@ -26,6 +26,12 @@ public interface CountDownLatch {
     Duration MAX_EXPIRY = Duration.ofDays(30);
 
     /**
+     * The largest count a latch accepts, 2<sup>53</sup> - 1: Redis's scripts count in double-precision numbers, which
+     * are exact up to it.
+     */
+    long MAX_COUNT = (1L << 53) - 1;
+
+    /**
      * The latch's name, as given.
      *
      * @return the name

@@ -19,6 +19,11 @@ import java.util.concurrent.CompletableFuture;
  * once, since waiting could not change the answer. Permits once granted are spent, also when the caller gives up
  * (interrupt, cancel) before they are due.
  *
+ * <p><b>Outages.</b> A wait rides out Redis being unavailable for a while (restarting, a node down, failing over): within
+ * the wait the request is sent again, reserving what is left of the wait, and once the wait is spent the last failure
+ * is thrown. A permanent failure (a key of another type, missing permissions) is thrown at once, and so is any failure
+ * of a {@code tryAcquire}. Failures name the limiter.
+ *
  * <p>The limiter keeps one key, which expires when the limiter has been idle long enough to be back at its full
  * burst. Thread-safe.
  */
@@ -50,7 +55,8 @@ public interface RateLimiter {
      *
      * @param permits how many permits to take, between 1 and the limit's burst
      * @return the decision: granted, or how long until that many are due
-     * @throws IllegalArgumentException when {@code permits} is below 1 or above the burst
+     * @throws IllegalArgumentException    when {@code permits} is below 1 or above the burst
+     * @throws io.coordis.CoordisException when Redis fails or does not answer within the command timeout
      */
     Decision tryAcquire(int permits);
 
@@ -72,8 +78,11 @@ public interface RateLimiter {
      * @param wait    how long to wait at most; {@link Duration#ZERO} tries once
      * @return {@code true} when the permits are granted and due, {@code false} when they would not be due within the
      *         wait
-     * @throws IllegalArgumentException when {@code permits} is below 1 or above the burst, or {@code wait} is negative
-     * @throws InterruptedException     when interrupted while waiting for reserved permits, which stay spent
+     * @throws IllegalArgumentException    when {@code permits} is below 1 or above the burst, or {@code wait} is
+     *                                     negative
+     * @throws InterruptedException        when interrupted while waiting for reserved permits, which stay spent, or
+     *                                     for Redis to come back
+     * @throws io.coordis.CoordisException when Redis stays unavailable for the whole wait, or fails permanently
      */
     boolean acquire(int permits, Duration wait) throws InterruptedException;
 
@@ -94,7 +103,7 @@ public interface RateLimiter {
      *
      * @param permits how many permits to take, between 1 and the limit's burst
      * @param wait    how long to wait at most; {@link Duration#ZERO} tries once
-     * @return a future of whether the permits were granted
+     * @return a future of whether the permits were granted, or of the failure {@code acquire} throws
      * @throws IllegalArgumentException when {@code permits} is below 1 or above the burst, or {@code wait} is negative
      */
     CompletableFuture<Boolean> acquireAsync(int permits, Duration wait);

@@ -10,7 +10,9 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -90,6 +92,57 @@ class OutagesTest {
             throw denied;
         })).isSameAs(denied);
         assertThat(tries).as("a permanent failure at once").hasValue(1);
+    }
+
+    @Test
+    void retryingAsyncPausesOnTheTimerGivesEachTryWhatIsLeftAndEndsWithTheLastFailure() {
+        ManualTimer timer = new ManualTimer();
+        List<Duration> given = new CopyOnWriteArrayList<>();
+        AtomicInteger tries = new AtomicInteger();
+        CompletableFuture<String> won = Outages.retryingAsync(timer, Duration.ofSeconds(10),
+                left -> {
+                    given.add(left);
+                    return tries.incrementAndGet() < 3 ? CompletableFuture.failedFuture(DOWN)
+                            : CompletableFuture.completedFuture("granted");
+                });
+        assertThat(won).as("paused on the timer, not on a thread").isNotDone();
+        assertThat(tries).hasValue(1);
+        timer.advance(Duration.ofSeconds(2)); // both pauses (at most 50 and 100 ms) pass
+        assertThat(won).isCompletedWithValue("granted");
+        assertThat(given).hasSize(3).first().isEqualTo(Duration.ofSeconds(10));
+        assertThat(given.get(2)).isLessThan(given.get(1)).isGreaterThan(Duration.ofMillis(9800));
+
+        tries.set(0);
+        CompletableFuture<String> spent = Outages.retryingAsync(timer, Duration.ofSeconds(1),
+                left -> {
+                    tries.incrementAndGet();
+                    return CompletableFuture.failedFuture(DOWN);
+                });
+        timer.advance(Duration.ofSeconds(5));
+        assertThat(spent).isCompletedExceptionally();
+        assertThatThrownBy(spent::join).hasCauseReference(DOWN);
+        assertThat(tries.get()).as("tried until the second was spent, no longer").isBetween(3, 12);
+        assertThat(timer.pending()).as("nothing left scheduled").isZero();
+
+        tries.set(0);
+        WrongTypeException wrong = new WrongTypeException("n:1", "k", "hash", "WRONGTYPE", null);
+        CompletableFuture<String> permanent = Outages.retryingAsync(timer, Duration.ofSeconds(10),
+                left -> {
+                    tries.incrementAndGet();
+                    return CompletableFuture.failedFuture(wrong);
+                });
+        assertThatThrownBy(permanent::join).as("a permanent failure at once").hasCauseReference(wrong);
+        assertThat(tries).hasValue(1);
+
+        tries.set(0);
+        CompletableFuture<String> cancelled = Outages.retryingAsync(timer, Duration.ofSeconds(10),
+                left -> {
+                    tries.incrementAndGet();
+                    return CompletableFuture.failedFuture(DOWN);
+                });
+        cancelled.cancel(false);
+        timer.advance(Duration.ofSeconds(10));
+        assertThat(tries).as("no try after the cancel").hasValue(1);
     }
 
     /** A clock stepped by hand (the pauses themselves still sleep, for at most the backoff). */

@@ -11,6 +11,9 @@ import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.latch.CountDownLatch;
+import io.coordis.ratelimit.RateLimit;
+import io.coordis.ratelimit.RateLimiter;
 import io.coordis.signal.Signals;
 import io.coordis.signal.Waiter;
 import io.coordis.testkit.Prefixed;
@@ -40,12 +43,15 @@ import static org.awaitility.Awaitility.await;
  * Bad input and a hostile environment, for every primitive: null, empty and too long names, keys of the wrong
  * type (including a name that is another object's derived key), TTLs and signals over their limits, Redis gone
  * after connecting, out of memory, a read-only replica, scripts flushed a thousand times, interrupts during
- * blocking calls. Each gets a typed error naming the object and the cause within its deadline + 1 s, and leaves
- * the other object untouched.
+ * blocking calls; for the rate limiter, the latch and the fair lock also foreign values in their own keys, huge
+ * counts and odd characters in names. Each gets a typed error naming the object and the cause within its
+ * deadline + 1 s, and leaves the other object untouched.
  */
 class HostileInputIT {
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
+
+    private static final LockOptions FAIR = LockOptions.defaults().withFair(true);
 
     /** One operation per primitive on the object called {@code name}. */
     private static Map<String, Function<String, Object>> operations(Coordis c) {
@@ -68,7 +74,23 @@ class HostileInputIT {
         ops.put("reliable queue", name -> call(() -> c.reliableQueue(name).push("m")));
         ops.put("signal", name -> c.signals().signal(name, "d"));
         ops.put("latched event", name -> c.signals().event(name, Duration.ofSeconds(5)).signal("d"));
+        ops.put("rate limiter", name -> c.rateLimiter(name, RateLimit.parse("10/1s")).tryAcquire());
+        ops.put("latch", name -> c.countDownLatch(name, 2, Duration.ofMinutes(1)).countDown());
+        ops.put("fair lock", name -> c.lock(name, FAIR).tryAcquire().map(l -> {
+            l.close();
+            return "acquired";
+        }));
         return ops;
+    }
+
+    /** The key a primitive of {@code kind} named {@code name} keeps its state in. */
+    private static String stateKey(String kind, String name) {
+        return switch (kind) {
+            case "latched event" -> Prefixed.derived(name, "event");
+            case "rate limiter" -> Prefixed.derived(name, "rate");
+            case "latch" -> Prefixed.derived(name, "latch");
+            default -> Prefixed.key(name);
+        };
     }
 
     /**
@@ -83,6 +105,8 @@ class HostileInputIT {
             case "reliable queue" -> "queue '" + name + "'";
             case "signal" -> "channel '" + name + "'";
             case "latched event" -> "event '" + name + "'";
+            case "rate limiter", "latch" -> kind + " '" + name + "'";
+            case "fair lock" -> "lock '" + name + "'";
             default -> throw new IllegalArgumentException(kind);
         };
     }
@@ -186,9 +210,15 @@ class HostileInputIT {
             assertThatThrownBy(() -> c.signals().event("ttl:event", Duration.ofSeconds(Long.MAX_VALUE)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("event TTL must be at most 30d, was " + Long.MAX_VALUE + "s");
+            assertThatThrownBy(() -> c.countDownLatch("ttl:latch", 1, max.plusSeconds(1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("latch expiry must be at most 30d, was 2592001s");
             assertThat(redis.server().command("DBSIZE")).as("nothing written").isEqualTo(0L);
 
             long maxMillis = max.toMillis();
+            CountDownLatch longest = c.countDownLatch("ttl:latch", 2, max);
+            assertThat(longest.countDown()).isEqualTo(1L);
+            assertThat((Long) redis.server().command("PTTL", longest.key())).isBetween(maxMillis - 60_000, maxMillis);
             try (Lease lease = c.lock("ttl:lock", LockOptions.defaults().withTtl(max).withAutoRenew(false))
                     .tryAcquire().orElseThrow()) {
                 assertThat(lease.remainingValidity()).isGreaterThan(max.minusDays(1));
@@ -226,9 +256,9 @@ class HostileInputIT {
                 }
                 String name = "hostile:" + op.getKey().replace(' ', '-');
                 // a string for the list-based primitives, a hash for the others; an event keeps its state in
-                // {name}:event
+                // {name}:event, a rate limiter in {name}:rate, a latch in {name}:latch
                 boolean listBased = op.getKey().contains("queue");
-                String key = op.getKey().equals("latched event") ? Prefixed.derived(name, "event") : Prefixed.key(name);
+                String key = stateKey(op.getKey(), name);
                 if (listBased) {
                     redis.server().command("SET", key, "not a list");
                 } else {
@@ -274,6 +304,132 @@ class HostileInputIT {
             assertThat(fenced.isHeld()).isTrue();
             fenced.close();
             consumer.close();
+        }
+    }
+
+    /**
+     * Another program's value in a key the rate limiter, the latch or the fair lock's line keeps: a string that is no
+     * time, no count, where a sorted set belongs, a hash where a sorted set belongs. A try and a long wait each fail at
+     * once with a WrongTypeException naming the key and saying what to do; the value stays as it was.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void foreignValuesInTheNewPrimitivesKeysAreRefusedNamingTheKeyAndLeftAlone() {
+        try (Coordis c = TestClients.connect(redis.uri())) {
+            Map<String, Call> calls = new LinkedHashMap<>();
+            RateLimiter limiter = c.rateLimiter("foreign:rate", RateLimit.parse("10/1s"));
+            String rateKey = Prefixed.derived("foreign:rate", "rate");
+            redis.server().command("SET", rateKey, "not a time");
+            calls.put("rate limiter try", limiter::tryAcquire);
+            calls.put("rate limiter wait", () -> limiter.acquire(Duration.ofSeconds(30)));
+            calls.put("rate limiter async wait", () -> limiter.acquireAsync(1, Duration.ofSeconds(30)).join());
+            CountDownLatch latch = c.countDownLatch("foreign:latch", 2, Duration.ofMinutes(1));
+            String latchKey = Prefixed.derived("foreign:latch", "latch");
+            redis.server().command("SET", latchKey, "many");
+            calls.put("latch count down", latch::countDown);
+            calls.put("latch wait", () -> latch.await(Duration.ofSeconds(30)));
+            String line = Prefixed.derived("foreign:fair", "line");
+            String lapses = Prefixed.derived("foreign:fair", "line-until");
+            redis.server().command("SET", line, "not a line");
+            calls.put("fair lock try", () -> c.lock("foreign:fair", FAIR).tryAcquire());
+            calls.put("fair lock wait", () -> c.lock("foreign:fair", FAIR).acquire(Duration.ofSeconds(30)));
+            calls.put("fair lock wait, its lapses a hash", () -> c.lock("foreign:fair", FAIR)
+                    .acquire(Duration.ofSeconds(30)));
+            Map<String, String> keyOf = Map.of("rate", rateKey, "latch", latchKey, "fair", line);
+            for (Map.Entry<String, Call> call : calls.entrySet()) {
+                String kind = call.getKey().split(" ")[0];
+                String key = call.getKey().endsWith("a hash") ? lapses : keyOf.get(kind);
+                if (call.getKey().endsWith("a hash")) {
+                    redis.server().command("DEL", line);
+                    redis.server().command("HSET", lapses, "a", "b");
+                }
+                long start = System.nanoTime();
+                Throwable t = catchThrowable(() -> call.getValue().call());
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                if (t instanceof java.util.concurrent.CompletionException) {
+                    t = t.getCause();
+                }
+                assertThat(t).as(call.getKey()).isInstanceOf(WrongTypeException.class).hasMessageContaining(key)
+                        .hasMessageContaining("choose another name or remove the key");
+                assertThat(took).as(call.getKey() + ": a permanent failure is not waited out")
+                        .isLessThan(Duration.ofSeconds(5));
+            }
+            assertThat(redis.server().command("GET", rateKey)).as("the rate key's value").isEqualTo("not a time");
+            assertThat(redis.server().command("GET", latchKey)).as("the latch key's value").isEqualTo("many");
+            assertThat(redis.server().command("HGETALL", lapses)).as("the lapses key's value")
+                    .isEqualTo(List.of("a", "b"));
+            assertThat(redis.server().command("EXISTS", Prefixed.key("foreign:fair"))).as("no lock taken")
+                    .isEqualTo(0L);
+        }
+    }
+
+    /**
+     * Counts at and past their limits: a latch count above {@link CountDownLatch#MAX_COUNT} and permits past a
+     * limit's burst are refused before anything is sent, naming the limit; the largest allowed ones count exactly
+     * at Redis.
+     */
+    @Test
+    void hugeCountsAreRefusedNamingTheLimitAndTheLargestAllowedCountExactly() {
+        try (Coordis c = TestClients.connect(redis.uri())) {
+            assertThatThrownBy(() -> c.countDownLatch("huge:latch", Long.MAX_VALUE, Duration.ofMinutes(1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("latch count must be at most 9007199254740991")
+                    .hasMessageContaining("was " + Long.MAX_VALUE);
+            assertThatThrownBy(() -> RateLimit.parse("99999999999/1s")).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("too many permits");
+            RateLimit widest = RateLimit.of(Integer.MAX_VALUE, RateLimit.MAX_PERIOD);
+            RateLimiter limiter = c.rateLimiter("huge:rate", widest);
+            assertThatThrownBy(() -> limiter.tryAcquire(0)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("at least 1");
+            assertThatThrownBy(() -> c.rateLimiter("huge:small", RateLimit.parse("5/1s")).acquire(6, Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceed the burst");
+            assertThat(redis.server().command("DBSIZE")).as("nothing written").isEqualTo(0L);
+
+            CountDownLatch largest = c.countDownLatch("huge:latch", CountDownLatch.MAX_COUNT, Duration.ofMinutes(1));
+            assertThat(largest.countDown()).isEqualTo(CountDownLatch.MAX_COUNT - 1);
+            assertThat(largest.getCount()).isEqualTo(CountDownLatch.MAX_COUNT - 1);
+            assertThat(redis.server().command("GET", largest.key())).isEqualTo(Long.toString(CountDownLatch.MAX_COUNT - 1));
+
+            assertThat(limiter.tryAcquire(Integer.MAX_VALUE).granted()).as("the whole burst of an idle limiter").isTrue();
+            var again = limiter.tryAcquire(Integer.MAX_VALUE);
+            assertThat(again.granted()).isFalse();
+            assertThat(again.retryAfter()).as("the whole burst again once the limiter is idle")
+                    .isBetween(RateLimit.MAX_PERIOD.minusMinutes(1), RateLimit.MAX_PERIOD.plusSeconds(1));
+            assertThat((Long) redis.server().command("PTTL", Prefixed.derived("huge:rate", "rate")))
+                    .as("idle again after the burst's span").isBetween(RateLimit.MAX_PERIOD.toMillis() - 60_000,
+                            RateLimit.MAX_PERIOD.toMillis() + 1_000);
+        }
+    }
+
+    /**
+     * Names with spaces, line breaks, quotes, globs, braces and characters beyond ASCII work for the rate limiter,
+     * the latch and the fair lock, and land in Redis under exactly the keys their layouts give.
+     */
+    @Test
+    void oddCharactersInNamesWorkAndLandInTheDocumentedKeys() throws Exception {
+        List<String> names = List.of("with space", "line\nbreak", "tab\there", "quote'\"", "glob*?[a]", "a{}b",
+                "{tag}rest", "trailing:", "%s%n", "é日本🚀", "back\\slash");
+        try (Coordis c = TestClients.connect(redis.uri())) {
+            for (String odd : names) {
+                String name = "odd:" + odd;
+                RateLimiter limiter = c.rateLimiter(name, RateLimit.parse("1/1m"));
+                assertThat(limiter.tryAcquire().granted()).as(name).isTrue();
+                assertThat(limiter.tryAcquire().granted()).as(name + ", spent").isFalse();
+                assertThat(redis.server().command("EXISTS", Prefixed.derived(name, "rate"))).as(name).isEqualTo(1L);
+
+                CountDownLatch latch = c.countDownLatch(name, 2, Duration.ofMinutes(1));
+                assertThat(latch.countDown()).as(name).isEqualTo(1L);
+                assertThat(latch.key()).isEqualTo(Prefixed.derived(name, "latch"));
+                assertThat(redis.server().command("GET", latch.key())).as(name).isEqualTo("1");
+                assertThat(latch.countDown()).isZero();
+                assertThat(latch.await(Duration.ofSeconds(5))).as(name).isTrue();
+
+                try (Lease lease = c.lock(name, FAIR).tryAcquire().orElseThrow()) {
+                    assertThat(lease.name()).isEqualTo(name);
+                    assertThat(redis.server().command("GET", Prefixed.key(name))).as(name).isEqualTo(lease.token());
+                    assertThat(c.lock(name, FAIR).acquire(Duration.ofMillis(200))).as(name + ", held").isEmpty();
+                }
+            }
         }
     }
 
@@ -513,9 +669,25 @@ class HostileInputIT {
                 }
             });
             calls.put("signal await", () -> c.signals().await("intr:signal", Duration.ofSeconds(30)));
+            Lease fairHeld = other.lock("intr:fair", FAIR).tryAcquire().orElseThrow();
+            calls.put("fair lock acquire", () -> c.lock("intr:fair", FAIR).acquire(Duration.ofSeconds(30)));
+            CountDownLatch latch = c.countDownLatch("intr:latch", 1, Duration.ofMinutes(1));
+            calls.put("latch await", () -> latch.await(Duration.ofSeconds(30)));
+            RateLimiter slow = c.rateLimiter("intr:rate", RateLimit.parse("1/10s"));
+            assertThat(slow.tryAcquire().granted()).isTrue();
+            calls.put("rate limiter wait for a reserved permit", () -> slow.acquire(Duration.ofSeconds(30)));
             for (Map.Entry<String, Blocking> call : calls.entrySet()) {
                 assertInterruptedPromptly(call.getKey(), call.getValue());
             }
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                assertThat(redis.server().command("ZCARD", Prefixed.derived("intr:fair", "line")))
+                        .as("the interrupted fair waiter left the line").isEqualTo(0L);
+                assertThat(redis.server().command("PUBSUB", "NUMSUB", latch.key()))
+                        .as("the interrupted latch wait unsubscribed").isEqualTo(List.of(latch.key(), 0L));
+            });
+            assertThat(fairHeld.isHeld()).isTrue();
+            assertThat(redis.server().command("GET", Prefixed.key("intr:fair"))).isEqualTo(fairHeld.token());
+            fairHeld.close();
             assertThat(held.isHeld()).isTrue();
             assertThat(redis.server().command("GET", Prefixed.key("intr:lock"))).isEqualTo(held.token());
             assertThat(redis.server().command("GET", Prefixed.key("intr:election"))).as("the leader is untouched")

@@ -22,6 +22,8 @@ import io.coordis.queue.Order;
 import io.coordis.queue.Queue;
 import io.coordis.queue.QueueOptions;
 import io.coordis.queue.ReliableQueue;
+import io.coordis.ratelimit.RateLimit;
+import io.coordis.ratelimit.RateLimiter;
 import io.coordis.signal.Event;
 import io.coordis.signal.Signal;
 import io.coordis.signal.Waiter;
@@ -151,6 +153,50 @@ class LeastPrivilegeIT {
         DistributedLock replicated = c.lock("app:replicated", LockOptions.defaults().withReplication(NO_REPLICA));
         notReplicated(replicated::tryAcquire);
         assertThat(replicated.holder()).isEmpty();
+        // a fair lock: a waiter of another client lines up and is granted in turn; one that gives up leaves the line
+        LockOptions fairly = LockOptions.defaults().withFair(true).withTtl(Duration.ofSeconds(5));
+        DistributedLock fair = c.lock("app:fair", fairly);
+        Lease first = fair.tryAcquire().orElseThrow();
+        try (Coordis other = connect("app")) {
+            CompletableFuture<Optional<Lease>> next = other.lock("app:fair", fairly).acquireAsync(Duration.ofSeconds(20));
+            awaitLine("{app:fair}:line", 1);
+            assertThat(fair.acquire(Duration.ofMillis(300))).as("a later waiter gives up").isEmpty();
+            assertThat(first.release()).isTrue();
+            Lease second = next.get(20, TimeUnit.SECONDS).orElseThrow();
+            assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+            assertThat(second.release()).isTrue();
+        }
+        awaitLine("{app:fair}:line", 0);
+    }
+
+    /** Waits up to 10 s for the fair line {@code line} to hold {@code places} places. */
+    private static void awaitLine(String line, long places) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long count;
+        do {
+            count = (Long) redis.server().command("ZCARD", line);
+            if (count == places) {
+                return;
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        assertThat(count).as("places in %s", line).isEqualTo(places);
+    }
+
+    static void ratePass(Coordis c) throws Exception {
+        RateLimiter limiter = c.rateLimiter("app:rate", RateLimit.parse("2/1m"));
+        assertThat(limiter.tryAcquire(2).granted()).isTrue();
+        assertThat(limiter.tryAcquire().granted()).isFalse();
+        assertThat(limiter.acquire(Duration.ofMillis(100))).as("not due within the wait").isFalse();
+        assertThat(limiter.forKey("u1").acquireAsync(1, Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat((Long) redis.server().command("PTTL", "{app:rate}:rate")).as("expires once idle").isPositive();
+        // a key of another type is named with its type
+        redis.server().command("HSET", "{app:rate-foreign}:rate", "a", "b");
+        Throwable wrong = catchThrowable(() -> c.rateLimiter("app:rate-foreign", RateLimit.parse("2/1m")).tryAcquire());
+        if (wrong instanceof Exception e && !(wrong instanceof WrongTypeException)) {
+            throw e; // denied while naming the key's type, or another failure
+        }
+        assertThat(wrong).isInstanceOf(WrongTypeException.class).hasMessageContaining("holds a hash");
     }
 
     /** Asks for a replica that the test server does not have: every write that waits for it is not replicated. */
@@ -322,19 +368,20 @@ class LeastPrivilegeIT {
             Use.SIGNALS, LeastPrivilegeIT::signalPass,
             Use.ELECTIONS, LeastPrivilegeIT::electionPass,
             Use.QUEUES, LeastPrivilegeIT::queuePass,
+            Use.RATE_LIMITS, LeastPrivilegeIT::ratePass,
             Use.INSPECTION, LeastPrivilegeIT::inspectPass);
 
     @Test
     void everyPrimitiveWorksAsTheRequiredUser() throws Exception {
         setUser("app", RequiredCommands.allRequiredUses());
-        for (Use use : List.of(Use.LOCKS, Use.SIGNALS, Use.ELECTIONS, Use.QUEUES, Use.INSPECTION)) {
+        for (Use use : List.of(Use.LOCKS, Use.SIGNALS, Use.ELECTIONS, Use.QUEUES, Use.RATE_LIMITS, Use.INSPECTION)) {
             runAs("app", PASSES.get(use));
         }
     }
 
     @Test
     void eachGroupIsEnoughForItsPrimitive() throws Exception {
-        for (Use use : List.of(Use.LOCKS, Use.SIGNALS, Use.ELECTIONS, Use.QUEUES)) {
+        for (Use use : List.of(Use.LOCKS, Use.SIGNALS, Use.ELECTIONS, Use.QUEUES, Use.RATE_LIMITS)) {
             redis.server().flushAll();
             setUser("app", EnumSet.of(Use.CONNECTION, use));
             runAs("app", PASSES.get(use));
@@ -363,7 +410,8 @@ class LeastPrivilegeIT {
         List<String> otherFailure = new ArrayList<>();
         quick = true;
         try {
-            for (Use use : List.of(Use.LOCKS, Use.SIGNALS, Use.ELECTIONS, Use.QUEUES, Use.INSPECTION)) {
+            for (Use use : List.of(Use.LOCKS, Use.SIGNALS, Use.ELECTIONS, Use.QUEUES, Use.RATE_LIMITS,
+                    Use.INSPECTION)) {
                 for (String command : RequiredCommands.names(EnumSet.of(use))) {
                     if (connection.contains(command)) {
                         continue;

@@ -11,6 +11,7 @@ import io.coordis.inspect.QueueState;
 import io.coordis.inspect.SignalState;
 import io.coordis.lock.Lease;
 import io.coordis.lock.LockOptions;
+import io.coordis.ratelimit.RateLimit;
 import io.coordis.queue.Consumer;
 import io.coordis.queue.Delivery;
 import io.coordis.Outcome;
@@ -30,7 +31,10 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -38,12 +42,15 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * Two tenants on one Redis, each an ACL user limited to its own prefix ({@code acme:} and {@code beta:})
  * with exactly the commands Coordis needs: each runs every primitive on its own names; every attempt on the
- * other's objects — take, force-unlock, campaign, push, take, ack, sweep, signal, wait, latch, inspect — is
- * refused with {@link AccessDeniedException} and leaves the other's keys byte for byte as they were; a
- * tenant's listings show its own objects only.
+ * other's objects — take, force-unlock, campaign, push, take, ack, sweep, signal, wait, latch, inspect, a permit
+ * of its rate limiter, its count-down latch, its fair lock and line — is refused with {@link AccessDeniedException}
+ * and leaves the other's keys byte for byte as they were (a fair line's lapse times move on as its waiter renews
+ * its place: its places are compared); a tenant's listings show its own objects only.
  */
 class TenantsIT {
     private static final String PASSWORD = "tenant-Secret-7";
+    private static final LockOptions FAIR = LockOptions.defaults().withFair(true).withTtl(Duration.ofSeconds(30));
+    private static final RateLimit RATE = RateLimit.parse("5/1h");
 
     @RegisterExtension
     static final RedisExtension redis = RedisExtension.standalone();
@@ -63,6 +70,10 @@ class TenantsIT {
     private record Objects(Lease lease, Leadership leadership, Delivery inFlight, Waiter waiter) {
     }
 
+    /** A held fair lock and a waiter of another client in its line. */
+    private record FairLine(Lease holder, CompletableFuture<Optional<Lease>> inLine) {
+    }
+
     private Objects setUp(Coordis c, String t) throws Exception {
         Lease lease = c.lock(t + ":lock", LockOptions.defaults().withTtl(Duration.ofSeconds(30))).tryAcquire()
                 .orElseThrow();
@@ -80,12 +91,33 @@ class TenantsIT {
         return new Objects(lease, leadership, inFlight, waiter);
     }
 
-    /** Every key with the tenant's prefix or derived from one of its names, with its DUMP (value, not TTL). */
+    /** A rate limiter with a permit taken, a latch counted down once, a fair lock held with a waiter in its line. */
+    private FairLine setUpLimiterLatchAndLine(Coordis c, String t) throws Exception {
+        assertThat(c.rateLimiter(t + ":rate", RATE).tryAcquire().granted()).isTrue();
+        assertThat(c.countDownLatch(t + ":latch", 3, Duration.ofMinutes(5)).countDown()).isEqualTo(2L);
+        Lease fair = c.lock(t + ":fair", FAIR).tryAcquire().orElseThrow();
+        CompletableFuture<Optional<Lease>> inLine = connect(t).lock(t + ":fair", FAIR)
+                .acquireAsync(Duration.ofMinutes(1));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((Long) redis.server().command("ZCARD", "{" + t + ":fair}:line") == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        return new FairLine(fair, inLine);
+    }
+
+    /**
+     * Every key with the tenant's prefix or derived from one of its names, with its DUMP (value, not TTL); a fair
+     * line's lapse times, which its waiters renew, with their places only.
+     */
     private static Map<String, String> snapshot(String t) {
         Map<String, String> keys = new TreeMap<>();
         try (RespClient admin = redis.server().client()) {
             for (String pattern : List.of(t + ":*", "{" + t + ":*")) {
                 for (Object key : (List<?>) admin.command("KEYS", pattern)) {
+                    if (((String) key).endsWith(":line-until")) {
+                        keys.put((String) key, "places " + admin.command("ZRANGE", (String) key, "0", "-1"));
+                        continue;
+                    }
                     Object dump = admin.commandBinary("DUMP".getBytes(StandardCharsets.UTF_8),
                             ((String) key).getBytes(StandardCharsets.UTF_8));
                     keys.put((String) key, dump == null ? "gone" : Base64.getEncoder().encodeToString((byte[]) dump));
@@ -101,9 +133,12 @@ class TenantsIT {
         Coordis beta = connect("beta");
         Objects mine = setUp(acme, "acme");
         Objects theirs = setUp(beta, "beta");
+        FairLine myLine = setUpLimiterLatchAndLine(acme, "acme");
+        FairLine theirLine = setUpLimiterLatchAndLine(beta, "beta");
         Map<String, String> before = snapshot("beta");
         assertThat(before).containsKeys("beta:lock", "beta:elect", "beta:q", "beta:plain", "{beta:ev}:event",
-                "{beta:lock}:fence");
+                "{beta:lock}:fence", "{beta:rate}:rate", "{beta:latch}:latch", "beta:fair", "{beta:fair}:line",
+                "{beta:fair}:line-until");
         String theirDelivery = theirs.inFlight().id();
 
         Map<String, ThrowingCallable> attempts = new LinkedHashMap<>();
@@ -136,6 +171,16 @@ class TenantsIT {
         attempts.put("inspect the election", () -> acme.inspector().election("beta:elect"));
         attempts.put("inspect the queue", () -> acme.inspector().queue("beta:q"));
         attempts.put("inspect the event", () -> acme.inspector().signal("beta:ev"));
+        attempts.put("take a permit of their rate limiter", () -> acme.rateLimiter("beta:rate", RATE).tryAcquire());
+        attempts.put("wait for a permit of their rate limiter", () -> acme.rateLimiter("beta:rate", RATE)
+                .acquire(Duration.ofMillis(300)));
+        attempts.put("count their latch down", () -> acme.countDownLatch("beta:latch", 3, Duration.ofMinutes(5))
+                .countDown());
+        attempts.put("read their latch", () -> acme.countDownLatch("beta:latch", 3, Duration.ofMinutes(5)).getCount());
+        attempts.put("wait for their latch", () -> acme.countDownLatch("beta:latch", 3, Duration.ofMinutes(5))
+                .await(Duration.ofMillis(300)));
+        attempts.put("take their fair lock", () -> acme.lock("beta:fair", FAIR).tryAcquire());
+        attempts.put("wait in their fair line", () -> acme.lock("beta:fair", FAIR).acquire(Duration.ofMillis(300)));
 
         List<String> notDenied = new ArrayList<>();
         attempts.forEach((what, attempt) -> {
@@ -158,8 +203,16 @@ class TenantsIT {
         assertThat(theirs.inFlight().ack()).isEqualTo(Outcome.ACKED);
         assertThat(beta.reliableQueue("beta:q").stats().depth()).isEqualTo(1);
         assertThat(beta.signals().event("beta:ev", Duration.ofMinutes(1)).peek()).contains("beta-ready");
+        assertThat(beta.rateLimiter("beta:rate", RATE).tryAcquire(4).granted()).as("their permits, all left")
+                .isTrue();
+        assertThat(beta.countDownLatch("beta:latch", 3, Duration.ofMinutes(5)).getCount()).isEqualTo(2L);
+        assertThat(theirLine.holder().release()).isTrue();
+        assertThat(theirLine.inLine().get(20, TimeUnit.SECONDS)).as("their waiter, next in line").isPresent()
+                .get().satisfies(Lease::close);
         assertThat(theirs.lease().release()).isTrue();
         assertThat(mine.lease().release()).isTrue();
+        assertThat(myLine.holder().release()).isTrue();
+        myLine.inLine().get(20, TimeUnit.SECONDS).orElseThrow().close();
     }
 
     @Test

@@ -148,6 +148,9 @@ public final class LatchCommand implements Callable<Integer> {
         if (count < 1) {
             throw usage("--count must be at least 1, was " + count);
         }
+        if (count > CountDownLatch.MAX_COUNT) {
+            throw usage("--count must be at most " + CountDownLatch.MAX_COUNT + ", was " + count);
+        }
         if (expire.compareTo(Duration.ofMillis(1)) < 0 || expire.compareTo(CountDownLatch.MAX_EXPIRY) > 0) {
             throw usage("--expire must be between 1ms and " + DurationText.format(CountDownLatch.MAX_EXPIRY)
                     + ", was " + DurationText.format(expire));

@@ -35,13 +35,19 @@ public final class Latches {
      * The latch {@code name}, which a first use stores with {@code count}.
      *
      * @throws IllegalArgumentException when the name is blank, too long or another object's key, the count is below
-     *                                  1, or {@code expireAfter} is not between 1 ms and 30 days
+     *                                  1 or above {@link CountDownLatch#MAX_COUNT}, or {@code expireAfter} is not
+     *                                  between 1 ms and 30 days
      */
     public CountDownLatch latch(String name, long count, Duration expireAfter) {
         Keys.requireName("latch name", name, "name the latch, e.g. \"batch:42\"");
         if (count < 1) {
             throw new IllegalArgumentException("latch count must be at least 1, but was " + count
                     + " (a latch that starts open has nothing to wait for)");
+        }
+        if (count > CountDownLatch.MAX_COUNT) {
+            throw new IllegalArgumentException("latch count must be at most " + CountDownLatch.MAX_COUNT
+                    + " (CountDownLatch.MAX_COUNT, what Redis's scripts count exactly), but was " + count
+                    + "; count batches of work rather than single items");
         }
         Duration expiry = Durations.between(expireAfter, Duration.ofMillis(1), CountDownLatch.MAX_EXPIRY,
                 "latch expiry");

@@ -3,6 +3,8 @@ package io.coordis.internal.ratelimit;
 import io.coordis.CoordisException;
 import io.coordis.Telemetry;
 import io.coordis.internal.Durations;
+import io.coordis.internal.Failures;
+import io.coordis.internal.Outages;
 import io.coordis.internal.Timer;
 import io.coordis.internal.redis.LuaScript;
 import io.coordis.internal.redis.Node;
@@ -22,7 +24,10 @@ import java.util.concurrent.TimeUnit;
  * A rate limiter by GCRA on one node: every decision is one {@code acquire.lua} call that reads Redis's clock,
  * so neither clients' clocks nor their number matter, and nothing is read first and compared after. A wait is the
  * same call with a reserve: permits due within it are granted at their due time, and the caller sleeps until then
- * (on the client's timer in the non-blocking form). Thread-safe.
+ * (on the client's timer in the non-blocking form). A wait keeps the rule of {@link Outages}: a transient failure is
+ * tried again, with what is left of the wait as the reserve, until the wait is spent. A try whose reply was lost may
+ * have been granted all the same: its permits are spent, and the next try asks anew (fewer permits used, never more
+ * granted than the limit). Failures name the limiter. Thread-safe.
  */
 final class GcraLimiter implements RateLimiter {
     static final LuaScript ACQUIRE = LuaScript.load(GcraLimiter.class, "acquire.lua");
@@ -66,7 +71,11 @@ final class GcraLimiter implements RateLimiter {
     @Override
     public Decision tryAcquire(int permits) {
         limit.check(permits);
-        return node.awaitUninterruptibly(decide(permits, 0), node.commandTimeout()).decision();
+        try {
+            return node.awaitUninterruptibly(decide(permits, 0), node.commandTimeout()).decision();
+        } catch (CoordisException e) {
+            throw named(e);
+        }
     }
 
     @Override
@@ -77,13 +86,20 @@ final class GcraLimiter implements RateLimiter {
     @Override
     public boolean acquire(int permits, Duration wait) throws InterruptedException {
         limit.check(permits);
-        long reserve = reserveMicros(wait);
-        long sent = timer.now();
-        Reply reply = node.await(decide(permits, reserve), node.commandTimeout());
-        if (!reply.granted()) {
+        checkWait(wait);
+        Sent sent;
+        try {
+            sent = Outages.retrying(timer.ticker(), wait, left -> {
+                long at = timer.now();
+                return new Sent(node.await(decide(permits, reserveMicros(left)), node.commandTimeout()), at);
+            });
+        } catch (CoordisException e) {
+            throw named(e);
+        }
+        if (!sent.reply().granted()) {
             return false;
         }
-        long left = sent + TimeUnit.MICROSECONDS.toNanos(reply.dueMicros()) - timer.now();
+        long left = sent.dueAt() - timer.now();
         if (left > 0) {
             TimeUnit.NANOSECONDS.sleep(left);
         }
@@ -99,16 +115,24 @@ final class GcraLimiter implements RateLimiter {
     @Override
     public CompletableFuture<Boolean> acquireAsync(int permits, Duration wait) {
         limit.check(permits);
-        long reserve = reserveMicros(wait);
-        long sent = timer.now();
-        CompletableFuture<Boolean> due = decide(permits, reserve).thenCompose(reply -> {
-            long left = sent + TimeUnit.MICROSECONDS.toNanos(reply.dueMicros()) - timer.now();
-            if (!reply.granted() || left <= 0) {
-                return CompletableFuture.completedFuture(reply.granted());
+        checkWait(wait);
+        CompletableFuture<Sent> decided = Outages.retryingAsync(timer, wait, left -> {
+            long at = timer.now();
+            return decide(permits, reserveMicros(left)).thenApply(reply -> new Sent(reply, at));
+        });
+        CompletableFuture<Boolean> due = decided.thenCompose(sent -> {
+            long left = sent.dueAt() - timer.now();
+            if (!sent.reply().granted() || left <= 0) {
+                return CompletableFuture.completedFuture(sent.reply().granted());
             }
             CompletableFuture<Boolean> sleep = new CompletableFuture<>();
             timer.after(left, () -> sleep.complete(true));
             return sleep;
+        });
+        due.whenComplete((v, f) -> {
+            if (due.isCancelled()) {
+                decided.cancel(false); // no further tries
+            }
         });
         return timer.relay(due, b -> b, this::failure, b -> { });
     }
@@ -137,15 +161,30 @@ final class GcraLimiter implements RateLimiter {
         });
     }
 
-    private static long reserveMicros(Duration wait) {
+    private static void checkWait(Duration wait) {
         Durations.notNegative(Objects.requireNonNull(wait, "wait must not be null"), "wait");
-        return Durations.saturatedNanos(wait) / 1_000;
     }
 
-    /** A failure of the node as the Coordis exception naming it. */
+    private static long reserveMicros(Duration left) {
+        return Durations.saturatedNanos(left) / 1_000;
+    }
+
+    /** A failure of the node as the Coordis exception naming the node and this limiter. */
     private Throwable failure(Throwable f) {
         Throwable cause = f instanceof CompletionException && f.getCause() != null ? f.getCause() : f;
-        return cause instanceof CoordisException ce ? ce : node.translate(cause);
+        return named(cause instanceof CoordisException ce ? ce : node.translate(cause));
+    }
+
+    /** {@code e} naming this limiter: {@code rate limiter 'api': Redis at ... is unavailable}. */
+    private CoordisException named(CoordisException e) {
+        return Failures.about(Failures.object("rate limiter", name), e);
+    }
+
+    /** A try's reply and when it was sent: permits granted are due {@code dueMicros} after that. */
+    private record Sent(Reply reply, long sentNanos) {
+        long dueAt() {
+            return sentNanos + TimeUnit.MICROSECONDS.toNanos(reply.dueMicros());
+        }
     }
 
     /** The script's answer. */

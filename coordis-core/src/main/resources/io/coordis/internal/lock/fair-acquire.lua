@@ -27,7 +27,7 @@
 -- Returns {1, fence}                  acquired; fence is the new fencing number; the place left the line
 --         {0, pttl, holder or false}  busy: pttl as PTTL answers it for the lock key (-2: no holder, but others
 --                                     are first in line; then at most the first place's time to lapse)
--- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string
+-- Errors  WRONGTYPE key '<key>' holds a <type>  when the lock key is not a string, or a line key not a sorted set
 -- include fencing.lua
 
 local lock, fence_key, holder_key, marker, line, lapses = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
@@ -38,6 +38,12 @@ local MARGIN = 5000
 local kind = redis.call('TYPE', lock)['ok']
 if kind ~= 'string' and kind ~= 'none' then
   return redis.error_reply("WRONGTYPE key '" .. lock .. "' holds a " .. kind)
+end
+for _, k in ipairs({line, lapses}) do
+  local held = redis.call('TYPE', k)['ok']
+  if held ~= 'zset' and held ~= 'none' then
+    return redis.error_reply("WRONGTYPE key '" .. k .. "' holds a " .. held)
+  end
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

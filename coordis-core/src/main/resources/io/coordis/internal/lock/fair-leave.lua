@@ -15,7 +15,7 @@ local place, channel = ARGV[1], ARGV[2]
 
 local removed = redis.call('ZREM', line, place)
 redis.call('ZREM', lapses, place)
-if removed == 1 and redis.call('EXISTS', lock) == 0 and redis.call('ZCARD', line) > 0 then
+if removed == 1 and redis.call('EXISTS', lock) == 0 and redis.call('ZRANGE', line, 0, 0)[1] then
   redis.call('PUBLISH', channel, 'released')
 end
 return removed

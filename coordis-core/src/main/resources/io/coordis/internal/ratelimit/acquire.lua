@@ -16,13 +16,25 @@
 --
 -- Returns {1, due}  granted; due is how long until the permits are due, microseconds (0: now)
 --         {0, due}  denied, nothing written: due is how long until they would be due, microseconds (> reserve)
+-- Errors  WRONGTYPE key '<key>' holds a <type>  when the key holds anything but a time (another program's key),
+--         which is left as it is
 local key = KEYS[1]
 local interval, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
 local wanted, reserve = tonumber(ARGV[3]), tonumber(ARGV[4])
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local tat = tonumber(redis.call('GET', key) or '')
+local stored = redis.pcall('GET', key)
+if type(stored) == 'table' then -- an error: name the key and its type rather than Redis's generic WRONGTYPE
+  if stored.err and string.find(stored.err, 'WRONGTYPE', 1, true) then
+    return redis.error_reply("WRONGTYPE key '" .. key .. "' holds a " .. redis.call('TYPE', key)['ok'])
+  end
+  return stored
+end
+local tat = tonumber(stored or '')
+if stored and tat == nil then
+  return redis.error_reply("WRONGTYPE key '" .. key .. "' holds a string that is no rate limiter's time")
+end
 if tat == nil or tat < now then
   tat = now
 end

@@ -35,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * and the fenced referee over fair acquisitions from three JVMs finds no violation.
  */
 class FairLockIT {
-    private static final Duration TTL = Duration.ofSeconds(1);
+    private static final Duration TTL = Duration.ofSeconds(3);
     private static final Duration WAIT = Duration.ofSeconds(2);
 
     @TempDir

@@ -98,7 +98,7 @@ final class Report {
                 threads under a limit they cannot reach (every decision a grant: its cost alone).
                 `ratelimit-accuracy` asks a fresh name ten times its limit for the measured window and holds the
                 permits granted against what the limit allows over that window on Redis's clock, rate × time +
-                burst ("granted %", 100 is exact; error above 0 over-grants). `ratelimit-accuracy-skewed` does the
+                burst ("granted %%", 100 is exact; error above 0 over-grants). `ratelimit-accuracy-skewed` does the
                 same from JVMs whose clocks `faketime` moves an hour ahead and behind; it is skipped, and says so,
                 where `faketime` is not installed.
                 "Redis CPU" is the redis-server process's CPU time (`INFO cpu`) per operation: it includes

@@ -15,7 +15,7 @@ import java.util.Map;
 /**
  * A rate limiter's accuracy: askers together ask ten times a limit's rate for a permit, and the permits granted are
  * held against what the limit allows over the time they asked, {@code burst + time / interval}, time read from Redis's
- * clock ({@code TIME}) before the first ask and after the last reply. Every {@link #run} asks a limiter name of its
+ * clock ({@code TIME}) before the first ask and after the last reply (of the first and the last asker to start and end). Every {@link #run} asks a limiter name of its
  * own, so each starts full and the allowance includes one burst. The askers are threads of this JVM, or other JVMs
  * whose clocks {@code faketime} moves (one per skew, each asking as one thread of {@link RateAsker}).
  *
@@ -25,9 +25,16 @@ import java.util.Map;
  * the asking JVMs' clocks against Redis's (minutes).
  */
 final class RateAccuracy implements Workload {
+    /**
+     * What askers got, and the window they asked in on Redis's clock (microseconds), from just before the first ask
+     * to just after the last reply.
+     */
+    private record Asked(Tally tally, long first, long last) {
+    }
+
     /** The askers of one run: ask limiter {@code name} for {@code duration}. */
     private interface Askers extends AutoCloseable {
-        Tally ask(String name, Duration duration) throws Exception;
+        Asked ask(String name, Duration duration) throws Exception;
 
         /** Figures of the last {@link #ask} beyond the tally; none by default. */
         default Map<String, Double> figures() {
@@ -42,27 +49,30 @@ final class RateAccuracy implements Workload {
 
     private final RateLimit limit;
     private final Askers askers;
-    private final RedisClient client = RedisClient.create();
-    private final StatefulRedisConnection<String, String> redis;
     private int runs;
 
-    private RateAccuracy(String uri, RateLimit limit, Askers askers) {
+    private RateAccuracy(RateLimit limit, Askers askers) {
         this.limit = limit;
         this.askers = askers;
-        this.redis = client.connect(RedisURI.create(uri));
     }
 
     /** {@code askers} threads of this JVM on {@code limiting}, each asking {@code perSecond} times a second. */
     static RateAccuracy threads(Limiting limiting, String uri, RateLimit limit, int askers, int perSecond) {
-        return new RateAccuracy(uri, limit, new Askers() {
+        RedisClient client = RedisClient.create();
+        StatefulRedisConnection<String, String> redis = client.connect(RedisURI.create(uri));
+        return new RateAccuracy(limit, new Askers() {
             @Override
-            public Tally ask(String name, Duration duration) throws InterruptedException {
-                return RateAsker.ask(limiting, name, askers, perSecond, duration);
+            public Asked ask(String name, Duration duration) throws InterruptedException {
+                long first = RateAsker.redisMicros(redis);
+                Tally tally = RateAsker.ask(limiting, name, askers, perSecond, duration);
+                return new Asked(tally, first, RateAsker.redisMicros(redis));
             }
 
             @Override
             public void close() {
                 limiting.close();
+                redis.close();
+                client.shutdown();
             }
         });
     }
@@ -75,7 +85,7 @@ final class RateAccuracy implements Workload {
      */
     static RateAccuracy skewedProcesses(String impl, String uri, RateLimit limit, List<Duration> skews, int perSecond)
             throws InterruptedException {
-        return new RateAccuracy(uri, limit, new SkewedAskers(impl, uri, limit, skews, perSecond));
+        return new RateAccuracy(limit, new SkewedAskers(impl, uri, limit, skews, perSecond));
     }
 
     /** {@link RateAsker} JVMs under {@code faketime}, one per skew; each checks after a run that its clock was moved. */
@@ -104,17 +114,21 @@ final class RateAccuracy implements Workload {
         }
 
         @Override
-        public Tally ask(String name, Duration duration) throws InterruptedException {
+        public Asked ask(String name, Duration duration) throws InterruptedException {
             for (ChildRun c : children) {
                 c.send("ASK " + name + " " + duration.toMillis());
             }
             Tally tally = new Tally(0, 0);
+            long first = Long.MAX_VALUE;
+            long last = Long.MIN_VALUE;
             double minOffset = Double.MAX_VALUE;
             double maxOffset = -Double.MAX_VALUE;
             for (int i = 0; i < children.size(); i++) {
                 String[] done = children.get(i).await("DONE", duration.plus(START_TIMEOUT)).split(" ");
                 tally = tally.plus(new Tally(Long.parseLong(done[0]), Long.parseLong(done[1])));
-                Duration offset = Duration.ofMillis(Long.parseLong(done[2]));
+                first = Math.min(first, Long.parseLong(done[2]));
+                last = Math.max(last, Long.parseLong(done[3]));
+                Duration offset = Duration.ofMillis(Long.parseLong(done[4]));
                 if (offset.minus(skews.get(i)).abs().compareTo(Duration.ofMinutes(1)) > 0) {
                     throw new IllegalStateException("faketime did not move the clock of asker " + i + ": asked for "
                             + Faketime.spec(skews.get(i)) + ", it is " + offset.toSeconds() + " s from Redis's");
@@ -124,7 +138,7 @@ final class RateAccuracy implements Workload {
             }
             figures.put("clockOffsetMinMin", minOffset);
             figures.put("clockOffsetMaxMin", maxOffset);
-            return tally;
+            return new Asked(tally, first, last);
         }
 
         @Override
@@ -147,9 +161,10 @@ final class RateAccuracy implements Workload {
     @Override
     public Map<String, Double> run(Duration duration) throws Exception {
         String name = "bench:rate:accuracy:" + ++runs;
-        long first = RateAsker.redisMicros(redis);
-        Tally tally = askers.ask(name, duration);
-        long last = RateAsker.redisMicros(redis);
+        Asked asked = askers.ask(name, duration);
+        Tally tally = asked.tally();
+        long first = asked.first();
+        long last = asked.last();
         double seconds = (last - first) / 1e6;
         double allowed = limit.burst() + (last - first) * 1e3 / limit.interval().toNanos();
         double grantedPct = tally.granted() * 100.0 / allowed;
@@ -169,7 +184,5 @@ final class RateAccuracy implements Workload {
     @Override
     public void close() {
         askers.close();
-        redis.close();
-        client.shutdown();
     }
 }

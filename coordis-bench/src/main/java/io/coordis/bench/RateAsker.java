@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>As a main program it is one asking JVM of {@code ratelimit-accuracy-skewed}, started by {@link RateAccuracy}
  * (under {@code faketime}): it connects, prints {@code READY}, and for every line {@code ASK <name> <millis>} asks
- * limiter {@code name} for that long and prints {@code DONE <granted> <asks> <clockOffsetMillis>}, the last being how
- * far this JVM's clock is from Redis's. It exits when its stdin closes; on a failure it prints {@code FAILED <reason>}
- * and exits 1.
+ * limiter {@code name} for that long and prints {@code DONE <granted> <asks> <first> <last> <clockOffsetMillis>}:
+ * Redis's clock (microseconds) just before the first ask and just after the last reply, and how far this JVM's clock
+ * is from Redis's. It exits when its stdin closes; on a failure it prints {@code FAILED <reason>} and exits 1.
  *
  * <p>Arguments: {@code implementation uri limit askers perSecond}, e.g. {@code coordis redis://127.0.0.1:6379 200/1s 1
  * 500}.
@@ -107,9 +107,11 @@ public final class RateAsker {
                 if (ask.length != 3 || !ask[0].equals("ASK")) {
                     throw new IllegalArgumentException("expected ASK <name> <millis>, got '" + line + "'");
                 }
+                long first = redisMicros(redis);
                 Tally tally = ask(limiting, ask[1], askers, perSecond, Duration.ofMillis(Long.parseLong(ask[2])));
-                long offset = System.currentTimeMillis() - redisMicros(redis) / 1_000;
-                System.out.println("DONE " + tally.granted() + " " + tally.asks() + " " + offset);
+                long last = redisMicros(redis);
+                long offset = System.currentTimeMillis() - last / 1_000;
+                System.out.println("DONE " + tally.granted() + " " + tally.asks() + " " + first + " " + last + " " + offset);
             }
         } catch (Throwable e) {
             System.out.println("FAILED " + String.valueOf(e).replace('\n', ' '));

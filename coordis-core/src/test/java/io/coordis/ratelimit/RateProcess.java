@@ -17,7 +17,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Child-JVM main for {@link SkewedClientsIT}: asks one limiter for a permit at a steady pace, either through Coordis
+ * Child-JVM main for {@link SkewedClients}: asks one limiter for a permit at a steady pace, either through Coordis
  * ({@code mode=coordis}) or through the client-clock control script ({@code mode=client-clock}, scoring by this JVM's
  * clock, which the test may skew). Prints {@code READY}, waits for {@code GO} on stdin, asks for {@code seconds}, then
  * prints {@code DONE granted first last skew step}: the permits granted, Redis's clock (microseconds) just before the first

@@ -34,7 +34,7 @@ class SkewedClientsIT {
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(90)
     void skewedClientsTogetherGetRateTimesTimePlusBurst() throws Exception {
         Run run = SkewedClients.run(redis.server(), redis.uri(), "coordis", "rl:skewed", 20, SkewedClients.CLOCKS);
         System.out.println("SkewedClientsIT: Redis's clock: " + run);
@@ -43,7 +43,7 @@ class SkewedClientsIT {
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(90)
     void aLimiterScoringByTheClientsClockFailsTheSameCheck() throws Exception {
         Run run = SkewedClients.run(redis.server(), redis.uri(), "client-clock", "rl:control", 6, SkewedClients.CLOCKS);
         System.out.println("SkewedClientsIT: the clients' clocks: " + run);

@@ -128,6 +128,11 @@ public final class SkewedClients {
             return (granted / allowed() - 1) * 100;
         }
 
+        /** Never more than 1 % (and one permit) above {@link #allowed()}: the limiter's guarantee. */
+        public boolean atMostOnePercentOver() {
+            return granted <= allowed() * 1.01 + 1;
+        }
+
         public boolean withinOnePercent() {
             return Math.abs(granted - allowed()) <= allowed() * 0.01 + 1;
         }

@@ -98,13 +98,12 @@ final class RateAccuracy implements Workload {
                 throws InterruptedException {
             this.skews = List.copyOf(skews);
             try {
-                for (int i = 0; i < skews.size(); i++) {
-                    children.add(ChildRun.start("asker " + i + " (" + Faketime.spec(skews.get(i)) + ")",
+                for (int i = 0; i < skews.size(); i++) { // one at a time: JVMs starting together on 2 cores time out connecting
+                    ChildRun c = ChildRun.start("asker " + i + " (" + Faketime.spec(skews.get(i)) + ")",
                             Faketime.launcher(skews.get(i)),
                             List.of("-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"), RateAsker.class,
-                            List.of(impl, uri, limit.toString(), "1", Integer.toString(perSecond))));
-                }
-                for (ChildRun c : children) {
+                            List.of(impl, uri, limit.toString(), "1", Integer.toString(perSecond)));
+                    children.add(c);
                     c.await("READY", START_TIMEOUT);
                 }
             } catch (RuntimeException | InterruptedException e) {

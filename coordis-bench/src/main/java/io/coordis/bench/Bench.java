@@ -84,8 +84,18 @@ public final class Bench {
         if (redisBenchmark && benchmarkBinary.isEmpty()) {
             report.redisBenchmarkNote("Skipped: `redis-benchmark` is not on PATH (install `redis-tools`).");
         }
+        List<Scenario> runnable = new ArrayList<>();
+        for (Scenario s : scenarios) {
+            Optional<String> why = Scenarios.unavailable(s);
+            if (why.isPresent()) {
+                System.out.printf("skipping %s: %s%n", s.id(), why.get());
+                report.skipped(s.id(), why.get());
+            } else {
+                runnable.add(s);
+            }
+        }
         for (int round = 0; round < options.rounds(); round++) {
-            for (Scenario s : scenarios) {
+            for (Scenario s : runnable) {
                 List<RedisServer> servers = group.servers().subList(0, s.servers());
                 if (s.redlock()) {
                     awaitUptime(servers, LOCK_TTL.plusSeconds(2));

@@ -38,10 +38,18 @@ final class ChildRun implements AutoCloseable {
 
     /** Starts {@code java <jvmArgs> -cp <this class path> io.coordis.bench.Child args...}. */
     static ChildRun start(String name, List<String> jvmArgs, List<String> args) {
-        List<String> command = new ArrayList<>();
+        return start(name, List.of(), jvmArgs, Child.class, args);
+    }
+
+    /**
+     * Starts {@code <launcher...> java <jvmArgs> -cp <this class path> <main> args...}, e.g. under a launcher that
+     * moves the JVM's clock ({@link Faketime#launcher}).
+     */
+    static ChildRun start(String name, List<String> launcher, List<String> jvmArgs, Class<?> main, List<String> args) {
+        List<String> command = new ArrayList<>(launcher);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmArgs);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Child.class.getName()));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(args);
         try {
             Path err = Files.createTempFile("coordis-bench-", ".err");

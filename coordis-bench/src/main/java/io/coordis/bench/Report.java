@@ -16,6 +16,8 @@ final class Report {
     /** redis-benchmark figures: per setup label, per test, one value per round (NaN where missing). */
     private final Map<String, Map<String, double[]>> redisBenchmark = new LinkedHashMap<>();
     private String redisBenchmarkNote = "";
+    /** Scenarios that could not run on this machine, and why. */
+    private final Map<String, String> skipped = new LinkedHashMap<>();
 
     private final Options options;
     private final Map<String, String> environment;
@@ -42,6 +44,11 @@ final class Report {
 
     void redisBenchmarkNote(String note) {
         redisBenchmarkNote = note;
+    }
+
+    /** Scenario {@code id} did not run, for {@code reason}; its section says so instead of a table. */
+    void skipped(String id, String reason) {
+        skipped.put(id, reason);
     }
 
     String render() {
@@ -85,6 +92,15 @@ final class Report {
                 what the client library costs, its distance from `lettuce` what the fenced protocol costs.
                 `coordis-no-yield` (8 contended threads only) is Coordis with `withYieldToPollers(false)`: no
                 pause after 100 ms of local hand-offs, for a lock only Coordis clients use.
+                The rate-limiter scenarios set Redisson's `RRateLimiter` with `trySetRate(RateType.OVERALL,
+                permits, period)` and call `tryAcquire()`: a sliding window whose grants are scored by the client's
+                clock, against Coordis's one-key GCRA on Redis's clock. `ratelimit-hot` asks one name from 16
+                threads under a limit they cannot reach (every decision a grant: its cost alone).
+                `ratelimit-accuracy` asks a fresh name ten times its limit for the measured window and holds the
+                permits granted against what the limit allows over that window on Redis's clock, rate × time +
+                burst ("granted %%", 100 is exact; error above 0 over-grants). `ratelimit-accuracy-skewed` does the
+                same from JVMs whose clocks `faketime` moves an hour ahead and behind; it is skipped, and says so,
+                where `faketime` is not installed.
                 "Redis CPU" is the redis-server process's CPU time (`INFO cpu`) per operation: it includes
                 the system calls of every wake-up, not only running the commands. "client alloc" is the heap
                 the client JVM's threads allocated in the measured window per operation (JVM thread counters). The contended scenarios' hand-off
@@ -133,6 +149,10 @@ final class Report {
         String p50 = latency ? "p50Us" : "acquireP50Us";
         String p99 = latency ? "p99Us" : "acquireP99Us";
         md.append("## ").append(s.title()).append(" (`").append(s.id()).append("`)\n\n");
+        if (skipped.containsKey(s.id())) {
+            md.append("Skipped: ").append(skipped.get(s.id())).append(".\n\n");
+            return;
+        }
         md.append("| implementation | Coordis ÷ this (").append(label(headline)).append(") | ").append(label(headline))
                 .append(" | ").append(latency ? "latency" : "acquire").append(" p50 µs | p99 µs | ")
                 .append(handoff ? "hand-off p50 µs | hand-off p99 µs | " : "")
@@ -171,11 +191,21 @@ final class Report {
                     + " blocks: cycles/s " + range(sameJvm, "×") + ", CPU per cycle "
                     + range(results.summary(s.id(), impl, "sameJvmCpuRatio"), "×"));
         }
+        Summary allowed = results.summary(s.id(), impl, "allowed");
+        if (!allowed.isEmpty()) {
+            notes.add("granted " + num(results.summary(s.id(), impl, "granted").median()) + " of rate × time + burst "
+                    + num(allowed.median()) + ", error " + range(results.summary(s.id(), impl, "errorPct"), " %"));
+        }
+        Summary offset = results.summary(s.id(), impl, "clockOffsetMinMin");
+        if (!offset.isEmpty()) {
+            notes.add("clocks " + num(offset.min()) + " to " + num(results.summary(s.id(), impl, "clockOffsetMaxMin").max())
+                    + " min from Redis's");
+        }
         Summary warmed = results.summary(s.id(), impl, "warmupSeconds");
         if (!warmed.isEmpty()) {
             notes.add("warm-up " + num(warmed.median()) + " s, JIT in window " + num(results.summary(s.id(), impl, "jitMsInWindow").median()) + " ms");
         }
-        for (String bad : List.of("violations", "errors", "busy", "lost", "duplicates")) {
+        for (String bad : List.of("violations", "errors", "busy", "lost", "duplicates", "denied")) {
             Summary v = results.summary(s.id(), impl, bad);
             if (!v.isEmpty() && v.max() > 0) {
                 notes.add(bad + " " + num(v.median()) + " (max " + num(v.max()) + ")");
@@ -262,6 +292,7 @@ final class Report {
             case "p50Us" -> "p50 µs";
             case "acquireP50Us" -> "acquire p50 µs";
             case "acquireP99Us" -> "acquire p99 µs";
+            case "grantedPct" -> "granted % of rate × time + burst";
             default -> metric;
         };
     }
@@ -269,6 +300,9 @@ final class Report {
     private static String unitOf(String metric) {
         if (metric.endsWith("Ratio")) {
             return "×";
+        }
+        if (metric.endsWith("Pct")) {
+            return " %";
         }
         return metric.endsWith("Us") ? " µs" : "";
     }

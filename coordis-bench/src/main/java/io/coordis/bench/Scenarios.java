@@ -1,7 +1,9 @@
 package io.coordis.bench;
 
 import io.coordis.lock.LockOptions;
+import io.coordis.ratelimit.RateLimit;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -29,6 +31,19 @@ final class Scenarios {
     static final int SEMAPHORE_PERMITS = 4;
     /** Signals a second in the signal scenario. */
     static final int SIGNALS_PER_SECOND = 1_000;
+    /** The hot limiter's limit: far above what 16 threads reach, so that every decision is a grant. */
+    static final RateLimit HOT_LIMIT = RateLimit.of(1_000_000, Duration.ofSeconds(1));
+    /** Threads of the hot limiter scenario, all on one name. */
+    static final int HOT_THREADS = 16;
+    /** The accuracy scenarios' limit, asked for ten times over. */
+    static final RateLimit ACCURACY_LIMIT = RateLimit.of(200, Duration.ofSeconds(1));
+    /** Askers of the accuracy scenarios (threads, or JVMs with skewed clocks), each asking a quarter of ten times. */
+    static final int ACCURACY_ASKERS = 4;
+    /** The asking JVMs' clocks in the skewed accuracy scenario, against the real one. */
+    static final List<Duration> SKEWS =
+            List.of(Duration.ofHours(1), Duration.ofHours(-1), Duration.ofHours(1), Duration.ofHours(-1));
+    /** The accuracy scenario whose askers' clocks are skewed: it needs {@code faketime}. */
+    static final String SKEWED_ACCURACY = "ratelimit-accuracy-skewed";
 
     /** The hand-off inside one client: a release's start to the next waiting thread's acquire returning. */
     private static final Target HANDOFF_P50 =
@@ -42,6 +57,7 @@ final class Scenarios {
     private static final List<String> CONTENDED_8 = List.of("coordis", "redisson", "lettuce-spin", "coordis-no-yield");
     /** Coordis's semaphore against Redisson's two: {@code RSemaphore} and {@code RPermitExpirableSemaphore}. */
     private static final List<String> SEMAPHORES = List.of("coordis", "redisson-semaphore", "redisson-expirable");
+    private static final List<String> LIMITERS = List.of("coordis", "redisson");
     private static final List<String> REDLOCK =
             List.of("coordis", "redisson-multilock", "redisson-redlock", "lettuce-sequential", "lettuce-parallel");
     private static final List<String> REDLOCK_SERIES =
@@ -112,6 +128,7 @@ final class Scenarios {
         all.add(new Scenario("read-lock-4", "Read lock: 4 threads hold one name's read lock at once (acquire, tiny work,"
                 + " release)", null, null, 1, false, List.of("coordis", "redisson"), "opsPerSec", true, List.of(),
                 shared(4, Integer.MAX_VALUE, LockLoop.Mode.TRY, CoordisShared.Kind.READ)));
+        all.addAll(rateLimits());
         all.add(startup());
         return List.copyOf(all);
     }
@@ -127,6 +144,39 @@ final class Scenarios {
                         Target.absolute("coordis --version ≤ 1.5 × java -version wall time", "versionRatio", false, 1.5),
                         Target.absolute("coordis lock peak RSS ≤ 80 MiB", "lockPeakMiB", false, 80)),
                 (impl, uris) -> new StartupTimes(uris.get(0)));
+    }
+
+    /**
+     * Coordis's rate limiter against Redisson's {@code RRateLimiter}: a hot limiter's cost per decision, and the
+     * accuracy of the permits granted, also with the askers' clocks an hour ahead and behind.
+     */
+    private static List<Scenario> rateLimits() {
+        int perSecond = ACCURACY_LIMIT.permits() * 10 / ACCURACY_ASKERS;
+        Target accurate = Target.absolute("granted within 1 % of rate × time + burst", "errorAbsPct", false, 1.0);
+        String asking = "ten times " + ACCURACY_LIMIT + " (" + ACCURACY_ASKERS + " × " + perSecond + " asks/s)";
+        return List.of(
+                new Scenario("ratelimit-hot", "Rate limiter, hot: " + HOT_THREADS + " threads on one name, limit "
+                        + HOT_LIMIT + " (every decision a grant)", null, null, 1, false, LIMITERS, "opsPerSec", true,
+                        List.of(Target.absolute("every decision a grant", "denied", false, 0)),
+                        (impl, uris) -> new RateHot(limiting(impl, uris.get(0), HOT_LIMIT), "bench:rate:hot",
+                                HOT_THREADS)),
+                new Scenario("ratelimit-accuracy", "Rate limiter accuracy: " + ACCURACY_ASKERS + " threads asking "
+                        + asking + ", granted against rate × time + burst on Redis's clock", null, null, 1, false,
+                        LIMITERS, "grantedPct", false, List.of(accurate),
+                        (impl, uris) -> RateAccuracy.threads(limiting(impl, uris.get(0), ACCURACY_LIMIT), uris.get(0),
+                                ACCURACY_LIMIT, ACCURACY_ASKERS, perSecond)),
+                new Scenario(SKEWED_ACCURACY, "Rate limiter accuracy, skewed clocks: " + SKEWS.size()
+                        + " JVMs with clocks " + String.join(", ", SKEWS.stream().map(Faketime::spec).toList())
+                        + " (faketime) asking " + asking + "; client CPU and alloc are the coordinating JVM's only",
+                        null, null, 1, false, LIMITERS, "grantedPct", false, List.of(accurate),
+                        (impl, uris) -> RateAccuracy.skewedProcesses(impl, uris.get(0), ACCURACY_LIMIT, SKEWS,
+                                ACCURACY_LIMIT.permits() * 10 / SKEWS.size())));
+    }
+
+    /** Why scenario {@code s} cannot run on this machine, if it cannot: the skewed one needs {@code faketime}. */
+    static Optional<String> unavailable(Scenario s) {
+        return s.id().equals(SKEWED_ACCURACY) && Faketime.binary().isEmpty() ? Optional.of(Faketime.MISSING)
+                : Optional.empty();
     }
 
     /** The figure a series is shown by: acquire latency for Redlock growth, throughput for contention. */
@@ -213,6 +263,15 @@ final class Scenarios {
             case "redisson" -> new RedissonQueueing(uri);
             case "lettuce" -> new LettuceQueueing(uri);
             default -> throw new IllegalArgumentException("no queue implementation named '" + impl + "'");
+        };
+    }
+
+    /** The rate-limiter client named {@code impl}, every name limited by {@code limit}. */
+    static Limiting limiting(String impl, String uri, RateLimit limit) {
+        return switch (impl) {
+            case "coordis" -> new CoordisLimiting(uri, limit);
+            case "redisson" -> new RedissonLimiting(uri, limit);
+            default -> throw new IllegalArgumentException("no rate-limiter implementation named '" + impl + "'");
         };
     }
 

@@ -17,11 +17,13 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Child-JVM main for {@link SkewedClientsIT}: asks one limiter for a permit at a steady pace, either through Coordis
+ * Child-JVM main for {@link SkewedClients}: asks one limiter for a permit at a steady pace, either through Coordis
  * ({@code mode=coordis}) or through the client-clock control script ({@code mode=client-clock}, scoring by this JVM's
  * clock, which the test may skew). Prints {@code READY}, waits for {@code GO} on stdin, asks for {@code seconds}, then
- * prints {@code DONE granted first last skew}: the permits granted, Redis's clock (microseconds) just before the first
- * request and just after the last reply, and how far this JVM's clock is from Redis's (ms). Exits when its stdin closes.
+ * prints {@code DONE granted first last skew step}: the permits granted, Redis's clock (microseconds) just before the first
+ * request and just after the last reply, how far this JVM's clock is from Redis's (ms), and how far its clock stepped
+ * during the asking (ms: the widest spread of wall minus monotonic time seen, read at every request). Exits when its
+ * stdin closes.
  *
  * <p>Arguments: {@code host=... port=... url=... mode=... name=... limit=... asks=<per second> seconds=...}.
  */
@@ -54,7 +56,12 @@ public final class RateProcess {
             long first = micros(redis);
             long start = System.nanoTime();
             long next = start;
+            long lowestOffset = Long.MAX_VALUE;
+            long highestOffset = Long.MIN_VALUE;
             while (System.nanoTime() - start < runFor) {
+                long offset = System.currentTimeMillis() - System.nanoTime() / 1_000_000;
+                lowestOffset = Math.min(lowestOffset, offset);
+                highestOffset = Math.max(highestOffset, offset);
                 boolean yes = control == null ? limiter.tryAcquire().granted() : ask(redis, control, a.get("name"), limit);
                 if (yes) {
                     granted++;
@@ -67,7 +74,8 @@ public final class RateProcess {
             }
             long last = micros(redis);
             long skewMillis = System.currentTimeMillis() - last / 1_000;
-            System.out.println("DONE " + granted + " " + first + " " + last + " " + skewMillis);
+            System.out.println("DONE " + granted + " " + first + " " + last + " " + skewMillis + " "
+                    + (highestOffset - lowestOffset));
             System.out.flush();
         }
         System.exit(0);

@@ -14,6 +14,8 @@ import java.util.Random;
  *   <li>{@code soak.failovers} (default 20): Sentinel failovers ({@link SentinelFailoverSoak});</li>
  *   <li>{@code soak.combined.minutes} (default 60): how long every workload runs at once ({@link CombinedSoak});</li>
  *   <li>{@code soak.combined.messages} (default 10,000,000): the most messages the combined run pushes;</li>
+ *   <li>{@code soak.ratelimit.seconds} (default 60): how long skewed clients ask one rate limiter
+ *       ({@link RateLimiterSoak});</li>
  *   <li>{@code soak.seed}: the seed of every random choice of a run (faults, victims, pauses); without it
  *       each run draws one and prints it, so that run can be replayed (the same schedule of choices; the
  *       timing of the machine still differs);</li>
@@ -48,6 +50,10 @@ final class SoakSettings {
 
     static int combinedMessages() {
         return (int) positive("soak.combined.messages", 10_000_000);
+    }
+
+    static int rateLimiterSeconds() {
+        return (int) Math.round(positive("soak.ratelimit.seconds", 60));
     }
 
     static Path reportFile() {

@@ -50,38 +50,10 @@ public interface Claim {
      */
     void release();
 
+    /** A lock's lease as a claim: the command sees {@value #LOCK_NAME_ENV} and {@value #LOCK_TOKEN_ENV}. */
     static Claim of(Lease lease) {
-        return new Claim() {
-            @Override
-            public String what() {
-                return "lock '" + lease.name() + "'";
-            }
-
-            @Override
-            public String describe() {
-                return what() + " (token " + lease.fencingToken() + ")";
-            }
-
-            @Override
-            public Map<String, String> environment() {
-                return Map.of(LOCK_NAME_ENV, lease.name(), LOCK_TOKEN_ENV, Long.toString(lease.fencingToken()));
-            }
-
-            @Override
-            public CompletableFuture<?> lost() {
-                return lease.lost().toCompletableFuture();
-            }
-
-            @Override
-            public boolean isHeld() {
-                return lease.isHeld();
-            }
-
-            @Override
-            public void release() {
-                lease.release();
-            }
-        };
+        return held(lease, "lock '" + lease.name() + "'", "token " + lease.fencingToken(),
+                Map.of(LOCK_NAME_ENV, lease.name(), LOCK_TOKEN_ENV, Long.toString(lease.fencingToken())));
     }
 
     /**
@@ -91,20 +63,26 @@ public interface Claim {
     static Claim of(MultiLease lease) {
         String tokens = lease.fencingTokens().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining(" "));
+        return held(lease, "locks '" + String.join("', '", lease.names()) + "'", "tokens " + tokens,
+                Map.of(LOCK_TOKENS_ENV, tokens));
+    }
+
+    /** {@code lease} as a claim that is {@code what}, described with its {@code number}, showing {@code environment}. */
+    private static Claim held(Lease lease, String what, String number, Map<String, String> environment) {
         return new Claim() {
             @Override
             public String what() {
-                return "locks '" + String.join("', '", lease.names()) + "'";
+                return what;
             }
 
             @Override
             public String describe() {
-                return what() + " (tokens " + tokens + ")";
+                return what + " (" + number + ")";
             }
 
             @Override
             public Map<String, String> environment() {
-                return Map.of(LOCK_TOKENS_ENV, tokens);
+                return environment;
             }
 
             @Override

@@ -197,12 +197,22 @@ class DashboardIT {
                 .map(r -> r.findElement(throughputChart).getAttribute("points")).filter(p -> heights(p).size() > 1)
                 .orElse(null));
         assertThat(heights(rising)).as("the throughput line left zero: %s", rising).hasSizeGreaterThan(1);
-        Map<String, Object> queue = map(map(map(TestJson.object(get("/api/state").body()).get("history"))
-                .get("queues")));
-        List<Map<String, Object>> points = list(queue.get(name)).stream().map(TestJson::map).toList();
+        // the line may have left zero at a sample taken between two acks: a later sample reaches all five
+        List<Map<String, Object>> points = settledHistory(name);
+        for (long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+             !Long.valueOf(5).equals(points.get(points.size() - 1).get("settled")) && System.nanoTime() < deadline; ) {
+            Thread.sleep(100);
+            points = settledHistory(name);
+        }
         assertThat(points.get(points.size() - 1).get("settled")).as("the settled count").isEqualTo(5L);
         assertThat(points.stream().mapToDouble(p -> ((Number) p.get("settledPerSecond")).doubleValue()).sum())
                 .as("messages settled per second, over the samples").isGreaterThan(0);
+    }
+
+    /** The dashboard's samples of queue {@code name}, oldest first. */
+    private static List<Map<String, Object>> settledHistory(String name) throws IOException, InterruptedException {
+        Map<String, Object> queues = map(map(TestJson.object(get("/api/state").body()).get("history")).get("queues"));
+        return list(queues.get(name)).stream().map(TestJson::map).toList();
     }
 
     /** The distinct heights of an SVG polyline's points. */
